@@ -1,0 +1,37 @@
+/* Helpers every gpuml kernel family is compiled with (after prelude.cuh and shared.h). */
+
+/* Strided view of one operand as the kernels see it: element strides and the element offset. */
+struct gpuml__kview {
+    gpuml__i64 offset;
+    gpuml__i64 strides[GPUML_MAX_DIMS];
+};
+/* Shape of the iteration space (dims collapsed by the host where it could). */
+struct gpuml__kshape {
+    gpuml__i64 n;       /* number of elements */
+    int ndim;
+    gpuml__i64 dims[GPUML_MAX_DIMS];
+};
+
+/* linear element index -> element offset in a strided view */
+static __device__ __forceinline__ gpuml__i64 gpuml__offset(const gpuml__kshape &s, const gpuml__kview &v, gpuml__i64 i)
+{
+    gpuml__i64 off = v.offset;
+    for (int d = s.ndim - 1; d >= 0; d--) {
+        gpuml__i64 q = i / s.dims[d];
+        off += (i - q * s.dims[d]) * v.strides[d];
+        i = q;
+    }
+    return off;
+}
+
+/* Loading and storing every dtype as float (i32 values beyond 2^24 lose bits in this path;
+   integer-to-integer copies take the raw path below). */
+template <int DT> struct gpuml__dt;
+template <> struct gpuml__dt<0> { typedef float T;      static __device__ __forceinline__ float ld(T v) { return v; } static __device__ __forceinline__ T st(float v) { return v; } };
+template <> struct gpuml__dt<1> { typedef gpuml__u16 T; static __device__ __forceinline__ float ld(T v) { return gpuml__f16_to_f32(v); } static __device__ __forceinline__ T st(float v) { return gpuml__f32_to_f16(v); } };
+template <> struct gpuml__dt<2> { typedef gpuml__u16 T; static __device__ __forceinline__ float ld(T v) { return gpuml__bf16_to_f32(v); } static __device__ __forceinline__ T st(float v) { return gpuml__f32_to_bf16(v); } };
+template <> struct gpuml__dt<3> { typedef gpuml__i32 T; static __device__ __forceinline__ float ld(T v) { return (float)v; } static __device__ __forceinline__ T st(float v) { return gpuml__f32_to_i32(v); } };
+template <> struct gpuml__dt<4> { typedef gpuml__i8 T;  static __device__ __forceinline__ float ld(T v) { return (float)v; } static __device__ __forceinline__ T st(float v) { return (T)gpuml__f32_to_int_sat(v, -128, 127); } };
+template <> struct gpuml__dt<5> { typedef gpuml__u8 T;  static __device__ __forceinline__ float ld(T v) { return (float)v; } static __device__ __forceinline__ T st(float v) { return (T)gpuml__f32_to_int_sat(v, 0, 255); } };
+template <> struct gpuml__dt<6> { typedef gpuml__u8 T;  static __device__ __forceinline__ float ld(T v) { return gpuml__e4m3_to_f32(v); } static __device__ __forceinline__ T st(float v) { return gpuml__f32_to_e4m3(v); } };
+template <> struct gpuml__dt<7> { typedef gpuml__u8 T;  static __device__ __forceinline__ float ld(T v) { return gpuml__e5m2_to_f32(v); } static __device__ __forceinline__ T st(float v) { return gpuml__f32_to_e5m2(v); } };

@@ -1,0 +1,63 @@
+/* Family "copy": strided copy with dtype conversion, fill and random numbers.
+   Specialized by -DGPUML_SRC_DT / -DGPUML_DST_DT (gpuml_dtype values) or -DGPUML_ELEM_BYTES. */
+
+#ifdef GPUML_DST_DT
+typedef gpuml__dt<GPUML_DST_DT> gpuml__D;
+
+#ifdef GPUML_SRC_DT
+typedef gpuml__dt<GPUML_SRC_DT> gpuml__S;
+/* dst[i] = convert(src[i]) over any two strided views of the same shape */
+extern "C" __global__ void gpuml_cast(gpuml__kshape s, gpuml__kview dv, gpuml__kview sv,
+                                      gpuml__D::T *dst, const gpuml__S::T *src)
+{
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < s.n;
+         i += (gpuml__i64)gridDim.x * blockDim.x)
+        dst[gpuml__offset(s, dv, i)] = gpuml__D::st(gpuml__S::ld(src[gpuml__offset(s, sv, i)]));
+}
+/* the same, both views contiguous */
+extern "C" __global__ void gpuml_cast_contig(gpuml__i64 n, gpuml__D::T *dst, const gpuml__S::T *src)
+{
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (gpuml__i64)gridDim.x * blockDim.x)
+        dst[i] = gpuml__D::st(gpuml__S::ld(src[i]));
+}
+#endif
+
+/* kind 0: uniform in [a,b); kind 1: normal(a, b). Element i of the logical (row-major) order
+   draws counter i, so the numbers do not depend on the layout or the backend. */
+extern "C" __global__ void gpuml_rand(gpuml__kshape s, gpuml__kview dv, gpuml__D::T *dst,
+                                      gpuml__u64 seed, float a, float b, int kind)
+{
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < s.n;
+         i += (gpuml__i64)gridDim.x * blockDim.x) {
+        float v = kind == 0 ? gpuml__rand_uniform(seed, (gpuml__u64)i, a, b)
+                            : gpuml__rand_normal(seed, (gpuml__u64)i, a, b);
+        dst[gpuml__offset(s, dv, i)] = gpuml__D::st(v);
+    }
+}
+#endif
+
+#ifdef GPUML_ELEM_BYTES
+#if GPUML_ELEM_BYTES == 1
+typedef gpuml__u8 gpuml__E;
+#elif GPUML_ELEM_BYTES == 2
+typedef gpuml__u16 gpuml__E;
+#else
+typedef gpuml__u32 gpuml__E;
+#endif
+/* raw element copy between strided views (same dtype: bit-exact for every dtype) */
+extern "C" __global__ void gpuml_copy_raw(gpuml__kshape s, gpuml__kview dv, gpuml__kview sv,
+                                          gpuml__E *dst, const gpuml__E *src)
+{
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < s.n;
+         i += (gpuml__i64)gridDim.x * blockDim.x)
+        dst[gpuml__offset(s, dv, i)] = src[gpuml__offset(s, sv, i)];
+}
+/* every element of a strided view set to one bit pattern */
+extern "C" __global__ void gpuml_fill(gpuml__kshape s, gpuml__kview dv, gpuml__E *dst, gpuml__u32 bits)
+{
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < s.n;
+         i += (gpuml__i64)gridDim.x * blockDim.x)
+        dst[gpuml__offset(s, dv, i)] = (gpuml__E)bits;
+}
+#endif

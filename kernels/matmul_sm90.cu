@@ -1,0 +1,663 @@
+/*
+ * gpuml — Hopper (sm_90a) bf16 / f16 GEMM: TMA + wgmma + mbarrier pipeline.
+ *
+ * ======================================================================================
+ * LAUNCH CONTRACT
+ * ======================================================================================
+ * Compile with NVRTC (or nvcc) for sm_90a only:  --gpu-architecture=sm_90a  plus
+ *   -DGPUML_IN_T=bf16|f16        input dtype of A and B                 (default bf16)
+ *   -DGPUML_OUT=bf16|f16|f32     dtype of C, C_in and R                  (default bf16)
+ *   -DGPUML_EPI=0|1|2|3          activation: none | relu | gelu(tanh) | silu (default 0)
+ *   -DGPUML_HAS_BIAS=0|1         f32 bias, one per output column         (default 0)
+ *   -DGPUML_HAS_RESID=0|1        residual R[M,N] (out dtype) added last  (default 0)
+ *   -DGPUML_B_KMAJOR=1|0         1: B stored N x K ("TN", B^T row-major)  (default 1)
+ *                                0: B stored K x N row-major ("NN")
+ *   -DGPUML_MM_TMA_STORE=1|0     1: C written by TMA store (default), 0: masked st.global
+ * The file includes no header.  It computes, for 0 <= m < M, 0 <= n < N:
+ *   acc    = sum_k A[m,k] * B(k,n)                      (f32 accumulation)
+ *   v      = alpha*acc + beta*C_in[m,n]                 (C_in is not read when beta == 0)
+ *   v      = act(v + bias[n])                           (bias only with GPUML_HAS_BIAS)
+ *   v      = v + R[m,n]                                 (only with GPUML_HAS_RESID)
+ *   C[m,n] = round_to_out_dtype(v)                      (round-to-nearest-even)
+ * C_in may alias C (in place).  R must not alias C.
+ *
+ * Kernel:  extern "C" __global__ void gpuml_matmul_sm90(
+ *              const __grid_constant__ gpuml_tensormap tma_a,     // 128 bytes, 64-aligned
+ *              const __grid_constant__ gpuml_tensormap tma_b,
+ *              const __grid_constant__ gpuml_tensormap tma_c,     // unused (any bytes) when
+ *                                                                 // GPUML_MM_TMA_STORE=0
+ *              const gpuml_matmul_sm90_params p);                 // 80 bytes, by value
+ *   kernelParams for cuLaunchKernelEx: { &mapA, &mapB, &mapC, &params }.
+ *
+ * Params struct (offsets in bytes, natural alignment, sizeof == 80):
+ *    0  void        *c;        output, M x N, row stride ldc elements
+ *    8  const void  *c_in;     beta input (out dtype), row stride ldc_in; may be NULL if beta == 0
+ *   16  const float *bias;     N floats (GPUML_HAS_BIAS), else ignored
+ *   24  const void  *resid;    M x N (out dtype), row stride ldr (GPUML_HAS_RESID), else ignored
+ *   32  long long    ldc;      row strides, in ELEMENTS
+ *   40  long long    ldc_in;
+ *   48  long long    ldr;
+ *   56  int M;   60  int N;   64  int K;
+ *   68  float alpha;   72  float beta;
+ *   76  int group_m;           tile-order group height in 128-row tiles; <= 0 means 8
+ *
+ * Grid:    (min(#SMs, tiles), 1, 1), tiles = ceil(M/128) * ceil(N/256); persistent, any
+ *          gridDim.x >= 1 is correct (each CTA walks tiles blockIdx.x, +gridDim.x, ...).
+ * Block:   (384, 1, 1)  = 1 producer warpgroup + 2 consumer warpgroups.
+ * Cluster: (1, 1, 1)    (no cluster attribute needed).
+ * Dynamic shared memory: GPUML_MM_SMEM_BYTES = 230656 bytes with GPUML_MM_TMA_STORE=1,
+ *          197888 bytes with GPUML_MM_TMA_STORE=0; set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_
+ *          SIZE_BYTES to it first (device opt-in limit on H100: 232448).
+ * Stream order only; no workspace, no atomics, no inter-CTA dependencies.
+ *
+ * Tensor maps (cuTensorMapEncodeTiled; all: interleave CU_TENSOR_MAP_INTERLEAVE_NONE,
+ * swizzle CU_TENSOR_MAP_SWIZZLE_128B, elementStrides {1,1},
+ * l2Promotion CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+ * oobFill CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE (= zeros; required, the K tail relies on it)):
+ *   A   dtype BFLOAT16|FLOAT16 (= GPUML_IN_T), rank 2, globalAddress = A,
+ *       globalDim {K, M}, globalStrides {lda*2} bytes, boxDim {64, 128}
+ *   B   GPUML_B_KMAJOR=1 (B is N x K):  dtype = GPUML_IN_T, rank 2, globalAddress = B,
+ *       globalDim {K, N}, globalStrides {ldb*2}, boxDim {64, 256}
+ *       GPUML_B_KMAJOR=0 (B is K x N):  dtype = GPUML_IN_T, rank 2, globalAddress = B,
+ *       globalDim {N, K}, globalStrides {ldb*2}, boxDim {64, 64}
+ *   C   (GPUML_MM_TMA_STORE=1) dtype BFLOAT16|FLOAT16|FLOAT32 (= GPUML_OUT), rank 2,
+ *       globalAddress = C, globalDim {N, M}, globalStrides {ldc*sizeof(out)},
+ *       boxDim {64, 64} for 16-bit out, {32, 64} for f32 out   (box inner = 128 bytes)
+ * Requirements (host falls back otherwise): A, B, C, C_in, R base addresses 16-byte aligned,
+ * every row stride a multiple of 16 bytes, M, N, K >= 1 and < 2^31, bias 8-byte aligned.
+ * Edges: loads past M/N/K are zero-filled by TMA; the store clips (TMA) or masks (st.global).
+ *
+ * Design: CTA tile 128 x 256 x 64, 4-stage TMA ring (48 KB a stage, 128B-swizzled),
+ * full/empty mbarriers; warpgroup 0 = producer (one thread issues TMA; setmaxnreg 40),
+ * warpgroups 1, 2 = consumers (setmaxnreg 232), each wgmma.m64n256k16 on its 64 rows,
+ * f32 accumulators in registers (128 a thread); persistent grid with grouped tile order.
+ * Not done: split-K / stream-K (small-MN, large-K shapes under-fill the GPU), 2-CTA
+ * cluster multicast, fp8.
+ * ======================================================================================
+ */
+
+#ifndef GPUML_IN_T
+#define GPUML_IN_T bf16
+#endif
+#ifndef GPUML_OUT
+#define GPUML_OUT bf16
+#endif
+#ifndef GPUML_EPI
+#define GPUML_EPI 0
+#endif
+#ifndef GPUML_HAS_BIAS
+#define GPUML_HAS_BIAS 0
+#endif
+#ifndef GPUML_HAS_RESID
+#define GPUML_HAS_RESID 0
+#endif
+#ifndef GPUML_B_KMAJOR
+#define GPUML_B_KMAJOR 1
+#endif
+#ifndef GPUML_MM_TMA_STORE
+#define GPUML_MM_TMA_STORE 1
+#endif
+
+/* Map the dtype tokens to numbers the preprocessor can compare. */
+#define GPUML__DT_bf16 1
+#define GPUML__DT_f16 2
+#define GPUML__DT_f32 3
+#define GPUML__CAT2(a, b) a##b
+#define GPUML__CAT(a, b) GPUML__CAT2(a, b)
+#define GPUML__IN_ID GPUML__CAT(GPUML__DT_, GPUML_IN_T)
+#define GPUML__OUT_ID GPUML__CAT(GPUML__DT_, GPUML_OUT)
+#define GPUML__STR2(x) #x
+#define GPUML__STR(x) GPUML__STR2(x)
+
+#if GPUML__IN_ID == 1
+#define GPUML__WGMMA_TYPES ".bf16.bf16"
+#elif GPUML__IN_ID == 2
+#define GPUML__WGMMA_TYPES ".f16.f16"
+#else
+#error "GPUML_IN_T must be bf16 or f16"
+#endif
+#if GPUML_B_KMAJOR
+#define GPUML__TRANS_B 0
+#else
+#define GPUML__TRANS_B 1
+#endif
+#if GPUML__OUT_ID < 1 || GPUML__OUT_ID > 3
+#error "GPUML_OUT must be bf16, f16 or f32"
+#endif
+
+#ifndef GPUML_KERNEL_BASE_TYPES
+#define GPUML_KERNEL_BASE_TYPES
+typedef unsigned short gpuml_u16;
+typedef unsigned int gpuml_u32;
+typedef int gpuml_i32;
+typedef long long gpuml_i64;
+typedef unsigned long long gpuml_u64;
+struct __align__(2) gpuml_bf16 { unsigned short x; };
+struct __align__(2) gpuml_f16 { unsigned short x; };
+struct __align__(64) gpuml_tensormap { unsigned long long opaque[16]; };
+#endif
+
+struct gpuml_matmul_sm90_params {
+    void *c;
+    const void *c_in;
+    const float *bias;
+    const void *resid;
+    long long ldc, ldc_in, ldr;
+    int M, N, K;
+    float alpha, beta;
+    int group_m;
+};
+
+#define GPUML_MM_BM 128
+#define GPUML_MM_BN 256
+#define GPUML_MM_BK 64
+#define GPUML_MM_STAGES 4
+#define GPUML_MM_THREADS 384
+#define GPUML_MM_A_STAGE_BYTES (GPUML_MM_BM * GPUML_MM_BK * 2)           /* 16384 */
+#define GPUML_MM_B_STAGE_BYTES (GPUML_MM_BN * GPUML_MM_BK * 2)           /* 32768 */
+#define GPUML_MM_RING_BYTES (GPUML_MM_STAGES * (GPUML_MM_A_STAGE_BYTES + GPUML_MM_B_STAGE_BYTES))
+#define GPUML_MM_EPI_CHUNK_BYTES 8192                                   /* 64 rows x 128 B */
+#if GPUML_MM_TMA_STORE
+#define GPUML_MM_EPI_BYTES (2 * 2 * GPUML_MM_EPI_CHUNK_BYTES)           /* 2 WG x 2 buffers */
+#else
+#define GPUML_MM_EPI_BYTES 0
+#endif
+/* 1024 bytes of slack to align the ring to the 128B-swizzle atom, 256 for the barriers. */
+#define GPUML_MM_SMEM_BYTES (1024 + GPUML_MM_RING_BYTES + GPUML_MM_EPI_BYTES + 256)
+
+/* ---------------------------------------------------------------- PTX wrappers ------ */
+
+static __device__ __forceinline__ gpuml_u32 gpuml__smem_addr(const void *p)
+{
+    return (gpuml_u32)__cvta_generic_to_shared(p);
+}
+
+static __device__ __forceinline__ void gpuml__mbar_init(gpuml_u32 bar, gpuml_u32 count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+static __device__ __forceinline__ void gpuml__mbar_expect_tx(gpuml_u32 bar, gpuml_u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void gpuml__mbar_arrive(gpuml_u32 bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+static __device__ __forceinline__ void gpuml__mbar_wait(gpuml_u32 bar, gpuml_u32 parity)
+{
+    gpuml_u32 done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+static __device__ __forceinline__ void gpuml__tma_load_2d(gpuml_u32 dst, const gpuml_tensormap *map,
+                                                          int c0, int c1, gpuml_u32 bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+                 "l"((gpuml_u64)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+
+#if GPUML_MM_TMA_STORE
+static __device__ __forceinline__ void gpuml__tma_store_2d(const gpuml_tensormap *map, gpuml_u32 src,
+                                                           int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                     (gpuml_u64)map),
+                 "r"(c0), "r"(c1), "r"(src)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void gpuml__bulk_commit(void)
+{
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+template <int N> static __device__ __forceinline__ void gpuml__bulk_wait_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+static __device__ __forceinline__ void gpuml__bulk_wait_all(void)
+{
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+
+static __device__ __forceinline__ void gpuml__named_bar(int id, int count)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+#endif
+
+static __device__ __forceinline__ void gpuml__wgmma_fence(void)
+{
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+
+static __device__ __forceinline__ void gpuml__wgmma_commit(void)
+{
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+template <int N> static __device__ __forceinline__ void gpuml__wgmma_wait(void)
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+/* Shared-memory matrix descriptor, 128-byte swizzle (layout type 1 in bits 62-63).
+ * lbo/sbo in bytes.  K-major operands: sbo = 1024 (8 rows of 128 B), lbo unused (16).
+ * MN-major B: lbo = 8192 (next 64-column block), sbo = 1024 (next 8 k-rows). */
+static __device__ __forceinline__ gpuml_u64 gpuml__smem_desc(gpuml_u32 addr, gpuml_u32 lbo, gpuml_u32 sbo)
+{
+    return (gpuml_u64)((addr & 0x3FFFF) >> 4) | ((gpuml_u64)(lbo >> 4) << 16) |
+           ((gpuml_u64)(sbo >> 4) << 32) | (1ull << 62);
+}
+
+/* D[64x256] (+)= A[64x16] * B[16x256]; scale_d == 0 overwrites D. */
+static __device__ __forceinline__ void gpuml__wgmma_256(float *d, gpuml_u64 da, gpuml_u64 db, int scale_d)
+{
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %130, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32" GPUML__WGMMA_TYPES " {"
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, " GPUML__STR(GPUML__TRANS_B) ";\n\t}"
+        :
+      "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+      "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+      "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+      "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+
+      : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* ------------------------------------------------------- output dtype conversions ---- */
+
+#if GPUML_EPI >= 2
+static __device__ __forceinline__ float gpuml__sigmoid_mul(float x, float z)
+{
+    /* x * sigmoid(z) = x / (1 + e^-z); e^-z overflowing to inf yields -0/+0 as wanted. */
+    return x / (1.0f + __expf(-z));
+}
+#endif
+
+static __device__ __forceinline__ float gpuml__act(float v)
+{
+#if GPUML_EPI == 1
+    return v > 0.0f ? v : 0.0f;
+#elif GPUML_EPI == 2
+    /* 0.5 x (1 + tanh(u)) == x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
+    float u = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+    return gpuml__sigmoid_mul(v, 2.0f * u);
+#elif GPUML_EPI == 3
+    return gpuml__sigmoid_mul(v, v);
+#else
+    return v;
+#endif
+}
+
+#if GPUML__OUT_ID == 3
+typedef float gpuml__out_t;
+#define GPUML__OUT_BYTES 4
+#else
+typedef gpuml_u16 gpuml__out_t;
+#define GPUML__OUT_BYTES 2
+#endif
+
+/* Two adjacent outputs (column n, n+1): load / store.  16-bit types pack into one u32. */
+static __device__ __forceinline__ void gpuml__load2(const gpuml__out_t *p, float &v0, float &v1)
+{
+#if GPUML__OUT_ID == 3
+    float2 t = *(const float2 *)p;
+    v0 = t.x;
+    v1 = t.y;
+#else
+    gpuml_u32 x = *(const gpuml_u32 *)p;
+#if GPUML__OUT_ID == 1
+    v0 = __uint_as_float(x << 16);
+    v1 = __uint_as_float(x & 0xFFFF0000u);
+#else
+    asm("{\n\t.reg .b16 lo, hi;\n\tmov.b32 {lo, hi}, %2;\n\t"
+        "cvt.f32.f16 %0, lo;\n\tcvt.f32.f16 %1, hi;\n\t}"
+        : "=f"(v0), "=f"(v1)
+        : "r"(x));
+#endif
+#endif
+}
+
+static __device__ __forceinline__ float gpuml__load1(const gpuml__out_t *p)
+{
+#if GPUML__OUT_ID == 3
+    return *p;
+#elif GPUML__OUT_ID == 1
+    return __uint_as_float((gpuml_u32)*p << 16);
+#else
+    float v;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"(*p));
+    return v;
+#endif
+}
+
+#if GPUML__OUT_ID != 3
+static __device__ __forceinline__ gpuml_u32 gpuml__pack2(float v0, float v1)
+{
+    gpuml_u32 r;
+#if GPUML__OUT_ID == 1
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(v1), "f"(v0));
+#else
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(v1), "f"(v0));
+#endif
+    return r;
+}
+#endif
+
+#if !GPUML_MM_TMA_STORE
+static __device__ __forceinline__ void gpuml__store2(gpuml__out_t *p, float v0, float v1)
+{
+#if GPUML__OUT_ID == 3
+    *(float2 *)p = make_float2(v0, v1);
+#else
+    *(gpuml_u32 *)p = gpuml__pack2(v0, v1);
+#endif
+}
+
+static __device__ __forceinline__ void gpuml__store1(gpuml__out_t *p, float v)
+{
+#if GPUML__OUT_ID == 3
+    *p = v;
+#else
+    *p = (gpuml_u16)(gpuml__pack2(v, 0.0f) & 0xFFFFu);
+#endif
+}
+#endif
+
+/* Everything after alpha * acc for the outputs (row, col) and (row, col + 1).
+ * 'two' = column col + 1 exists (col + 1 < N). */
+static __device__ __forceinline__ void gpuml__epi_pair(const gpuml_matmul_sm90_params &p, int row, int col,
+                                                       bool two, float &v0, float &v1)
+{
+    v0 *= p.alpha;
+    v1 *= p.alpha;
+    if (p.beta != 0.0f) {
+        const gpuml__out_t *ci = (const gpuml__out_t *)p.c_in + (gpuml_i64)row * p.ldc_in + col;
+        float c0, c1 = 0.0f;
+        if (two)
+            gpuml__load2(ci, c0, c1);
+        else
+            c0 = gpuml__load1(ci);
+        v0 += p.beta * c0;
+        v1 += p.beta * c1;
+    }
+#if GPUML_HAS_BIAS
+    if (two) {
+        float2 b = __ldg((const float2 *)(p.bias + col));
+        v0 += b.x;
+        v1 += b.y;
+    } else {
+        v0 += __ldg(p.bias + col);
+    }
+#endif
+    v0 = gpuml__act(v0);
+    v1 = gpuml__act(v1);
+#if GPUML_HAS_RESID
+    {
+        const gpuml__out_t *rp = (const gpuml__out_t *)p.resid + (gpuml_i64)row * p.ldr + col;
+        float r0, r1 = 0.0f;
+        if (two)
+            gpuml__load2(rp, r0, r1);
+        else
+            r0 = gpuml__load1(rp);
+        v0 += r0;
+        v1 += r1;
+    }
+#endif
+}
+
+#if GPUML_HAS_BIAS || GPUML_HAS_RESID
+#define GPUML__EPI_EXTRA 1
+#else
+#define GPUML__EPI_EXTRA 0
+#endif
+
+/* ------------------------------------------------------------------- the kernel ------ */
+
+static __device__ __forceinline__ void gpuml__tile_coords(int t, int tiles_m, int tiles_n, int group,
+                                                          int &tm, int &tn)
+{
+    int per_group = group * tiles_n;
+    int g = t / per_group;
+    int first_m = g * group;
+    int gsz = tiles_m - first_m;
+    if (gsz > group)
+        gsz = group;
+    int r = t - g * per_group;
+    tm = first_m + r % gsz;
+    tn = r / gsz;
+}
+
+extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
+    gpuml_matmul_sm90(const __grid_constant__ gpuml_tensormap tma_a, const __grid_constant__ gpuml_tensormap tma_b,
+                      const __grid_constant__ gpuml_tensormap tma_c, const gpuml_matmul_sm90_params p)
+{
+    extern __shared__ __align__(1024) unsigned char gpuml__mm_smem[];
+    const gpuml_u32 base = (gpuml__smem_addr(gpuml__mm_smem) + 1023u) & ~1023u;
+    const gpuml_u32 smem_a = base;
+    const gpuml_u32 smem_b = base + GPUML_MM_STAGES * GPUML_MM_A_STAGE_BYTES;
+    const gpuml_u32 smem_epi = base + GPUML_MM_RING_BYTES;
+    const gpuml_u32 bar_full = smem_epi + GPUML_MM_EPI_BYTES;
+    const gpuml_u32 bar_empty = bar_full + 8 * GPUML_MM_STAGES;
+
+    const int tid = threadIdx.x;
+    const int wg = tid >> 7;
+    const int lane = tid & 31;
+
+    const int tiles_m = (p.M + GPUML_MM_BM - 1) / GPUML_MM_BM;
+    const int tiles_n = (p.N + GPUML_MM_BN - 1) / GPUML_MM_BN;
+    const int num_tiles = tiles_m * tiles_n;
+    const int group = p.group_m > 0 ? p.group_m : 8;
+    const int num_kb = (p.K + GPUML_MM_BK - 1) / GPUML_MM_BK;
+
+    if (tid == 0) {
+        for (int s = 0; s < GPUML_MM_STAGES; ++s) {
+            gpuml__mbar_init(bar_full + 8 * s, 1);
+            gpuml__mbar_init(bar_empty + 8 * s, 8); /* lane 0 of each of the 8 consumer warps */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        /* ---------------- producer warpgroup: one thread drives the TMA ring ---------------- */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (tid == 0) {
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_a) : "memory");
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_b) : "memory");
+            int stage = 0;
+            gpuml_u32 phase = 0;
+            for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+                int tm, tn;
+                gpuml__tile_coords(t, tiles_m, tiles_n, group, tm, tn);
+                const int m0 = tm * GPUML_MM_BM, n0 = tn * GPUML_MM_BN;
+                for (int kb = 0; kb < num_kb; ++kb) {
+                    gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
+                    const gpuml_u32 full = bar_full + 8 * stage;
+                    gpuml__mbar_expect_tx(full, GPUML_MM_A_STAGE_BYTES + GPUML_MM_B_STAGE_BYTES);
+                    const int k0 = kb * GPUML_MM_BK;
+                    gpuml__tma_load_2d(smem_a + stage * GPUML_MM_A_STAGE_BYTES, &tma_a, k0, m0, full);
+                    const gpuml_u32 sb = smem_b + stage * GPUML_MM_B_STAGE_BYTES;
+#if GPUML_B_KMAJOR
+                    gpuml__tma_load_2d(sb, &tma_b, k0, n0, full);
+#else
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        gpuml__tma_load_2d(sb + q * 8192, &tma_b, n0 + 64 * q, k0, full);
+#endif
+                    if (++stage == GPUML_MM_STAGES) {
+                        stage = 0;
+                        phase ^= 1u;
+                    }
+                }
+            }
+        }
+    } else {
+        /* ---------------- consumer warpgroups: wgmma on 64 rows each, then epilogue ---------------- */
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        const int cw = wg - 1;                 /* 0 or 1: which 64-row half of the tile */
+        const int warp_in_wg = (tid >> 5) & 3; /* warp inside the warpgroup */
+        float acc[128];
+        int stage = 0;
+        gpuml_u32 phase = 0;
+#if GPUML_MM_TMA_STORE
+        const int ltid = tid & 127;
+        const gpuml_u32 epi_buf = smem_epi + cw * 2 * GPUML_MM_EPI_CHUNK_BYTES;
+        if (ltid == 0)
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_c) : "memory");
+#endif
+        for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+            int tm, tn;
+            gpuml__tile_coords(t, tiles_m, tiles_n, group, tm, tn);
+
+            int prev = 0;
+            for (int kb = 0; kb < num_kb; ++kb) {
+                gpuml__mbar_wait(bar_full + 8 * stage, phase);
+                const gpuml_u32 sa = smem_a + stage * GPUML_MM_A_STAGE_BYTES + cw * (64 * 128);
+                const gpuml_u32 sb = smem_b + stage * GPUML_MM_B_STAGE_BYTES;
+                const gpuml_u64 da = gpuml__smem_desc(sa, 16, 1024);
+#if GPUML_B_KMAJOR
+                const gpuml_u64 db = gpuml__smem_desc(sb, 16, 1024);
+#else
+                const gpuml_u64 db = gpuml__smem_desc(sb, 8192, 1024);
+#endif
+                gpuml__wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk) {
+                    /* K-major: +32 bytes per 16 k inside the swizzled 128-byte row (the swizzle
+                     * is applied to absolute address bits, so the start may move inside an atom).
+                     * MN-major B: +16 k-rows = 2 atoms of 1024 bytes. */
+#if GPUML_B_KMAJOR
+                    const gpuml_u64 dbk = db + (gpuml_u64)((kk * 32) >> 4);
+#else
+                    const gpuml_u64 dbk = db + (gpuml_u64)((kk * 2048) >> 4);
+#endif
+                    gpuml__wgmma_256(acc, da + (gpuml_u64)((kk * 32) >> 4), dbk, (kb | kk) != 0);
+                }
+                gpuml__wgmma_commit();
+                gpuml__wgmma_wait<1>(); /* the previous k-block's wgmmas are done: free its stage */
+                if (kb > 0 && lane == 0)
+                    gpuml__mbar_arrive(bar_empty + 8 * prev);
+                prev = stage;
+                if (++stage == GPUML_MM_STAGES) {
+                    stage = 0;
+                    phase ^= 1u;
+                }
+            }
+            gpuml__wgmma_wait<0>();
+            if (lane == 0)
+                gpuml__mbar_arrive(bar_empty + 8 * prev);
+
+            /* ---- epilogue.  Fragment: acc[4j + 2i + c] is row 16w + lane/4 + 8i,
+             *      column 8j + 2(lane%4) + c of this warpgroup's 64 x 256 block. ---- */
+            const int row0 = tm * GPUML_MM_BM + cw * 64;
+            const int col0 = tn * GPUML_MM_BN;
+            const int r_in = warp_in_wg * 16 + (lane >> 2);
+            const int c_in = (lane & 3) * 2;
+#if GPUML_MM_TMA_STORE
+            /* chunk = 64 rows x 128 bytes, 128B-swizzled like the C tensor map's box. */
+#define GPUML__CHUNK_COLS (128 / GPUML__OUT_BYTES)
+#define GPUML__NCHUNK (GPUML_MM_BN / GPUML__CHUNK_COLS)
+#define GPUML__JPC (GPUML__CHUNK_COLS / 8)
+#pragma unroll
+            for (int ch = 0; ch < GPUML__NCHUNK; ++ch) {
+                const gpuml_u32 buf = epi_buf + (ch & 1) * GPUML_MM_EPI_CHUNK_BYTES;
+                if (ltid == 0)
+                    gpuml__bulk_wait_read<1>(); /* the store that last read 'buf' is done */
+                gpuml__named_bar(1 + cw, 128);
+#pragma unroll
+                for (int jj = 0; jj < GPUML__JPC; ++jj) {
+                    const int j = ch * GPUML__JPC + jj;
+#pragma unroll
+                    for (int i = 0; i < 2; ++i) {
+                        float v0 = acc[4 * j + 2 * i], v1 = acc[4 * j + 2 * i + 1];
+                        const int rr = r_in + 8 * i;
+                        const int row = row0 + rr, col = col0 + 8 * j + c_in;
+                        if (GPUML__EPI_EXTRA || p.alpha != 1.0f || p.beta != 0.0f) {
+                            if (row < p.M && col < p.N)
+                                gpuml__epi_pair(p, row, col, col + 1 < p.N, v0, v1);
+                        }
+#if GPUML__OUT_ID == 3
+                        const gpuml_u32 chunk16 = (gpuml_u32)(jj * 2 + ((lane & 3) >> 1));
+                        const gpuml_u32 addr = buf + rr * 128 + ((chunk16 ^ (rr & 7)) << 4) + (lane & 1) * 8;
+                        asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(v0), "f"(v1) : "memory");
+#else
+                        const gpuml_u32 addr = buf + rr * 128 + (((gpuml_u32)jj ^ (rr & 7)) << 4) + (lane & 3) * 4;
+                        asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(gpuml__pack2(v0, v1)) : "memory");
+#endif
+                    }
+                }
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                gpuml__named_bar(1 + cw, 128);
+                if (ltid == 0) {
+                    gpuml__tma_store_2d(&tma_c, buf, col0 + ch * GPUML__CHUNK_COLS, row0);
+                    gpuml__bulk_commit();
+                }
+            }
+#else
+            gpuml__out_t *cbase = (gpuml__out_t *)p.c;
+#pragma unroll
+            for (int j = 0; j < 32; ++j) {
+#pragma unroll
+                for (int i = 0; i < 2; ++i) {
+                    float v0 = acc[4 * j + 2 * i], v1 = acc[4 * j + 2 * i + 1];
+                    const int row = row0 + r_in + 8 * i, col = col0 + 8 * j + c_in;
+                    if (row < p.M && col < p.N) {
+                        const bool two = col + 1 < p.N;
+                        if (GPUML__EPI_EXTRA || p.alpha != 1.0f || p.beta != 0.0f)
+                            gpuml__epi_pair(p, row, col, two, v0, v1);
+                        gpuml__out_t *cp = cbase + (gpuml_i64)row * p.ldc + col;
+                        if (two)
+                            gpuml__store2(cp, v0, v1);
+                        else
+                            gpuml__store1(cp, v0);
+                    }
+                }
+            }
+#endif
+        }
+#if GPUML_MM_TMA_STORE
+        if (ltid == 0)
+            gpuml__bulk_wait_all(); /* smem must outlive the last store's read */
+#endif
+    }
+}
