@@ -279,6 +279,9 @@ GPUML_API gpuml_kernel *gpuml_kernel_compile(gpuml_ctx *ctx, const gpuml_kernel_
 GPUML_API gpuml_status gpuml_kernel_launch(gpuml_ctx *ctx, gpuml_kernel *kernel, const gpuml_launch *launch);
 GPUML_API void gpuml_kernel_free(gpuml_kernel *kernel);
 
+/* DEV-SPLIT: inlined before release */
+#include "src/ops_api.h"
+
 #ifdef __cplusplus
 }
 #endif
@@ -692,7 +695,7 @@ GPUML__FN long gpuml__pid(void)
 GPUML__FN int gpuml__write_file_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb)
 {
     static volatile long counter;
-    char tmp[1100];
+    char tmp[1400];
     FILE *f;
     int ok;
     long c;
@@ -701,7 +704,7 @@ GPUML__FN int gpuml__write_file_atomic(const char *path, const void *a, size_t n
 #else
     c = __sync_add_and_fetch(&counter, 1);
 #endif
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%ld", path, gpuml__pid(), c);
+    snprintf(tmp, sizeof tmp, "%.1300s.tmp.%ld.%ld", path, gpuml__pid(), c);
     f = fopen(tmp, "wb");
     if (!f) return 0;
     ok = fwrite(a, 1, na, f) == na && fwrite(b, 1, nb, f) == nb;
@@ -1039,7 +1042,7 @@ GPUML__FN void *gpuml__load_lib(const char *explicit_path, const char *const *na
         int dup = 0, k;
         for (k = 0; k < i; k++) dup |= strcmp(dirs[k], dirs[i]) == 0;
         for (j = 0; names[j] && !dup; j++) {
-            snprintf(path, sizeof path, "%s%s%s", dirs[i], GPUML__WIN ? "\\" : "/", names[j]);
+            snprintf(path, sizeof path, "%.500s%s%.200s", dirs[i], GPUML__WIN ? "\\" : "/", names[j]);
             if ((h = gpuml__try_load(path, tried)) != NULL) { snprintf(loaded, cap, "%s", path); return h; }
         }
     }
@@ -1339,10 +1342,7 @@ typedef struct gpuml__family {
     int exact;            /* --fmad=false: results must match the CPU bit for bit */
 } gpuml__family;
 
-enum { GPUML__FAM_COPY = 0 };
-static const gpuml__family gpuml__families[] = {
-    { "copy", gpuml__ksrc_copy, 50, 0, 1 },
-};
+static const gpuml__family gpuml__fam_copy = { "copy", gpuml__ksrc_copy, 50, 0, 1 };
 
 #ifndef GPUML_NO_CUDA
 typedef struct gpuml__bin_entry {   /* process-wide in-memory cache of compiled binaries */
@@ -1553,6 +1553,16 @@ GPUML__FN gpuml_status gpuml__jit_get(gpuml__nvrtc *rtc, const char *cache_dir, 
     return GPUML_SUCCESS;
 }
 
+/* empties the process-wide binary cache (the disk cache is untouched) */
+GPUML__FN void gpuml__bin_cache_clear(void)
+{
+    gpuml__bin_entry *e, *n;
+    gpuml__global_lock();
+    for (e = gpuml__bins; e; e = n) { n = e->next; gpuml__free(e->bin); gpuml__free(e); }
+    gpuml__bins = NULL;
+    gpuml__global_unlock();
+}
+
 /* the whole source of a family: the prelude followed by the family's lines */
 GPUML__FN char *gpuml__family_source(const gpuml__family *f)
 {
@@ -1598,9 +1608,8 @@ GPUML__FN gpuml_status gpuml__load_module(gpuml_ctx *ctx, const char *src, const
 }
 
 /* A library kernel: family + specialization options + kernel name -> function. */
-GPUML__FN gpuml_status gpuml__kernel(gpuml_ctx *ctx, int family, const char *opts, const char *name, gpuml__CUfunction *fn)
+GPUML__FN gpuml_status gpuml__kernel(gpuml_ctx *ctx, const gpuml__family *f, const char *opts, const char *name, gpuml__CUfunction *fn)
 {
-    const gpuml__family *f = &gpuml__families[family];
     gpuml__hash h;
     gpuml__fn_entry *e;
     gpuml__CUmodule mod;
@@ -2369,19 +2378,19 @@ GPUML__FN gpuml_status gpuml__cuda_copy(gpuml_ctx *ctx, const gpuml_tensor *dst,
         void *args[5];
         args[0] = &ks; args[1] = &kv[0]; args[2] = &kv[1]; args[3] = &dp; args[4] = &sp;
         snprintf(opts, sizeof opts, "-DGPUML_ELEM_BYTES=%d", (int)gpuml__dtype_sizes[dst->dtype]);
-        GPUML__TRY(gpuml__kernel(ctx, GPUML__FAM_COPY, opts, "gpuml_copy_raw", &fn));
+        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_copy_raw", &fn));
         return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_copy");
     }
     snprintf(opts, sizeof opts, "-DGPUML_DST_DT=%d -DGPUML_SRC_DT=%d", (int)dst->dtype, (int)src->dtype);
     if (gpuml__iter_contig(&it, 0) && gpuml__iter_contig(&it, 1)) {
         void *args[3];
         args[0] = &it.n; args[1] = &dp; args[2] = &sp;
-        GPUML__TRY(gpuml__kernel(ctx, GPUML__FAM_COPY, opts, "gpuml_cast_contig", &fn));
+        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_cast_contig", &fn));
         return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_copy");
     } else {
         void *args[5];
         args[0] = &ks; args[1] = &kv[0]; args[2] = &kv[1]; args[3] = &dp; args[4] = &sp;
-        GPUML__TRY(gpuml__kernel(ctx, GPUML__FAM_COPY, opts, "gpuml_cast", &fn));
+        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_cast", &fn));
         return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_copy");
     }
 }
@@ -2407,7 +2416,7 @@ GPUML__FN gpuml_status gpuml__cuda_fill(gpuml_ctx *ctx, const gpuml_tensor *dst,
     else if (es == 2) { gpuml__u16 h; memcpy(&h, bits, 2); b32 = h; }
     else b32 = bits[0];
     snprintf(opts, sizeof opts, "-DGPUML_ELEM_BYTES=%d", (int)es);
-    GPUML__TRY(gpuml__kernel(ctx, GPUML__FAM_COPY, opts, "gpuml_fill", &fn));
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_fill", &fn));
     args[0] = &ks; args[1] = &kv[0]; args[2] = &dp; args[3] = &b32;
     grid[0] = gpuml__grid_for(ctx, it.n, 256);
     return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_fill");
@@ -2429,7 +2438,7 @@ GPUML__FN gpuml_status gpuml__cuda_rand(gpuml_ctx *ctx, const gpuml_tensor *dst,
     if (it.n == 0) return GPUML_SUCCESS;
     gpuml__kparams(&it, &ks, kv);
     snprintf(opts, sizeof opts, "-DGPUML_DST_DT=%d", (int)dst->dtype);
-    GPUML__TRY(gpuml__kernel(ctx, GPUML__FAM_COPY, opts, "gpuml_rand", &fn));
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_rand", &fn));
     args[0] = &ks; args[1] = &kv[0]; args[2] = &dp; args[3] = &seed; args[4] = &a; args[5] = &b; args[6] = &kind;
     grid[0] = gpuml__grid_for(ctx, it.n, 256);
     return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_rand");
@@ -2809,6 +2818,21 @@ GPUML__DEF void gpuml_kernel_free(gpuml_kernel *k)
     k->magic = GPUML__MAGIC_DEAD;
     gpuml__quarantine(k->ctx, k);
 }
+
+/* DEV-SPLIT: inlined before release */
+#include "src/ops.inc.h"
+
+/* every kernel family, for the compile checks (tests/test_jit.c) */
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, GPUML__OPS_FAMILIES 0 };
+/* the specializations the compile checks build: family name, options */
+static const char *const gpuml__family_variants[][2] = {
+    { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
+    { "copy", "-DGPUML_DST_DT=3" }, { "copy", "-DGPUML_ELEM_BYTES=1" }, { "copy", "-DGPUML_ELEM_BYTES=4" },
+#ifdef GPUML__OPS_VARIANTS
+    GPUML__OPS_VARIANTS
+#endif
+    { 0, 0 }
+};
 
 /* ------------------------------------------------------------ init / shutdown ---- */
 GPUML__FN void gpuml__cuda_close(gpuml_ctx *ctx)
