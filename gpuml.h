@@ -357,7 +357,7 @@ GPUML_API void gpuml_kernel_free(gpuml_kernel *kernel);
 #define GPUML__PRINTF(a, b)
 #endif
 #ifdef GPUML_STATIC
-#define GPUML__DEF static
+#define GPUML__DEF GPUML__FN
 #else
 #define GPUML__DEF
 #endif
@@ -472,7 +472,10 @@ GPUML__FN void *gpuml__dlopen(const char *path)
 GPUML__FN void *gpuml__dlsym(void *lib, const char *name)
 {
 #if GPUML__WIN
-    return (void *)GetProcAddress((HMODULE)lib, name);
+    FARPROC f = GetProcAddress((HMODULE)lib, name);
+    void *p;
+    memcpy(&p, &f, sizeof p);   /* ISO C has no function-to-object pointer cast */
+    return p;
 #else
     return dlsym(lib, name);
 #endif
@@ -1043,7 +1046,7 @@ GPUML__FN void *gpuml__load_lib(const char *explicit_path, const char *const *na
         for (k = 0; k < i; k++) dup |= strcmp(dirs[k], dirs[i]) == 0;
         for (j = 0; names[j] && !dup; j++) {
             snprintf(path, sizeof path, "%.500s%s%.200s", dirs[i], GPUML__WIN ? "\\" : "/", names[j]);
-            if ((h = gpuml__try_load(path, tried)) != NULL) { snprintf(loaded, cap, "%s", path); return h; }
+            if ((h = gpuml__try_load(path, tried)) != NULL) { snprintf(loaded, cap, "%.1000s", path); return h; }
         }
     }
     return NULL;
@@ -1706,7 +1709,7 @@ GPUML__FN gpuml_status gpuml__mem_alloc(gpuml_ctx *ctx, size_t n, gpuml__CUdevic
     *block_size = size;
     if (ctx->backend == GPUML_BACKEND_CPU) {
         void *p = gpuml__aligned_alloc(size);
-        if (!p) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "out of host memory allocating %zu bytes", size);
+        if (!p) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "out of host memory allocating %llu bytes", (unsigned long long)size);
         *ptr = (gpuml__CUdeviceptr)(uintptr_t)p;
         ctx->mstats.device_allocs++;
         gpuml__stats_add(ctx, size);
@@ -1738,8 +1741,9 @@ GPUML__FN gpuml_status gpuml__mem_alloc(gpuml_ctx *ctx, size_t n, gpuml__CUdevic
             ctx->cu.MemGetInfo(&fr, &tot);
             if (r == GPUML__CUDA_ERROR_OUT_OF_MEMORY)
                 return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY,
-                                   "out of device memory allocating %zu bytes (gpuml holds %zu in tensors; "
-                                   "device has %zu free of %zu)", size, ctx->mstats.in_use, fr, tot);
+                                   "out of device memory allocating %llu bytes (gpuml holds %llu in tensors; "
+                                   "device has %llu free of %llu)", (unsigned long long)size,
+                                   (unsigned long long)ctx->mstats.in_use, (unsigned long long)fr, (unsigned long long)tot);
             return gpuml__cu_fail(ctx, r, "cuMemAlloc");
         }
         ctx->mstats.device_allocs++;
@@ -2636,8 +2640,8 @@ GPUML__FN gpuml_status gpuml__check_transfer(gpuml_ctx *ctx, const gpuml_tensor 
     if (!p && nbytes) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", op);
     if (nbytes != gpuml__nbytes(t)) {
         char s1[200];
-        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: tensor %s %s holds %zu bytes, but %zu were given", op,
-                           gpuml__shape_str(t, s1, sizeof s1), gpuml__dtype_names[t->dtype], gpuml__nbytes(t), nbytes);
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: tensor %s %s holds %llu bytes, but %llu were given", op,
+                           gpuml__shape_str(t, s1, sizeof s1), gpuml__dtype_names[t->dtype], (unsigned long long)gpuml__nbytes(t), (unsigned long long)nbytes);
     }
     return GPUML_SUCCESS;
 }
@@ -2935,7 +2939,7 @@ GPUML__DEF gpuml_status gpuml_init(gpuml_ctx **out, const gpuml_desc *desc)
         }
         {
             char why[1900];
-            snprintf(why, sizeof why, "CPU: %s", ctx->reason);
+            snprintf(why, sizeof why, "CPU: %.1800s", ctx->reason);
             snprintf(ctx->reason, sizeof ctx->reason, "%s", why);
         }
 #else

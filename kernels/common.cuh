@@ -12,14 +12,19 @@ struct gpuml__kshape {
     gpuml__i64 dims[GPUML_MAX_DIMS];
 };
 
-/* linear element index -> element offset in a strided view */
+/* linear element index -> element offset in a strided view.  The loop is unrolled so that
+   every dims[]/strides[] index is a constant: a run-time index into a kernel parameter
+   would copy the whole struct to local memory. */
 static __device__ __forceinline__ gpuml__i64 gpuml__offset(const gpuml__kshape &s, const gpuml__kview &v, gpuml__i64 i)
 {
     gpuml__i64 off = v.offset;
-    for (int d = s.ndim - 1; d >= 0; d--) {
-        gpuml__i64 q = i / s.dims[d];
-        off += (i - q * s.dims[d]) * v.strides[d];
-        i = q;
+#pragma unroll
+    for (int d = GPUML_MAX_DIMS - 1; d >= 0; d--) {
+        if (d < s.ndim) {
+            gpuml__i64 q = i / s.dims[d];
+            off += (i - q * s.dims[d]) * v.strides[d];
+            i = q;
+        }
     }
     return off;
 }

@@ -51,7 +51,7 @@ static void tu_skip(const char *fmt, ...)
     va_end(ap);
     tu_skipped_now = 1;
 }
-static void tu_check_status(const char *file, int line, gpuml_ctx *ctx, gpuml_status got, gpuml_status want, const char *sub)
+TU_UNUSED static void tu_check_status(const char *file, int line, gpuml_ctx *ctx, gpuml_status got, gpuml_status want, const char *sub)
 {
     const char *msg = gpuml_last_error(ctx);
     if (got != want) {
@@ -66,8 +66,8 @@ static void tu_check_status(const char *file, int line, gpuml_ctx *ctx, gpuml_st
 
 /* ---- data helpers ---- */
 static unsigned long long tu_rng_state = 0x9e3779b97f4a7c15ULL;
-static void tu_seed(unsigned long long s) { tu_rng_state = s * 0x9e3779b97f4a7c15ULL + 1; }
-static double tu_rand(void)   /* uniform [-1, 1), never a run of zeros */
+TU_UNUSED static void tu_seed(unsigned long long s) { tu_rng_state = s * 0x9e3779b97f4a7c15ULL + 1; }
+TU_UNUSED static double tu_rand(void)   /* uniform [-1, 1), never a run of zeros */
 {
     tu_rng_state ^= tu_rng_state << 13; tu_rng_state ^= tu_rng_state >> 7; tu_rng_state ^= tu_rng_state << 17;
     return (double)(tu_rng_state >> 11) * (2.0 / 9007199254740992.0) - 1.0;

@@ -425,7 +425,9 @@ static void test_misuse(void)
     CHECK(gpuml_tensor_new(ctx, GPUML_F32, 9, nine) == NULL, "9 dims");
     CHECK_STATUS(ctx, gpuml_last_status(ctx), GPUML_ERROR_SHAPE, "ndim");
     CHECK(gpuml_tensor_new(ctx, GPUML_F32, 2, NULL) == NULL, "NULL shape");
-    CHECK(gpuml_tensor_reshape(a, 2, bad) != NULL, "compatible reshape");
+    f = gpuml_tensor_reshape(a, 2, bad);
+    CHECK(f != NULL, "compatible reshape");
+    gpuml_tensor_free(f);
     gpuml_clear_error(ctx);
     CHECK(gpuml_tensor_reshape(a, 1, sh) == NULL, "reshape 20 -> 4");
     CHECK_STATUS(ctx, gpuml_last_status(ctx), GPUML_ERROR_SHAPE, "elements");

@@ -1,0 +1,36 @@
+#!/bin/bash
+# One call on a GPU machine: build everything, run the whole suite (GPU included), run
+# compute-sanitizer memcheck and racecheck over the GPU tests, then the benchmarks next to
+# their references.  Logs go to $OUT (or build/gpu) and a summary is printed last.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-build/gpu}
+mkdir -p "$OUT" build
+export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
+echo "GPU: $(cat "$OUT/gpu.txt")"
+make -s tests build/demo > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+summary=""
+# demo twice: cold and warm disk cache
+rm -rf "$GPUML_CACHE_DIR"
+( time ./build/demo ) > "$OUT/demo_cold.log" 2>&1
+( time ./build/demo ) > "$OUT/demo_warm.log" 2>&1
+summary+="demo cold: $(grep -E '^(total|real)' "$OUT/demo_cold.log" | tr '\n' ' ')\n"
+summary+="demo warm: $(grep -E '^(total|real)' "$OUT/demo_warm.log" | tr '\n' ' ')\n"
+tests/run_all.sh > "$OUT/tests.log" 2>&1
+summary+="tests: $(tail -n 1 "$OUT/tests.log")\n"
+# sanitizers over the GPU tests (the plain builds)
+for t in ${SANITIZE_TESTS:-test_core}; do
+    for tool in memcheck racecheck; do
+        compute-sanitizer --tool $tool --error-exitcode 9 ./build/$t ${SANITIZE_FILTER:-} > "$OUT/san_${tool}_$t.log" 2>&1
+        summary+="compute-sanitizer $tool $t: rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_${tool}_$t.log" | tail -n 1)\n"
+    done
+done
+for b in bench/run_*.sh; do
+    [ -x "$b" ] || continue
+    "$b" > "$OUT/$(basename "$b" .sh).log" 2>&1
+    summary+="bench $(basename "$b"): rc=$?\n"
+done
+grep -E "FAIL|skip" "$OUT/tests.log" | head -40
+echo "----"
+printf "$summary"
