@@ -97,6 +97,12 @@
 #ifndef GPUML_MM_TMA_STORE
 #define GPUML_MM_TMA_STORE 1
 #endif
+#ifndef GPUML_MM_CLUSTER
+#define GPUML_MM_CLUSTER 2
+#endif
+#if GPUML_MM_CLUSTER != 1 && GPUML_MM_CLUSTER != 2
+#error "GPUML_MM_CLUSTER must be 1 or 2"
+#endif
 
 /* Map the dtype tokens to numbers the preprocessor can compare. */
 #define GPUML__DT_bf16 1
@@ -305,14 +311,22 @@ static __device__ __forceinline__ void gpuml__wgmma_256(float *d, gpuml_u64 da, 
 
 /* ------------------------------------------------------- output dtype conversions ---- */
 
+#if GPUML_HAS_BIAS || GPUML_HAS_RESID || GPUML_EPI != 0
+#define GPUML__EPI_EXTRA 1
+#else
+#define GPUML__EPI_EXTRA 0
+#endif
+
 #if GPUML_EPI >= 2
 static __device__ __forceinline__ float gpuml__sigmoid_mul(float x, float z)
 {
-    /* x * sigmoid(z) = x / (1 + e^-z); e^-z overflowing to inf yields -0/+0 as wanted. */
-    return x / (1.0f + __expf(-z));
+    /* x * sigmoid(z) = x / (1 + e^-z).  Fast divide: for e^-z > 2^126 it returns 0, the
+     * correct limit; no slow-path call (128 of those bloat the unrolled epilogue). */
+    return __fdividef(x, 1.0f + __expf(-z));
 }
 #endif
 
+#if GPUML__EPI_EXTRA
 static __device__ __forceinline__ float gpuml__act(float v)
 {
 #if GPUML_EPI == 1
@@ -327,6 +341,7 @@ static __device__ __forceinline__ float gpuml__act(float v)
     return v;
 #endif
 }
+#endif
 
 #if GPUML__OUT_ID == 3
 typedef float gpuml__out_t;
@@ -383,91 +398,86 @@ static __device__ __forceinline__ gpuml_u32 gpuml__pack2(float v0, float v1)
 }
 #endif
 
-#if !GPUML_MM_TMA_STORE
-static __device__ __forceinline__ void gpuml__store2(gpuml__out_t *p, float v0, float v1)
+/* Masked pair load of an M x N out-dtype matrix (C_in, R); zeros outside. */
+static __device__ __forceinline__ void gpuml__load_pair(const void *base, long long ld, int row, int col, int M,
+                                                        int N, float &v0, float &v1)
 {
+    v0 = 0.0f;
+    v1 = 0.0f;
+    if (row < M) {
+        const gpuml__out_t *q = (const gpuml__out_t *)base + (gpuml_i64)row * ld + col;
+        if (col + 1 < N)
+            gpuml__load2(q, v0, v1);
+        else if (col < N)
+            v0 = gpuml__load1(q);
+    }
+}
+
+/* Masked pair store into C. */
+static __device__ __forceinline__ void gpuml__store_pair(void *base, long long ld, int row, int col, int M, int N,
+                                                         float v0, float v1)
+{
+    if (row < M) {
+        gpuml__out_t *q = (gpuml__out_t *)base + (gpuml_i64)row * ld + col;
+        if (col + 1 < N) {
 #if GPUML__OUT_ID == 3
-    *(float2 *)p = make_float2(v0, v1);
+            *(float2 *)q = make_float2(v0, v1);
 #else
-    *(gpuml_u32 *)p = gpuml__pack2(v0, v1);
+            *(gpuml_u32 *)q = gpuml__pack2(v0, v1);
 #endif
-}
-
-static __device__ __forceinline__ void gpuml__store1(gpuml__out_t *p, float v)
-{
+        } else if (col < N) {
 #if GPUML__OUT_ID == 3
-    *p = v;
+            *q = v0;
 #else
-    *p = (gpuml_u16)(gpuml__pack2(v, 0.0f) & 0xFFFFu);
+            *q = (gpuml_u16)(gpuml__pack2(v0, 0.0f) & 0xFFFFu);
 #endif
+        }
+    }
 }
-#endif
 
-/* Everything after alpha * acc for the outputs (row, col) and (row, col + 1).
- * 'two' = column col + 1 exists (col + 1 < N). */
-static __device__ __forceinline__ void gpuml__epi_pair(const gpuml_matmul_sm90_params &p, int row, int col,
-                                                       bool two, float &v0, float &v1)
+#if GPUML_MM_CLUSTER == 2
+static __device__ __forceinline__ void gpuml__tma_load_2d_mc(gpuml_u32 dst, const gpuml_tensormap *map, int c0, int c1,
+                                                             gpuml_u32 bar, unsigned short mask)
 {
-    v0 *= p.alpha;
-    v1 *= p.alpha;
-    if (p.beta != 0.0f) {
-        const gpuml__out_t *ci = (const gpuml__out_t *)p.c_in + (gpuml_i64)row * p.ldc_in + col;
-        float c0, c1 = 0.0f;
-        if (two)
-            gpuml__load2(ci, c0, c1);
-        else
-            c0 = gpuml__load1(ci);
-        v0 += p.beta * c0;
-        v1 += p.beta * c1;
-    }
-#if GPUML_HAS_BIAS
-    if (two) {
-        float2 b = __ldg((const float2 *)(p.bias + col));
-        v0 += b.x;
-        v1 += b.y;
-    } else {
-        v0 += __ldg(p.bias + col);
-    }
-#endif
-    v0 = gpuml__act(v0);
-    v1 = gpuml__act(v1);
-#if GPUML_HAS_RESID
-    {
-        const gpuml__out_t *rp = (const gpuml__out_t *)p.resid + (gpuml_i64)row * p.ldr + col;
-        float r0, r1 = 0.0f;
-        if (two)
-            gpuml__load2(rp, r0, r1);
-        else
-            r0 = gpuml__load1(rp);
-        v0 += r0;
-        v1 += r1;
-    }
-#endif
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+                 "l"((gpuml_u64)map), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+                 : "memory");
 }
 
-#if GPUML_HAS_BIAS || GPUML_HAS_RESID
-#define GPUML__EPI_EXTRA 1
-#else
-#define GPUML__EPI_EXTRA 0
+/* arrive on the barrier at the same offset in CTA 'rank' of this cluster */
+static __device__ __forceinline__ void gpuml__mbar_arrive_cluster(gpuml_u32 bar, gpuml_u32 rank)
+{
+    asm volatile("{\n\t.reg .b32 ra;\n\t"
+                 "mapa.shared::cluster.u32 ra, %0, %1;\n\t"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n\t}" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
 #endif
 
 /* ------------------------------------------------------------------- the kernel ------ */
 
-static __device__ __forceinline__ void gpuml__tile_coords(int t, int tiles_m, int tiles_n, int group,
-                                                          int &tm, int &tn)
+/* Work unit u -> (unit row, tile column), grouped so that 'group' unit rows sweep the
+ * columns together (A and B panels stay in L2). */
+static __device__ __forceinline__ void gpuml__unit_coords(int u, int units_m, int tiles_n, int group, int &um,
+                                                          int &tn)
 {
     int per_group = group * tiles_n;
-    int g = t / per_group;
+    int g = u / per_group;
     int first_m = g * group;
-    int gsz = tiles_m - first_m;
+    int gsz = units_m - first_m;
     if (gsz > group)
         gsz = group;
-    int r = t - g * per_group;
-    tm = first_m + r % gsz;
+    int r = u - g * per_group;
+    um = first_m + r % gsz;
     tn = r / gsz;
 }
 
 extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
+#if GPUML_MM_CLUSTER == 2
+    __cluster_dims__(2, 1, 1)
+#endif
     gpuml_matmul_sm90(const __grid_constant__ gpuml_tensormap tma_a, const __grid_constant__ gpuml_tensormap tma_b,
                       const __grid_constant__ gpuml_tensormap tma_c, const gpuml_matmul_sm90_params p)
 {
@@ -483,20 +493,37 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
     const int wg = tid >> 7;
     const int lane = tid & 31;
 
+#if GPUML_MM_CLUSTER == 2
+    gpuml_u32 crank;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(crank));
+    const int cid = blockIdx.x >> 1, ncl = gridDim.x >> 1;
+#else
+    const gpuml_u32 crank = 0;
+    const int cid = blockIdx.x, ncl = gridDim.x;
+#endif
     const int tiles_m = (p.M + GPUML_MM_BM - 1) / GPUML_MM_BM;
     const int tiles_n = (p.N + GPUML_MM_BN - 1) / GPUML_MM_BN;
-    const int num_tiles = tiles_m * tiles_n;
-    const int group = p.group_m > 0 ? p.group_m : 8;
+    const int units_m = (tiles_m + GPUML_MM_CLUSTER - 1) / GPUML_MM_CLUSTER;
+    const int num_units = units_m * tiles_n;
+    int group = (p.group_m > 0 ? p.group_m : 8) / GPUML_MM_CLUSTER;
+    if (group < 1)
+        group = 1;
     const int num_kb = (p.K + GPUML_MM_BK - 1) / GPUML_MM_BK;
 
     if (tid == 0) {
         for (int s = 0; s < GPUML_MM_STAGES; ++s) {
             gpuml__mbar_init(bar_full + 8 * s, 1);
-            gpuml__mbar_init(bar_empty + 8 * s, 8); /* lane 0 of each of the 8 consumer warps */
+            /* lane 0 of each consumer warp, of every CTA that reads this CTA's B half */
+            gpuml__mbar_init(bar_empty + 8 * s, 8 * GPUML_MM_CLUSTER);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
+#if GPUML_MM_CLUSTER == 2
+    /* the peer's barriers must be initialised before anything multicasts into them */
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
     __syncthreads();
+#endif
 
     if (wg == 0) {
         /* ---------------- producer warpgroup: one thread drives the TMA ring ---------------- */
@@ -506,10 +533,12 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_b) : "memory");
             int stage = 0;
             gpuml_u32 phase = 0;
-            for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-                int tm, tn;
-                gpuml__tile_coords(t, tiles_m, tiles_n, group, tm, tn);
-                const int m0 = tm * GPUML_MM_BM, n0 = tn * GPUML_MM_BN;
+            for (int u = cid; u < num_units; u += ncl) {
+                int um, tn;
+                gpuml__unit_coords(u, units_m, tiles_n, group, um, tn);
+                /* with a cluster, rank 1 may get tm == tiles_m (odd tiles_m): its loads are
+                 * all out of bounds (zeros) and its stores all clipped; it keeps the pair in step */
+                const int m0 = (um * GPUML_MM_CLUSTER + (int)crank) * GPUML_MM_BM, n0 = tn * GPUML_MM_BN;
                 for (int kb = 0; kb < num_kb; ++kb) {
                     gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
                     const gpuml_u32 full = bar_full + 8 * stage;
@@ -517,12 +546,25 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                     const int k0 = kb * GPUML_MM_BK;
                     gpuml__tma_load_2d(smem_a + stage * GPUML_MM_A_STAGE_BYTES, &tma_a, k0, m0, full);
                     const gpuml_u32 sb = smem_b + stage * GPUML_MM_B_STAGE_BYTES;
+#if GPUML_MM_CLUSTER == 2
+                    /* each CTA fetches half of the shared B tile into both CTAs */
+#if GPUML_B_KMAJOR
+                    gpuml__tma_load_2d_mc(sb + crank * 16384, &tma_b, k0, n0 + 128 * (int)crank, full, 3);
+#else
+#pragma unroll
+                    for (int q = 0; q < 2; ++q) {
+                        const int qq = 2 * (int)crank + q;
+                        gpuml__tma_load_2d_mc(sb + qq * 8192, &tma_b, n0 + 64 * qq, k0, full, 3);
+                    }
+#endif
+#else
 #if GPUML_B_KMAJOR
                     gpuml__tma_load_2d(sb, &tma_b, k0, n0, full);
 #else
 #pragma unroll
                     for (int q = 0; q < 4; ++q)
                         gpuml__tma_load_2d(sb + q * 8192, &tma_b, n0 + 64 * q, k0, full);
+#endif
 #endif
                     if (++stage == GPUML_MM_STAGES) {
                         stage = 0;
@@ -542,12 +584,14 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
 #if GPUML_MM_TMA_STORE
         const int ltid = tid & 127;
         const gpuml_u32 epi_buf = smem_epi + cw * 2 * GPUML_MM_EPI_CHUNK_BYTES;
+        int nst = 0; /* TMA stores issued: picks the epilogue buffer */
         if (ltid == 0)
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_c) : "memory");
 #endif
-        for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-            int tm, tn;
-            gpuml__tile_coords(t, tiles_m, tiles_n, group, tm, tn);
+        for (int u = cid; u < num_units; u += ncl) {
+            int um, tn;
+            gpuml__unit_coords(u, units_m, tiles_n, group, um, tn);
+            const int tm = um * GPUML_MM_CLUSTER + (int)crank;
 
             int prev = 0;
             for (int kb = 0; kb < num_kb; ++kb) {
@@ -575,8 +619,12 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                 }
                 gpuml__wgmma_commit();
                 gpuml__wgmma_wait<1>(); /* the previous k-block's wgmmas are done: free its stage */
-                if (kb > 0 && lane == 0)
+                if (kb > 0 && lane == 0) {
                     gpuml__mbar_arrive(bar_empty + 8 * prev);
+#if GPUML_MM_CLUSTER == 2
+                    gpuml__mbar_arrive_cluster(bar_empty + 8 * prev, crank ^ 1u);
+#endif
+                }
                 prev = stage;
                 if (++stage == GPUML_MM_STAGES) {
                     stage = 0;
@@ -584,8 +632,12 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                 }
             }
             gpuml__wgmma_wait<0>();
-            if (lane == 0)
+            if (lane == 0) {
                 gpuml__mbar_arrive(bar_empty + 8 * prev);
+#if GPUML_MM_CLUSTER == 2
+                gpuml__mbar_arrive_cluster(bar_empty + 8 * prev, crank ^ 1u);
+#endif
+            }
 
             /* ---- epilogue.  Fragment: acc[4j + 2i + c] is row 16w + lane/4 + 8i,
              *      column 8j + 2(lane%4) + c of this warpgroup's 64 x 256 block. ---- */
@@ -593,6 +645,53 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             const int col0 = tn * GPUML_MM_BN;
             const int r_in = warp_in_wg * 16 + (lane >> 2);
             const int c_in = (lane & 3) * 2;
+            /* alpha, beta: uniform branches, so the common case runs none of this code */
+            if (p.beta != 0.0f) {
+#pragma unroll
+                for (int j = 0; j < 32; ++j) {
+#pragma unroll
+                    for (int i = 0; i < 2; ++i) {
+                        float c0, c1;
+                        gpuml__load_pair(p.c_in, p.ldc_in, row0 + r_in + 8 * i, col0 + 8 * j + c_in, p.M, p.N, c0, c1);
+                        acc[4 * j + 2 * i] = p.alpha * acc[4 * j + 2 * i] + p.beta * c0;
+                        acc[4 * j + 2 * i + 1] = p.alpha * acc[4 * j + 2 * i + 1] + p.beta * c1;
+                    }
+                }
+            } else if (p.alpha != 1.0f) {
+#pragma unroll
+                for (int k = 0; k < 128; ++k)
+                    acc[k] *= p.alpha;
+            }
+#if GPUML__EPI_EXTRA
+#pragma unroll
+            for (int j = 0; j < 32; ++j) {
+                const int col = col0 + 8 * j + c_in;
+                float b0 = 0.0f, b1 = 0.0f;
+                (void)col;
+#if GPUML_HAS_BIAS
+                if (col + 1 < p.N) {
+                    const float2 b = __ldg((const float2 *)(p.bias + col));
+                    b0 = b.x;
+                    b1 = b.y;
+                } else if (col < p.N) {
+                    b0 = __ldg(p.bias + col);
+                }
+#endif
+#pragma unroll
+                for (int i = 0; i < 2; ++i) {
+                    float v0 = gpuml__act(acc[4 * j + 2 * i] + b0);
+                    float v1 = gpuml__act(acc[4 * j + 2 * i + 1] + b1);
+#if GPUML_HAS_RESID
+                    float r0, r1;
+                    gpuml__load_pair(p.resid, p.ldr, row0 + r_in + 8 * i, col, p.M, p.N, r0, r1);
+                    v0 += r0;
+                    v1 += r1;
+#endif
+                    acc[4 * j + 2 * i] = v0;
+                    acc[4 * j + 2 * i + 1] = v1;
+                }
+            }
+#endif
 #if GPUML_MM_TMA_STORE
             /* chunk = 64 rows x 128 bytes, 128B-swizzled like the C tensor map's box. */
 #define GPUML__CHUNK_COLS (128 / GPUML__OUT_BYTES)
@@ -600,7 +699,24 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
 #define GPUML__JPC (GPUML__CHUNK_COLS / 8)
 #pragma unroll
             for (int ch = 0; ch < GPUML__NCHUNK; ++ch) {
-                const gpuml_u32 buf = epi_buf + (ch & 1) * GPUML_MM_EPI_CHUNK_BYTES;
+                const int cc0 = col0 + ch * GPUML__CHUNK_COLS;
+                if (cc0 >= p.N)
+                    break; /* uniform across the warpgroup */
+                if (cc0 + GPUML__CHUNK_COLS > p.N && (p.N & (16 / GPUML__OUT_BYTES - 1)) != 0) {
+                    /* TMA stores write whole 16-byte chunks: past a ragged right edge they would
+                     * overwrite up to 7 elements beyond N.  Store this chunk with masks. */
+#pragma unroll
+                    for (int jj = 0; jj < GPUML__JPC; ++jj) {
+                        const int j = ch * GPUML__JPC + jj;
+#pragma unroll
+                        for (int i = 0; i < 2; ++i)
+                            gpuml__store_pair(p.c, p.ldc, row0 + r_in + 8 * i, col0 + 8 * j + c_in, p.M, p.N,
+                                              acc[4 * j + 2 * i], acc[4 * j + 2 * i + 1]);
+                    }
+                    continue;
+                }
+                const gpuml_u32 buf = epi_buf + (nst & 1) * GPUML_MM_EPI_CHUNK_BYTES;
+                ++nst;
                 if (ltid == 0)
                     gpuml__bulk_wait_read<1>(); /* the store that last read 'buf' is done */
                 gpuml__named_bar(1 + cw, 128);
@@ -609,13 +725,8 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                     const int j = ch * GPUML__JPC + jj;
 #pragma unroll
                     for (int i = 0; i < 2; ++i) {
-                        float v0 = acc[4 * j + 2 * i], v1 = acc[4 * j + 2 * i + 1];
+                        const float v0 = acc[4 * j + 2 * i], v1 = acc[4 * j + 2 * i + 1];
                         const int rr = r_in + 8 * i;
-                        const int row = row0 + rr, col = col0 + 8 * j + c_in;
-                        if (GPUML__EPI_EXTRA || p.alpha != 1.0f || p.beta != 0.0f) {
-                            if (row < p.M && col < p.N)
-                                gpuml__epi_pair(p, row, col, col + 1 < p.N, v0, v1);
-                        }
 #if GPUML__OUT_ID == 3
                         const gpuml_u32 chunk16 = (gpuml_u32)(jj * 2 + ((lane & 3) >> 1));
                         const gpuml_u32 addr = buf + rr * 128 + ((chunk16 ^ (rr & 7)) << 4) + (lane & 1) * 8;
@@ -629,29 +740,17 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 gpuml__named_bar(1 + cw, 128);
                 if (ltid == 0) {
-                    gpuml__tma_store_2d(&tma_c, buf, col0 + ch * GPUML__CHUNK_COLS, row0);
+                    gpuml__tma_store_2d(&tma_c, buf, cc0, row0);
                     gpuml__bulk_commit();
                 }
             }
 #else
-            gpuml__out_t *cbase = (gpuml__out_t *)p.c;
 #pragma unroll
             for (int j = 0; j < 32; ++j) {
 #pragma unroll
-                for (int i = 0; i < 2; ++i) {
-                    float v0 = acc[4 * j + 2 * i], v1 = acc[4 * j + 2 * i + 1];
-                    const int row = row0 + r_in + 8 * i, col = col0 + 8 * j + c_in;
-                    if (row < p.M && col < p.N) {
-                        const bool two = col + 1 < p.N;
-                        if (GPUML__EPI_EXTRA || p.alpha != 1.0f || p.beta != 0.0f)
-                            gpuml__epi_pair(p, row, col, two, v0, v1);
-                        gpuml__out_t *cp = cbase + (gpuml_i64)row * p.ldc + col;
-                        if (two)
-                            gpuml__store2(cp, v0, v1);
-                        else
-                            gpuml__store1(cp, v0);
-                    }
-                }
+                for (int i = 0; i < 2; ++i)
+                    gpuml__store_pair(p.c, p.ldc, row0 + r_in + 8 * i, col0 + 8 * j + c_in, p.M, p.N,
+                                      acc[4 * j + 2 * i], acc[4 * j + 2 * i + 1]);
             }
 #endif
         }
@@ -660,4 +759,8 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             gpuml__bulk_wait_all(); /* smem must outlive the last store's read */
 #endif
     }
+#if GPUML_MM_CLUSTER == 2
+    /* no CTA may exit while its peer can still arrive on its barriers */
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+#endif
 }
