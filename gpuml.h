@@ -1097,6 +1097,16 @@ GPUML__FN gpuml__nvrtc *gpuml__nvrtc_get(const char *explicit_path, char *why, s
     const char *missing = NULL;
     char dir[1024], bpath[1200];
     gpuml__global_lock();
+    if (gpuml__rtc_state == 1 && explicit_path) {
+        /* an explicit path must itself load, even when another NVRTC already did */
+        void *h = gpuml__dlopen(explicit_path);
+        if (!h) {
+            snprintf(why, why_cap, "libnvrtc not found (tried %.1800s)", explicit_path);
+            gpuml__global_unlock();
+            return NULL;
+        }
+        gpuml__dlclose(h);
+    }
     if (gpuml__rtc_state == 1) { gpuml__global_unlock(); return r; }
     if (gpuml__rtc_state == -1 && !explicit_path) { snprintf(why, why_cap, "%s", gpuml__rtc_error); gpuml__global_unlock(); return NULL; }
     memset(r, 0, sizeof *r);

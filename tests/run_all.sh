@@ -28,7 +28,7 @@ for t in test_core test_jit test_ops test_matmul; do
     [ -x build/$t ] && run $t ./build/$t
 done
 for t in test_core test_jit test_ops test_matmul; do
-    [ -x build/asan/$t ] && run asan_$t env ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=tests/lsan.supp \
+    [ -x build/asan/$t ] && run asan_$t env ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:protect_shadow_gap=0 LSAN_OPTIONS=suppressions=tests/lsan.supp \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./build/asan/$t
 done
 echo "$P passed, $F failed, $S skipped"

@@ -1,10 +1,11 @@
 #!/bin/bash
 # One call on a GPU machine: build everything, run the whole suite (GPU included), run
 # compute-sanitizer memcheck and racecheck over the GPU tests, then the benchmarks next to
-# their references.  Logs go to $OUT (or build/gpu) and a summary is printed last.
+# their references.  Logs go to build/gpu, packed into $OUT/gpu_logs.tgz; a summary is printed last.
 set -u
 cd "$(dirname "$0")/.."
-OUT=${OUT:-build/gpu}
+RESULT=${OUT:-build}
+OUT=build/gpu
 mkdir -p "$OUT" build
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/gpu.txt" 2>&1
@@ -31,6 +32,8 @@ for b in bench/run_*.sh; do
     "$b" > "$OUT/$(basename "$b" .sh).log" 2>&1
     summary+="bench $(basename "$b"): rc=$?\n"
 done
-grep -E "FAIL|skip" "$OUT/tests.log" | head -40
+cp build/*.log "$OUT/" 2>/dev/null
+tar -czf "$RESULT/gpu_logs.tgz" -C "$OUT" . 2>/dev/null
+grep -E "FAIL|skip|exited" "$OUT/tests.log" | head -40
 echo "----"
 printf "$summary"
