@@ -279,6 +279,34 @@ GPUML_API gpuml_kernel *gpuml_kernel_compile(gpuml_ctx *ctx, const gpuml_kernel_
 GPUML_API gpuml_status gpuml_kernel_launch(gpuml_ctx *ctx, gpuml_kernel *kernel, const gpuml_launch *launch);
 GPUML_API void gpuml_kernel_free(gpuml_kernel *kernel);
 
+
+/* ---- matmul ---- */
+typedef enum gpuml_activation {
+    GPUML_ACT_NONE = 0, GPUML_ACT_RELU = 1, GPUML_ACT_GELU = 2 /* tanh form */, GPUML_ACT_SILU = 3
+} gpuml_activation;
+typedef enum gpuml_matmul_path {
+    GPUML_MATMUL_AUTO = 0,    /* chosen by dtype, shape, layout and device */
+    GPUML_MATMUL_SIMT = 1,    /* CUDA cores: every dtype, layout and shape */
+    GPUML_MATMUL_MMA = 2,     /* tensor cores with mma.sync (sm_80+; f16/bf16) */
+    GPUML_MATMUL_WGMMA = 3    /* Hopper wgmma + TMA (sm_90; f16/bf16) */
+} gpuml_matmul_path;
+/* Zero means default for every field. */
+typedef struct gpuml_matmul_desc {
+    float alpha;                      /* scale of A*B; 0 means 1 */
+    float beta;                       /* C = alpha*A*B + beta*C; 0: C is not read */
+    const gpuml_tensor *bias;         /* [N] f32, added per output column */
+    gpuml_activation act;             /* applied after bias */
+    const gpuml_tensor *residual;     /* C's shape and dtype, added last (may be C itself) */
+    float a_scale, b_scale;           /* fp8 per-tensor scales; 0 means 1 */
+    gpuml_matmul_path path;           /* force a kernel (GPUML_ERROR_NOT_SUPPORTED if it cannot run) */
+} gpuml_matmul_desc;
+/* C[..., M, N] = epilogue(A[..., M, K] @ B[..., K, N]).  Any strides (pass transposed views
+   for transposed operands); batch dims broadcast.  Dtypes: f32 x f32 -> f32; f16 x f16 or
+   bf16 x bf16 -> f16/bf16/f32 (f32 accumulation); fp8 (e4m3/e5m2) -> f16/bf16/f32;
+   i8 x i8 -> i32 (exact; no epilogue). */
+GPUML_API gpuml_status gpuml_matmul(gpuml_ctx *ctx, gpuml_tensor *c, const gpuml_tensor *a, const gpuml_tensor *b,
+                                    const gpuml_matmul_desc *desc);
+
 /* DEV-SPLIT: inlined before release */
 #include "src/ops_api.h"
 
@@ -2836,12 +2864,322 @@ GPUML__DEF void gpuml_kernel_free(gpuml_kernel *k)
 /* DEV-SPLIT: inlined before release */
 #include "src/ops.inc.h"
 
+/* DEV-SPLIT: inlined before release */
+#include "src/cpu_gemm.inc.h"
+
+/* ------------------------------------------------------------------- matmul ---- */
+static const gpuml__family gpuml__fam_matmul = { "matmul", gpuml__ksrc_matmul, 50, 0, 0 };
+
+#define GPUML__MM_MAXB (GPUML_MAX_DIMS - 2)
+/* a validated matmul: sizes, per-operand strides (elements), epilogue */
+typedef struct gpuml__mm {
+    int64_t M, N, K;
+    int nb;                                   /* batch dims after collapsing */
+    int64_t bdims[GPUML__MM_MAXB];
+    int64_t bs[4][GPUML__MM_MAXB];            /* batch strides of a, b, c, r */
+    int64_t sa_m, sa_k, sb_k, sb_n, sc_m, sc_n, sr_m, sr_n;
+    float alpha, beta, scale;
+    int act;
+    const gpuml_tensor *a, *b, *c, *bias, *resid;
+} gpuml__mm;
+
+GPUML__FN float gpuml__act_f32(int act, float x)
+{
+    switch (act) {
+    case GPUML_ACT_RELU: return x > 0.0f ? x : 0.0f;
+    case GPUML_ACT_GELU: return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    case GPUML_ACT_SILU: return x / (1.0f + expf(-x));
+    default: return x;
+    }
+}
+
+/* CPU: one batch element.  A, B, C, R point at element (0,0) of this batch. */
+typedef struct gpuml__mm_cpu { const gpuml__mm *p; const char *A, *B; char *C; const char *R; float *T; int64_t ldt; } gpuml__mm_cpu;
+
+GPUML__FN void gpuml__mm_int_rows(void *arg, int64_t r0, int64_t r1, int tid)
+{
+    const gpuml__mm_cpu *w = (const gpuml__mm_cpu *)arg;
+    const gpuml__mm *p = w->p;
+    const gpuml__i8 *A = (const gpuml__i8 *)w->A, *B = (const gpuml__i8 *)w->B;
+    gpuml__i32 *C = (gpuml__i32 *)w->C;
+    int64_t m, n, k;
+    (void)tid;
+    for (m = r0; m < r1; m++)
+        for (n = 0; n < p->N; n++) {
+            gpuml__i32 s = 0;
+            for (k = 0; k < p->K; k++) s += (gpuml__i32)A[m * p->sa_m + k * p->sa_k] * (gpuml__i32)B[k * p->sb_k + n * p->sb_n];
+            C[m * p->sc_m + n * p->sc_n] = s;
+        }
+}
+/* epilogue over rows: T (f32 results, ldt) or C itself (when T is NULL) -> C */
+GPUML__FN void gpuml__mm_epi_rows(void *arg, int64_t r0, int64_t r1, int tid)
+{
+    const gpuml__mm_cpu *w = (const gpuml__mm_cpu *)arg;
+    const gpuml__mm *p = w->p;
+    gpuml_dtype ct = p->c->dtype;
+    size_t ce = gpuml__dtype_sizes[ct];
+    const float *bias = p->bias ? (const float *)gpuml_tensor_data(p->bias) : NULL;
+    int64_t bstride = p->bias ? p->bias->strides[0] : 0, m, n;
+    (void)tid;
+    for (m = r0; m < r1; m++)
+        for (n = 0; n < p->N; n++) {
+            char *c = w->C + (m * p->sc_m + n * p->sc_n) * (int64_t)ce;
+            float v = w->T ? w->T[m * w->ldt + n] : gpuml__ld_f32(ct, c);
+            if (bias) v += bias[n * bstride];
+            v = gpuml__act_f32(p->act, v);
+            if (w->R) v += gpuml__ld_f32(ct, w->R + (m * p->sr_m + n * p->sr_n) * (int64_t)ce);
+            gpuml__st_f32(ct, c, v);
+        }
+}
+/* f32 copy of a strided fp8 matrix (rows x cols) */
+GPUML__FN float *gpuml__to_f32(const char *src, gpuml_dtype dt, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+{
+    float *t = (float *)gpuml__aligned_alloc((size_t)(rows * cols) * sizeof(float) + 1);
+    int64_t i, j;
+    size_t es = gpuml__dtype_sizes[dt];
+    if (!t) return NULL;
+    for (i = 0; i < rows; i++)
+        for (j = 0; j < cols; j++) t[i * cols + j] = gpuml__ld_f32(dt, src + (i * rs + j * cs) * (int64_t)es);
+    return t;
+}
+GPUML__FN int gpuml__gemm_type(gpuml_dtype d) { return d == GPUML_F16 ? GPUML__GEMM_F16 : d == GPUML_BF16 ? GPUML__GEMM_BF16 : GPUML__GEMM_F32; }
+
+GPUML__FN gpuml_status gpuml__mm_cpu_one(gpuml_ctx *ctx, const gpuml__mm *p, const char *A, const char *B, char *C, const char *R)
+{
+    gpuml__mm_cpu w;
+    gpuml_dtype at = p->a->dtype, bt = p->b->dtype, ct = p->c->dtype;
+    const void *Ag = A, *Bg = B;
+    int64_t rsa = p->sa_m, csa = p->sa_k, rsb = p->sb_k, csb = p->sb_n;
+    float *Af = NULL, *Bf = NULL;
+    int direct = ct == GPUML_F32, rc;
+    w.p = p; w.A = A; w.B = B; w.C = C; w.R = R; w.T = NULL; w.ldt = p->N;
+    if (at == GPUML_I8) { gpuml__parallel_for(ctx->pool, p->M, 1, gpuml__mm_int_rows, &w); return GPUML_SUCCESS; }
+    if (at == GPUML_FP8_E4M3 || at == GPUML_FP8_E5M2) {   /* widened once, then the f32 GEMM */
+        Af = gpuml__to_f32(A, at, p->M, p->K, p->sa_m, p->sa_k);
+        Bf = gpuml__to_f32(B, bt, p->K, p->N, p->sb_k, p->sb_n);
+        if (!Af || !Bf) { gpuml__aligned_free(Af); gpuml__aligned_free(Bf); return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "gpuml_matmul: out of host memory"); }
+        Ag = Af; Bg = Bf; at = bt = GPUML_F32;
+        rsa = p->K; csa = 1; rsb = p->N; csb = 1;
+    }
+    if (!direct) {
+        w.T = (float *)gpuml__aligned_alloc((size_t)(p->M * p->N) * sizeof(float) + 1);
+        if (!w.T) { gpuml__aligned_free(Af); gpuml__aligned_free(Bf); return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "gpuml_matmul: out of host memory"); }
+        if (p->beta != 0.0f) {
+            int64_t m, n;
+            for (m = 0; m < p->M; m++)
+                for (n = 0; n < p->N; n++)
+                    w.T[m * p->N + n] = gpuml__ld_f32(ct, C + (m * p->sc_m + n * p->sc_n) * (int64_t)gpuml__dtype_sizes[ct]);
+        }
+    }
+    rc = gpuml__cpu_gemm(ctx->pool, p->M, p->N, p->K, p->alpha * p->scale, Ag, gpuml__gemm_type(at), rsa, csa,
+                         Bg, gpuml__gemm_type(bt), rsb, csb, p->beta,
+                         direct ? (float *)C : w.T, direct ? p->sc_m : p->N, direct ? p->sc_n : 1);
+    gpuml__aligned_free(Af);
+    gpuml__aligned_free(Bf);
+    if (rc != 0) { gpuml__aligned_free(w.T); return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "gpuml_matmul: out of host memory for the GEMM workspace"); }
+    if (!direct || p->bias || p->act || R) gpuml__parallel_for(ctx->pool, p->M, 16, gpuml__mm_epi_rows, &w);
+    gpuml__aligned_free(w.T);
+    return GPUML_SUCCESS;
+}
+
+#ifndef GPUML_NO_CUDA
+/* the matmul params struct of kernels/matmul.cu */
+typedef struct gpuml__mm_params {
+    int M, N, K, batch;
+    gpuml__CUdeviceptr A; int64_t sa_b, sa_m, sa_k;
+    gpuml__CUdeviceptr B; int64_t sb_b, sb_k, sb_n;
+    gpuml__CUdeviceptr C; int64_t sc_b, sc_m, sc_n;
+    gpuml__CUdeviceptr bias;
+    gpuml__CUdeviceptr R; int64_t sr_b, sr_m, sr_n;
+    float alpha, beta, scale;
+} gpuml__mm_params;
+
+GPUML__FN gpuml_status gpuml__mm_cuda_simt(gpuml_ctx *ctx, const gpuml__mm *p, gpuml__mm_params *kp)
+{
+    char opts[200];
+    gpuml__CUfunction fn;
+    unsigned grid[3], block[3] = {256, 1, 1};
+    void *args[1];
+    snprintf(opts, sizeof opts, "-DGPUML_A_DT=%d -DGPUML_B_DT=%d -DGPUML_C_DT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d "
+             "-DGPUML_HAS_RESID=%d -DGPUML_BETA=%d -DGPUML_INT=%d", (int)p->a->dtype, (int)p->b->dtype, (int)p->c->dtype,
+             p->act, p->bias != NULL, p->resid != NULL, p->beta != 0.0f, p->a->dtype == GPUML_I8);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, opts, "gpuml_mm_simt", &fn));
+    grid[0] = (unsigned)((p->N + 63) / 64); grid[1] = (unsigned)((p->M + 63) / 64); grid[2] = (unsigned)kp->batch;
+    args[0] = kp;
+    return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_matmul");
+}
+
+/* one launch per outer batch index; the innermost batch dim is the grid's z */
+GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_matmul_path path)
+{
+    gpuml__mm_params kp;
+    int64_t outer = 1, o, inner = p->nb ? p->bdims[p->nb - 1] : 1;
+    int d;
+    if (path != GPUML_MATMUL_AUTO && path != GPUML_MATMUL_SIMT)
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the forced path %d is not available for %s x %s on sm_%d",
+                           (int)path, gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], ctx->arch);
+    if (inner > 65535)
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: %lld batches in one dim (at most 65535)", (long long)inner);
+    for (d = 0; d + 1 < p->nb; d++) outer *= p->bdims[d];
+    memset(&kp, 0, sizeof kp);
+    kp.M = (int)p->M; kp.N = (int)p->N; kp.K = (int)p->K; kp.batch = (int)inner;
+    kp.sa_m = p->sa_m; kp.sa_k = p->sa_k; kp.sb_k = p->sb_k; kp.sb_n = p->sb_n;
+    kp.sc_m = p->sc_m; kp.sc_n = p->sc_n; kp.sr_m = p->sr_m; kp.sr_n = p->sr_n;
+    if (p->nb) { kp.sa_b = p->bs[0][p->nb - 1]; kp.sb_b = p->bs[1][p->nb - 1]; kp.sc_b = p->bs[2][p->nb - 1]; kp.sr_b = p->bs[3][p->nb - 1]; }
+    kp.alpha = p->alpha; kp.beta = p->beta; kp.scale = p->scale;
+    kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
+    for (o = 0; o < outer; o++) {
+        int64_t off[4] = {0, 0, 0, 0}, rem = o;
+        int k;
+        for (d = p->nb - 2; d >= 0; d--) {
+            int64_t i = rem % p->bdims[d];
+            rem /= p->bdims[d];
+            for (k = 0; k < 4; k++) off[k] += i * p->bs[k][d];
+        }
+        kp.A = gpuml__dptr(p->a) + (gpuml__u64)(off[0] * (int64_t)gpuml__dtype_sizes[p->a->dtype]);
+        kp.B = gpuml__dptr(p->b) + (gpuml__u64)(off[1] * (int64_t)gpuml__dtype_sizes[p->b->dtype]);
+        kp.C = gpuml__dptr(p->c) + (gpuml__u64)(off[2] * (int64_t)gpuml__dtype_sizes[p->c->dtype]);
+        kp.R = p->resid ? gpuml__dptr(p->resid) + (gpuml__u64)(off[3] * (int64_t)gpuml__dtype_sizes[p->c->dtype]) : 0;
+        GPUML__TRY(gpuml__mm_cuda_simt(ctx, p, &kp));
+    }
+    return GPUML_SUCCESS;
+}
+#endif
+
+GPUML__DEF gpuml_status gpuml_matmul(gpuml_ctx *ctx, gpuml_tensor *c, const gpuml_tensor *a, const gpuml_tensor *b,
+                                     const gpuml_matmul_desc *desc)
+{
+    static const char op[] = "gpuml_matmul";
+    gpuml_matmul_desc d;
+    gpuml__mm p;
+    const gpuml_tensor *ops[4];
+    int nbc, k, i;
+    gpuml_dtype at, bt, ct;
+    char s1[200], s2[200], s3[200];
+    GPUML__TRY(gpuml__enter(ctx));
+    if (desc) d = *desc; else memset(&d, 0, sizeof d);
+    GPUML__TRY(gpuml__check_tensor(ctx, c, op, "c"));
+    GPUML__TRY(gpuml__check_tensor(ctx, a, op, "a"));
+    GPUML__TRY(gpuml__check_tensor(ctx, b, op, "b"));
+    if (d.bias) GPUML__TRY(gpuml__check_tensor(ctx, d.bias, op, "desc.bias"));
+    if (d.residual) GPUML__TRY(gpuml__check_tensor(ctx, d.residual, op, "desc.residual"));
+    GPUML__TRY(gpuml__check_output(ctx, c, op));
+    if (a->ndim < 2 || b->ndim < 2 || c->ndim < 2)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: a, b and c need at least 2 dims (a %s, b %s, c %s)", op,
+                           gpuml__shape_str(a, s1, sizeof s1), gpuml__shape_str(b, s2, sizeof s2), gpuml__shape_str(c, s3, sizeof s3));
+    memset(&p, 0, sizeof p);
+    p.M = a->shape[a->ndim - 2]; p.K = a->shape[a->ndim - 1]; p.N = b->shape[b->ndim - 1];
+    nbc = c->ndim - 2;
+    if (b->shape[b->ndim - 2] != p.K || c->shape[c->ndim - 2] != p.M || c->shape[c->ndim - 1] != p.N ||
+        a->ndim - 2 > nbc || b->ndim - 2 > nbc)
+        goto shape_error;
+    if (p.M > INT32_MAX || p.N > INT32_MAX || p.K > INT32_MAX)
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: M, N and K must each be below 2^31", op);
+    /* batch dims: a's and b's broadcast to c's exactly */
+    ops[0] = a; ops[1] = b; ops[2] = c; ops[3] = d.residual ? d.residual : c;
+    if (d.residual && (d.residual->ndim != c->ndim || memcmp(d.residual->shape, c->shape, sizeof(int64_t) * (size_t)c->ndim) != 0))
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: residual %s must have c's shape %s", op,
+                           gpuml__shape_str(d.residual, s1, sizeof s1), gpuml__shape_str(c, s2, sizeof s2));
+    {
+        int64_t bd[GPUML__MM_MAXB], bs[4][GPUML__MM_MAXB];
+        int n = 0;
+        for (i = 0; i < nbc; i++) {
+            int64_t dim = c->shape[i];
+            for (k = 0; k < 4; k++) {
+                const gpuml_tensor *t = ops[k];
+                int j = i - (c->ndim - t->ndim);
+                if (j < 0) { bs[k][n] = 0; continue; }
+                if (t->shape[j] != dim && t->shape[j] != 1) goto shape_error;
+                bs[k][n] = t->shape[j] == 1 ? 0 : t->strides[j];
+            }
+            if (dim == 1) continue;
+            /* merge with the previous batch dim when every operand allows it */
+            if (n > 0) {
+                int merge = 1;
+                for (k = 0; k < 4; k++) if (bs[k][n - 1] != bs[k][n] * dim) merge = 0;
+                if (merge) { bd[n - 1] *= dim; for (k = 0; k < 4; k++) bs[k][n - 1] = bs[k][n]; continue; }
+            }
+            bd[n++] = dim;
+        }
+        p.nb = n;
+        memcpy(p.bdims, bd, sizeof bd);
+        memcpy(p.bs, bs, sizeof bs);
+    }
+    p.sa_m = a->strides[a->ndim - 2]; p.sa_k = a->strides[a->ndim - 1];
+    p.sb_k = b->strides[b->ndim - 2]; p.sb_n = b->strides[b->ndim - 1];
+    p.sc_m = c->strides[c->ndim - 2]; p.sc_n = c->strides[c->ndim - 1];
+    if (d.residual) { p.sr_m = d.residual->strides[c->ndim - 2]; p.sr_n = d.residual->strides[c->ndim - 1]; }
+    /* dtypes */
+    at = a->dtype; bt = b->dtype; ct = c->dtype;
+    {
+        int f8a = at == GPUML_FP8_E4M3 || at == GPUML_FP8_E5M2, f8b = bt == GPUML_FP8_E4M3 || bt == GPUML_FP8_E5M2;
+        int half_out = ct == GPUML_F32 || ct == GPUML_F16 || ct == GPUML_BF16;
+        int ok = (at == GPUML_F32 && bt == GPUML_F32 && ct == GPUML_F32) ||
+                 ((at == GPUML_F16 || at == GPUML_BF16) && bt == at && (ct == GPUML_F32 || ct == at)) ||
+                 (f8a && f8b && half_out) || (at == GPUML_I8 && bt == GPUML_I8 && ct == GPUML_I32);
+        if (!ok)
+            return gpuml__fail(ctx, GPUML_ERROR_DTYPE, "%s: %s x %s -> %s is not supported (f32xf32->f32, f16/bf16 -> same or f32, "
+                               "fp8 -> f32/f16/bf16, i8xi8->i32)", op, gpuml__dtype_names[at], gpuml__dtype_names[bt], gpuml__dtype_names[ct]);
+        if (at == GPUML_I8 && (d.bias || d.act || d.residual || (d.alpha != 0 && d.alpha != 1) || d.beta != 0))
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: i8 matmul computes the exact i32 product only (no alpha, beta or epilogue)", op);
+    }
+    if (d.bias && (d.bias->ndim != 1 || d.bias->shape[0] != p.N || d.bias->dtype != GPUML_F32))
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: bias must be f32 [%lld], not %s %s", op, (long long)p.N,
+                           gpuml__dtype_names[d.bias->dtype], gpuml__shape_str(d.bias, s1, sizeof s1));
+    if (d.residual && d.residual->dtype != ct)
+        return gpuml__fail(ctx, GPUML_ERROR_DTYPE, "%s: residual is %s but c is %s", op, gpuml__dtype_names[d.residual->dtype], gpuml__dtype_names[ct]);
+    if ((unsigned)d.act > GPUML_ACT_SILU) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown activation %d", op, (int)d.act);
+    /* aliasing: c may be read (beta, or as the residual itself) but must not overlap a or b */
+    if (gpuml__overlap(c, a) || gpuml__overlap(c, b) || (d.bias && gpuml__overlap(c, d.bias)))
+        return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: c overlaps an input", op);
+    if (d.residual && gpuml__overlap(c, d.residual) && !gpuml__same_view(c, d.residual))
+        return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: the residual overlaps c without being c", op);
+    p.alpha = d.alpha == 0.0f ? 1.0f : d.alpha;
+    p.beta = d.beta;
+    p.scale = (d.a_scale == 0.0f ? 1.0f : d.a_scale) * (d.b_scale == 0.0f ? 1.0f : d.b_scale);
+    p.act = (int)d.act;
+    p.a = a; p.b = b; p.c = c; p.bias = d.bias; p.resid = d.residual;
+    if (p.M == 0 || p.N == 0) return GPUML_SUCCESS;
+    for (i = 0; i < p.nb; i++) if (p.bdims[i] == 0) return GPUML_SUCCESS;
+    if (ctx->backend == GPUML_BACKEND_CPU) {
+        int64_t total = 1, o;
+        if (d.path != GPUML_MATMUL_AUTO)
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: path %d is a GPU kernel; this context runs on the CPU", op, (int)d.path);
+        for (i = 0; i < p.nb; i++) total *= p.bdims[i];
+        for (o = 0; o < total; o++) {
+            int64_t off[4] = {0, 0, 0, 0}, rem = o;
+            for (i = p.nb - 1; i >= 0; i--) {
+                int64_t idx = rem % p.bdims[i];
+                rem /= p.bdims[i];
+                for (k = 0; k < 4; k++) off[k] += idx * p.bs[k][i];
+            }
+            GPUML__TRY(gpuml__mm_cpu_one(ctx, &p, (const char *)gpuml_tensor_data(a) + off[0] * (int64_t)gpuml__dtype_sizes[at],
+                                         (const char *)gpuml_tensor_data(b) + off[1] * (int64_t)gpuml__dtype_sizes[bt],
+                                         (char *)gpuml_tensor_data(c) + off[2] * (int64_t)gpuml__dtype_sizes[ct],
+                                         d.residual ? (const char *)gpuml_tensor_data(d.residual) + off[3] * (int64_t)gpuml__dtype_sizes[ct] : NULL));
+        }
+        return GPUML_SUCCESS;
+    }
+#ifndef GPUML_NO_CUDA
+    return gpuml__mm_cuda(ctx, &p, d.path);
+#else
+    return GPUML_ERROR_BACKEND_UNAVAILABLE;
+#endif
+shape_error:
+    return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: a %s @ b %s does not give c %s", op, gpuml__shape_str(a, s1, sizeof s1),
+                       gpuml__shape_str(b, s2, sizeof s2), gpuml__shape_str(c, s3, sizeof s3));
+}
+
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, GPUML__OPS_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, GPUML__OPS_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
     { "copy", "-DGPUML_DST_DT=3" }, { "copy", "-DGPUML_ELEM_BYTES=1" }, { "copy", "-DGPUML_ELEM_BYTES=4" },
+    { "matmul", "-DGPUML_A_DT=0 -DGPUML_B_DT=0 -DGPUML_C_DT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_BETA=1 -DGPUML_INT=0" },
+    { "matmul", "-DGPUML_A_DT=2 -DGPUML_B_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=0" },
+    { "matmul", "-DGPUML_A_DT=6 -DGPUML_B_DT=7 -DGPUML_C_DT=1 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=0" },
+    { "matmul", "-DGPUML_A_DT=4 -DGPUML_B_DT=4 -DGPUML_C_DT=3 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=1" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif

@@ -1,0 +1,254 @@
+/* matmul tests: every dtype, transposed and strided operands, batches with broadcasting,
+   alpha/beta, the fused epilogue, odd and round sizes, every forced GPU path; against a
+   float64 reference, with outputs poisoned first; CPU and GPU. */
+#define GPUML_IMPLEMENTATION
+#include "harness.h"
+
+typedef struct mcase {
+    gpuml_dtype at, bt, ct;
+    int64_t M, N, K;
+    int ta, tb;              /* operand given as a transposed view */
+    int batch, bcast_b;      /* batch count (0 = none); b shared by every batch */
+    float alpha, beta;
+    int bias, act, resid;
+    gpuml_matmul_path path;
+} mcase;
+
+static double act_ref(int act, double x)
+{
+    if (act == 1) return x > 0 ? x : 0;
+    if (act == 2) return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    if (act == 3) return x / (1 + exp(-x));
+    return x;
+}
+static double out_tol(gpuml_dtype d) { return d == GPUML_F32 || d == GPUML_I32 ? 2e-6 : d == GPUML_F16 ? 1e-3 : 8e-3; }
+
+/* fills t (any view) with random values representable in its dtype; returns them as doubles */
+static double *fill_random(gpuml_ctx *ctx, gpuml_tensor *t, double scale)
+{
+    int64_t n = gpuml_tensor_numel(t), i;
+    gpuml_dtype d = gpuml_tensor_dtype(t);
+    size_t es = gpuml_dtype_size(d);
+    unsigned char *buf = (unsigned char *)malloc((size_t)n * es + 1);
+    double *v = (double *)malloc(sizeof(double) * (size_t)(n + 1));
+    for (i = 0; i < n; i++) {
+        double x = tu_rand() * scale;
+        if (d == GPUML_I8) { int8_t q = (int8_t)(int)(x * 100); buf[i] = (unsigned char)q; v[i] = q; continue; }
+        gpuml__st_f32(d, buf + i * (int64_t)es, (float)x);
+        v[i] = gpuml__ld_f32(d, buf + i * (int64_t)es);
+    }
+    CHECK(gpuml_tensor_write(t, buf, (size_t)n * es) == GPUML_SUCCESS, "write: %s", gpuml_last_error(ctx));
+    free(buf);
+    return v;
+}
+static double *read_all(gpuml_tensor *t)
+{
+    int64_t n = gpuml_tensor_numel(t), i;
+    gpuml_dtype d = gpuml_tensor_dtype(t);
+    size_t es = gpuml_dtype_size(d);
+    unsigned char *buf = (unsigned char *)malloc((size_t)n * es + 1);
+    double *v = (double *)malloc(sizeof(double) * (size_t)(n + 1));
+    CHECK(gpuml_tensor_read(t, buf, (size_t)n * es) == GPUML_SUCCESS, "read: %s", gpuml_last_error(gpuml_tensor_ctx(t)));
+    for (i = 0; i < n; i++) {
+        if (d == GPUML_I32) { int32_t q; memcpy(&q, buf + 4 * i, 4); v[i] = q; }
+        else v[i] = gpuml__ld_f32(d, buf + i * (int64_t)es);
+    }
+    free(buf);
+    return v;
+}
+/* a [r, c] operand, optionally stored transposed ([c, r] then viewed as [r, c]) */
+static gpuml_tensor *operand(gpuml_ctx *ctx, gpuml_dtype d, int batch, int64_t r, int64_t c, int trans, gpuml_tensor **base)
+{
+    int64_t sh[3];
+    int nd = 0;
+    if (batch) sh[nd++] = batch;
+    sh[nd++] = trans ? c : r;
+    sh[nd++] = trans ? r : c;
+    *base = gpuml_tensor_new(ctx, d, nd, sh);
+    if (!*base) return NULL;
+    return trans ? gpuml_tensor_transpose(*base, -1, -2) : gpuml_tensor_contiguous(*base);
+}
+
+/* runs one case; returns 1 when it ran (0 = the path is not available: a skip) */
+static int run_case(gpuml_ctx *ctx, const mcase *mc, const char *label)
+{
+    gpuml_tensor *ab, *bb, *a, *b, *c, *bias = NULL, *res = NULL;
+    double *av, *bv, *cin, *biasv = NULL, *rv = NULL, *got;
+    int nb = mc->batch ? mc->batch : 1, z;
+    int64_t M = mc->M, N = mc->N, K = mc->K, m, n, k, csh[3];
+    gpuml_matmul_desc d;
+    gpuml_status st;
+    int cnd = 0, ran = 1;
+    double worst = 0;
+    a = operand(ctx, mc->at, mc->batch, M, K, mc->ta, &ab);
+    b = operand(ctx, mc->bt, mc->bcast_b ? 0 : mc->batch, K, N, mc->tb, &bb);
+    if (mc->batch) csh[cnd++] = mc->batch;
+    csh[cnd++] = M; csh[cnd++] = N;
+    c = gpuml_tensor_new(ctx, mc->ct, cnd, csh);
+    CHECK(a && b && c, "alloc: %s", gpuml_last_error(ctx));
+    if (!a || !b || !c) return 1;
+    av = fill_random(ctx, a, 1.0);
+    bv = fill_random(ctx, b, 1.0);
+    if (mc->beta != 0) cin = fill_random(ctx, c, 1.0);
+    else {
+        cin = NULL;
+        gpuml_fill(ctx, c, NAN);   /* poison: beta = 0 must not read it, every element must be written */
+        if (mc->ct == GPUML_I32) gpuml_fill(ctx, c, -12345);
+    }
+    if (mc->bias) { int64_t bs[1]; bs[0] = N; bias = gpuml_tensor_new(ctx, GPUML_F32, 1, bs); biasv = fill_random(ctx, bias, 1.0); }
+    if (mc->resid) { res = gpuml_tensor_new(ctx, mc->ct, cnd, csh); rv = fill_random(ctx, res, 1.0); }
+    memset(&d, 0, sizeof d);
+    d.alpha = mc->alpha; d.beta = mc->beta; d.bias = bias; d.act = (gpuml_activation)mc->act; d.residual = res; d.path = mc->path;
+    st = gpuml_matmul(ctx, c, a, b, &d);
+    if (st == GPUML_ERROR_NOT_SUPPORTED && mc->path != GPUML_MATMUL_AUTO) { ran = 0; goto done; }
+    CHECK(st == GPUML_SUCCESS, "%s: matmul: %s", label, gpuml_last_error(ctx));
+    got = read_all(c);
+    for (z = 0; z < nb; z++)
+        for (m = 0; m < M; m++)
+            for (n = 0; n < N; n++) {
+                double s = 0, sa = 0, ref, err, bound;
+                int64_t ci = (z * M + m) * N + n;
+                for (k = 0; k < K; k++) {
+                    double x = av[(z * M + m) * K + k] * bv[((mc->bcast_b ? 0 : z) * K + k) * N + n];
+                    /* fill_random wrote each operand in its logical (view) order */
+                    s += x; sa += fabs(x);
+                }
+                ref = (mc->alpha ? mc->alpha : 1.0) * s;
+                if (cin) ref += mc->beta * cin[ci];
+                if (biasv) ref += biasv[n];
+                ref = act_ref(mc->act, ref);
+                if (rv) ref += rv[ci];
+                err = fabs(got[ci] - ref);
+                bound = (mc->ct == GPUML_I32 ? 0 : 4e-6 * (sa + 1) * (mc->act ? 2 : 1)) + out_tol(mc->ct) * fabs(ref) + (mc->ct == GPUML_I32 ? 0 : 1e-6);
+                if (!(err <= bound)) {
+                    CHECK(0, "%s: [%d,%lld,%lld] got %.9g want %.9g (err %.3g > %.3g)", label, z, (long long)m, (long long)n, got[ci], ref, err, bound);
+                    z = nb; m = M; break;
+                }
+                if (sa > 0 && err / (sa + 1e-30) > worst) worst = err / sa;
+            }
+    free(got);
+done:
+    free(av); free(bv); free(cin); free(biasv); free(rv);
+    gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(ab); gpuml_tensor_free(bb);
+    gpuml_tensor_free(c); gpuml_tensor_free(bias); gpuml_tensor_free(res);
+    return ran;
+}
+
+static const int64_t sizes[][3] = { {1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {64, 64, 64}, {127, 129, 255}, {1, 257, 300}, {200, 1, 31}, {130, 70, 1} };
+
+static void matrix_of_cases(gpuml_ctx *ctx, gpuml_dtype at, gpuml_dtype ct, gpuml_matmul_path path)
+{
+    size_t s;
+    char label[400];
+    int skipped = 0, ran = 0;
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int t;
+        for (t = 0; t < 4; t++) {
+            mcase mc;
+            memset(&mc, 0, sizeof mc);
+            mc.at = mc.bt = at; mc.ct = ct;
+            if (at == GPUML_FP8_E4M3) mc.bt = GPUML_FP8_E5M2;
+            mc.M = sizes[s][0]; mc.N = sizes[s][1]; mc.K = sizes[s][2];
+            mc.ta = t & 1; mc.tb = (t >> 1) & 1;
+            mc.path = path;
+            if (at != GPUML_I8 && s % 2 == 1) { mc.alpha = 0.5f; mc.beta = 0.75f; mc.bias = 1; mc.act = 1 + (int)(s / 2) % 3; mc.resid = (t == 3); }
+            if (s == 3 && t == 0) { mc.batch = 3; mc.bcast_b = 1; }
+            if (s == 2 && t == 1) mc.batch = 2;
+            snprintf(label, sizeof label, "%s %s->%s %lldx%lldx%lld ta%d tb%d batch%d path%d on %.60s", gpuml_dtype_name(mc.at),
+                     gpuml_dtype_name(mc.bt), gpuml_dtype_name(ct), (long long)mc.M, (long long)mc.N, (long long)mc.K, mc.ta, mc.tb,
+                     mc.batch, (int)path, gpuml_device_name(ctx));
+            if (run_case(ctx, &mc, label)) ran++; else skipped++;
+        }
+    }
+    if (path != GPUML_MATMUL_AUTO && ran == 0) SKIP("path %d is not available for %s on %s", (int)path, gpuml_dtype_name(at), gpuml_device_name(ctx));
+}
+
+#define DT_TEST(fname, at, ct) \
+    static void fname##_cpu(void) { matrix_of_cases(tu_cpu, at, ct, GPUML_MATMUL_AUTO); } \
+    static void fname##_gpu(void) { NEED_GPU(); matrix_of_cases(tu_gpu, at, ct, GPUML_MATMUL_AUTO); }
+DT_TEST(f32, GPUML_F32, GPUML_F32)
+DT_TEST(bf16, GPUML_BF16, GPUML_BF16)
+DT_TEST(bf16_f32out, GPUML_BF16, GPUML_F32)
+DT_TEST(f16, GPUML_F16, GPUML_F16)
+DT_TEST(fp8, GPUML_FP8_E4M3, GPUML_BF16)
+DT_TEST(i8, GPUML_I8, GPUML_I32)
+
+static void forced_simt(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_SIMT); matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_SIMT); }
+static void forced_mma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F16, GPUML_MATMUL_MMA); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_F32, GPUML_MATMUL_MMA); }
+static void forced_wgmma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA); }
+
+/* large shapes: sampled check against float64 */
+static void large_gpu(void)
+{
+    mcase mc;
+    NEED_GPU();
+    memset(&mc, 0, sizeof mc);
+    mc.at = mc.bt = mc.ct = GPUML_BF16;
+    mc.M = 1000; mc.N = 1000; mc.K = 1000;
+    run_case(tu_gpu, &mc, "bf16 1000^3");
+    mc.M = 512; mc.N = 2048; mc.K = 1024; mc.tb = 1; mc.ct = GPUML_F32;
+    run_case(tu_gpu, &mc, "bf16 512x2048x1024 tb");
+}
+
+/* CPU and GPU agree on the same inputs (f32, tolerance of f32 accumulation) */
+static void cpu_gpu_agree(void)
+{
+    int64_t as[2] = {77, 301}, bs[2] = {301, 45}, cs[2] = {77, 45};
+    gpuml_tensor *a[2], *b[2], *c[2];
+    double *r[2];
+    int g, i;
+    NEED_GPU();
+    for (g = 0; g < 2; g++) {
+        gpuml_ctx *ctx = g ? tu_gpu : tu_cpu;
+        a[g] = gpuml_tensor_new(ctx, GPUML_F32, 2, as);
+        b[g] = gpuml_tensor_new(ctx, GPUML_F32, 2, bs);
+        c[g] = gpuml_tensor_new(ctx, GPUML_F32, 2, cs);
+        gpuml_rand_normal(ctx, a[g], 7, 0, 1);
+        gpuml_rand_normal(ctx, b[g], 8, 0, 1);
+        CHECK(gpuml_matmul(ctx, c[g], a[g], b[g], NULL) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        r[g] = read_all(c[g]);
+    }
+    for (i = 0; i < 77 * 45; i++) if (fabs(r[0][i] - r[1][i]) > 1e-4 * (1 + fabs(r[0][i]))) { CHECK(0, "elem %d: %g vs %g", i, r[0][i], r[1][i]); break; }
+    for (g = 0; g < 2; g++) { gpuml_tensor_free(a[g]); gpuml_tensor_free(b[g]); gpuml_tensor_free(c[g]); free(r[g]); }
+}
+
+static void bad_input(void)
+{
+    gpuml_ctx *ctx = tu_cpu;
+    int64_t s23[2] = {2, 3}, s34[2] = {3, 4}, s24[2] = {2, 4}, s44[2] = {4, 4}, s5[1] = {5};
+    gpuml_tensor *a = gpuml_tensor_new(ctx, GPUML_F32, 2, s23), *b = gpuml_tensor_new(ctx, GPUML_F32, 2, s34);
+    gpuml_tensor *c = gpuml_tensor_new(ctx, GPUML_F32, 2, s24), *wrong = gpuml_tensor_new(ctx, GPUML_F32, 2, s44);
+    gpuml_tensor *h = gpuml_tensor_new(ctx, GPUML_F16, 2, s34), *v = gpuml_tensor_new(ctx, GPUML_F32, 1, s5);
+    gpuml_matmul_desc d;
+    CHECK(gpuml_matmul(ctx, c, a, b, NULL) == GPUML_SUCCESS, "valid");
+    CHECK_STATUS(ctx, gpuml_matmul(ctx, wrong, a, b, NULL), GPUML_ERROR_SHAPE, "[2,3]");
+    CHECK_STATUS(ctx, gpuml_matmul(ctx, c, a, wrong, NULL), GPUML_ERROR_SHAPE, "does not give");
+    CHECK_STATUS(ctx, gpuml_matmul(ctx, c, a, h, NULL), GPUML_ERROR_DTYPE, "f32 x f16");
+    CHECK_STATUS(ctx, gpuml_matmul(ctx, c, v, b, NULL), GPUML_ERROR_SHAPE, "at least 2 dims");
+    CHECK_STATUS(ctx, gpuml_matmul(ctx, c, NULL, b, NULL), GPUML_ERROR_INVALID_ARGUMENT, "a is NULL");
+    memset(&d, 0, sizeof d);
+    d.bias = v;
+    CHECK_STATUS(ctx, gpuml_matmul(ctx, c, a, b, &d), GPUML_ERROR_SHAPE, "bias");
+    memset(&d, 0, sizeof d);
+    d.path = GPUML_MATMUL_WGMMA;
+    CHECK_STATUS(ctx, gpuml_matmul(ctx, c, a, b, &d), GPUML_ERROR_NOT_SUPPORTED, "GPU kernel");
+    {   /* c overlapping a */
+        gpuml_tensor *big = gpuml_tensor_new(ctx, GPUML_F32, 2, s44);
+        gpuml_tensor *a2 = gpuml_tensor_slice(big, 0, 0, 2, 1), *a23 = gpuml_tensor_slice(a2, 1, 0, 3, 1);
+        gpuml_tensor *c2 = gpuml_tensor_slice(big, 0, 0, 2, 1);
+        CHECK_STATUS(ctx, gpuml_matmul(ctx, c2, a23, b, NULL), GPUML_ERROR_ALIAS, "overlaps");
+        gpuml_tensor_free(big); gpuml_tensor_free(a2); gpuml_tensor_free(a23); gpuml_tensor_free(c2);
+    }
+    gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(c); gpuml_tensor_free(wrong); gpuml_tensor_free(h); gpuml_tensor_free(v);
+}
+
+static const tu_test tests[] = {
+    { "f32_cpu", f32_cpu }, { "bf16_cpu", bf16_cpu }, { "bf16_f32out_cpu", bf16_f32out_cpu }, { "f16_cpu", f16_cpu },
+    { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
+    { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
+    { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma },
+    { "large_gpu", large_gpu }, { "cpu_gpu_agree", cpu_gpu_agree }, { "bad_input", bad_input },
+};
+
+int main(int argc, char **argv) { return TU_RUN("test_matmul", tests, argc, argv); }
