@@ -1,0 +1,154 @@
+/* matmul benchmark (not a test): gpuml on the GPU per dtype, shape and forced path, timed with
+   device events around back-to-back launches after a warm-up; the CPU GEMM next to OpenBLAS.
+   Usage: bench_matmul gpu [quick] | cpu        (bench/run_matmul.sh runs both with the references) */
+#define _POSIX_C_SOURCE 200809L
+#define GPUML_IMPLEMENTATION
+#include "../gpuml.h"
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#ifdef HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#ifndef GPUML_NO_CUDA
+/* median-free simple figure: total time of `reps` launches between two events, after warm-up */
+static double gpu_time_ms(gpuml_ctx *ctx, gpuml_tensor *c, gpuml_tensor *a, gpuml_tensor *b, const gpuml_matmul_desc *d, int reps, gpuml_status *st)
+{
+    gpuml__CUevent e0, e1;
+    float ms = 0;
+    int i;
+    *st = gpuml_matmul(ctx, c, a, b, d);
+    if (*st != GPUML_SUCCESS) return 0;
+    for (i = 0; i < 2; i++) gpuml_matmul(ctx, c, a, b, d);
+    gpuml_sync(ctx);
+    ctx->cu.EventCreate(&e0, 0);
+    ctx->cu.EventCreate(&e1, 0);
+    ctx->cu.EventRecord(e0, ctx->stream);
+    for (i = 0; i < reps; i++) gpuml_matmul(ctx, c, a, b, d);
+    ctx->cu.EventRecord(e1, ctx->stream);
+    ctx->cu.EventSynchronize(e1);
+    ctx->cu.EventElapsedTime(&ms, e0, e1);
+    ctx->cu.EventDestroy(e0);
+    ctx->cu.EventDestroy(e1);
+    *st = gpuml_sync(ctx);
+    return ms / reps;
+}
+
+static void gpu_row(gpuml_ctx *ctx, gpuml_dtype dt, gpuml_dtype ct, int64_t M, int64_t N, int64_t K, int tb, gpuml_matmul_path path)
+{
+    int64_t as[2], bs[2], cs[2];
+    gpuml_tensor *a, *b, *bv, *c;
+    gpuml_matmul_desc d;
+    gpuml_status st;
+    double ms, flops = 2.0 * (double)M * (double)N * (double)K;
+    static const char *pn[] = { "auto", "simt", "mma", "wgmma" };
+    as[0] = M; as[1] = K; bs[0] = tb ? N : K; bs[1] = tb ? K : N; cs[0] = M; cs[1] = N;
+    a = gpuml_tensor_new(ctx, dt, 2, as);
+    b = gpuml_tensor_new(ctx, dt, 2, bs);
+    c = gpuml_tensor_new(ctx, ct, 2, cs);
+    if (!a || !b || !c) { printf("%s\n", gpuml_last_error(ctx)); return; }
+    bv = tb ? gpuml_tensor_transpose(b, 0, 1) : gpuml_tensor_contiguous(b);
+    gpuml_rand_normal(ctx, a, 1, 0, 1);
+    gpuml_rand_normal(ctx, b, 2, 0, 1);
+    memset(&d, 0, sizeof d);
+    d.path = path;
+    ms = gpu_time_ms(ctx, c, a, bv, &d, flops > 1e11 ? 10 : 50, &st);
+    if (st != GPUML_SUCCESS) printf("%-6s %-5s %6lld %6lld %6lld %s  n/a (%s)\n", gpuml_dtype_name(dt), pn[path], (long long)M, (long long)N, (long long)K, tb ? "NT" : "NN", gpuml_last_error(ctx));
+    else printf("%-6s %-5s %6lld %6lld %6lld %s %10.3f ms %8.1f TFLOP/s\n", gpuml_dtype_name(dt), pn[path], (long long)M, (long long)N, (long long)K, tb ? "NT" : "NN", ms, flops / ms / 1e9);
+    fflush(stdout);
+    gpuml_clear_error(ctx);
+    gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(bv); gpuml_tensor_free(c);
+}
+#endif
+
+static int gpu(int quick)
+{
+#ifndef GPUML_NO_CUDA
+    gpuml_ctx *ctx;
+    gpuml_desc d;
+    static const int64_t sq[] = { 2048, 4096, 8192 };
+    static const int64_t tf[][3] = { {4096, 4096, 4096}, {8192, 11008, 4096}, {8192, 4096, 11008}, {16384, 14336, 4096} };
+    int p, i;
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CUDA;
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    printf("gpuml matmul on %s (TFLOP/s; A row-major; NN: B KxN, NT: B given as a transposed NxK view)\n", gpuml_device_name(ctx));
+    for (i = 0; i < 3; i++)
+        for (p = 0; p <= 3; p++) {
+            if (quick && p == 1 && sq[i] > 4096) continue;
+            gpu_row(ctx, GPUML_BF16, GPUML_BF16, sq[i], sq[i], sq[i], 0, (gpuml_matmul_path)p);
+        }
+    for (i = 0; i < 3; i++) gpu_row(ctx, GPUML_F16, GPUML_F16, sq[i], sq[i], sq[i], 1, GPUML_MATMUL_AUTO);
+    for (i = 0; i < 4; i++) gpu_row(ctx, GPUML_BF16, GPUML_BF16, tf[i][0], tf[i][1], tf[i][2], 1, GPUML_MATMUL_AUTO);
+    gpu_row(ctx, GPUML_F32, GPUML_F32, 4096, 4096, 4096, 0, GPUML_MATMUL_AUTO);
+    gpu_row(ctx, GPUML_F32, GPUML_F32, 8192, 8192, 8192, 0, GPUML_MATMUL_AUTO);
+    gpu_row(ctx, GPUML_FP8_E4M3, GPUML_BF16, 8192, 8192, 8192, 1, GPUML_MATMUL_AUTO);
+    for (i = 1; i <= 16; i *= 4) {
+        gpu_row(ctx, GPUML_F16, GPUML_F16, i, 4096, 4096, 1, GPUML_MATMUL_AUTO);
+        gpu_row(ctx, GPUML_F16, GPUML_F16, i, 8192, 8192, 1, GPUML_MATMUL_AUTO);
+    }
+    gpuml_shutdown(ctx);
+    return 0;
+#else
+    (void)quick;
+    return 1;
+#endif
+}
+
+static int cpu(void)
+{
+    gpuml_ctx *ctx[2];
+    gpuml_desc d;
+    int sizes[] = { 256, 512, 1024, 2048 }, i, t, nthr = gpuml__num_cores();
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CPU;
+    d.num_threads = 1;
+    gpuml_init(&ctx[0], &d);
+    d.num_threads = nthr;
+    gpuml_init(&ctx[1], &d);
+    printf("CPU sgemm GFLOP/s, gpuml vs OpenBLAS (best of 5)\n  size threads   gpuml  openblas  ratio\n");
+    for (i = 0; i < 4; i++)
+        for (t = 0; t < 2; t++) {
+            int64_t n = sizes[i], sh[2];
+            gpuml_tensor *a, *b, *c;
+            double best = 1e9, bestb = 1e9, fl = 2.0 * n * n * n;
+            int r;
+            sh[0] = sh[1] = n;
+            a = gpuml_tensor_new(ctx[t], GPUML_F32, 2, sh); b = gpuml_tensor_new(ctx[t], GPUML_F32, 2, sh); c = gpuml_tensor_new(ctx[t], GPUML_F32, 2, sh);
+            gpuml_rand_normal(ctx[t], a, 1, 0, 1); gpuml_rand_normal(ctx[t], b, 2, 0, 1);
+            for (r = 0; r < 5; r++) {
+                double t0 = now();
+                gpuml_matmul(ctx[t], c, a, b, NULL);
+                if (now() - t0 < best) best = now() - t0;
+            }
+#ifdef HAVE_OPENBLAS
+            openblas_set_num_threads(t ? nthr : 1);
+            for (r = 0; r < 5; r++) {
+                double t0 = now();
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, (const float *)gpuml_tensor_data(a), (int)n,
+                            (const float *)gpuml_tensor_data(b), (int)n, 0.0f, (float *)gpuml_tensor_data(c), (int)n);
+                if (now() - t0 < bestb) bestb = now() - t0;
+            }
+#endif
+            printf("  %4lld %7d %7.1f %9.1f %6.2f\n", (long long)n, t ? nthr : 1, fl / best / 1e9, bestb < 1e9 ? fl / bestb / 1e9 : 0.0,
+                   bestb < 1e9 ? bestb / best : 0.0);
+            gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(c);
+        }
+    gpuml_shutdown(ctx[0]);
+    gpuml_shutdown(ctx[1]);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu();
+    return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
+}
