@@ -3003,8 +3003,14 @@ GPUML__FN gpuml_status gpuml__mm_cuda_simt(gpuml_ctx *ctx, const gpuml__mm *p, g
     snprintf(opts, sizeof opts, "-DGPUML_A_DT=%d -DGPUML_B_DT=%d -DGPUML_C_DT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d "
              "-DGPUML_HAS_RESID=%d -DGPUML_BETA=%d -DGPUML_INT=%d", (int)p->a->dtype, (int)p->b->dtype, (int)p->c->dtype,
              p->act, p->bias != NULL, p->resid != NULL, p->beta != 0.0f, p->a->dtype == GPUML_I8);
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, opts, "gpuml_mm_simt", &fn));
-    grid[0] = (unsigned)((p->N + 63) / 64); grid[1] = (unsigned)((p->M + 63) / 64); grid[2] = (unsigned)kp->batch;
+    if (p->a->dtype != GPUML_I8 && p->M >= 128 && p->N >= 128) {   /* large tiles once they fill the grid */
+        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, opts, "gpuml_mm_simt128", &fn));
+        grid[0] = (unsigned)((p->N + 127) / 128); grid[1] = (unsigned)((p->M + 127) / 128);
+    } else {
+        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, opts, "gpuml_mm_simt", &fn));
+        grid[0] = (unsigned)((p->N + 63) / 64); grid[1] = (unsigned)((p->M + 63) / 64);
+    }
+    grid[2] = (unsigned)kp->batch;
     args[0] = kp;
     return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_matmul");
 }
@@ -3126,6 +3132,8 @@ GPUML__DEF gpuml_status gpuml_matmul(gpuml_ctx *ctx, gpuml_tensor *c, const gpum
     if (d.bias && (d.bias->ndim != 1 || d.bias->shape[0] != p.N || d.bias->dtype != GPUML_F32))
         return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: bias must be f32 [%lld], not %s %s", op, (long long)p.N,
                            gpuml__dtype_names[d.bias->dtype], gpuml__shape_str(d.bias, s1, sizeof s1));
+    if (d.bias && d.bias->strides[0] != 1 && d.bias->shape[0] > 1)
+        return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: bias must be contiguous (see gpuml_tensor_contiguous)", op);
     if (d.residual && d.residual->dtype != ct)
         return gpuml__fail(ctx, GPUML_ERROR_DTYPE, "%s: residual is %s but c is %s", op, gpuml__dtype_names[d.residual->dtype], gpuml__dtype_names[ct]);
     if ((unsigned)d.act > GPUML_ACT_SILU) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown activation %d", op, (int)d.act);

@@ -117,4 +117,95 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_simt(gpuml__mm_params
         }
     }
 }
+/* The large-tile SIMT kernel: 128x128 per block, 8x8 per thread, K in steps of 8, the next
+   tiles prefetched into registers while the current ones are multiplied (two shared buffers).
+   Same parameters and epilogue as gpuml_mm_simt; float accumulation only.
+   Launch: grid (ceil(N/128), ceil(M/128), batch), block 256. */
+#if !GPUML_INT
+extern "C" __global__ void __launch_bounds__(256) gpuml_mm_simt128(gpuml__mm_params p)
+{
+    __shared__ float As[2][8][128 + 4];
+    __shared__ float Bs[2][8][128 + 4];
+    const int tid = threadIdx.x;
+    const int m0 = blockIdx.y * 128, n0 = blockIdx.x * 128;
+    const gpuml__i64 z = blockIdx.z;
+    const gpuml__TA::T *A = (const gpuml__TA::T *)p.A + z * p.sa_b;
+    const gpuml__TB::T *B = (const gpuml__TB::T *)p.B + z * p.sb_b;
+    /* loader mapping: A element (m = tid/2, k = (tid%2)*4 + r); B element (k = tid/32, n = (tid%32)*4 + r) */
+    const int am = tid >> 1, ak = (tid & 1) * 4, bk = tid >> 5, bn = (tid & 31) * 4;
+    /* compute mapping: rows ty*4 + {0..3} and 64 + ty*4 + {0..3}; same for columns with tx */
+    const int tx = tid & 15, ty = tid >> 4;
+    float acc[8][8];
+    float ra[4], rb[4];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+    const int ktiles = (p.K + 7) / 8;
+    /* first tiles */
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        int gm = m0 + am, gk = ak + r;
+        ra[r] = (gm < p.M && gk < p.K) ? gpuml__TA::ld(A[gm * p.sa_m + gk * p.sa_k]) : 0.0f;
+        int gn = n0 + bn + r;
+        rb[r] = (gn < p.N && bk < p.K) ? gpuml__TB::ld(B[bk * p.sb_k + gn * p.sb_n]) : 0.0f;
+    }
+#pragma unroll
+    for (int r = 0; r < 4; r++) { As[0][ak + r][am] = ra[r]; Bs[0][bk][bn + r] = rb[r]; }
+    __syncthreads();
+    for (int kt = 0; kt < ktiles; kt++) {
+        const int cur = kt & 1;
+        if (kt + 1 < ktiles) {     /* prefetch the next tiles into registers */
+            const int k0 = (kt + 1) * 8;
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                int gm = m0 + am, gk = k0 + ak + r;
+                ra[r] = (gm < p.M && gk < p.K) ? gpuml__TA::ld(A[gm * p.sa_m + gk * p.sa_k]) : 0.0f;
+                int gn = n0 + bn + r, gkb = k0 + bk;
+                rb[r] = (gn < p.N && gkb < p.K) ? gpuml__TB::ld(B[gkb * p.sb_k + gn * p.sb_n]) : 0.0f;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            float a[8], b[8];
+            float4 a0 = *(const float4 *)&As[cur][k][ty * 4], a1 = *(const float4 *)&As[cur][k][64 + ty * 4];
+            float4 b0 = *(const float4 *)&Bs[cur][k][tx * 4], b1 = *(const float4 *)&Bs[cur][k][64 + tx * 4];
+            a[0] = a0.x; a[1] = a0.y; a[2] = a0.z; a[3] = a0.w; a[4] = a1.x; a[5] = a1.y; a[6] = a1.z; a[7] = a1.w;
+            b[0] = b0.x; b[1] = b0.y; b[2] = b0.z; b[3] = b0.w; b[4] = b1.x; b[5] = b1.y; b[6] = b1.z; b[7] = b1.w;
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        if (kt + 1 < ktiles) {
+#pragma unroll
+            for (int r = 0; r < 4; r++) { As[cur ^ 1][ak + r][am] = ra[r]; Bs[cur ^ 1][bk][bn + r] = rb[r]; }
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        int m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
+        if (m >= p.M) continue;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            int n = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + j - 4);
+            if (n >= p.N) continue;
+            gpuml__TC::T *c = (gpuml__TC::T *)p.C + z * p.sc_b + m * p.sc_m + n * p.sc_n;
+            float v = p.alpha * p.scale * acc[i][j];
+#if GPUML_BETA
+            v += p.beta * gpuml__TC::ld(*c);
+#endif
+#if GPUML_HAS_BIAS
+            v += p.bias[n];
+#endif
+            v = gpuml__mm_act(v);
+#if GPUML_HAS_RESID
+            v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[z * p.sr_b + m * p.sr_m + n * p.sr_n]);
+#endif
+            *c = gpuml__TC::st(v);
+        }
+    }
+}
+#endif
 #endif

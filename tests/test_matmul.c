@@ -134,7 +134,7 @@ done:
     return ran;
 }
 
-static const int64_t sizes[][3] = { {1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {64, 64, 64}, {127, 129, 255}, {1, 257, 300}, {200, 1, 31}, {130, 70, 1} };
+static const int64_t sizes[][3] = { {1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {64, 64, 64}, {127, 129, 255}, {1, 257, 300}, {200, 1, 31}, {130, 70, 1}, {257, 131, 77}, {129, 128, 9} };
 
 static void matrix_of_cases(gpuml_ctx *ctx, gpuml_dtype at, gpuml_dtype ct, gpuml_matmul_path path)
 {
