@@ -823,8 +823,17 @@ enum {
     X(GetNumSupportedArchs, "nvrtcGetNumSupportedArchs", gpuml__nvrtcResult, (int *)) \
     X(GetSupportedArchs, "nvrtcGetSupportedArchs", gpuml__nvrtcResult, (int *))
 
+/* entry points that older drivers lack: NULL there, and the paths that need them step aside */
+typedef gpuml__CUresult (*gpuml__TensorMapEncodeTiled_fn)(void *map, int dtype, unsigned rank, void *addr,
+                                                          const gpuml__u64 *dims, const gpuml__u64 *strides,
+                                                          const unsigned *box, const unsigned *estrides,
+                                                          int interleave, int swizzle, int l2promo, int oobfill);
+
 #define GPUML__DECL_FN(name, sym, ret, args) ret (*name) args;
-typedef struct gpuml__cuda_api { GPUML__CUDA_FUNCS(GPUML__DECL_FN) } gpuml__cuda_api;
+typedef struct gpuml__cuda_api {
+    GPUML__CUDA_FUNCS(GPUML__DECL_FN)
+    gpuml__TensorMapEncodeTiled_fn TensorMapEncodeTiled;   /* optional (CUDA 12+) */
+} gpuml__cuda_api;
 typedef struct gpuml__nvrtc_api { GPUML__NVRTC_FUNCS(GPUML__DECL_FN) } gpuml__nvrtc_api;
 #undef GPUML__DECL_FN
 
@@ -1194,6 +1203,10 @@ GPUML__FN gpuml_status gpuml__cuda_open(gpuml_ctx *ctx, const gpuml_desc *d)
     if (!gpuml__resolve(ctx->cuda_lib, (void **)&ctx->cu, gpuml__cuda_syms, (int)GPUML__COUNT(gpuml__cuda_syms), &missing)) {
         snprintf(ctx->reason, sizeof ctx->reason, "%s lacks %s (driver too old)", loaded, missing);
         return GPUML_ERROR_BACKEND_UNAVAILABLE;
+    }
+    {
+        void *f = gpuml__dlsym(ctx->cuda_lib, "cuTensorMapEncodeTiled");
+        memcpy(&ctx->cu.TensorMapEncodeTiled, &f, sizeof f);
     }
     if ((r = ctx->cu.Init(0)) != 0) {
         snprintf(ctx->reason, sizeof ctx->reason, "cuInit failed: %s (error %d)", gpuml__cu_name(ctx, r), r);
@@ -2869,6 +2882,8 @@ GPUML__DEF void gpuml_kernel_free(gpuml_kernel *k)
 
 /* ------------------------------------------------------------------- matmul ---- */
 static const gpuml__family gpuml__fam_matmul = { "matmul", gpuml__ksrc_matmul, 50, 0, 0 };
+/* Hopper: TMA + wgmma (kernels/matmul_sm90.cu; its LAUNCH CONTRACT comment is the reference) */
+static const gpuml__family gpuml__fam_matmul_sm90 = { "matmul_sm90", gpuml__ksrc_matmul_sm90, 90, 1, 0 };
 
 #define GPUML__MM_MAXB (GPUML_MAX_DIMS - 2)
 /* a validated matmul: sizes, per-operand strides (elements), epilogue */
@@ -3015,13 +3030,86 @@ GPUML__FN gpuml_status gpuml__mm_cuda_simt(gpuml_ctx *ctx, const gpuml__mm *p, g
     return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_matmul");
 }
 
+
+/* the params struct of kernels/matmul_sm90.cu (80 bytes) */
+typedef struct gpuml__sm90_params {
+    gpuml__CUdeviceptr c, c_in, bias, resid;
+    int64_t ldc, ldc_in, ldr;
+    int M, N, K;
+    float alpha, beta;
+    int group_m;
+} gpuml__sm90_params;
+
+/* a CUtensorMap for a row-major 2-D matrix: dims {inner, outer}, row stride in bytes */
+GPUML__FN int gpuml__tmap(gpuml_ctx *ctx, void *map, int dtype, gpuml__CUdeviceptr addr, int64_t inner, int64_t outer,
+                          int64_t row_bytes, unsigned box_inner, unsigned box_outer)
+{
+    gpuml__u64 dims[2], strides[1];
+    unsigned box[2], es[2] = {1, 1};
+    dims[0] = (gpuml__u64)inner; dims[1] = (gpuml__u64)outer; strides[0] = (gpuml__u64)row_bytes;
+    box[0] = box_inner; box[1] = box_outer;
+    return ctx->cu.TensorMapEncodeTiled(map, dtype, 2, (void *)(uintptr_t)addr, dims, strides, box, es,
+                                        0 /* no interleave */, 3 /* 128B swizzle */, 3 /* L2 256B */, 0 /* zero fill */) == 0;
+}
+GPUML__FN int gpuml__al16(gpuml__CUdeviceptr p) { return (p & 15) == 0; }
+
+/* 1 when the wgmma kernel can take this problem (layouts, alignment, device) */
+GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
+{
+    size_t ce = gpuml__dtype_sizes[p->c->dtype];
+    if (ctx->arch != 90 || !ctx->cu.TensorMapEncodeTiled || ctx->smem_optin < 230656) return 0;
+    if (p->a->dtype != GPUML_F16 && p->a->dtype != GPUML_BF16) return 0;
+    if (p->sa_k != 1 || (p->sa_m * 2) % 16 || !gpuml__al16(kp->A)) return 0;
+    if (!((p->sb_k == 1 && (p->sb_n * 2) % 16 == 0) || (p->sb_n == 1 && (p->sb_k * 2) % 16 == 0)) || !gpuml__al16(kp->B)) return 0;
+    if (p->sc_n != 1 || (p->sc_m * (int64_t)ce) % 16 || !gpuml__al16(kp->C)) return 0;
+    if (p->resid && (p->sr_n != 1 || (p->sr_m * (int64_t)ce) % 16 || !gpuml__al16(kp->R) || gpuml__overlap(p->resid, p->c))) return 0;
+    if (p->bias && (kp->bias & 7)) return 0;
+    return 1;
+}
+
+GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
+{
+    static const char *const tn[] = { "f32", "f16", "bf16" };
+    unsigned char mapbuf[4][128 + 64];
+    void *maps[3], *args[4];
+    gpuml__sm90_params sp;
+    gpuml__CUfunction fn;
+    char opts[300];
+    int in_t = p->a->dtype == GPUML_BF16 ? 9 : 6, ct = (int)p->c->dtype;
+    int out_t = ct == GPUML_F32 ? 7 : ct == GPUML_BF16 ? 9 : 6, kmajor = p->sb_k == 1, i;
+    int64_t tiles_m = (p->M + 127) / 128, units;
+    int cl = tiles_m >= 2 ? 2 : 1;
+    unsigned grid[3], block[3] = {384, 1, 1};
+    size_t ce = gpuml__dtype_sizes[ct];
+    for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
+    if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * 2, 64, 128) ||
+        !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * 2, 64, (unsigned)(256 / cl))
+                 : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * 2, 64, 64)) ||
+        !gpuml__tmap(ctx, maps[2], out_t, kp->C, p->N, p->M, p->sc_m * (int64_t)ce, ct == GPUML_F32 ? 32 : 64, 64))
+        return gpuml__fail(ctx, GPUML_ERROR_CUDA, "gpuml_matmul: cuTensorMapEncodeTiled rejected the layout");
+    snprintf(opts, sizeof opts, "-DGPUML_IN_T=%s -DGPUML_OUT=%s -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d "
+             "-DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=%d", tn[p->a->dtype], tn[ct], p->act,
+             p->bias != NULL, p->resid != NULL, kmajor, cl);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, "gpuml_matmul_sm90", &fn));
+    memset(&sp, 0, sizeof sp);
+    sp.c = kp->C; sp.c_in = p->beta != 0.0f ? kp->C : 0; sp.bias = kp->bias; sp.resid = kp->R;
+    sp.ldc = p->sc_m; sp.ldc_in = p->sc_m; sp.ldr = p->sr_m;
+    sp.M = (int)p->M; sp.N = (int)p->N; sp.K = (int)p->K;
+    sp.alpha = p->alpha * p->scale; sp.beta = p->beta; sp.group_m = 8;
+    units = (tiles_m + cl - 1) / cl * ((p->N + 255) / 256);
+    grid[0] = (unsigned)(cl * GPUML__MIN(units, (int64_t)GPUML__MAX(ctx->sm_count / cl, 1)));
+    grid[1] = grid[2] = 1;
+    args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
+    return gpuml__launch(ctx, fn, grid, block, 230656, args, "gpuml_matmul (sm90)");
+}
+
 /* one launch per outer batch index; the innermost batch dim is the grid's z */
 GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_matmul_path path)
 {
     gpuml__mm_params kp;
     int64_t outer = 1, o, inner = p->nb ? p->bdims[p->nb - 1] : 1;
     int d;
-    if (path != GPUML_MATMUL_AUTO && path != GPUML_MATMUL_SIMT)
+    if (path == GPUML_MATMUL_MMA)
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the forced path %d is not available for %s x %s on sm_%d",
                            (int)path, gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], ctx->arch);
     if (inner > 65535)
@@ -3046,6 +3134,26 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
         kp.B = gpuml__dptr(p->b) + (gpuml__u64)(off[1] * (int64_t)gpuml__dtype_sizes[p->b->dtype]);
         kp.C = gpuml__dptr(p->c) + (gpuml__u64)(off[2] * (int64_t)gpuml__dtype_sizes[p->c->dtype]);
         kp.R = p->resid ? gpuml__dptr(p->resid) + (gpuml__u64)(off[3] * (int64_t)gpuml__dtype_sizes[p->c->dtype]) : 0;
+        if ((path == GPUML_MATMUL_AUTO || path == GPUML_MATMUL_WGMMA) && gpuml__sm90_fits(ctx, p, &kp) &&
+            (path == GPUML_MATMUL_WGMMA || p->M * p->N * p->K >= (int64_t)1 << 21)) {
+            /* the Hopper kernel has no batch dim: one launch per batch element */
+            gpuml__mm_params one = kp;
+            int64_t zi;
+            for (zi = 0; zi < inner; zi++) {
+                one.A = kp.A + (gpuml__u64)(zi * kp.sa_b * 2);
+                one.B = kp.B + (gpuml__u64)(zi * kp.sb_b * 2);
+                one.C = kp.C + (gpuml__u64)(zi * kp.sc_b * (int64_t)gpuml__dtype_sizes[p->c->dtype]);
+                one.R = kp.R ? kp.R + (gpuml__u64)(zi * kp.sr_b * (int64_t)gpuml__dtype_sizes[p->c->dtype]) : 0;
+                if (!gpuml__sm90_fits(ctx, p, &one)) break;
+                GPUML__TRY(gpuml__mm_cuda_sm90(ctx, p, &one));
+            }
+            if (zi == inner) continue;
+            if (zi > 0) return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: batch %lld is misaligned for the Hopper kernel", (long long)zi);
+        }
+        if (path == GPUML_MATMUL_WGMMA)
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the wgmma path needs sm_90, f16/bf16, row-major A, "
+                               "a unit-stride dim in B and C, 16-byte aligned rows (this is %s x %s -> %s on sm_%d)",
+                               gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], gpuml__dtype_names[p->c->dtype], ctx->arch);
         GPUML__TRY(gpuml__mm_cuda_simt(ctx, p, &kp));
     }
     return GPUML_SUCCESS;
@@ -3179,7 +3287,7 @@ shape_error:
 }
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, GPUML__OPS_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, GPUML__OPS_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
@@ -3188,6 +3296,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "matmul", "-DGPUML_A_DT=2 -DGPUML_B_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=0" },
     { "matmul", "-DGPUML_A_DT=6 -DGPUML_B_DT=7 -DGPUML_C_DT=1 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=0" },
     { "matmul", "-DGPUML_A_DT=4 -DGPUML_B_DT=4 -DGPUML_C_DT=3 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=1" },
+    { "matmul_sm90", "-DGPUML_IN_T=bf16 -DGPUML_OUT=bf16 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=2" },
+    { "matmul_sm90", "-DGPUML_IN_T=f16 -DGPUML_OUT=f32 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif

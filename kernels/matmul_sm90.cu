@@ -13,6 +13,8 @@
  *   -DGPUML_B_KMAJOR=1|0         1: B stored N x K ("TN", B^T row-major)  (default 1)
  *                                0: B stored K x N row-major ("NN")
  *   -DGPUML_MM_TMA_STORE=1|0     1: C written by TMA store (default), 0: masked st.global
+ *   -DGPUML_MM_CLUSTER=2|1       2: 2-CTA clusters sharing (multicasting) the B tile (default)
+ *                                1: no cluster (use when tiles_m == 1, or if cluster launch fails)
  * The file includes no header.  It computes, for 0 <= m < M, 0 <= n < N:
  *   acc    = sum_k A[m,k] * B(k,n)                      (f32 accumulation)
  *   v      = alpha*acc + beta*C_in[m,n]                 (C_in is not read when beta == 0)
@@ -41,10 +43,15 @@
  *   68  float alpha;   72  float beta;
  *   76  int group_m;           tile-order group height in 128-row tiles; <= 0 means 8
  *
- * Grid:    (min(#SMs, tiles), 1, 1), tiles = ceil(M/128) * ceil(N/256); persistent, any
- *          gridDim.x >= 1 is correct (each CTA walks tiles blockIdx.x, +gridDim.x, ...).
+ * Work unit: CL = GPUML_MM_CLUSTER vertically adjacent 128 x 256 tiles;
+ *          units = ceil(ceil(M/128) / CL) * ceil(N/256).
+ * Grid:    (G, 1, 1), G = CL * min(units, maxActiveClusters) with maxActiveClusters =
+ *          cuOccupancyMaxActiveClusters(fn, cfg) (66 on a 132-SM H100 for CL = 2) or
+ *          #SMs / CL if that call is unavailable.  Persistent: any G >= CL that is a multiple
+ *          of CL is correct (cluster c walks units c, c + G/CL, ...).
  * Block:   (384, 1, 1)  = 1 producer warpgroup + 2 consumer warpgroups.
- * Cluster: (1, 1, 1)    (no cluster attribute needed).
+ * Cluster: (CL, 1, 1), compiled in with __cluster_dims__: pass no cluster attribute, or the
+ *          same dims, to cuLaunchKernelEx.
  * Dynamic shared memory: GPUML_MM_SMEM_BYTES = 230656 bytes with GPUML_MM_TMA_STORE=1,
  *          197888 bytes with GPUML_MM_TMA_STORE=0; set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_
  *          SIZE_BYTES to it first (device opt-in limit on H100: 232448).
@@ -57,7 +64,7 @@
  *   A   dtype BFLOAT16|FLOAT16 (= GPUML_IN_T), rank 2, globalAddress = A,
  *       globalDim {K, M}, globalStrides {lda*2} bytes, boxDim {64, 128}
  *   B   GPUML_B_KMAJOR=1 (B is N x K):  dtype = GPUML_IN_T, rank 2, globalAddress = B,
- *       globalDim {K, N}, globalStrides {ldb*2}, boxDim {64, 256}
+ *       globalDim {K, N}, globalStrides {ldb*2}, boxDim {64, 256 / CL}  (CL=2: {64, 128})
  *       GPUML_B_KMAJOR=0 (B is K x N):  dtype = GPUML_IN_T, rank 2, globalAddress = B,
  *       globalDim {N, K}, globalStrides {ldb*2}, boxDim {64, 64}
  *   C   (GPUML_MM_TMA_STORE=1) dtype BFLOAT16|FLOAT16|FLOAT32 (= GPUML_OUT), rank 2,
@@ -65,14 +72,20 @@
  *       boxDim {64, 64} for 16-bit out, {32, 64} for f32 out   (box inner = 128 bytes)
  * Requirements (host falls back otherwise): A, B, C, C_in, R base addresses 16-byte aligned,
  * every row stride a multiple of 16 bytes, M, N, K >= 1 and < 2^31, bias 8-byte aligned.
- * Edges: loads past M/N/K are zero-filled by TMA; the store clips (TMA) or masks (st.global).
+ * Edges: loads past M/N/K are zero-filled by TMA; stores clip rows (TMA) or mask; a 64-column
+ * chunk that crosses a right edge with N * sizeof(out) % 16 != 0 is stored with masked
+ * st.global, because TMA stores write whole 16-byte pieces (would clobber up to 7 elements
+ * past N, e.g. in a column slice).  Memory past row M or column N is never written.
  *
  * Design: CTA tile 128 x 256 x 64, 4-stage TMA ring (48 KB a stage, 128B-swizzled),
  * full/empty mbarriers; warpgroup 0 = producer (one thread issues TMA; setmaxnreg 40),
  * warpgroups 1, 2 = consumers (setmaxnreg 232), each wgmma.m64n256k16 on its 64 rows,
- * f32 accumulators in registers (128 a thread); persistent grid with grouped tile order.
- * Not done: split-K / stream-K (small-MN, large-K shapes under-fill the GPU), 2-CTA
- * cluster multicast, fp8.
+ * f32 accumulators in registers (128 a thread); persistent grid with grouped tile order;
+ * with CL = 2 each CTA of a cluster loads its own A tile and half of the common B tile,
+ * multicast to both (empty barriers then count both CTAs' consumer warps).
+ * Epilogue: 64 x 128-byte chunks through a double-buffered swizzled smem tile + TMA store.
+ * Not done: split-K / stream-K (small-MN, large-K shapes under-fill the GPU), fp8,
+ * overlap of the epilogue with the next tile's MMAs (consumers are not ping-ponged).
  * ======================================================================================
  */
 
@@ -333,8 +346,8 @@ static __device__ __forceinline__ float gpuml__act(float v)
     return v > 0.0f ? v : 0.0f;
 #elif GPUML_EPI == 2
     /* 0.5 x (1 + tanh(u)) == x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3) */
-    float u = 0.7978845608028654f * (v + 0.044715f * v * v * v);
-    return gpuml__sigmoid_mul(v, 2.0f * u);
+    /* 2u = v (2 sqrt(2/pi) + 2 sqrt(2/pi) 0.044715 v^2) */
+    return gpuml__sigmoid_mul(v, v * (1.5957691216057308f + 0.0713548162726009f * v * v));
 #elif GPUML_EPI == 3
     return gpuml__sigmoid_mul(v, v);
 #else
@@ -450,7 +463,7 @@ static __device__ __forceinline__ void gpuml__mbar_arrive_cluster(gpuml_u32 bar,
 {
     asm volatile("{\n\t.reg .b32 ra;\n\t"
                  "mapa.shared::cluster.u32 ra, %0, %1;\n\t"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n\t}" ::"r"(bar),
+                 "mbarrier.arrive.shared::cluster.b64 _, [ra];\n\t}" ::"r"(bar),
                  "r"(rank)
                  : "memory");
 }
