@@ -2386,11 +2386,13 @@ GPUML__FN void gpuml__scalar_bits(gpuml_dtype d, double value, unsigned char *bi
     gpuml__st_f32(d, bits, (float)value);
 }
 
-/* ---------------------------------------------------------------- CUDA backend ---- */
-#ifndef GPUML_NO_CUDA
-/* parameter structs exactly as kernels/common.cuh declares them */
+/* kernel parameter structs exactly as kernels/common.cuh declares them (the CPU paths of the
+   ops use them as plain data too) */
 typedef struct gpuml__kshape { int64_t n; int ndim; int64_t dims[GPUML_MAX_DIMS]; } gpuml__kshape;
 typedef struct gpuml__kview { int64_t offset; int64_t strides[GPUML_MAX_DIMS]; } gpuml__kview;
+
+/* ---------------------------------------------------------------- CUDA backend ---- */
+#ifndef GPUML_NO_CUDA
 
 GPUML__FN void gpuml__kparams(const gpuml__iter *it, gpuml__kshape *ks, gpuml__kview *kv)
 {

@@ -13,8 +13,9 @@
  *   -DGPUML_B_KMAJOR=1|0         1: B stored N x K ("TN", B^T row-major)  (default 1)
  *                                0: B stored K x N row-major ("NN")
  *   -DGPUML_MM_TMA_STORE=1|0     1: C written by TMA store (default), 0: masked st.global
- *   -DGPUML_MM_CLUSTER=2|1       2: 2-CTA clusters sharing (multicasting) the B tile (default)
- *                                1: no cluster (use when tiles_m == 1, or if cluster launch fails)
+ *   -DGPUML_MM_CLUSTER=1|2       1: no cluster (default)
+ *                                2: 2-CTA clusters sharing (multicasting) the B tile; correct,
+ *                                but measured 0-6% slower on H100 (bench/NOTES_matmul_sm90.md)
  * The file includes no header.  It computes, for 0 <= m < M, 0 <= n < N:
  *   acc    = sum_k A[m,k] * B(k,n)                      (f32 accumulation)
  *   v      = alpha*acc + beta*C_in[m,n]                 (C_in is not read when beta == 0)
@@ -46,12 +47,12 @@
  * Work unit: CL = GPUML_MM_CLUSTER vertically adjacent 128 x 256 tiles;
  *          units = ceil(ceil(M/128) / CL) * ceil(N/256).
  * Grid:    (G, 1, 1), G = CL * min(units, maxActiveClusters) with maxActiveClusters =
- *          cuOccupancyMaxActiveClusters(fn, cfg) (66 on a 132-SM H100 for CL = 2) or
- *          #SMs / CL if that call is unavailable.  Persistent: any G >= CL that is a multiple
+ *          #SMs for CL = 1; for CL = 2, cuOccupancyMaxActiveClusters(fn, cfg) (66 on a 132-SM
+ *          H100), or #SMs / 2 if that call is unavailable.  Persistent: any G >= CL that is a multiple
  *          of CL is correct (cluster c walks units c, c + G/CL, ...).
  * Block:   (384, 1, 1)  = 1 producer warpgroup + 2 consumer warpgroups.
- * Cluster: (CL, 1, 1), compiled in with __cluster_dims__: pass no cluster attribute, or the
- *          same dims, to cuLaunchKernelEx.
+ * Cluster: CL = 1: none.  CL = 2: (2, 1, 1), compiled in with __cluster_dims__: pass no
+ *          cluster attribute (or the same dims) to cuLaunchKernelEx.
  * Dynamic shared memory: GPUML_MM_SMEM_BYTES = 230656 bytes with GPUML_MM_TMA_STORE=1,
  *          197888 bytes with GPUML_MM_TMA_STORE=0; set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_
  *          SIZE_BYTES to it first (device opt-in limit on H100: 232448).
@@ -111,7 +112,7 @@
 #define GPUML_MM_TMA_STORE 1
 #endif
 #ifndef GPUML_MM_CLUSTER
-#define GPUML_MM_CLUSTER 2
+#define GPUML_MM_CLUSTER 1
 #endif
 #if GPUML_MM_CLUSTER != 1 && GPUML_MM_CLUSTER != 2
 #error "GPUML_MM_CLUSTER must be 1 or 2"

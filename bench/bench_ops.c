@@ -1,0 +1,162 @@
+/* Benchmark of the memory-bound ops (not a test).  On the GPU: time per call from CUDA events
+   around back-to-back launches after warm-up, GB/s (bytes read + written), and the fraction
+   of the device-to-device copy bandwidth measured in the same run.  On the CPU: wall-clock
+   GB/s against memcpy on the same machine.  bench/bench_ops_torch.py prints the same lines
+   for PyTorch.
+   Build: gcc -std=c99 -O2 -I. bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm
+   Run:   build/bench_ops [filter]            (GPUML_BACKEND=cpu for the CPU) */
+#define _POSIX_C_SOURCE 199309L
+#define GPUML_IMPLEMENTATION
+#include "../gpuml.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static gpuml_ctx *ctx;
+static double roof_gbs;
+static const char *filter;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef gpuml_status (*bench_fn)(void *arg);
+
+/* seconds per call of fn */
+static double time_it(bench_fn fn, void *arg, int iters)
+{
+    int i;
+    for (i = 0; i < 3; i++) if (fn(arg) != GPUML_SUCCESS) { printf("error: %s\n", gpuml_last_error(ctx)); exit(1); }
+    gpuml_sync(ctx);
+#ifndef GPUML_NO_CUDA
+    if (gpuml_get_backend(ctx) == GPUML_BACKEND_CUDA) {
+        gpuml__CUevent a, b;
+        gpuml__bench_event(ctx, &a);
+        for (i = 0; i < iters; i++) fn(arg);
+        gpuml__bench_event(ctx, &b);
+        return gpuml__bench_elapsed(ctx, a, b) * 1e-3 / iters;
+    }
+#endif
+    {
+        double t0 = now_s();
+        for (i = 0; i < iters; i++) fn(arg);
+        return (now_s() - t0) / iters;
+    }
+}
+
+typedef struct args { gpuml_tensor *o, *a, *b, *c, *d; int kind; } args;
+static gpuml_status f_copy(void *p) { args *x = (args *)p; return gpuml_copy(ctx, x->o, x->a); }
+static gpuml_status f_add(void *p) { args *x = (args *)p; return gpuml_add(ctx, x->o, x->a, x->b); }
+static gpuml_status f_mul(void *p) { args *x = (args *)p; return gpuml_mul(ctx, x->o, x->a, x->b); }
+static gpuml_status f_gelu(void *p) { args *x = (args *)p; return gpuml_gelu(ctx, x->o, x->a); }
+static gpuml_status f_sum(void *p) { args *x = (args *)p; return gpuml_reduce(ctx, GPUML_REDUCE_SUM, x->o, x->a, NULL, 0, 0); }
+static gpuml_status f_softmax(void *p) { args *x = (args *)p; return gpuml_softmax(ctx, x->o, x->a, -1); }
+static gpuml_status f_layernorm(void *p) { args *x = (args *)p; return gpuml_layernorm(ctx, x->o, x->a, x->b, x->c, 1e-5); }
+static gpuml_status f_rmsnorm(void *p) { args *x = (args *)p; return gpuml_rmsnorm(ctx, x->o, x->a, x->b, 1e-5); }
+static gpuml_status f_adamw(void *p)
+{
+    args *x = (args *)p;
+    gpuml_adamw_desc d;
+    memset(&d, 0, sizeof d);
+    d.lr = 1e-4; d.weight_decay = 0.01; d.step = 10;
+    return gpuml_adamw_step(ctx, x->o, x->a, x->b, x->c, &d);
+}
+
+static void report(const char *op, const char *dt, const char *shape, double sec, double bytes)
+{
+    double gbs = bytes / sec * 1e-9;
+    printf("gpuml  %-10s %-5s %-14s %10.1f us %8.1f GB/s  %5.3f of copy\n", op, dt, shape, sec * 1e6, gbs, gbs / roof_gbs);
+    fflush(stdout);
+}
+static int want(const char *op) { return !filter || strstr(op, filter) != NULL; }
+
+static gpuml_tensor *rnd(gpuml_dtype dt, int ndim, const int64_t *s)
+{
+    gpuml_tensor *t = gpuml_tensor_new(ctx, dt, ndim, s);
+    if (!t) { printf("alloc: %s\n", gpuml_last_error(ctx)); exit(1); }
+    gpuml_rand_uniform(ctx, t, 7, -2.0, 2.0);
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    int gpu, t, iters;
+    int64_t n;
+    const gpuml_dtype dts[2] = { GPUML_F32, GPUML_BF16 };
+    static const int64_t cols[4] = { 1024, 4096, 8192, 32768 };
+    filter = argc > 1 ? argv[1] : NULL;
+    if (gpuml_init(&ctx, NULL) != GPUML_SUCCESS) { printf("init: %s\n", gpuml_last_error(ctx)); return 1; }
+    gpu = gpuml_get_backend(ctx) == GPUML_BACKEND_CUDA;
+    printf("device: %s (%s)\n", gpuml_device_name(ctx), gpuml_backend_reason(ctx));
+    n = gpu ? (int64_t)1 << 26 : (int64_t)1 << 24;
+    iters = gpu ? 20 : 5;
+    /* the roof: copy of a 1 GiB buffer on the GPU (read + write), memcpy of 256 MiB on the CPU */
+    if (gpu) {
+        int64_t cn = (int64_t)1 << 28;
+        args a;
+        memset(&a, 0, sizeof a);
+        a.a = rnd(GPUML_F32, 1, &cn);
+        a.o = gpuml_tensor_new(ctx, GPUML_F32, 1, &cn);
+        roof_gbs = 2.0 * (double)cn * 4 / time_it(f_copy, &a, 10) * 1e-9;
+        gpuml_tensor_free(a.a); gpuml_tensor_free(a.o);
+    } else {
+        size_t bytes = (size_t)256 << 20;
+        char *s = (char *)malloc(bytes), *d = (char *)malloc(bytes);
+        double t0, best = 1e9;
+        int i;
+        memset(s, 1, bytes); memset(d, 2, bytes);
+        for (i = 0; i < 5; i++) { t0 = now_s(); memcpy(d, s, bytes); best = GPUML__MIN(best, now_s() - t0); }
+        roof_gbs = 2.0 * (double)bytes / best * 1e-9;
+        free(s); free(d);
+    }
+    printf("copy roof: %.1f GB/s (read + write)\n", roof_gbs);
+    for (t = 0; t < 2; t++) {
+        gpuml_dtype dt = dts[t];
+        const char *dn = gpuml_dtype_name(dt);
+        double es = (double)gpuml_dtype_size(dt);
+        char shp[64];
+        args a;
+        int c;
+        memset(&a, 0, sizeof a);
+        snprintf(shp, sizeof shp, "2^%d", gpu ? 26 : 24);
+        a.a = rnd(dt, 1, &n); a.b = rnd(dt, 1, &n); a.o = gpuml_tensor_new(ctx, dt, 1, &n);
+        if (want("add")) report("add", dn, shp, time_it(f_add, &a, iters), 3 * es * (double)n);
+        if (want("mul")) report("mul", dn, shp, time_it(f_mul, &a, iters), 3 * es * (double)n);
+        if (want("gelu")) report("gelu", dn, shp, time_it(f_gelu, &a, iters), 2 * es * (double)n);
+        gpuml_tensor_free(a.o);
+        a.o = gpuml_tensor_new(ctx, GPUML_F32, 0, NULL);
+        if (want("sum")) report("sum", dn, shp, time_it(f_sum, &a, iters), es * (double)n);
+        gpuml_tensor_free(a.o); gpuml_tensor_free(a.b);
+        for (c = 0; c < 4; c++) {
+            int64_t s[2], ws[1];
+            args r;
+            s[1] = cols[c]; s[0] = n / cols[c]; ws[0] = cols[c];
+            snprintf(shp, sizeof shp, "%lldx%lld", (long long)s[0], (long long)s[1]);
+            memset(&r, 0, sizeof r);
+            r.a = gpuml_tensor_reshape(a.a, 2, s);
+            r.o = gpuml_tensor_new(ctx, dt, 2, s);
+            r.b = rnd(dt, 1, ws); r.c = rnd(dt, 1, ws);
+            if (want("softmax")) report("softmax", dn, shp, time_it(f_softmax, &r, iters), 2 * es * (double)n);
+            if (want("layernorm")) report("layernorm", dn, shp, time_it(f_layernorm, &r, iters), 2 * es * (double)n);
+            if (want("rmsnorm")) report("rmsnorm", dn, shp, time_it(f_rmsnorm, &r, iters), 2 * es * (double)n);
+            gpuml_tensor_free(r.a); gpuml_tensor_free(r.o); gpuml_tensor_free(r.b); gpuml_tensor_free(r.c);
+        }
+        gpuml_tensor_free(a.a);
+        if (want("adamw")) {
+            args o;
+            memset(&o, 0, sizeof o);
+            o.o = rnd(GPUML_F32, 1, &n); o.a = rnd(dt, 1, &n); o.b = rnd(GPUML_F32, 1, &n); o.c = rnd(GPUML_F32, 1, &n);
+            gpuml_fill(ctx, o.c, 0.5);
+            snprintf(shp, sizeof shp, "2^%d", gpu ? 26 : 24);
+            /* param, m, v read and written (f32), grad read */
+            report("adamw", dn, shp, time_it(f_adamw, &o, iters), (24 + es) * (double)n);
+            gpuml_tensor_free(o.o); gpuml_tensor_free(o.a); gpuml_tensor_free(o.b); gpuml_tensor_free(o.c);
+        }
+    }
+    gpuml_shutdown(ctx);
+    return 0;
+}

@@ -1,0 +1,262 @@
+/* Family "elementwise": out = f(a, b, c) computed in f32, for the op codes GPUML__EW_* of
+   src/ops.inc.h (binary ops, unary math and activations, their gradients, where), and the
+   fused optimizer steps.  Specialized by
+     -DOP=<code> -DNIN=<1..3> -DDT_O/-DDT_A/-DDT_B/-DDT_C=<gpuml_dtype> -DVEC=<elements per vector>
+     -DSCAL=0|1|2   (1: b is the scalar s0;  2: a is the scalar s0 and b the tensor)
+   or, for the optimizers, -DOPT=1 (SGD) | 2 (AdamW) -DDT_G=<grad dtype> -DVEC=4. */
+#ifndef DT_A
+#define DT_A 0
+#endif
+#ifndef DT_B
+#define DT_B 0
+#endif
+#ifndef DT_C
+#define DT_C 0
+#endif
+#ifndef SCAL
+#define SCAL 0
+#endif
+#ifndef VEC
+#define VEC 1
+#endif
+
+/* VEC elements of T in one aligned load or store */
+template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
+
+/* linear index -> per-operand element offsets, dividing once per dim for all operands */
+template <int K>
+static __device__ __forceinline__ void gpuml__offsets(const gpuml__kshape &s, const gpuml__kview *v, gpuml__i64 i, gpuml__i64 *off)
+{
+    for (int k = 0; k < K; k++) off[k] = v[k].offset;
+    for (int d = s.ndim - 1; d >= 0; d--) {
+        gpuml__i64 q = i / s.dims[d], r = i - q * s.dims[d];
+        for (int k = 0; k < K; k++) off[k] += r * v[k].strides[d];
+        i = q;
+    }
+}
+
+#ifdef OP
+typedef gpuml__dt<DT_O> gpuml__O;
+typedef gpuml__dt<DT_A> gpuml__A;
+typedef gpuml__dt<DT_B> gpuml__B;
+typedef gpuml__dt<DT_C> gpuml__C;
+
+static __device__ __forceinline__ float gpuml__nan(void) { return __int_as_float(0x7fc00000); }
+static __device__ __forceinline__ float gpuml__sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+/* the op codes: keep in step with GPUML__EW_* in src/ops.inc.h */
+static __device__ __forceinline__ float gpuml__op(float a, float b, float c, float s0, float s1)
+{
+    (void)b; (void)c; (void)s0; (void)s1;
+#if OP == 0
+    return a + b;
+#elif OP == 1
+    return a - b;
+#elif OP == 2
+    return a * b;
+#elif OP == 3
+    return a / b;
+#elif OP == 4
+    return (a != a || b != b) ? a + b : (a > b ? a : b);      /* NaN propagates */
+#elif OP == 5
+    return (a != a || b != b) ? a + b : (a < b ? a : b);
+#elif OP == 6
+    return powf(a, b);
+#elif OP == 16
+    return -a;
+#elif OP == 17
+    return fabsf(a);
+#elif OP == 18
+    return expf(a);
+#elif OP == 19
+    return logf(a);
+#elif OP == 20
+    return sqrtf(a);
+#elif OP == 21
+    return 1.0f / sqrtf(a);
+#elif OP == 22
+    return sinf(a);
+#elif OP == 23
+    return cosf(a);
+#elif OP == 24
+    return tanhf(a);
+#elif OP == 25
+    return gpuml__sigmoidf(a);
+#elif OP == 26
+    return a > 0.0f ? a : (a != a ? a : 0.0f);
+#elif OP == 27
+    return 0.5f * a * (1.0f + erff(a * 0.70710678118654752f));
+#elif OP == 28
+    return 0.5f * a * (1.0f + tanhf(0.79788456080286536f * (a + 0.044715f * a * a * a)));
+#elif OP == 29
+    return a * gpuml__sigmoidf(a);
+#elif OP == 30
+    return a != a ? a : fminf(fmaxf(a, s0), s1);
+#elif OP == 40   /* gradients: a = dy, b = x */
+    return b > 0.0f ? a : (b != b ? b : 0.0f);
+#elif OP == 41
+    return a * (0.5f * (1.0f + erff(b * 0.70710678118654752f)) + b * 0.39894228040143268f * expf(-0.5f * b * b));
+#elif OP == 42
+    {
+        float k = 0.79788456080286536f, t = tanhf(k * (b + 0.044715f * b * b * b));
+        return a * (0.5f * (1.0f + t) + 0.5f * b * (1.0f - t * t) * k * (1.0f + 3.0f * 0.044715f * b * b));
+    }
+#elif OP == 43
+    {
+        float s = gpuml__sigmoidf(b);
+        return a * s * (1.0f + b * (1.0f - s));
+    }
+#elif OP == 60   /* where: a = mask */
+    return a != 0.0f ? b : c;
+#else
+#error "unknown OP"
+#endif
+}
+
+static __device__ __forceinline__ float gpuml__apply(float a, float b, float c, float s0, float s1)
+{
+#if SCAL == 1
+    return gpuml__op(a, s0, c, s0, s1);
+#elif SCAL == 2
+    return gpuml__op(s0, a, c, s0, s1);
+#else
+    return gpuml__op(a, b, c, s0, s1);
+#endif
+}
+
+/* every operand dense and 16-byte aligned: VEC elements per load, grid-stride */
+extern "C" __global__ void __launch_bounds__(256) gpuml_ew_contig(gpuml__i64 n, gpuml__O::T *__restrict__ o,
+        const gpuml__A::T *__restrict__ a, const gpuml__B::T *__restrict__ b, const gpuml__C::T *__restrict__ c,
+        float s0, float s1)
+{
+    gpuml__i64 nv = n / VEC, stride = (gpuml__i64)gridDim.x * blockDim.x;
+    gpuml__i64 i0 = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x;
+    for (gpuml__i64 i = i0; i < nv; i += stride) {
+        gpuml__vec<gpuml__A::T, VEC> va = ((const gpuml__vec<gpuml__A::T, VEC> *)a)[i];
+#if NIN >= 2 && SCAL == 0
+        gpuml__vec<gpuml__B::T, VEC> vb = ((const gpuml__vec<gpuml__B::T, VEC> *)b)[i];
+#endif
+#if NIN >= 3
+        gpuml__vec<gpuml__C::T, VEC> vc = ((const gpuml__vec<gpuml__C::T, VEC> *)c)[i];
+#endif
+        gpuml__vec<gpuml__O::T, VEC> vo;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            float fb = 0.0f, fc = 0.0f;
+#if NIN >= 2 && SCAL == 0
+            fb = gpuml__B::ld(vb.v[k]);
+#endif
+#if NIN >= 3
+            fc = gpuml__C::ld(vc.v[k]);
+#endif
+            vo.v[k] = gpuml__O::st(gpuml__apply(gpuml__A::ld(va.v[k]), fb, fc, s0, s1));
+        }
+        ((gpuml__vec<gpuml__O::T, VEC> *)o)[i] = vo;
+    }
+    for (gpuml__i64 i = nv * VEC + i0; i < n; i += stride) {
+        float fb = 0.0f, fc = 0.0f;
+#if NIN >= 2 && SCAL == 0
+        fb = gpuml__B::ld(b[i]);
+#endif
+#if NIN >= 3
+        fc = gpuml__C::ld(c[i]);
+#endif
+        o[i] = gpuml__O::st(gpuml__apply(gpuml__A::ld(a[i]), fb, fc, s0, s1));
+    }
+}
+
+/* any strided (and broadcast: stride 0) views; v[0] is the output */
+struct gpuml__views4 { gpuml__kview v[4]; };
+extern "C" __global__ void __launch_bounds__(256) gpuml_ew_strided(gpuml__kshape s, gpuml__views4 vw, gpuml__O::T *o,
+        const gpuml__A::T *a, const gpuml__B::T *b, const gpuml__C::T *c, float s0, float s1)
+{
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < s.n;
+         i += (gpuml__i64)gridDim.x * blockDim.x) {
+        gpuml__i64 off[NIN + 1];
+        float fb = 0.0f, fc = 0.0f;
+        gpuml__offsets<NIN + 1>(s, vw.v, i, off);
+#if NIN >= 2 && SCAL == 0
+        fb = gpuml__B::ld(b[off[2]]);
+#endif
+#if NIN >= 3
+        fc = gpuml__C::ld(c[off[3]]);
+#endif
+        o[off[0]] = gpuml__O::st(gpuml__apply(gpuml__A::ld(a[off[1]]), fb, fc, s0, s1));
+    }
+}
+#endif /* OP */
+
+#ifdef OPT
+/* Fused optimizer steps on f32 master weights p, f32 state m (and v), gradient g of DT_G.
+   h[] holds the hyper-parameters as the host computed them (see gpuml__optim in ops.inc.h).
+   SGD:   h = {lr, momentum, 1 - dampening, weight_decay, nesterov}
+   AdamW: h = {lr, beta1, beta2, eps, 1 - lr*wd, 1/(1 - beta1^t), 1/sqrt(1 - beta2^t)} */
+typedef gpuml__dt<DT_G> gpuml__G;
+struct gpuml__hyper { float h[8]; };
+
+static __device__ __forceinline__ void gpuml__opt_one(const gpuml__hyper &hp, float &p, float g, float &m, float &v)
+{
+#if OPT == 1
+    float lr = hp.h[0], mom = hp.h[1], damp1 = hp.h[2], wd = hp.h[3];
+    (void)v;
+    g = fmaf(wd, p, g);
+    if (mom != 0.0f) {
+        m = fmaf(mom, m, damp1 * g);
+        g = hp.h[4] != 0.0f ? fmaf(mom, m, g) : m;
+    }
+    p = fmaf(-lr, g, p);
+#else
+    float lr = hp.h[0], b1 = hp.h[1], b2 = hp.h[2], eps = hp.h[3];
+    p = p * hp.h[4];
+    m = fmaf(b1, m, (1.0f - b1) * g);
+    v = fmaf(b2, v, (1.0f - b2) * g * g);
+    p = p - lr * (m * hp.h[5]) / (sqrtf(v) * hp.h[6] + eps);
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(256) gpuml_opt_contig(gpuml__i64 n, gpuml__hyper hp, float *__restrict__ p,
+        const gpuml__G::T *__restrict__ g, float *__restrict__ m, float *__restrict__ v)
+{
+    gpuml__i64 nv = n / VEC, stride = (gpuml__i64)gridDim.x * blockDim.x;
+    gpuml__i64 i0 = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x;
+    for (gpuml__i64 i = i0; i < nv; i += stride) {
+        gpuml__vec<float, VEC> vp = ((gpuml__vec<float, VEC> *)p)[i], vm, vv;
+        gpuml__vec<gpuml__G::T, VEC> vg = ((const gpuml__vec<gpuml__G::T, VEC> *)g)[i];
+        if (OPT == 2 || hp.h[1] != 0.0f) vm = ((gpuml__vec<float, VEC> *)m)[i];
+        if (OPT == 2) vv = ((gpuml__vec<float, VEC> *)v)[i];
+#pragma unroll
+        for (int k = 0; k < VEC; k++) gpuml__opt_one(hp, vp.v[k], gpuml__G::ld(vg.v[k]), vm.v[k], vv.v[k]);
+        ((gpuml__vec<float, VEC> *)p)[i] = vp;
+        if (OPT == 2 || hp.h[1] != 0.0f) ((gpuml__vec<float, VEC> *)m)[i] = vm;
+        if (OPT == 2) ((gpuml__vec<float, VEC> *)v)[i] = vv;
+    }
+    for (gpuml__i64 i = nv * VEC + i0; i < n; i += stride) {
+        float fp = p[i], fm = 0.0f, fv = 0.0f;
+        if (OPT == 2 || hp.h[1] != 0.0f) fm = m[i];
+        if (OPT == 2) fv = v[i];
+        gpuml__opt_one(hp, fp, gpuml__G::ld(g[i]), fm, fv);
+        p[i] = fp;
+        if (OPT == 2 || hp.h[1] != 0.0f) m[i] = fm;
+        if (OPT == 2) v[i] = fv;
+    }
+}
+
+struct gpuml__views4 { gpuml__kview v[4]; };
+extern "C" __global__ void __launch_bounds__(256) gpuml_opt_strided(gpuml__kshape s, gpuml__views4 vw, gpuml__hyper hp,
+        float *p, const gpuml__G::T *g, float *m, float *v)
+{
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < s.n;
+         i += (gpuml__i64)gridDim.x * blockDim.x) {
+        gpuml__i64 off[4];
+        float fp, fm = 0.0f, fv = 0.0f;
+        gpuml__offsets<4>(s, vw.v, i, off);
+        fp = p[off[0]];
+        if (OPT == 2 || hp.h[1] != 0.0f) fm = m[off[2]];
+        if (OPT == 2) fv = v[off[3]];
+        gpuml__opt_one(hp, fp, gpuml__G::ld(g[off[1]]), fm, fv);
+        p[off[0]] = fp;
+        if (OPT == 2 || hp.h[1] != 0.0f) m[off[2]] = fm;
+        if (OPT == 2) v[off[3]] = fv;
+    }
+}
+#endif /* OPT */

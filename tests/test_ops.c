@@ -1,0 +1,961 @@
+/* Tests of the memory-bound ops (src/ops_api.h): every op against a float64 reference on
+   fresh random inputs, odd and large shapes, strided views, each dtype, poisoned outputs,
+   on the CPU and (where present) the GPU; NaN/Inf propagation; gradients against finite
+   differences; bad arguments. */
+#define GPUML_IMPLEMENTATION
+#include "harness.h"
+#define TT_PI 3.14159265358979323846
+
+/* ---------------------------------------------------------------- helpers ---- */
+static const gpuml_dtype FDT[3] = { GPUML_F32, GPUML_F16, GPUML_BF16 };
+static double tol_of(gpuml_dtype d) { return d == GPUML_F32 ? 1e-5 : d == GPUML_F16 ? 4e-3 : 2e-2; }
+
+static double round_to(gpuml_dtype d, double v)
+{
+    unsigned char b[4];
+    gpuml__st_f32(d, b, (float)v);
+    return gpuml__ld_f32(d, b);
+}
+static long long numel_of(int ndim, const int64_t *s) { long long n = 1; int i; for (i = 0; i < ndim; i++) n *= s[i]; return n; }
+
+/* a tensor of the given shape: layout 0 contiguous, 1 a transposed view (last two dims),
+   2 every other element of a wider tensor (sliced) */
+static gpuml_tensor *tt_new(gpuml_ctx *ctx, gpuml_dtype dt, int ndim, const int64_t *shape, int layout)
+{
+    int64_t s[GPUML_MAX_DIMS];
+    gpuml_tensor *base, *v;
+    int i;
+    for (i = 0; i < ndim; i++) s[i] = shape[i];
+    if (layout == 0 || ndim == 0 || (layout == 1 && ndim < 2)) return gpuml_tensor_new(ctx, dt, ndim, shape);
+    if (layout == 1) {
+        s[ndim - 1] = shape[ndim - 2]; s[ndim - 2] = shape[ndim - 1];
+        base = gpuml_tensor_new(ctx, dt, ndim, s);
+        v = gpuml_tensor_transpose(base, ndim - 2, ndim - 1);
+    } else {
+        s[ndim - 1] = shape[ndim - 1] * 2 + 1;
+        base = gpuml_tensor_new(ctx, dt, ndim, s);
+        v = gpuml_tensor_slice(base, ndim - 1, 1, s[ndim - 1], 2);
+    }
+    gpuml_tensor_free(base);
+    return v;
+}
+/* host bytes <-> doubles */
+static void to_bytes(gpuml_dtype d, const double *v, long long n, void *out)
+{
+    long long i;
+    size_t es = gpuml_dtype_size(d);
+    for (i = 0; i < n; i++) {
+        if (d == GPUML_I32) { int32_t x = (int32_t)v[i]; memcpy((char *)out + i * 4, &x, 4); }
+        else gpuml__st_f32(d, (char *)out + (size_t)i * es, (float)v[i]);
+    }
+}
+static void tt_write(gpuml_tensor *t, const double *v)
+{
+    long long n = gpuml_tensor_numel(t);
+    size_t nb = (size_t)n * gpuml_dtype_size(gpuml_tensor_dtype(t));
+    void *buf = calloc(nb + 1, 1);
+    to_bytes(gpuml_tensor_dtype(t), v, n, buf);
+    CHECK(gpuml_tensor_write(t, buf, nb) == GPUML_SUCCESS, "write: %s", gpuml_last_error(gpuml_tensor_ctx(t)));
+    free(buf);
+}
+static double *tt_read(const gpuml_tensor *t)
+{
+    long long n = gpuml_tensor_numel(t), i;
+    gpuml_dtype d = gpuml_tensor_dtype(t);
+    size_t es = gpuml_dtype_size(d);
+    unsigned char *buf = (unsigned char *)malloc((size_t)n * es + 1);
+    double *v = (double *)malloc(sizeof(double) * (size_t)(n + 1));
+    gpuml_status st = gpuml_tensor_read(t, buf, (size_t)n * es);
+    CHECK(st == GPUML_SUCCESS, "read: %s", gpuml_last_error(gpuml_tensor_ctx(t)));
+    for (i = 0; i < n; i++) {
+        if (d == GPUML_I32) { int32_t x; memcpy(&x, buf + i * 4, 4); v[i] = x; }
+        else v[i] = gpuml__ld_f32(d, buf + (size_t)i * es);
+    }
+    free(buf);
+    return v;
+}
+/* fresh random values in [lo, hi), never zero, rounded to the dtype; returned as doubles */
+static double *tt_rand(gpuml_tensor *t, double lo, double hi)
+{
+    long long n = gpuml_tensor_numel(t), i;
+    double *v = (double *)malloc(sizeof(double) * (size_t)(n + 1));
+    for (i = 0; i < n; i++) {
+        double x = lo + (hi - lo) * (tu_rand() + 1.0) * 0.5;
+        if (x == 0.0) x = 0.125;
+        v[i] = round_to(gpuml_tensor_dtype(t), x);
+    }
+    tt_write(t, v);
+    return v;
+}
+static void poison(gpuml_ctx *ctx, gpuml_tensor *t)
+{
+    CHECK(gpuml_fill(ctx, t, gpuml_tensor_dtype(t) == GPUML_I32 ? -7.0 : NAN) == GPUML_SUCCESS, "fill: %s", gpuml_last_error(ctx));
+}
+/* the contexts to run on: CPU, and the GPU where there is one */
+static int nctx(void) { return tu_gpu ? 2 : 1; }
+static gpuml_ctx *ctx_at(int i) { return i == 0 ? tu_cpu : tu_gpu; }
+static const char *cname(int i) { return i == 0 ? "cpu" : "gpu"; }
+
+/* row-major index helpers for references */
+static void unravel(long long i, int ndim, const int64_t *s, int64_t *idx)
+{
+    int d;
+    for (d = ndim - 1; d >= 0; d--) { idx[d] = i % s[d]; i /= s[d]; }
+}
+/* index into a (row-major dense) operand of shape os broadcast to shape s */
+static long long bcast_index(const int64_t *idx, int ndim, int ondim, const int64_t *os)
+{
+    long long k = 0;
+    int d;
+    for (d = 0; d < ondim; d++) {
+        int j = d + ndim - ondim;
+        k = k * os[d] + (os[d] == 1 ? 0 : idx[j]);
+    }
+    return k;
+}
+
+/* ---------------------------------------------------------------- elementwise ---- */
+static double ref_binary(int op, double a, double b)
+{
+    switch (op) {
+    case GPUML_BINARY_ADD: return a + b;
+    case GPUML_BINARY_SUB: return a - b;
+    case GPUML_BINARY_MUL: return a * b;
+    case GPUML_BINARY_DIV: return a / b;
+    case GPUML_BINARY_MAXIMUM: return (a != a || b != b) ? NAN : a > b ? a : b;
+    case GPUML_BINARY_MINIMUM: return (a != a || b != b) ? NAN : a < b ? a : b;
+    default: return pow(a, b);
+    }
+}
+static double ref_unary(int op, double x)
+{
+    switch (op) {
+    case GPUML_UNARY_NEG: return -x;
+    case GPUML_UNARY_ABS: return fabs(x);
+    case GPUML_UNARY_EXP: return exp(x);
+    case GPUML_UNARY_LOG: return log(x);
+    case GPUML_UNARY_SQRT: return sqrt(x);
+    case GPUML_UNARY_RSQRT: return 1.0 / sqrt(x);
+    case GPUML_UNARY_SIN: return sin(x);
+    case GPUML_UNARY_COS: return cos(x);
+    case GPUML_UNARY_TANH: return tanh(x);
+    case GPUML_UNARY_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case GPUML_UNARY_RELU: return x != x ? x : x > 0 ? x : 0;
+    case GPUML_UNARY_GELU: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+    case GPUML_UNARY_GELU_TANH: return 0.5 * x * (1.0 + tanh(sqrt(2.0 / TT_PI) * (x + 0.044715 * x * x * x)));
+    default: return x / (1.0 + exp(-x));
+    }
+}
+
+/* one binary case: shapes of a, b (broadcast), layouts, dtype */
+static void binary_case(gpuml_ctx *ctx, const char *cn, int op, gpuml_dtype dt, int na, const int64_t *sa, int nb,
+                        const int64_t *sb, int la, int lb)
+{
+    int64_t so[GPUML_MAX_DIMS], idx[GPUML_MAX_DIMS];
+    int no = na > nb ? na : nb, d;
+    gpuml_tensor *a, *b, *o;
+    double *va, *vb, *vo, *ref, alo = -2, ahi = 2, blo = -2, bhi = 2;
+    long long n, i;
+    char what[200];
+    for (d = 0; d < no; d++) {
+        int ja = d - (no - na), jb = d - (no - nb);
+        int64_t x = ja >= 0 ? sa[ja] : 1, y = jb >= 0 ? sb[jb] : 1;
+        so[d] = x == 1 ? y : x;
+    }
+    if (op == GPUML_BINARY_DIV) { blo = 0.5; bhi = 2; }
+    if (op == GPUML_BINARY_POW) { alo = 0.1; ahi = 2; }
+    a = tt_new(ctx, dt, na, sa, la);
+    b = tt_new(ctx, dt, nb, sb, lb);
+    o = tt_new(ctx, dt, no, so, 0);
+    va = tt_rand(a, alo, ahi);
+    vb = tt_rand(b, blo, bhi);
+    poison(ctx, o);
+    CHECK(gpuml_binary(ctx, (gpuml_binary_op)op, o, a, b) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+    vo = tt_read(o);
+    n = numel_of(no, so);
+    ref = (double *)malloc(sizeof(double) * (size_t)(n + 1));
+    for (i = 0; i < n; i++) {
+        unravel(i, no, so, idx);
+        ref[i] = ref_binary(op, va[bcast_index(idx, no, na, sa)], vb[bcast_index(idx, no, nb, sb)]);
+    }
+    snprintf(what, sizeof what, "%s binary op %d %s layouts %d/%d n=%lld", cn, op, gpuml_dtype_name(dt), la, lb, n);
+    tu_close(what, vo, ref, n, tol_of(dt), tol_of(dt) * 1e-1);
+    free(va); free(vb); free(vo); free(ref);
+    gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(o);
+}
+
+static void test_binary(void)
+{
+    int c, op, t;
+    static const int64_t s1[1] = {1023}, s2[3] = {3, 1, 5}, s3[2] = {4, 1}, s4[1] = {1}, s5[2] = {33, 65}, s6[2] = {1, 65};
+    static const int64_t s7[1] = {4097};
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++)
+            for (op = 0; op <= GPUML_BINARY_POW; op++) {
+                binary_case(ctx_at(c), cname(c), op, FDT[t], 1, s1, 1, s1, 0, 0);
+                binary_case(ctx_at(c), cname(c), op, FDT[t], 3, s2, 2, s3, 0, 0);
+                binary_case(ctx_at(c), cname(c), op, FDT[t], 1, s7, 1, s4, 0, 0);
+                binary_case(ctx_at(c), cname(c), op, FDT[t], 2, s5, 2, s5, 1, 2);
+                binary_case(ctx_at(c), cname(c), op, FDT[t], 2, s5, 2, s6, 2, 0);
+            }
+}
+
+/* mixed dtypes promote; scalar forms; in place */
+static void test_binary_mixed_scalar_inplace(void)
+{
+    int c;
+    for (c = 0; c < nctx(); c++) {
+        gpuml_ctx *ctx = ctx_at(c);
+        int64_t s[2] = {17, 129};
+        long long n = 17 * 129, i;
+        gpuml_tensor *a = tt_new(ctx, GPUML_BF16, 2, s, 0), *b = tt_new(ctx, GPUML_F16, 2, s, 1), *o = tt_new(ctx, GPUML_F32, 2, s, 0);
+        gpuml_tensor *o16 = tt_new(ctx, GPUML_F16, 2, s, 0);
+        double *va = tt_rand(a, -2, 2), *vb = tt_rand(b, -2, 2), *vo, *ref = (double *)malloc(sizeof(double) * (size_t)n);
+        poison(ctx, o);
+        CHECK(gpuml_mul(ctx, o, a, b) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(o);
+        for (i = 0; i < n; i++) ref[i] = va[i] * vb[i];
+        tu_close("bf16*f16 -> f32", vo, ref, n, 1e-6, 1e-7);
+        free(vo);
+        CHECK_STATUS(ctx, gpuml_mul(ctx, o16, a, b), GPUML_ERROR_DTYPE, "result is f32");
+        /* a - 3 and 3 / a */
+        poison(ctx, o16);
+        CHECK(gpuml_binary_scalar(ctx, GPUML_BINARY_SUB, o16, b, 3.0) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(o16);
+        for (i = 0; i < n; i++) ref[i] = vb[i] - 3.0;
+        tu_close("f16 - 3", vo, ref, n, 4e-3, 1e-3);
+        free(vo);
+        CHECK(gpuml_scalar_binary(ctx, GPUML_BINARY_DIV, o16, 3.0, b) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(o16);
+        for (i = 0; i < n; i++) ref[i] = 3.0 / vb[i];
+        tu_close("3 / f16", vo, ref, n, 4e-3, 1e-3);
+        free(vo);
+        /* in place: b = b + b (b is a transposed view) */
+        CHECK(gpuml_add(ctx, b, b, b) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(b);
+        for (i = 0; i < n; i++) ref[i] = 2 * vb[i];
+        tu_close("in place add", vo, ref, n, 0, 0);
+        free(vo);
+        CHECK(gpuml_mul_scalar(ctx, a, a, 0.5) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(a);
+        for (i = 0; i < n; i++) ref[i] = 0.5 * va[i];
+        tu_close("in place mul_scalar", vo, ref, n, 0, 0);
+        free(vo); free(va); free(vb); free(ref);
+        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(o); gpuml_tensor_free(o16);
+    }
+}
+
+static void test_unary(void)
+{
+    int c, t, op, lay;
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++)
+            for (op = 0; op < GPUML_UNARY_COUNT; op++)
+                for (lay = 0; lay < 3; lay++) {
+                    gpuml_ctx *ctx = ctx_at(c);
+                    int64_t s[2] = {lay == 0 ? 1 : 3, lay == 0 ? 4097 : 1023};
+                    long long n = s[0] * s[1], i;
+                    double lo = -4, hi = 4, *vx, *vo, *ref = (double *)malloc(sizeof(double) * (size_t)n);
+                    gpuml_tensor *x = tt_new(ctx, FDT[t], 2, s, lay), *o = tt_new(ctx, FDT[t], 2, s, lay == 1 ? 2 : 0);
+                    char what[160];
+                    if (op == GPUML_UNARY_LOG || op == GPUML_UNARY_SQRT || op == GPUML_UNARY_RSQRT) { lo = 0.05; hi = 8; }
+                    vx = tt_rand(x, lo, hi);
+                    poison(ctx, o);
+                    CHECK(gpuml_unary(ctx, (gpuml_unary_op)op, o, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                    vo = tt_read(o);
+                    for (i = 0; i < n; i++) ref[i] = ref_unary(op, vx[i]);
+                    snprintf(what, sizeof what, "%s unary %d %s layout %d", cname(c), op, gpuml_dtype_name(FDT[t]), lay);
+                    tu_close(what, vo, ref, n, FDT[t] == GPUML_F32 ? 2e-5 : tol_of(FDT[t]), FDT[t] == GPUML_F32 ? 1e-6 : 1e-3);
+                    free(vx); free(vo); free(ref);
+                    gpuml_tensor_free(x); gpuml_tensor_free(o);
+                }
+}
+
+static void test_clamp_where(void)
+{
+    int c, t, mk;
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++) {
+            gpuml_ctx *ctx = ctx_at(c);
+            int64_t s[2] = {5, 1023}, sm[2] = {1, 1023}, sb[1] = {1};
+            long long n = 5 * 1023, i;
+            gpuml_tensor *x = tt_new(ctx, FDT[t], 2, s, 2), *o = tt_new(ctx, FDT[t], 2, s, 0);
+            double *vx = tt_rand(x, -2, 2), *vo, *ref = (double *)malloc(sizeof(double) * (size_t)n);
+            poison(ctx, o);
+            CHECK(gpuml_clamp(ctx, o, x, -0.5, 0.75) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            vo = tt_read(o);
+            for (i = 0; i < n; i++) ref[i] = vx[i] < -0.5 ? -0.5 : vx[i] > 0.75 ? 0.75 : vx[i];
+            tu_close("clamp", vo, ref, n, 0, 0);
+            free(vo);
+            for (mk = 0; mk < 2; mk++) {
+                gpuml_tensor *m = tt_new(ctx, mk ? GPUML_I32 : GPUML_U8, 2, sm, 0), *b = tt_new(ctx, FDT[t], 1, sb, 0);
+                double *vm = (double *)malloc(sizeof(double) * 1023), *vb;
+                for (i = 0; i < 1023; i++) vm[i] = tu_rand() > 0 ? (mk ? -3 : 2) : 0;
+                tt_write(m, vm);
+                vb = tt_rand(b, -9, -8);
+                poison(ctx, o);
+                CHECK(gpuml_where(ctx, o, m, x, b) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                vo = tt_read(o);
+                for (i = 0; i < n; i++) ref[i] = vm[i % 1023] != 0 ? vx[i] : vb[0];
+                tu_close("where", vo, ref, n, 0, 0);
+                free(vo); free(vm); free(vb);
+                gpuml_tensor_free(m); gpuml_tensor_free(b);
+            }
+            free(vx); free(ref);
+            gpuml_tensor_free(x); gpuml_tensor_free(o);
+        }
+}
+
+/* NaN and Inf go through elementwise ops, reductions and softmax as they should */
+static void test_nan_inf(void)
+{
+    int c;
+    for (c = 0; c < nctx(); c++) {
+        gpuml_ctx *ctx = ctx_at(c);
+        int64_t s[2] = {4, 9}, s1[1] = {4};
+        double v[36], *vo;
+        int i;
+        gpuml_tensor *x = tt_new(ctx, GPUML_F32, 2, s, 0), *o = tt_new(ctx, GPUML_F32, 2, s, 0), *r = tt_new(ctx, GPUML_F32, 1, s1, 0);
+        gpuml_tensor *ai = tt_new(ctx, GPUML_I32, 1, s1, 0);
+        int ax = 1;
+        for (i = 0; i < 36; i++) v[i] = 0.5 + i * 0.01;
+        v[3] = NAN; v[9 + 4] = INFINITY; v[18 + 2] = -INFINITY; v[27 + 5] = NAN; v[27 + 6] = INFINITY;
+        tt_write(x, v);
+        CHECK(gpuml_add(ctx, o, x, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(o);
+        CHECK(vo[3] != vo[3] && vo[13] == INFINITY && vo[20] == -INFINITY, "add: %g %g %g", vo[3], vo[13], vo[20]);
+        free(vo);
+        CHECK(gpuml_maximum(ctx, o, x, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(o);
+        CHECK(vo[3] != vo[3] && vo[13] == INFINITY, "maximum: %g %g", vo[3], vo[13]);
+        free(vo);
+        CHECK(gpuml_relu(ctx, o, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(o);
+        CHECK(vo[3] != vo[3] && vo[13] == INFINITY && vo[20] == 0, "relu: %g %g %g", vo[3], vo[13], vo[20]);
+        free(vo);
+        CHECK(gpuml_exp(ctx, o, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(o);
+        CHECK(vo[3] != vo[3] && vo[13] == INFINITY && vo[20] == 0, "exp: %g %g %g", vo[3], vo[13], vo[20]);
+        free(vo);
+        CHECK(gpuml_reduce(ctx, GPUML_REDUCE_SUM, r, x, &ax, 1, 0) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(r);
+        CHECK(vo[0] != vo[0] && vo[1] == INFINITY && vo[2] == -INFINITY && vo[3] != vo[3], "sum: %g %g %g %g", vo[0], vo[1], vo[2], vo[3]);
+        free(vo);
+        CHECK(gpuml_reduce(ctx, GPUML_REDUCE_MAX, r, x, &ax, 1, 0) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(r);
+        CHECK(vo[0] != vo[0] && vo[1] == INFINITY && vo[2] == (double)(float)(0.5 + 26 * 0.01) && vo[3] != vo[3], "max: %g %g %g %g", vo[0], vo[1], vo[2], vo[3]);
+        free(vo);
+        CHECK(gpuml_reduce(ctx, GPUML_REDUCE_ARGMAX, ai, x, &ax, 1, 0) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(ai);
+        CHECK(vo[0] == 3 && vo[1] == 4 && vo[2] == 8 && vo[3] == 5, "argmax: %g %g %g %g", vo[0], vo[1], vo[2], vo[3]);
+        free(vo);
+        CHECK(gpuml_softmax(ctx, o, x, 1) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(o);
+        CHECK(vo[0] != vo[0] && vo[2 * 9 + 2] == 0 && vo[2 * 9 + 3] > 0, "softmax: %g %g %g", vo[0], vo[20], vo[21]);
+        free(vo);
+        gpuml_tensor_free(x); gpuml_tensor_free(o); gpuml_tensor_free(r); gpuml_tensor_free(ai);
+    }
+}
+
+/* ---------------------------------------------------------------- reductions ---- */
+static void ref_reduce(int kind, const double *x, int ndim, const int64_t *s, const int *red, double corr, double *out, long long nout)
+{
+    long long n = numel_of(ndim, s), i, o;
+    int64_t idx[GPUML_MAX_DIMS];
+    double *acc = (double *)calloc((size_t)nout + 1, sizeof(double)), *acc2 = (double *)calloc((size_t)nout + 1, sizeof(double));
+    long long *cnt = (long long *)calloc((size_t)nout + 1, sizeof(long long)), *arg = (long long *)calloc((size_t)nout + 1, sizeof(long long));
+    for (i = 0; i < n; i++) {
+        long long ri = 0;
+        int d;
+        unravel(i, ndim, s, idx);
+        o = 0;
+        for (d = 0; d < ndim; d++) {
+            if (!red[d]) o = o * s[d] + idx[d];
+            else ri = ri * s[d] + idx[d];
+        }
+        if (cnt[o] == 0) { acc[o] = x[i]; arg[o] = ri; acc2[o] = x[i] * x[i]; }
+        else {
+            if (kind == GPUML_REDUCE_SUM || kind == GPUML_REDUCE_MEAN || kind == GPUML_REDUCE_VAR) acc[o] += x[i];
+            if (kind == GPUML_REDUCE_VAR) acc2[o] += x[i] * x[i];
+            if (kind == GPUML_REDUCE_MAX && x[i] > acc[o]) acc[o] = x[i];
+            if (kind == GPUML_REDUCE_MIN && x[i] < acc[o]) acc[o] = x[i];
+            if (kind == GPUML_REDUCE_ARGMAX && x[i] > acc[o]) { acc[o] = x[i]; arg[o] = ri; }
+        }
+        cnt[o]++;
+    }
+    for (o = 0; o < nout; o++) {
+        if (kind == GPUML_REDUCE_MEAN) out[o] = acc[o] / (double)cnt[o];
+        else if (kind == GPUML_REDUCE_VAR) {
+            double m = acc[o] / (double)cnt[o];
+            out[o] = (acc2[o] - cnt[o] * m * m) / ((double)cnt[o] - corr);
+        } else if (kind == GPUML_REDUCE_ARGMAX) out[o] = (double)arg[o];
+        else out[o] = acc[o];
+    }
+    free(acc); free(acc2); free(cnt); free(arg);
+}
+
+static void reduce_case(gpuml_ctx *ctx, const char *cn, int kind, gpuml_dtype dt, int ndim, const int64_t *s, int lay,
+                        const int *axes, int naxes, int keepdim, gpuml_dtype odt)
+{
+    int red[GPUML_MAX_DIMS] = {0}, i, no = 0;
+    int64_t os[GPUML_MAX_DIMS];
+    long long nout = 1, n = numel_of(ndim, s);
+    gpuml_tensor *x = tt_new(ctx, dt, ndim, s, lay), *o;
+    double *vx = tt_rand(x, -1, 1), *vo, *ref, sumabs = 0, corr = kind == GPUML_REDUCE_VAR ? 1.0 : 0.0;
+    char what[200];
+    for (i = 0; i < naxes; i++) red[axes[i] < 0 ? axes[i] + ndim : axes[i]] = 1;
+    if (naxes == 0) for (i = 0; i < ndim; i++) red[i] = 1;
+    for (i = 0; i < ndim; i++) {
+        if (!red[i]) { os[no++] = s[i]; nout *= s[i]; }
+        else if (keepdim) os[no++] = 1;
+    }
+    if (kind == GPUML_REDUCE_ARGMAX) odt = GPUML_I32;
+    o = tt_new(ctx, odt, no, os, 0);
+    poison(ctx, o);
+    CHECK(gpuml_reduce(ctx, (gpuml_reduce_op)kind, o, x, axes, naxes, keepdim) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+    vo = tt_read(o);
+    ref = (double *)malloc(sizeof(double) * (size_t)(nout + 1));
+    ref_reduce(kind, vx, ndim, s, red, corr, ref, nout);
+    for (i = 0; i < n; i++) sumabs += fabs(vx[i]);
+    snprintf(what, sizeof what, "%s reduce %d %s->%s layout %d naxes %d n=%lld", cn, kind, gpuml_dtype_name(dt), gpuml_dtype_name(odt), lay, naxes, n);
+    if (kind == GPUML_REDUCE_ARGMAX || kind == GPUML_REDUCE_MAX || kind == GPUML_REDUCE_MIN) tu_close(what, vo, ref, nout, 0, 0);
+    else {
+        /* sums: error relative to the sum of magnitudes per output, plus the output's rounding */
+        double per = sumabs / (double)nout / (kind == GPUML_REDUCE_SUM ? 1.0 : (double)(n / nout));
+        tu_close(what, vo, ref, nout, odt == GPUML_F32 ? 1e-5 : tol_of(odt), per * 2e-6 + (kind == GPUML_REDUCE_VAR ? 1e-6 : 0));
+    }
+    free(vx); free(vo); free(ref);
+    gpuml_tensor_free(x); gpuml_tensor_free(o);
+}
+
+static void test_reduce(void)
+{
+    int c, t, k;
+    static const int64_t s3[3] = {3, 1023, 5}, s2[2] = {37, 4097}, s1[1] = {1}, sl[1] = {(1 << 22) + 3}, sc[2] = {4099, 3};
+    static const int a0[1] = {0}, a1[1] = {1}, a2[2] = {0, 2}, am[1] = {-1};
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++)
+            for (k = 0; k <= GPUML_REDUCE_VAR; k++) {
+                gpuml_ctx *ctx = ctx_at(c);
+                const char *cn = cname(c);
+                reduce_case(ctx, cn, k, FDT[t], 3, s3, 0, a1, 1, 0, FDT[t]);
+                reduce_case(ctx, cn, k, FDT[t], 3, s3, 1, a2, 2, 1, GPUML_F32);
+                reduce_case(ctx, cn, k, FDT[t], 2, s2, 0, am, 1, 1, FDT[t]);
+                reduce_case(ctx, cn, k, FDT[t], 2, s2, 2, a0, 1, 0, FDT[t]);
+                reduce_case(ctx, cn, k, FDT[t], 2, s2, 1, NULL, 0, 0, GPUML_F32);
+                reduce_case(ctx, cn, k, FDT[t], 1, s1, 0, a0, 1, 0, FDT[t]);
+                reduce_case(ctx, cn, k, FDT[t], 2, sc, 0, a0, 1, 0, GPUML_F32);
+                if (t == 0 || k == 0) reduce_case(ctx, cn, k, FDT[t], 1, sl, 0, NULL, 0, 0, GPUML_F32);
+            }
+}
+
+static void test_var_correction_sum_to_shape(void)
+{
+    int c;
+    for (c = 0; c < nctx(); c++) {
+        gpuml_ctx *ctx = ctx_at(c);
+        int64_t s[3] = {6, 5, 129}, so[2] = {1, 129}, sv[1] = {129};
+        long long i, j, k;
+        int ax[2] = {0, 1};
+        gpuml_tensor *g = tt_new(ctx, GPUML_F32, 3, s, 1), *o = tt_new(ctx, GPUML_BF16, 2, so, 0), *v = tt_new(ctx, GPUML_F32, 1, sv, 0);
+        double *vg = tt_rand(g, -1, 1), *vo, ref[129];
+        poison(ctx, o);
+        CHECK(gpuml_sum_to_shape(ctx, o, g) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(o);
+        for (k = 0; k < 129; k++) { ref[k] = 0; for (i = 0; i < 30; i++) ref[k] += vg[i * 129 + k]; }
+        tu_close("sum_to_shape", vo, ref, 129, 1e-2, 1e-2);
+        free(vo);
+        poison(ctx, v);
+        CHECK(gpuml_var(ctx, v, g, ax, 2, 0, 0.0) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        vo = tt_read(v);
+        for (k = 0; k < 129; k++) {
+            double m = 0, q = 0;
+            for (i = 0; i < 30; i++) m += vg[i * 129 + k];
+            m /= 30;
+            for (j = 0; j < 30; j++) q += (vg[j * 129 + k] - m) * (vg[j * 129 + k] - m);
+            ref[k] = q / 30;
+        }
+        tu_close("var correction 0", vo, ref, 129, 1e-5, 1e-6);
+        free(vo); free(vg);
+        gpuml_tensor_free(g); gpuml_tensor_free(o); gpuml_tensor_free(v);
+    }
+}
+
+/* ---------------------------------------------------------------- row ops ---- */
+/* reference for rows of x [R, n] (dense row-major doubles) */
+static void ref_rows(int kind, const double *x, long long R, long long n, const double *w, const double *b, double eps, double *y)
+{
+    long long r, i;
+    for (r = 0; r < R; r++) {
+        const double *xr = x + r * n;
+        double *yr = y + r * n, mx = -INFINITY, s = 0, mean = 0, q = 0;
+        if (kind <= 1) {
+            for (i = 0; i < n; i++) if (xr[i] > mx) mx = xr[i];
+            for (i = 0; i < n; i++) s += exp(xr[i] - mx);
+            for (i = 0; i < n; i++) yr[i] = kind == 0 ? exp(xr[i] - mx) / s : xr[i] - mx - log(s);
+        } else {
+            if (kind == 2) { for (i = 0; i < n; i++) mean += xr[i]; mean /= (double)n; }
+            for (i = 0; i < n; i++) q += (xr[i] - mean) * (xr[i] - mean);
+            q = 1.0 / sqrt(q / (double)n + eps);
+            for (i = 0; i < n; i++) yr[i] = (xr[i] - mean) * q * (w ? w[i] : 1) + (b ? b[i] : 0);
+        }
+    }
+}
+/* x as dense row-major [R, n] along `axis` of a 2-d [d0, d1] (axis 0: columns become rows) */
+static void gather_rows(const double *x, long long d0, long long d1, int axis, double *rows)
+{
+    long long i, j;
+    for (i = 0; i < d0; i++) for (j = 0; j < d1; j++) {
+        if (axis == 1) rows[i * d1 + j] = x[i * d1 + j];
+        else rows[j * d0 + i] = x[i * d1 + j];
+    }
+}
+
+static void softmax_case(gpuml_ctx *ctx, const char *cn, int logsm, gpuml_dtype dt, long long d0, long long d1, int axis, int lay)
+{
+    int64_t s[2] = {d0, d1};
+    long long n = d0 * d1;
+    gpuml_tensor *x = tt_new(ctx, dt, 2, s, lay), *y = tt_new(ctx, dt, 2, s, lay == 2 ? 1 : 0);
+    double *vx = tt_rand(x, -4, 4), *vy, *rows = (double *)calloc((size_t)n + 1, sizeof(double)), *ry = (double *)malloc(sizeof(double) * (size_t)n);
+    double *ref = (double *)malloc(sizeof(double) * (size_t)n);
+    char what[200];
+    long long R = axis == 1 ? d0 : d1, L = axis == 1 ? d1 : d0;
+    poison(ctx, y);
+    CHECK((logsm ? gpuml_log_softmax : gpuml_softmax)(ctx, y, x, axis) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+    vy = tt_read(y);
+    gather_rows(vx, d0, d1, axis, rows);
+    ref_rows(logsm, rows, R, L, NULL, NULL, 0, ry);
+    /* back to [d0, d1] order */
+    if (axis == 1) memcpy(ref, ry, sizeof(double) * (size_t)n);
+    else { long long i, j; for (i = 0; i < d0; i++) for (j = 0; j < d1; j++) ref[i * d1 + j] = ry[j * d0 + i]; }
+    snprintf(what, sizeof what, "%s %s %s [%lld,%lld] axis %d layout %d", cn, logsm ? "log_softmax" : "softmax", gpuml_dtype_name(dt), d0, d1, axis, lay);
+    tu_close(what, vy, ref, n, dt == GPUML_F32 ? 2e-5 : tol_of(dt), logsm ? 1e-4 + tol_of(dt) : 1e-7);
+    free(vx); free(vy); free(rows); free(ry); free(ref);
+    gpuml_tensor_free(x); gpuml_tensor_free(y);
+}
+static void test_softmax(void)
+{
+    int c, t, l;
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++)
+            for (l = 0; l < 2; l++) {
+                const char *cn = cname(c);
+                gpuml_ctx *ctx = ctx_at(c);
+                softmax_case(ctx, cn, l, FDT[t], 7, 1023, 1, 0);
+                softmax_case(ctx, cn, l, FDT[t], 3, 4096, 1, 0);
+                softmax_case(ctx, cn, l, FDT[t], 5, 1, 1, 0);
+                softmax_case(ctx, cn, l, FDT[t], 33, 65, 0, 0);
+                softmax_case(ctx, cn, l, FDT[t], 65, 33, 1, 1);
+                softmax_case(ctx, cn, l, FDT[t], 9, 301, 1, 2);
+                softmax_case(ctx, cn, l, FDT[t], 2, 40000, 1, 0);
+                if (t == 0) softmax_case(ctx, cn, l, FDT[t], 256, 8192, 1, 0);
+            }
+}
+
+static void norm_case(gpuml_ctx *ctx, const char *cn, int rms, gpuml_dtype dt, gpuml_dtype wdt, long long R, long long n, int hw, int hb, int lay)
+{
+    int64_t s[2] = {R, n}, sw[1] = {n};
+    long long N = R * n;
+    gpuml_tensor *x = tt_new(ctx, dt, 2, s, lay), *y = tt_new(ctx, dt, 2, s, 0);
+    gpuml_tensor *w = hw ? tt_new(ctx, wdt, 1, sw, 0) : NULL, *b = hb && !rms ? tt_new(ctx, wdt, 1, sw, 0) : NULL;
+    double *vx = tt_rand(x, -3, 5), *vw = w ? tt_rand(w, -2, 2) : NULL, *vb = b ? tt_rand(b, -1, 1) : NULL, *vy;
+    double *ref = (double *)malloc(sizeof(double) * (size_t)N);
+    char what[200];
+    poison(ctx, y);
+    if (rms) CHECK(gpuml_rmsnorm(ctx, y, x, w, 1e-5) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+    else CHECK(gpuml_layernorm(ctx, y, x, w, b, 1e-5) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+    vy = tt_read(y);
+    ref_rows(rms ? 3 : 2, vx, R, n, vw, vb, 1e-5, ref);
+    snprintf(what, sizeof what, "%s %s %s w %s [%lld,%lld] w%d b%d layout %d", cn, rms ? "rmsnorm" : "layernorm", gpuml_dtype_name(dt),
+             gpuml_dtype_name(wdt), R, n, hw, hb, lay);
+    tu_close(what, vy, ref, N, dt == GPUML_F32 ? 3e-5 : tol_of(dt), dt == GPUML_F32 ? 3e-5 : 2 * tol_of(dt));
+    free(vx); free(vw); free(vb); free(vy); free(ref);
+    gpuml_tensor_free(x); gpuml_tensor_free(y); gpuml_tensor_free(w); gpuml_tensor_free(b);
+}
+static void test_norms(void)
+{
+    int c, t, r;
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++)
+            for (r = 0; r < 2; r++) {
+                const char *cn = cname(c);
+                gpuml_ctx *ctx = ctx_at(c);
+                norm_case(ctx, cn, r, FDT[t], FDT[t], 7, 1023, 1, 1, 0);
+                norm_case(ctx, cn, r, FDT[t], GPUML_F32, 3, 4096, 1, 1, 0);
+                norm_case(ctx, cn, r, FDT[t], FDT[t], 5, 3, 0, 0, 0);
+                norm_case(ctx, cn, r, FDT[t], FDT[t], 65, 33, 1, 0, 1);
+                norm_case(ctx, cn, r, FDT[t], FDT[t], 9, 301, 0, 1, 2);
+                norm_case(ctx, cn, r, FDT[t], FDT[t], 2, 40000, 1, 1, 0);
+                if (t == 0) norm_case(ctx, cn, r, FDT[t], FDT[t], 512, 8192, 1, 1, 0);
+            }
+}
+
+/* ---------------------------------------------------------------- training ---- */
+/* float64 forward of the norms on one row and its analytic gradients; the analytic ones are
+   checked against finite differences of the forward first */
+static void ref_norm_bwd(int rms, const double *x, const double *dy, const double *w, long long R, long long n, double eps,
+                         double *dx, double *dw, double *db)
+{
+    long long r, i;
+    for (i = 0; i < n; i++) { dw[i] = 0; db[i] = 0; }
+    for (r = 0; r < R; r++) {
+        const double *xr = x + r * n, *dr = dy + r * n;
+        double mean = 0, q = 0, rstd, sg = 0, sgx = 0;
+        if (!rms) { for (i = 0; i < n; i++) mean += xr[i]; mean /= (double)n; }
+        for (i = 0; i < n; i++) q += (xr[i] - mean) * (xr[i] - mean);
+        rstd = 1.0 / sqrt(q / (double)n + eps);
+        for (i = 0; i < n; i++) {
+            double g = dr[i] * (w ? w[i] : 1), xh = (xr[i] - mean) * rstd;
+            sg += g; sgx += g * xh;
+            dw[i] += dr[i] * xh; db[i] += dr[i];
+        }
+        sg = rms ? 0 : sg / (double)n; sgx /= (double)n;
+        for (i = 0; i < n; i++) {
+            double g = dr[i] * (w ? w[i] : 1), xh = (xr[i] - mean) * rstd;
+            dx[r * n + i] = rstd * (g - sg - xh * sgx);
+        }
+    }
+}
+static void test_norm_backward_fd(void)
+{
+    /* the float64 analytic gradient against central differences of sum(dy * y) */
+    int rms;
+    for (rms = 0; rms < 2; rms++) {
+        long long n = 7, i;
+        double x[7], dy[7], w[7], b[7], dx[7], dw[7], db[7], y1[7], y2[7], h = 1e-6;
+        for (i = 0; i < n; i++) { x[i] = tu_rand() * 2; dy[i] = tu_rand(); w[i] = 1 + tu_rand() * 0.5; b[i] = tu_rand(); }
+        ref_norm_bwd(rms, x, dy, w, 1, n, 1e-5, dx, dw, db);
+        for (i = 0; i < n; i++) {
+            double save = x[i], f1 = 0, f2 = 0, fd;
+            long long k;
+            x[i] = save + h; ref_rows(rms ? 3 : 2, x, 1, n, w, rms ? NULL : b, 1e-5, y1);
+            x[i] = save - h; ref_rows(rms ? 3 : 2, x, 1, n, w, rms ? NULL : b, 1e-5, y2);
+            x[i] = save;
+            for (k = 0; k < n; k++) { f1 += dy[k] * y1[k]; f2 += dy[k] * y2[k]; }
+            fd = (f1 - f2) / (2 * h);
+            CHECK(fabs(fd - dx[i]) < 1e-6 * (1 + fabs(fd)), "norm %d dx[%lld]: fd %g analytic %g", rms, i, fd, dx[i]);
+            save = w[i]; f1 = f2 = 0;
+            w[i] = save + h; ref_rows(rms ? 3 : 2, x, 1, n, w, rms ? NULL : b, 1e-5, y1);
+            w[i] = save - h; ref_rows(rms ? 3 : 2, x, 1, n, w, rms ? NULL : b, 1e-5, y2);
+            w[i] = save;
+            for (k = 0; k < n; k++) { f1 += dy[k] * y1[k]; f2 += dy[k] * y2[k]; }
+            fd = (f1 - f2) / (2 * h);
+            CHECK(fabs(fd - dw[i]) < 1e-6 * (1 + fabs(fd)), "norm %d dw[%lld]: fd %g analytic %g", rms, i, fd, dw[i]);
+        }
+    }
+}
+static void norm_bwd_case(gpuml_ctx *ctx, const char *cn, int rms, gpuml_dtype dt, long long R, long long n, int hw, int lay)
+{
+    int64_t s[2] = {R, n}, sw[1] = {n};
+    long long N = R * n, i;
+    gpuml_tensor *x = tt_new(ctx, dt, 2, s, lay), *dy = tt_new(ctx, dt, 2, s, 0), *dx = tt_new(ctx, dt, 2, s, lay == 1 ? 2 : 0);
+    gpuml_tensor *w = hw ? tt_new(ctx, GPUML_F32, 1, sw, 0) : NULL;
+    gpuml_tensor *dw = tt_new(ctx, GPUML_F32, 1, sw, 0), *db = rms ? NULL : tt_new(ctx, GPUML_F32, 1, sw, 2);
+    double *vx = tt_rand(x, -3, 5), *vdy = tt_rand(dy, -1, 1), *vw = w ? tt_rand(w, 0.5, 1.5) : NULL, *gx, *gw, *gb = NULL;
+    double *rx = (double *)malloc(sizeof(double) * (size_t)N), *rw = (double *)malloc(sizeof(double) * (size_t)n), *rb = (double *)malloc(sizeof(double) * (size_t)n);
+    double mw = 0, mb = 0, mx = 0;
+    char what[200];
+    poison(ctx, dx); poison(ctx, dw); if (db) poison(ctx, db);
+    if (rms) CHECK(gpuml_rmsnorm_backward(ctx, dx, dw, dy, x, w, 1e-5) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+    else CHECK(gpuml_layernorm_backward(ctx, dx, dw, db, dy, x, w, 1e-5) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+    gx = tt_read(dx); gw = tt_read(dw); if (db) gb = tt_read(db);
+    ref_norm_bwd(rms, vx, vdy, vw, R, n, 1e-5, rx, rw, rb);
+    for (i = 0; i < N; i++) mx = fmax(mx, fabs(rx[i]));
+    for (i = 0; i < n; i++) { mw = fmax(mw, fabs(rw[i])); mb = fmax(mb, fabs(rb[i])); }
+    snprintf(what, sizeof what, "%s %s backward %s [%lld,%lld] w%d layout %d: dx", cn, rms ? "rmsnorm" : "layernorm", gpuml_dtype_name(dt), R, n, hw, lay);
+    tu_close(what, gx, rx, N, dt == GPUML_F32 ? 1e-4 : 3 * tol_of(dt), mx * (dt == GPUML_F32 ? 1e-5 : tol_of(dt)));
+    snprintf(what, sizeof what, "%s %s backward %s [%lld,%lld]: dweight", cn, rms ? "rmsnorm" : "layernorm", gpuml_dtype_name(dt), R, n);
+    tu_close(what, gw, rw, n, 1e-4, mw * (dt == GPUML_F32 ? 1e-5 : tol_of(dt)));
+    if (gb) tu_close("dbias", gb, rb, n, 1e-4, mb * 1e-5 + 1e-5);
+    free(vx); free(vdy); free(vw); free(gx); free(gw); free(gb); free(rx); free(rw); free(rb);
+    gpuml_tensor_free(x); gpuml_tensor_free(dy); gpuml_tensor_free(dx); gpuml_tensor_free(w); gpuml_tensor_free(dw); gpuml_tensor_free(db);
+}
+static void test_norm_backward(void)
+{
+    int c, t, r;
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++)
+            for (r = 0; r < 2; r++) {
+                gpuml_ctx *ctx = ctx_at(c);
+                norm_bwd_case(ctx, cname(c), r, FDT[t], 37, 1023, 1, 0);
+                norm_bwd_case(ctx, cname(c), r, FDT[t], 5, 3, 0, 0);
+                norm_bwd_case(ctx, cname(c), r, FDT[t], 65, 33, 1, 1);
+                norm_bwd_case(ctx, cname(c), r, FDT[t], 3, 9000, 1, 0);
+                if (t == 0) norm_bwd_case(ctx, cname(c), r, FDT[t], 1000, 4096, 1, 0);
+            }
+}
+
+static double ref_act_grad(int op, double x)
+{
+    double s;
+    switch (op) {
+    case GPUML_UNARY_RELU: return x > 0 ? 1 : 0;
+    case GPUML_UNARY_GELU: return 0.5 * (1 + erf(x / sqrt(2.0))) + x * exp(-0.5 * x * x) / sqrt(2 * TT_PI);
+    case GPUML_UNARY_GELU_TANH: {
+        double k = sqrt(2.0 / TT_PI), t = tanh(k * (x + 0.044715 * x * x * x));
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x);
+    }
+    default: s = 1 / (1 + exp(-x)); return s * (1 + x * (1 - s));
+    }
+}
+static void test_activation_backward(void)
+{
+    static const int ops[4] = { GPUML_UNARY_RELU, GPUML_UNARY_GELU, GPUML_UNARY_GELU_TANH, GPUML_UNARY_SILU };
+    int c, t, k;
+    long long i;
+    /* the analytic float64 gradients against central differences of the float64 forward */
+    for (k = 0; k < 4; k++)
+        for (i = 0; i < 50; i++) {
+            double x = tu_rand() * 4, h = 1e-6;
+            double fd = (ref_unary(ops[k], x + h) - ref_unary(ops[k], x - h)) / (2 * h);
+            if (fabs(x) < 1e-3) continue;
+            CHECK(fabs(fd - ref_act_grad(ops[k], x)) < 1e-6, "op %d at %g: fd %g analytic %g", ops[k], x, fd, ref_act_grad(ops[k], x));
+        }
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++)
+            for (k = 0; k < 4; k++) {
+                gpuml_ctx *ctx = ctx_at(c);
+                int64_t s[2] = {3, 1025};
+                long long n = 3 * 1025;
+                gpuml_tensor *x = tt_new(ctx, FDT[t], 2, s, 1), *dy = tt_new(ctx, FDT[t], 2, s, 0), *dx = tt_new(ctx, FDT[t], 2, s, 2);
+                double *vx = tt_rand(x, -4, 4), *vd = tt_rand(dy, -1, 1), *g, *ref = (double *)malloc(sizeof(double) * (size_t)n);
+                char what[100];
+                poison(ctx, dx);
+                CHECK(gpuml_activation_backward(ctx, (gpuml_unary_op)ops[k], dx, dy, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                g = tt_read(dx);
+                for (i = 0; i < n; i++) ref[i] = vd[i] * ref_act_grad(ops[k], vx[i]);
+                snprintf(what, sizeof what, "%s activation backward %d %s", cname(c), ops[k], gpuml_dtype_name(FDT[t]));
+                tu_close(what, g, ref, n, FDT[t] == GPUML_F32 ? 2e-5 : tol_of(FDT[t]), FDT[t] == GPUML_F32 ? 1e-6 : 1e-3);
+                free(vx); free(vd); free(g); free(ref);
+                gpuml_tensor_free(x); gpuml_tensor_free(dy); gpuml_tensor_free(dx);
+            }
+}
+
+static void xent_case(gpuml_ctx *ctx, const char *cn, gpuml_dtype dt, long long B, long long C, int lay, int bad)
+{
+    int64_t s[2] = {B, C}, sb[1] = {B}, s1[1] = {1};
+    gpuml_tensor *x = tt_new(ctx, dt, 2, s, lay), *d = tt_new(ctx, dt, 2, s, 0), *lab = tt_new(ctx, GPUML_I32, 1, sb, 0);
+    gpuml_tensor *loss = tt_new(ctx, GPUML_F32, 1, s1, 0);
+    double *vx = tt_rand(x, -4, 4), *vl = (double *)malloc(sizeof(double) * (size_t)B), *g, *lv;
+    double *ref = (double *)malloc(sizeof(double) * (size_t)(B * C)), rl = 0;
+    long long r, i;
+    char what[200];
+    for (r = 0; r < B; r++) vl[r] = (double)((long long)((tu_rand() + 1) * 0.5 * (double)C) % C);
+    if (bad) vl[B / 2] = (double)C;
+    tt_write(lab, vl);
+    poison(ctx, d); poison(ctx, loss);
+    CHECK(gpuml_cross_entropy(ctx, loss, d, x, lab) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+    g = tt_read(d); lv = tt_read(loss);
+    for (r = 0; r < B; r++) {
+        double mx = -INFINITY, s = 0;
+        long long L = (long long)vl[r];
+        for (i = 0; i < C; i++) mx = fmax(mx, vx[r * C + i]);
+        for (i = 0; i < C; i++) s += exp(vx[r * C + i] - mx);
+        if (L >= C) { rl = NAN; for (i = 0; i < C; i++) ref[r * C + i] = NAN; continue; }
+        rl += mx + log(s) - vx[r * C + L];
+        for (i = 0; i < C; i++) ref[r * C + i] = (exp(vx[r * C + i] - mx) / s - (i == L)) / (double)B;
+    }
+    rl /= (double)B;
+    snprintf(what, sizeof what, "%s cross_entropy %s [%lld,%lld] layout %d: loss", cn, gpuml_dtype_name(dt), B, C, lay);
+    tu_close(what, lv, &rl, 1, dt == GPUML_F32 ? 1e-5 : 1e-3, 1e-6);
+    snprintf(what, sizeof what, "%s cross_entropy %s [%lld,%lld] layout %d: dlogits", cn, gpuml_dtype_name(dt), B, C, lay);
+    tu_close(what, g, ref, B * C, dt == GPUML_F32 ? 2e-5 : tol_of(dt), 1e-7);
+    free(vx); free(vl); free(g); free(lv); free(ref);
+    gpuml_tensor_free(x); gpuml_tensor_free(d); gpuml_tensor_free(lab); gpuml_tensor_free(loss);
+}
+static void test_cross_entropy(void)
+{
+    int c, t;
+    /* the float64 gradient against finite differences of the float64 loss */
+    {
+        double x[5] = {0.3, -1.2, 2.0, 0.1, -0.4}, h = 1e-6;
+        int lab = 2, i, k;
+        for (i = 0; i < 5; i++) {
+            double f[2], mx = 2.0, s, an;
+            for (k = 0; k < 2; k++) {
+                int j;
+                double save = x[i];
+                x[i] += k ? -h : h;
+                s = 0;
+                for (j = 0; j < 5; j++) s += exp(x[j] - mx);
+                f[k] = mx + log(s) - x[lab];
+                x[i] = save;
+            }
+            s = 0;
+            for (k = 0; k < 5; k++) s += exp(x[k] - mx);
+            an = exp(x[i] - mx) / s - (i == lab);
+            CHECK(fabs((f[0] - f[1]) / (2 * h) - an) < 1e-7, "xent grad %d", i);
+        }
+    }
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++) {
+            xent_case(ctx_at(c), cname(c), FDT[t], 37, 1023, 0, 0);
+            xent_case(ctx_at(c), cname(c), FDT[t], 65, 33, 1, 0);
+            xent_case(ctx_at(c), cname(c), FDT[t], 4, 50000, 0, 0);
+            xent_case(ctx_at(c), cname(c), FDT[t], 9, 17, 2, 1);
+        }
+}
+
+static void test_optimizers(void)
+{
+    int c, gt, kind;
+    for (c = 0; c < nctx(); c++)
+        for (gt = 0; gt < 2; gt++)
+            for (kind = 0; kind < 4; kind++) {
+                gpuml_ctx *ctx = ctx_at(c);
+                gpuml_dtype gdt = gt ? GPUML_BF16 : GPUML_F32;
+                int64_t s[2] = {33, 1025};
+                long long n = 33 * 1025, i;
+                int step, lay = kind == 3 ? 1 : 0;
+                gpuml_tensor *p = tt_new(ctx, GPUML_F32, 2, s, lay), *g = tt_new(ctx, gdt, 2, s, lay);
+                gpuml_tensor *m = tt_new(ctx, GPUML_F32, 2, s, lay), *v = tt_new(ctx, GPUML_F32, 2, s, lay);
+                double *vp = tt_rand(p, -1, 1), *rm = (double *)calloc((size_t)n, sizeof(double)), *rv = (double *)calloc((size_t)n, sizeof(double));
+                double *gp, *gm;
+                char what[120];
+                CHECK(gpuml_fill(ctx, m, 0) == 0 && gpuml_fill(ctx, v, 0) == 0, "fill");
+                for (step = 1; step <= 3; step++) {
+                    double *vg = tt_rand(g, -1, 1);
+                    if (kind < 2 || kind == 3) {
+                        gpuml_adamw_desc d;
+                        memset(&d, 0, sizeof d);
+                        d.lr = 1e-2; d.weight_decay = kind == 1 ? 0.1 : 0; d.step = step;
+                        CHECK(gpuml_adamw_step(ctx, p, g, m, v, &d) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                        for (i = 0; i < n; i++) {
+                            double b1 = 0.9, b2 = 0.999;
+                            vp[i] *= 1 - 1e-2 * d.weight_decay;
+                            rm[i] = b1 * rm[i] + (1 - b1) * vg[i];
+                            rv[i] = b2 * rv[i] + (1 - b2) * vg[i] * vg[i];
+                            vp[i] -= 1e-2 * (rm[i] / (1 - pow(b1, step))) / (sqrt(rv[i] / (1 - pow(b2, step))) + 1e-8);
+                        }
+                    } else {
+                        gpuml_sgd_desc d;
+                        memset(&d, 0, sizeof d);
+                        d.lr = 0.1; d.momentum = 0.9; d.weight_decay = 0.01; d.nesterov = 1;
+                        CHECK(gpuml_sgd_step(ctx, p, g, m, &d) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                        for (i = 0; i < n; i++) {
+                            double gg = vg[i] + 0.01 * vp[i];
+                            rm[i] = 0.9 * rm[i] + gg;
+                            gg = gg + 0.9 * rm[i];
+                            vp[i] -= 0.1 * gg;
+                        }
+                    }
+                    free(vg);
+                }
+                gp = tt_read(p); gm = tt_read(m);
+                snprintf(what, sizeof what, "%s %s grad %s: param", cname(c), kind == 2 ? "sgd" : "adamw", gpuml_dtype_name(gdt));
+                tu_close(what, gp, vp, n, 1e-5, 1e-6);
+                snprintf(what, sizeof what, "%s %s grad %s: state", cname(c), kind == 2 ? "sgd" : "adamw", gpuml_dtype_name(gdt));
+                tu_close(what, gm, rm, n, 1e-5, 1e-6);
+                free(vp); free(rm); free(rv); free(gp); free(gm);
+                gpuml_tensor_free(p); gpuml_tensor_free(g); gpuml_tensor_free(m); gpuml_tensor_free(v);
+            }
+}
+
+/* ---------------------------------------------------------------- errors ---- */
+static void test_errors(void)
+{
+    int c;
+    for (c = 0; c < nctx(); c++) {
+        gpuml_ctx *ctx = ctx_at(c);
+        int64_t s34[2] = {3, 4}, s35[2] = {3, 5}, s3[1] = {3}, s8[1] = {8}, s1[1] = {1}, s4[1] = {4};
+        gpuml_tensor *a = gpuml_tensor_new(ctx, GPUML_F32, 2, s34), *b = gpuml_tensor_new(ctx, GPUML_F32, 2, s35);
+        gpuml_tensor *o = gpuml_tensor_new(ctx, GPUML_F32, 2, s34), *i32 = gpuml_tensor_new(ctx, GPUML_I32, 2, s34);
+        gpuml_tensor *h = gpuml_tensor_new(ctx, GPUML_F16, 2, s34), *v8 = gpuml_tensor_new(ctx, GPUML_F32, 1, s8);
+        gpuml_tensor *p1 = gpuml_tensor_slice(v8, 0, 0, 4, 1), *p2 = gpuml_tensor_slice(v8, 0, 2, 6, 1);
+        gpuml_tensor *r3 = gpuml_tensor_new(ctx, GPUML_F32, 1, s3), *l1 = gpuml_tensor_new(ctx, GPUML_F32, 1, s1);
+        gpuml_tensor *lab = gpuml_tensor_new(ctx, GPUML_I32, 1, s3), *w4 = gpuml_tensor_new(ctx, GPUML_F32, 1, s4);
+        int ax = 2, ax0[2] = {0, 0};
+        gpuml_fill(ctx, a, 1); gpuml_fill(ctx, b, 1); gpuml_fill(ctx, v8, 1);
+        CHECK_STATUS(ctx, gpuml_add(ctx, o, a, b), GPUML_ERROR_SHAPE, "[3,4] (a) and [3,5] (b) do not broadcast");
+        CHECK_STATUS(ctx, gpuml_add(ctx, b, a, a), GPUML_ERROR_SHAPE, "out is [3,5] but the inputs broadcast to [3,4]");
+        CHECK_STATUS(ctx, gpuml_add(ctx, o, a, i32), GPUML_ERROR_DTYPE, "b is i32");
+        CHECK_STATUS(ctx, gpuml_add(ctx, h, a, a), GPUML_ERROR_DTYPE, "out is f16 but the result is f32");
+        CHECK_STATUS(ctx, gpuml_add(ctx, NULL, a, a), GPUML_ERROR_INVALID_ARGUMENT, "out is NULL");
+        CHECK_STATUS(ctx, gpuml_add(ctx, o, NULL, a), GPUML_ERROR_INVALID_ARGUMENT, "a is NULL");
+        CHECK_STATUS(ctx, gpuml_add(ctx, p2, p1, p1), GPUML_ERROR_ALIAS, "partially overlaps");
+        CHECK(gpuml_add(ctx, p1, p1, p1) == GPUML_SUCCESS, "in place: %s", gpuml_last_error(ctx));
+        CHECK_STATUS(ctx, gpuml_binary(ctx, (gpuml_binary_op)99, o, a, a), GPUML_ERROR_INVALID_ARGUMENT, "not a gpuml_binary_op");
+        CHECK_STATUS(ctx, gpuml_unary(ctx, (gpuml_unary_op)99, o, a), GPUML_ERROR_INVALID_ARGUMENT, "not a gpuml_unary_op");
+        CHECK_STATUS(ctx, gpuml_exp(ctx, b, a), GPUML_ERROR_SHAPE, "out is [3,5] but x is [3,4]");
+        CHECK_STATUS(ctx, gpuml_exp(ctx, i32, i32), GPUML_ERROR_DTYPE, "x is i32");
+        CHECK_STATUS(ctx, gpuml_where(ctx, o, a, a, a), GPUML_ERROR_DTYPE, "mask is f32");
+        CHECK_STATUS(ctx, gpuml_clamp(ctx, o, a, 2, 1), GPUML_ERROR_INVALID_ARGUMENT, "lo 2 > hi 1");
+        CHECK_STATUS(ctx, gpuml_reduce(ctx, GPUML_REDUCE_SUM, r3, a, &ax, 1, 0), GPUML_ERROR_SHAPE, "axis 2 is out of range for x [3,4]");
+        CHECK_STATUS(ctx, gpuml_reduce(ctx, GPUML_REDUCE_SUM, r3, a, ax0, 2, 0), GPUML_ERROR_SHAPE, "given twice");
+        ax = 0;
+        CHECK_STATUS(ctx, gpuml_reduce(ctx, GPUML_REDUCE_SUM, r3, a, &ax, 1, 0), GPUML_ERROR_SHAPE, "out is [3] but reducing x [3,4]");
+        ax = 1;
+        CHECK_STATUS(ctx, gpuml_reduce(ctx, GPUML_REDUCE_ARGMAX, r3, a, &ax, 1, 0), GPUML_ERROR_DTYPE, "must be i32");
+        CHECK_STATUS(ctx, gpuml_reduce(ctx, GPUML_REDUCE_SUM, r3, a, NULL, 1, 0), GPUML_ERROR_INVALID_ARGUMENT, "NULL");
+        CHECK_STATUS(ctx, gpuml_sum_to_shape(ctx, r3, a), GPUML_ERROR_SHAPE, "out [3] does not broadcast to grad [3,4]");
+        CHECK_STATUS(ctx, gpuml_softmax(ctx, o, a, 2), GPUML_ERROR_SHAPE, "axis 2 is out of range");
+        CHECK_STATUS(ctx, gpuml_softmax(ctx, h, a, 1), GPUML_ERROR_DTYPE, "y is f16 but must be f32");
+        CHECK_STATUS(ctx, gpuml_layernorm(ctx, o, a, r3, NULL, 1e-5), GPUML_ERROR_SHAPE, "weight is [3] but must be [4]");
+        CHECK_STATUS(ctx, gpuml_layernorm(ctx, o, a, w4, i32, 1e-5), GPUML_ERROR_DTYPE, "bias is i32");
+        CHECK_STATUS(ctx, gpuml_rmsnorm(ctx, o, a, NULL, -1), GPUML_ERROR_INVALID_ARGUMENT, "eps");
+        CHECK_STATUS(ctx, gpuml_cross_entropy(ctx, l1, NULL, a, r3), GPUML_ERROR_DTYPE, "labels is f32 but must be i32");
+        CHECK_STATUS(ctx, gpuml_cross_entropy(ctx, l1, NULL, a, w4), GPUML_ERROR_DTYPE, "labels");
+        CHECK_STATUS(ctx, gpuml_cross_entropy(ctx, r3, NULL, a, lab), GPUML_ERROR_SHAPE, "one element");
+        CHECK_STATUS(ctx, gpuml_activation_backward(ctx, GPUML_UNARY_EXP, o, a, a), GPUML_ERROR_INVALID_ARGUMENT, "no backward");
+        {
+            gpuml_adamw_desc d;
+            gpuml_sgd_desc sd;
+            memset(&d, 0, sizeof d);
+            memset(&sd, 0, sizeof sd);
+            CHECK_STATUS(ctx, gpuml_adamw_step(ctx, o, a, b, b, &d), GPUML_ERROR_INVALID_ARGUMENT, "steps count from 1");
+            d.step = 1;
+            CHECK_STATUS(ctx, gpuml_adamw_step(ctx, o, a, b, b, &d), GPUML_ERROR_SHAPE, "[3,5]");
+            CHECK_STATUS(ctx, gpuml_adamw_step(ctx, h, h, o, o, &d), GPUML_ERROR_DTYPE, "param is f16");
+            CHECK_STATUS(ctx, gpuml_adamw_step(ctx, o, a, o, a, &d), GPUML_ERROR_ALIAS, "overlap");
+            CHECK_STATUS(ctx, gpuml_sgd_step(ctx, o, a, NULL, &sd), GPUML_ERROR_INVALID_ARGUMENT, "lr");
+            sd.lr = 0.1; sd.momentum = 0.9;
+            CHECK_STATUS(ctx, gpuml_sgd_step(ctx, o, a, NULL, &sd), GPUML_ERROR_INVALID_ARGUMENT, "momentum_buf");
+        }
+        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(o); gpuml_tensor_free(i32); gpuml_tensor_free(h);
+        gpuml_tensor_free(v8); gpuml_tensor_free(p1); gpuml_tensor_free(p2); gpuml_tensor_free(r3); gpuml_tensor_free(l1);
+        gpuml_tensor_free(lab); gpuml_tensor_free(w4);
+    }
+}
+
+/* the CPU and the GPU give the same numbers on one big input */
+static void test_cpu_gpu_agree(void)
+{
+    int64_t s[2] = {1024, 4096};
+    long long n = 1024 * 4096;
+    gpuml_tensor *xc, *yc, *xg, *yg;
+    double *vx, *a, *b;
+    NEED_GPU();
+    xc = gpuml_tensor_new(tu_cpu, GPUML_BF16, 2, s); yc = gpuml_tensor_new(tu_cpu, GPUML_BF16, 2, s);
+    xg = gpuml_tensor_new(tu_gpu, GPUML_BF16, 2, s); yg = gpuml_tensor_new(tu_gpu, GPUML_BF16, 2, s);
+    vx = tt_rand(xc, -3, 3);
+    tt_write(xg, vx);
+    CHECK(gpuml_softmax(tu_cpu, yc, xc, -1) == 0 && gpuml_softmax(tu_gpu, yg, xg, -1) == 0, "softmax");
+    a = tt_read(yc); b = tt_read(yg);
+    tu_close("softmax bf16 cpu vs gpu", b, a, n, 1e-2, 1e-6);
+    free(a); free(b);
+    CHECK(gpuml_gelu(tu_cpu, yc, xc) == 0 && gpuml_gelu(tu_gpu, yg, xg) == 0, "gelu");
+    a = tt_read(yc); b = tt_read(yg);
+    tu_close("gelu bf16 cpu vs gpu", b, a, n, 1e-2, 1e-6);
+    free(a); free(b); free(vx);
+    gpuml_tensor_free(xc); gpuml_tensor_free(yc); gpuml_tensor_free(xg); gpuml_tensor_free(yg);
+}
+
+static const tu_test tests[] = {
+    {"binary", test_binary},
+    {"binary_mixed_scalar_inplace", test_binary_mixed_scalar_inplace},
+    {"unary", test_unary},
+    {"clamp_where", test_clamp_where},
+    {"nan_inf", test_nan_inf},
+    {"reduce", test_reduce},
+    {"var_correction_sum_to_shape", test_var_correction_sum_to_shape},
+    {"softmax", test_softmax},
+    {"norms", test_norms},
+    {"norm_backward_fd", test_norm_backward_fd},
+    {"norm_backward", test_norm_backward},
+    {"activation_backward", test_activation_backward},
+    {"cross_entropy", test_cross_entropy},
+    {"optimizers", test_optimizers},
+    {"errors", test_errors},
+    {"cpu_gpu_agree", test_cpu_gpu_agree},
+};
+int main(int argc, char **argv) { return TU_RUN("test_ops", tests, argc, argv); }
