@@ -27,11 +27,18 @@ template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; 
 template <int K>
 static __device__ __forceinline__ void gpuml__offsets(const gpuml__kshape &s, const gpuml__kview *v, gpuml__i64 i, gpuml__i64 *off)
 {
+#pragma unroll
     for (int k = 0; k < K; k++) off[k] = v[k].offset;
-    for (int d = s.ndim - 1; d >= 0; d--) {
-        gpuml__i64 q = i / s.dims[d], r = i - q * s.dims[d];
-        for (int k = 0; k < K; k++) off[k] += r * v[k].strides[d];
-        i = q;
+    /* unrolled with constant indices: a run-time index into the parameter structs would copy
+       them to local memory */
+#pragma unroll
+    for (int d = GPUML_MAX_DIMS - 1; d >= 0; d--) {
+        if (d < s.ndim) {
+            gpuml__i64 q = i / s.dims[d], r = i - q * s.dims[d];
+#pragma unroll
+            for (int k = 0; k < K; k++) off[k] += r * v[k].strides[d];
+            i = q;
+        }
     }
 }
 

@@ -7,6 +7,19 @@ static const gpuml__family gpuml__fam_elementwise = { "elementwise", gpuml__ksrc
 static const gpuml__family gpuml__fam_reduce = { "reduce", gpuml__ksrc_reduce, 50, 0, 0 };
 static const gpuml__family gpuml__fam_norm = { "norm", gpuml__ksrc_norm, 50, 0, 0 };
 #define GPUML__OPS_FAMILIES &gpuml__fam_elementwise, &gpuml__fam_reduce, &gpuml__fam_norm,
+/* representative specializations for the compile checks (tests/test_jit.c) */
+#define GPUML__OPS_VARIANTS \
+    { "elementwise", "-DOP=0 -DNIN=2 -DSCAL=0 -DDT_O=0 -DDT_A=0 -DDT_B=0 -DDT_C=0 -DVEC=4" }, \
+    { "elementwise", "-DOP=27 -DNIN=1 -DSCAL=0 -DDT_O=2 -DDT_A=2 -DDT_B=0 -DDT_C=0 -DVEC=8" }, \
+    { "elementwise", "-DOP=60 -DNIN=3 -DSCAL=0 -DDT_O=1 -DDT_A=5 -DDT_B=1 -DDT_C=1 -DVEC=8" }, \
+    { "elementwise", "-DOPT=2 -DDT_G=2 -DVEC=4" }, \
+    { "reduce", "-DRK=0 -DDT_X=0 -DDT_O=0 -DVEC=4" }, { "reduce", "-DRK=4 -DDT_X=2 -DDT_O=3 -DVEC=8" }, \
+    { "reduce", "-DRK=5 -DDT_X=1 -DDT_O=0 -DVEC=8" }, \
+    { "norm", "-DRK=0 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=4 -DNV=8" }, \
+    { "norm", "-DRK=2 -DDT_X=2 -DDT_W=2 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=0 -DVEC=8 -DNV=4" }, \
+    { "norm", "-DRK=4 -DDT_X=1 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=1 -DVEC=8 -DNV=4" }, \
+    { "norm", "-DRK=6 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=4 -DNV=8" }, \
+    { "norm", "-DCOLSUM=1 -DDT_O=0" },
 
 /* elementwise op codes (the OP of kernels/elementwise.cu): binary ops are gpuml_binary_op,
    unary ops GPUML__EW_UNARY + gpuml_unary_op */
