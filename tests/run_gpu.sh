@@ -21,10 +21,13 @@ summary+="demo warm: $(grep -E '^(total|real)' "$OUT/demo_warm.log" | tr '\n' ' 
 tests/run_all.sh > "$OUT/tests.log" 2>&1
 summary+="tests: $(tail -n 1 "$OUT/tests.log")\n"
 # sanitizers over the GPU tests (the plain builds)
-for t in ${SANITIZE_TESTS:-test_core}; do
+# (program, test filter): the foundation tests whole, the kernel-heavy suites on a subset
+for spec in "test_core:" "test_ops:softmax" "test_ops:norms" "test_ops:binary" "test_ops:reduce" "test_ops:optimizers" "test_matmul:bf16_gpu" "test_matmul:f32_gpu"; do
+    t=${spec%%:*}; f=${spec#*:}
+    [ -x build/$t ] || continue
     for tool in memcheck racecheck; do
-        GPUML_TEST_NO_FAULT=1 compute-sanitizer --tool $tool --error-exitcode 9 ./build/$t ${SANITIZE_FILTER:-} > "$OUT/san_${tool}_$t.log" 2>&1
-        summary+="compute-sanitizer $tool $t: rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_${tool}_$t.log" | tail -n 1)\n"
+        GPUML_TEST_NO_FAULT=1 timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 ./build/$t $f > "$OUT/san_${tool}_$t$f.log" 2>&1
+        summary+="compute-sanitizer $tool $t $f: rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_${tool}_$t$f.log" | tail -n 1) $(tail -n 1 "$OUT/san_${tool}_$t$f.log")\n"
     done
 done
 for b in bench/run_*.sh; do
