@@ -2886,6 +2886,8 @@ GPUML__DEF void gpuml_kernel_free(gpuml_kernel *k)
 static const gpuml__family gpuml__fam_matmul = { "matmul", gpuml__ksrc_matmul, 50, 0, 0 };
 /* Hopper: TMA + wgmma (kernels/matmul_sm90.cu; its LAUNCH CONTRACT comment is the reference) */
 static const gpuml__family gpuml__fam_matmul_sm90 = { "matmul_sm90", gpuml__ksrc_matmul_sm90, 90, 1, 0 };
+/* sm_80+: mma.sync + ldmatrix + cp.async (kernels/matmul_mma.cu; see its LAUNCH CONTRACT) */
+static const gpuml__family gpuml__fam_matmul_mma = { "matmul_mma", gpuml__ksrc_matmul_mma, 80, 0, 0 };
 
 #define GPUML__MM_MAXB (GPUML_MAX_DIMS - 2)
 /* a validated matmul: sizes, per-operand strides (elements), epilogue */
@@ -3080,7 +3082,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     int in_t = p->a->dtype == GPUML_BF16 ? 9 : 6, ct = (int)p->c->dtype;
     int out_t = ct == GPUML_F32 ? 7 : ct == GPUML_BF16 ? 9 : 6, kmajor = p->sb_k == 1, i;
     int64_t tiles_m = (p->M + 127) / 128, units;
-    int cl = tiles_m >= 2 ? 2 : 1;
+    int cl = 1;   /* the 2-CTA cluster measured 0-6% slower (bench/NOTES_matmul_sm90.md) */
     unsigned grid[3], block[3] = {384, 1, 1};
     size_t ce = gpuml__dtype_sizes[ct];
     for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
@@ -3105,15 +3107,39 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     return gpuml__launch(ctx, fn, grid, block, 230656, args, "gpuml_matmul (sm90)");
 }
 
+
+/* 1 when the mma.sync kernel can take this problem (it reads A along k and B along its unit dim
+   with 16-byte cp.async: aligned bases, strides in multiples of 8 elements) */
+GPUML__FN int gpuml__mma_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
+{
+    if (ctx->arch < 80 || ctx->smem_optin < 98304) return 0;
+    if (p->a->dtype != GPUML_F16 && p->a->dtype != GPUML_BF16) return 0;
+    if (p->sa_k != 1 || p->sa_m % 8 || kp->sa_b % 8 || !gpuml__al16(kp->A)) return 0;
+    if (!((p->sb_n == 1 && p->sb_k % 8 == 0) || (p->sb_k == 1 && p->sb_n % 8 == 0)) || kp->sb_b % 8 || !gpuml__al16(kp->B)) return 0;
+    if ((p->M + 127) / 128 > 65535) return 0;
+    return 1;
+}
+GPUML__FN gpuml_status gpuml__mm_cuda_mma(gpuml_ctx *ctx, const gpuml__mm *p, gpuml__mm_params *kp)
+{
+    char opts[240];
+    gpuml__CUfunction fn;
+    unsigned grid[3], block[3] = {256, 1, 1};
+    void *args[1];
+    snprintf(opts, sizeof opts, "-DGPUML_A_DT=%d -DGPUML_B_DT=%d -DGPUML_C_DT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d "
+             "-DGPUML_HAS_RESID=%d -DGPUML_BETA=%d -DGPUML_B_NMAJOR=%d", (int)p->a->dtype, (int)p->b->dtype, (int)p->c->dtype,
+             p->act, p->bias != NULL, p->resid != NULL, p->beta != 0.0f, p->sb_n == 1 && p->N > 1 ? 1 : (p->sb_k == 1 ? 0 : 1));
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_mma, opts, "gpuml_mm_mma", &fn));
+    grid[0] = (unsigned)((p->N + 255) / 256); grid[1] = (unsigned)((p->M + 127) / 128); grid[2] = (unsigned)kp->batch;
+    args[0] = kp;
+    return gpuml__launch(ctx, fn, grid, block, 98304, args, "gpuml_matmul (mma)");
+}
+
 /* one launch per outer batch index; the innermost batch dim is the grid's z */
 GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_matmul_path path)
 {
     gpuml__mm_params kp;
     int64_t outer = 1, o, inner = p->nb ? p->bdims[p->nb - 1] : 1;
     int d;
-    if (path == GPUML_MATMUL_MMA)
-        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the forced path %d is not available for %s x %s on sm_%d",
-                           (int)path, gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], ctx->arch);
     if (inner > 65535)
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: %lld batches in one dim (at most 65535)", (long long)inner);
     for (d = 0; d + 1 < p->nb; d++) outer *= p->bdims[d];
@@ -3152,6 +3178,14 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
             if (zi == inner) continue;
             if (zi > 0) return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: batch %lld is misaligned for the Hopper kernel", (long long)zi);
         }
+        if ((path == GPUML_MATMUL_AUTO || path == GPUML_MATMUL_MMA) && gpuml__mma_fits(ctx, p, &kp)) {
+            GPUML__TRY(gpuml__mm_cuda_mma(ctx, p, &kp));
+            continue;
+        }
+        if (path == GPUML_MATMUL_MMA)
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the mma path needs sm_80+, f16/bf16, A contiguous along k, "
+                               "a unit-stride dim in B, 16-byte aligned bases and strides in multiples of 8 elements "
+                               "(this is %s x %s on sm_%d)", gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], ctx->arch);
         if (path == GPUML_MATMUL_WGMMA)
             return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the wgmma path needs sm_90, f16/bf16, row-major A, "
                                "a unit-stride dim in B and C, 16-byte aligned rows (this is %s x %s -> %s on sm_%d)",
@@ -3289,7 +3323,7 @@ shape_error:
 }
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, GPUML__OPS_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, GPUML__OPS_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
@@ -3300,6 +3334,9 @@ static const char *const gpuml__family_variants[][2] = {
     { "matmul", "-DGPUML_A_DT=4 -DGPUML_B_DT=4 -DGPUML_C_DT=3 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=1" },
     { "matmul_sm90", "-DGPUML_IN_T=bf16 -DGPUML_OUT=bf16 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=2" },
     { "matmul_sm90", "-DGPUML_IN_T=f16 -DGPUML_OUT=f32 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
+    { "matmul_mma", "-DGPUML_A_DT=2 -DGPUML_B_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },
+    { "matmul_mma", "-DGPUML_A_DT=1 -DGPUML_B_DT=1 -DGPUML_C_DT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_BETA=1 -DGPUML_B_NMAJOR=0" },
+    { "matmul_mma", "-DGPUML_A_DT=1 -DGPUML_B_DT=1 -DGPUML_C_DT=1 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif
