@@ -3,7 +3,7 @@ CC ?= cc
 CFLAGS ?= -std=c99 -O2 -g -Wall -Wextra -Werror -pedantic
 ASAN_FLAGS = -std=c99 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LIBS = -ldl -lpthread -lm
-HDR = gpuml.h kernels.cu.inc $(wildcard src/*.h)
+HDR = gpuml.h kernels.cu.inc
 TESTS = $(basename $(notdir $(wildcard tests/test_*.c)))
 
 .PHONY: demo test tests kernels gpu clean

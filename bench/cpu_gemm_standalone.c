@@ -1,4 +1,5 @@
-/* Standalone correctness test + benchmark for src/cpu_gemm.inc.h.
+/* Standalone correctness test + benchmark for the CPU GEMM of gpuml.h (the region between
+ * "BEGIN cpu_gemm" and "END cpu_gemm", extracted to build/cpu_gemm.inc.h by bench/run_cpu_gemm.sh).
  *
  * Provides stand-ins for the gpuml core functions the fragment relies on
  * (pthread pool, CPU check, f16/bf16 conversion, aligned alloc), checks
@@ -7,7 +8,7 @@
  * OpenBLAS core type can be chosen before the library initialises).
  *
  * Build (see NOTES_cpu_gemm.md):
- *   gcc -std=c99 -O2 -Wall -Wextra -Werror -pedantic bench/cpu_gemm_standalone.c -o gemm_bench -lpthread -ldl -lm
+ *   bench/run_cpu_gemm.sh [args]   (extracts the GEMM from gpuml.h, builds, runs)
  * Run:
  *   ./gemm_bench               tests + benchmark (OpenBLAS forced to its AVX2 "Haswell" kernels)
  *   ./gemm_bench --test        tests only
@@ -226,7 +227,7 @@ static void gpuml__aligned_free(void *p)
 }
 
 /* ============================ the fragment ============================= */
-#include "../src/cpu_gemm.inc.h"
+#include "../build/cpu_gemm.inc.h"
 
 /* ============================= test helpers ============================ */
 

@@ -1,5 +1,5 @@
 /* Family "elementwise": out = f(a, b, c) computed in f32, for the op codes GPUML__EW_* of
-   src/ops.inc.h (binary ops, unary math and activations, their gradients, where), and the
+   gpuml.h (binary ops, unary math and activations, their gradients, where), and the
    fused optimizer steps.  Specialized by
      -DOP=<code> -DNIN=<1..3> -DDT_O/-DDT_A/-DDT_B/-DDT_C=<gpuml_dtype> -DVEC=<elements per vector>
      -DSCAL=0|1|2   (1: b is the scalar s0;  2: a is the scalar s0 and b the tensor)
@@ -51,7 +51,7 @@ typedef gpuml__dt<DT_C> gpuml__C;
 static __device__ __forceinline__ float gpuml__nan(void) { return __int_as_float(0x7fc00000); }
 static __device__ __forceinline__ float gpuml__sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/* the op codes: keep in step with GPUML__EW_* in src/ops.inc.h */
+/* the op codes: keep in step with GPUML__EW_* in gpuml.h */
 static __device__ __forceinline__ float gpuml__op(float a, float b, float c, float s0, float s1)
 {
     (void)b; (void)c; (void)s0; (void)s1;

@@ -1,4 +1,4 @@
-/* Tests of the memory-bound ops (src/ops_api.h): every op against a float64 reference on
+/* Tests of the memory-bound ops (gpuml.h: "elementwise, reduction, normalization and training ops"): every op against a float64 reference on
    fresh random inputs, odd and large shapes, strided views, each dtype, poisoned outputs,
    on the CPU and (where present) the GPU; NaN/Inf propagation; gradients against finite
    differences; bad arguments. */
