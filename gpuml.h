@@ -3777,7 +3777,7 @@ GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor
         void *args[3];
         args[0] = p; args[1] = &op; args[2] = &pp;
         st = gpuml__kernel(ctx, &gpuml__fam_reduce, opts, "gpuml_reduce_finish", &fn);
-        grid[0] = gpuml__grid_wave(ctx, p->os.n, 256);
+        grid[0] = (unsigned)GPUML__MIN(p->os.n, (int64_t)1 << 20);   /* a block per output */
         if (st == GPUML_SUCCESS) st = gpuml__launch(ctx, fn, grid, block, 0, args, "reduce");
     }
     gpuml_tensor_free(scratch);   /* stream-ordered: the next user of the block runs after us */

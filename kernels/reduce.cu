@@ -161,13 +161,15 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_reduce_rows(gpuml__rpara
 }
 
 /* merges the splits of each outer index (one thread per output) */
-extern "C" __global__ void gpuml_reduce_finish(gpuml__rparams p, gpuml__O::T *out, const gpuml__acc *part)
+/* merges each output's nsplit partials: a block per output (there are few of them when the
+   reduction was split), the partials strided over the threads, then the block merge */
+extern "C" __global__ void __launch_bounds__(256) gpuml_reduce_finish(gpuml__rparams p, gpuml__O::T *out, const gpuml__acc *part)
 {
-    for (gpuml__i64 row = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; row < p.os.n;
-         row += (gpuml__i64)gridDim.x * blockDim.x) {
-        gpuml__acc a = part[row * p.nsplit];
-        for (int s = 1; s < p.nsplit; s++) gpuml__acc_merge(a, part[row * p.nsplit + s]);
-        gpuml__acc_store(out + gpuml__offset(p.os, p.oov, row), a, p.is.n, p.correction);
+    for (gpuml__i64 row = blockIdx.x; row < p.os.n; row += gridDim.x) {
+        gpuml__acc a = gpuml__acc_init();
+        for (int s = threadIdx.x; s < p.nsplit; s += blockDim.x) gpuml__acc_merge(a, part[row * p.nsplit + s]);
+        a = gpuml__acc_block(a);
+        if (threadIdx.x == 0) gpuml__acc_store(out + gpuml__offset(p.os, p.oov, row), a, p.is.n, p.correction);
     }
 }
 
