@@ -288,7 +288,8 @@ typedef enum gpuml_matmul_path {
     GPUML_MATMUL_AUTO = 0,    /* chosen by dtype, shape, layout and device */
     GPUML_MATMUL_SIMT = 1,    /* CUDA cores: every dtype, layout and shape */
     GPUML_MATMUL_MMA = 2,     /* tensor cores with mma.sync (sm_80+; f16/bf16) */
-    GPUML_MATMUL_WGMMA = 3    /* Hopper wgmma + TMA (sm_90; f16/bf16) */
+    GPUML_MATMUL_WGMMA = 3,   /* Hopper wgmma + TMA (sm_90; f16/bf16) */
+    GPUML_MATMUL_SMALL_M = 4  /* M <= 16 (decode): bound by reading B (f16/bf16, B stored N x K) */
 } gpuml_matmul_path;
 /* Zero means default for every field. */
 typedef struct gpuml_matmul_desc {
@@ -5301,15 +5302,21 @@ typedef struct gpuml__mm_params {
     float alpha, beta, scale;
 } gpuml__mm_params;
 
+/* the specialization options of the matmul family (SIMT and small-M kernels) */
+GPUML__FN void gpuml__mm_opts(const gpuml__mm *p, char *opts, size_t cap)
+{
+    snprintf(opts, cap, "-DGPUML_A_DT=%d -DGPUML_B_DT=%d -DGPUML_C_DT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d "
+             "-DGPUML_HAS_RESID=%d -DGPUML_BETA=%d -DGPUML_INT=%d", (int)p->a->dtype, (int)p->b->dtype, (int)p->c->dtype,
+             p->act, p->bias != NULL, p->resid != NULL, p->beta != 0.0f, p->a->dtype == GPUML_I8);
+}
+
 GPUML__FN gpuml_status gpuml__mm_cuda_simt(gpuml_ctx *ctx, const gpuml__mm *p, gpuml__mm_params *kp)
 {
     char opts[200];
     gpuml__CUfunction fn;
     unsigned grid[3], block[3] = {256, 1, 1};
     void *args[1];
-    snprintf(opts, sizeof opts, "-DGPUML_A_DT=%d -DGPUML_B_DT=%d -DGPUML_C_DT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d "
-             "-DGPUML_HAS_RESID=%d -DGPUML_BETA=%d -DGPUML_INT=%d", (int)p->a->dtype, (int)p->b->dtype, (int)p->c->dtype,
-             p->act, p->bias != NULL, p->resid != NULL, p->beta != 0.0f, p->a->dtype == GPUML_I8);
+    gpuml__mm_opts(p, opts, sizeof opts);
     if (p->a->dtype != GPUML_I8 && p->M >= 128 && p->N >= 128) {   /* large tiles once they fill the grid */
         GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, opts, "gpuml_mm_simt128", &fn));
         grid[0] = (unsigned)((p->N + 127) / 128); grid[1] = (unsigned)((p->M + 127) / 128);
@@ -5343,7 +5350,6 @@ GPUML__FN int gpuml__tmap(gpuml_ctx *ctx, void *map, int dtype, gpuml__CUdevicep
     return ctx->cu.TensorMapEncodeTiled(map, dtype, 2, (void *)(uintptr_t)addr, dims, strides, box, es,
                                         0 /* no interleave */, 3 /* 128B swizzle */, 3 /* L2 256B */, 0 /* zero fill */) == 0;
 }
-GPUML__FN int gpuml__al16(gpuml__CUdeviceptr p) { return (p & 15) == 0; }
 
 /* 1 when the wgmma kernel can take this problem (layouts, alignment, device) */
 GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
@@ -5351,10 +5357,10 @@ GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__
     size_t ce = gpuml__dtype_sizes[p->c->dtype];
     if (ctx->arch != 90 || !ctx->cu.TensorMapEncodeTiled || ctx->smem_optin < 230656) return 0;
     if (p->a->dtype != GPUML_F16 && p->a->dtype != GPUML_BF16) return 0;
-    if (p->sa_k != 1 || (p->sa_m * 2) % 16 || !gpuml__al16(kp->A)) return 0;
-    if (!((p->sb_k == 1 && (p->sb_n * 2) % 16 == 0) || (p->sb_n == 1 && (p->sb_k * 2) % 16 == 0)) || !gpuml__al16(kp->B)) return 0;
-    if (p->sc_n != 1 || (p->sc_m * (int64_t)ce) % 16 || !gpuml__al16(kp->C)) return 0;
-    if (p->resid && (p->sr_n != 1 || (p->sr_m * (int64_t)ce) % 16 || !gpuml__al16(kp->R) || gpuml__overlap(p->resid, p->c))) return 0;
+    if (p->sa_k != 1 || (p->sa_m * 2) % 16 || !gpuml__aligned16(kp->A)) return 0;
+    if (!((p->sb_k == 1 && (p->sb_n * 2) % 16 == 0) || (p->sb_n == 1 && (p->sb_k * 2) % 16 == 0)) || !gpuml__aligned16(kp->B)) return 0;
+    if (p->sc_n != 1 || (p->sc_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->C)) return 0;
+    if (p->resid && (p->sr_n != 1 || (p->sr_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->R) || gpuml__overlap(p->resid, p->c))) return 0;
     if (p->bias && (kp->bias & 7)) return 0;
     return 1;
 }
@@ -5402,8 +5408,8 @@ GPUML__FN int gpuml__mma_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__m
 {
     if (ctx->arch < 80 || ctx->smem_optin < 98304) return 0;
     if (p->a->dtype != GPUML_F16 && p->a->dtype != GPUML_BF16) return 0;
-    if (p->sa_k != 1 || p->sa_m % 8 || kp->sa_b % 8 || !gpuml__al16(kp->A)) return 0;
-    if (!((p->sb_n == 1 && p->sb_k % 8 == 0) || (p->sb_k == 1 && p->sb_n % 8 == 0)) || kp->sb_b % 8 || !gpuml__al16(kp->B)) return 0;
+    if (p->sa_k != 1 || p->sa_m % 8 || kp->sa_b % 8 || !gpuml__aligned16(kp->A)) return 0;
+    if (!((p->sb_n == 1 && p->sb_k % 8 == 0) || (p->sb_k == 1 && p->sb_n % 8 == 0)) || kp->sb_b % 8 || !gpuml__aligned16(kp->B)) return 0;
     if ((p->M + 127) / 128 > 65535) return 0;
     return 1;
 }
@@ -5420,6 +5426,48 @@ GPUML__FN gpuml_status gpuml__mm_cuda_mma(gpuml_ctx *ctx, const gpuml__mm *p, gp
     grid[0] = (unsigned)((p->N + 255) / 256); grid[1] = (unsigned)((p->M + 127) / 128); grid[2] = (unsigned)kp->batch;
     args[0] = kp;
     return gpuml__launch(ctx, fn, grid, block, 98304, args, "gpuml_matmul (mma)");
+}
+
+
+/* 1 when the small-M kernel can take this problem (16-byte loads along k of A and of B) */
+GPUML__FN int gpuml__small_fits(const gpuml__mm *p, const gpuml__mm_params *kp)
+{
+    if (p->M > 16 || (p->a->dtype != GPUML_F16 && p->a->dtype != GPUML_BF16)) return 0;
+    if (p->sa_k != 1 || p->sb_k != 1 || (p->M > 1 && p->sa_m % 8) || (p->N > 1 && p->sb_n % 8) || p->K % 8) return 0;
+    return gpuml__aligned16(kp->A) && gpuml__aligned16(kp->B);
+}
+GPUML__FN gpuml_status gpuml__mm_cuda_small(gpuml_ctx *ctx, const gpuml__mm *p, gpuml__mm_params *kp, const char *opts)
+{
+    gpuml__CUfunction fn, epi;
+    gpuml_tensor *part;
+    int64_t colblocks = (p->N + 31) / 32, want = (2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) + colblocks - 1) / colblocks;
+    int64_t maxchunk = ((48 * 1024) / (p->M * 2)) / 256 * 256, kchunk, ksplit, n;
+    unsigned grid[3], block[3] = {256, 1, 1};
+    void *args[3];
+    gpuml__CUdeviceptr pp;
+    gpuml_status st = GPUML_SUCCESS;
+    int kc, ks;
+    kchunk = (p->K + GPUML__MAX(want, 1) - 1) / GPUML__MAX(want, 1);
+    kchunk = GPUML__MIN(GPUML__MAX((kchunk + 255) / 256 * 256, 256), maxchunk);
+    ksplit = (p->K + kchunk - 1) / kchunk;
+    n = ksplit * p->M * p->N;
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, opts, "gpuml_mm_small", &fn));
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, opts, "gpuml_mm_small_epi", &epi));
+    part = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, "gpuml_matmul (split-K workspace)");
+    if (!part) return ctx->status;
+    pp = gpuml__dptr(part);
+    kc = (int)kchunk; ks = (int)ksplit;
+    kp->batch = 1;
+    args[0] = kp; args[1] = &pp; args[2] = &kc;
+    grid[0] = (unsigned)colblocks; grid[1] = (unsigned)ksplit; grid[2] = 1;
+    st = gpuml__launch(ctx, fn, grid, block, (unsigned)(p->M * kchunk * 2), args, "gpuml_matmul (small M)");
+    if (st == GPUML_SUCCESS) {
+        args[2] = &ks;
+        grid[0] = gpuml__grid_for(ctx, p->M * p->N, 256); grid[1] = 1;
+        st = gpuml__launch(ctx, epi, grid, block, 0, args, "gpuml_matmul (small M epilogue)");
+    }
+    gpuml_tensor_free(part);   /* stream-ordered: the next user of the block runs after these */
+    return st;
 }
 
 /* one launch per outer batch index; the innermost batch dim is the grid's z */
@@ -5450,6 +5498,26 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
         kp.B = gpuml__dptr(p->b) + (gpuml__u64)(off[1] * (int64_t)gpuml__dtype_sizes[p->b->dtype]);
         kp.C = gpuml__dptr(p->c) + (gpuml__u64)(off[2] * (int64_t)gpuml__dtype_sizes[p->c->dtype]);
         kp.R = p->resid ? gpuml__dptr(p->resid) + (gpuml__u64)(off[3] * (int64_t)gpuml__dtype_sizes[p->c->dtype]) : 0;
+        if ((path == GPUML_MATMUL_AUTO || path == GPUML_MATMUL_SMALL_M) && gpuml__small_fits(p, &kp)) {
+            /* no batch dim in the small-M kernel: one pair of launches per batch element */
+            gpuml__mm_params one = kp;
+            char opts[200];
+            int64_t zi;
+            gpuml__mm_opts(p, opts, sizeof opts);
+            for (zi = 0; zi < inner; zi++) {
+                one.A = kp.A + (gpuml__u64)(zi * kp.sa_b * 2);
+                one.B = kp.B + (gpuml__u64)(zi * kp.sb_b * 2);
+                one.C = kp.C + (gpuml__u64)(zi * kp.sc_b * (int64_t)gpuml__dtype_sizes[p->c->dtype]);
+                one.R = kp.R ? kp.R + (gpuml__u64)(zi * kp.sr_b * (int64_t)gpuml__dtype_sizes[p->c->dtype]) : 0;
+                if (!gpuml__small_fits(p, &one)) break;
+                GPUML__TRY(gpuml__mm_cuda_small(ctx, p, &one, opts));
+            }
+            if (zi == inner) continue;
+            if (zi > 0) return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: batch %lld is misaligned for the small-M kernel", (long long)zi);
+        }
+        if (path == GPUML_MATMUL_SMALL_M)
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the small-M path needs M <= 16, f16/bf16, A and B "
+                               "contiguous along k (B stored N x K), K and the row strides multiples of 8, 16-byte aligned bases");
         if ((path == GPUML_MATMUL_AUTO || path == GPUML_MATMUL_WGMMA) && gpuml__sm90_fits(ctx, p, &kp) &&
             (path == GPUML_MATMUL_WGMMA || p->M * p->N * p->K >= (int64_t)1 << 21)) {
             /* the Hopper kernel has no batch dim: one launch per batch element */

@@ -49,7 +49,7 @@ static void gpu_row(gpuml_ctx *ctx, gpuml_dtype dt, gpuml_dtype ct, int64_t M, i
     gpuml_matmul_desc d;
     gpuml_status st;
     double ms, flops = 2.0 * (double)M * (double)N * (double)K;
-    static const char *pn[] = { "auto", "simt", "mma", "wgmma" };
+    static const char *pn[] = { "auto", "simt", "mma", "wgmma", "small" };
     as[0] = M; as[1] = K; bs[0] = tb ? N : K; bs[1] = tb ? K : N; cs[0] = M; cs[1] = N;
     a = gpuml_tensor_new(ctx, dt, 2, as);
     b = gpuml_tensor_new(ctx, dt, 2, bs);

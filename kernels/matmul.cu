@@ -208,4 +208,97 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_simt128(gpuml__mm_par
     }
 }
 #endif
+/* Small M (M <= 16, the decode case): bound by reading B once.  B is stored N x K (k
+   contiguous), A M x K (k contiguous), 16-bit dtypes, K a multiple of 8, 16-byte aligned rows.
+   Each block stages an M x kchunk slice of A in shared memory and gives each warp 4 columns of
+   B; a lane reads 8 k values of each column with one 16-byte load and reuses every A vector
+   for the 4 columns.  Blocks along y split K; partial sums go to part[y][m][n] (f32) and
+   gpuml_mm_small_epi adds them up and applies the epilogue.
+   Launch: grid (ceil(N/32), ksplit, 1), block 256, dynamic shared memory M * kchunk * 2. */
+#if !GPUML_INT
+extern "C" __global__ void __launch_bounds__(256) gpuml_mm_small(gpuml__mm_params p, float *part, int kchunk)
+{
+    extern __shared__ uint4 gpuml__smem_small[];
+    gpuml__u16 *As = (gpuml__u16 *)gpuml__smem_small;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int k0 = blockIdx.y * kchunk, k1 = min(k0 + kchunk, p.K), kn = k1 - k0;
+    const int n0 = blockIdx.x * 32 + warp * 4;
+    const gpuml__u16 *A = (const gpuml__u16 *)p.A, *B = (const gpuml__u16 *)p.B;
+    float acc[16][4];
+#pragma unroll
+    for (int m = 0; m < 16; m++)
+#pragma unroll
+        for (int c = 0; c < 4; c++) acc[m][c] = 0.0f;
+    /* A slice -> shared memory, 16 bytes at a time */
+    for (int e = threadIdx.x * 8; e < p.M * kn; e += 256 * 8) {
+        int m = e / kn, k = e - m * kn;
+        *(uint4 *)(As + m * kn + k) = *(const uint4 *)(A + (gpuml__i64)m * p.sa_m + k0 + k);
+    }
+    __syncthreads();
+    for (int k = lane * 8; k < kn; k += 256) {
+        uint4 bv[4];
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            int n = n0 + c;
+            bv[c] = n < p.N ? __ldg((const uint4 *)(B + (gpuml__i64)n * p.sb_n + k0 + k)) : make_uint4(0, 0, 0, 0);
+        }
+        float bf[4][8];
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            const gpuml__u16 *h = (const gpuml__u16 *)&bv[c];
+#pragma unroll
+            for (int j = 0; j < 8; j++) bf[c][j] = gpuml__TB::ld(h[j]);
+        }
+#pragma unroll
+        for (int m = 0; m < 16; m++) {
+            if (m < p.M) {
+                uint4 av = *(const uint4 *)(As + m * kn + k);
+                const gpuml__u16 *h = (const gpuml__u16 *)&av;
+#pragma unroll
+                for (int j = 0; j < 8; j++) {
+                    float a = gpuml__TA::ld(h[j]);
+#pragma unroll
+                    for (int c = 0; c < 4; c++) acc[m][c] = fmaf(a, bf[c][j], acc[m][c]);
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < 16; m++) {
+        if (m < p.M) {
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                float v = acc[m][c];
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+                if (lane == 0 && n0 + c < p.N) part[((gpuml__i64)blockIdx.y * p.M + m) * p.N + n0 + c] = v;
+            }
+        }
+    }
+}
+
+/* sums the K-split partials of gpuml_mm_small and applies the epilogue; a thread per output */
+extern "C" __global__ void gpuml_mm_small_epi(gpuml__mm_params p, const float *part, int ksplit)
+{
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__i64)p.M * p.N;
+         i += (gpuml__i64)gridDim.x * blockDim.x) {
+        int m = (int)(i / p.N), n = (int)(i - (gpuml__i64)m * p.N);
+        float acc = 0.0f;
+        for (int s = 0; s < ksplit; s++) acc += part[(gpuml__i64)s * p.M * p.N + i];
+        gpuml__TC::T *c = (gpuml__TC::T *)p.C + m * p.sc_m + n * p.sc_n;
+        float v = p.alpha * p.scale * acc;
+#if GPUML_BETA
+        v += p.beta * gpuml__TC::ld(*c);
+#endif
+#if GPUML_HAS_BIAS
+        v += p.bias[n];
+#endif
+        v = gpuml__mm_act(v);
+#if GPUML_HAS_RESID
+        v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[m * p.sr_m + n * p.sr_n]);
+#endif
+        *c = gpuml__TC::st(v);
+    }
+}
+#endif
 #endif

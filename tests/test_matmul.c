@@ -134,7 +134,7 @@ done:
     return ran;
 }
 
-static const int64_t sizes[][3] = { {1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {64, 64, 64}, {127, 129, 255}, {1, 257, 300}, {200, 1, 31}, {130, 70, 1}, {257, 131, 77}, {129, 128, 9} };
+static const int64_t sizes[][3] = { {1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {64, 64, 64}, {127, 129, 255}, {1, 257, 300}, {200, 1, 31}, {130, 70, 1}, {257, 131, 77}, {129, 128, 9}, {1, 333, 256}, {16, 130, 1024}, {5, 77, 4104} };
 
 static void matrix_of_cases(gpuml_ctx *ctx, gpuml_dtype at, gpuml_dtype ct, gpuml_matmul_path path)
 {
@@ -175,6 +175,7 @@ DT_TEST(i8, GPUML_I8, GPUML_I32)
 
 static void forced_simt(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_SIMT); matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_SIMT); }
 static void forced_mma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F16, GPUML_MATMUL_MMA); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_F32, GPUML_MATMUL_MMA); }
+static void forced_small_m(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F16, GPUML_MATMUL_SMALL_M); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_F32, GPUML_MATMUL_SMALL_M); }
 static void forced_wgmma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA); }
 
 /* large shapes: sampled check against float64 */
@@ -247,7 +248,7 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_small_m", forced_small_m },
     { "large_gpu", large_gpu }, { "cpu_gpu_agree", cpu_gpu_agree }, { "bad_input", bad_input },
 };
 
