@@ -5441,7 +5441,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_small(gpuml_ctx *ctx, const gpuml__mm *p, 
     gpuml__CUfunction fn, epi;
     gpuml_tensor *part;
     int64_t colblocks = (p->N + 31) / 32, want = (2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) + colblocks - 1) / colblocks;
-    int64_t maxchunk = ((48 * 1024) / (p->M * 2)) / 256 * 256, kchunk, ksplit, n;
+    int64_t maxchunk = ((48 * 1024) / (p->M * 4)) / 256 * 256, kchunk, ksplit, n;
     unsigned grid[3], block[3] = {256, 1, 1};
     void *args[3];
     gpuml__CUdeviceptr pp;
@@ -5460,7 +5460,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_small(gpuml_ctx *ctx, const gpuml__mm *p, 
     kp->batch = 1;
     args[0] = kp; args[1] = &pp; args[2] = &kc;
     grid[0] = (unsigned)colblocks; grid[1] = (unsigned)ksplit; grid[2] = 1;
-    st = gpuml__launch(ctx, fn, grid, block, (unsigned)(p->M * kchunk * 2), args, "gpuml_matmul (small M)");
+    st = gpuml__launch(ctx, fn, grid, block, (unsigned)(p->M * kchunk * 4), args, "gpuml_matmul (small M)");
     if (st == GPUML_SUCCESS) {
         args[2] = &ks;
         grid[0] = gpuml__grid_for(ctx, p->M * p->N, 256); grid[1] = 1;

@@ -210,16 +210,25 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_simt128(gpuml__mm_par
 #endif
 /* Small M (M <= 16, the decode case): bound by reading B once.  B is stored N x K (k
    contiguous), A M x K (k contiguous), 16-bit dtypes, K a multiple of 8, 16-byte aligned rows.
-   Each block stages an M x kchunk slice of A in shared memory and gives each warp 4 columns of
-   B; a lane reads 8 k values of each column with one 16-byte load and reuses every A vector
-   for the 4 columns.  Blocks along y split K; partial sums go to part[y][m][n] (f32) and
-   gpuml_mm_small_epi adds them up and applies the epilogue.
-   Launch: grid (ceil(N/32), ksplit, 1), block 256, dynamic shared memory M * kchunk * 2. */
+   Each block stages an M x kchunk slice of A in shared memory, converted to f32 once; each
+   warp takes 4 columns of B, a lane reading 8 k values of each column with one 16-byte load
+   (converted with the hardware cvt for f16: the bit-exact software conversion of shared.h
+   costs ~25 instructions an element, which made this kernel compute-bound) and reusing every
+   A vector for the 4 columns.  Blocks along y split K; partial sums go to part[y][m][n] (f32)
+   and gpuml_mm_small_epi adds them up and applies the epilogue.
+   Launch: grid (ceil(N/32), ksplit, 1), block 256, dynamic shared memory M * kchunk * 4. */
 #if !GPUML_INT
+static __device__ __forceinline__ float gpuml__h2f_fast(gpuml__u16 h, int is_bf16)
+{
+    if (is_bf16) return __uint_as_float((unsigned)h << 16);
+    float f;
+    asm("{ .reg .b16 t; mov.b16 t, %1; cvt.f32.f16 %0, t; }" : "=f"(f) : "h"(h));
+    return f;
+}
 extern "C" __global__ void __launch_bounds__(256) gpuml_mm_small(gpuml__mm_params p, float *part, int kchunk)
 {
-    extern __shared__ uint4 gpuml__smem_small[];
-    gpuml__u16 *As = (gpuml__u16 *)gpuml__smem_small;
+    extern __shared__ float4 gpuml__smem_small[];
+    float *As = (float *)gpuml__smem_small;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int k0 = blockIdx.y * kchunk, k1 = min(k0 + kchunk, p.K), kn = k1 - k0;
     const int n0 = blockIdx.x * 32 + warp * 4;
@@ -229,10 +238,18 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_small(gpuml__mm_param
     for (int m = 0; m < 16; m++)
 #pragma unroll
         for (int c = 0; c < 4; c++) acc[m][c] = 0.0f;
-    /* A slice -> shared memory, 16 bytes at a time */
+    /* A slice -> shared memory as f32, 8 elements (16 bytes) at a time */
     for (int e = threadIdx.x * 8; e < p.M * kn; e += 256 * 8) {
         int m = e / kn, k = e - m * kn;
-        *(uint4 *)(As + m * kn + k) = *(const uint4 *)(A + (gpuml__i64)m * p.sa_m + k0 + k);
+        uint4 v = *(const uint4 *)(A + (gpuml__i64)m * p.sa_m + k0 + k);
+        const gpuml__u16 *h = (const gpuml__u16 *)&v;
+        float4 lo, hi;
+        lo.x = gpuml__h2f_fast(h[0], GPUML_A_DT == 2); lo.y = gpuml__h2f_fast(h[1], GPUML_A_DT == 2);
+        lo.z = gpuml__h2f_fast(h[2], GPUML_A_DT == 2); lo.w = gpuml__h2f_fast(h[3], GPUML_A_DT == 2);
+        hi.x = gpuml__h2f_fast(h[4], GPUML_A_DT == 2); hi.y = gpuml__h2f_fast(h[5], GPUML_A_DT == 2);
+        hi.z = gpuml__h2f_fast(h[6], GPUML_A_DT == 2); hi.w = gpuml__h2f_fast(h[7], GPUML_A_DT == 2);
+        *(float4 *)(As + m * kn + k) = lo;
+        *(float4 *)(As + m * kn + k + 4) = hi;
     }
     __syncthreads();
     for (int k = lane * 8; k < kn; k += 256) {
@@ -247,19 +264,17 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_small(gpuml__mm_param
         for (int c = 0; c < 4; c++) {
             const gpuml__u16 *h = (const gpuml__u16 *)&bv[c];
 #pragma unroll
-            for (int j = 0; j < 8; j++) bf[c][j] = gpuml__TB::ld(h[j]);
+            for (int j = 0; j < 8; j++) bf[c][j] = gpuml__h2f_fast(h[j], GPUML_B_DT == 2);
         }
 #pragma unroll
         for (int m = 0; m < 16; m++) {
             if (m < p.M) {
-                uint4 av = *(const uint4 *)(As + m * kn + k);
-                const gpuml__u16 *h = (const gpuml__u16 *)&av;
+                float4 a0 = *(const float4 *)(As + m * kn + k), a1 = *(const float4 *)(As + m * kn + k + 4);
+                float a[8] = { a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w };
 #pragma unroll
-                for (int j = 0; j < 8; j++) {
-                    float a = gpuml__TA::ld(h[j]);
+                for (int j = 0; j < 8; j++)
 #pragma unroll
-                    for (int c = 0; c < 4; c++) acc[m][c] = fmaf(a, bf[c][j], acc[m][c]);
-                }
+                    for (int c = 0; c < 4; c++) acc[m][c] = fmaf(a[j], bf[c][j], acc[m][c]);
             }
         }
     }
