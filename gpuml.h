@@ -5498,7 +5498,9 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
         kp.B = gpuml__dptr(p->b) + (gpuml__u64)(off[1] * (int64_t)gpuml__dtype_sizes[p->b->dtype]);
         kp.C = gpuml__dptr(p->c) + (gpuml__u64)(off[2] * (int64_t)gpuml__dtype_sizes[p->c->dtype]);
         kp.R = p->resid ? gpuml__dptr(p->resid) + (gpuml__u64)(off[3] * (int64_t)gpuml__dtype_sizes[p->c->dtype]) : 0;
-        if ((path == GPUML_MATMUL_AUTO || path == GPUML_MATMUL_SMALL_M) && gpuml__small_fits(p, &kp)) {
+        /* auto takes the small-M kernel up to M = 8: measured faster than the wgmma tile there,
+           slower at M = 16 (bench/NOTES.md) */
+        if ((path == GPUML_MATMUL_SMALL_M || (path == GPUML_MATMUL_AUTO && p->M <= 8)) && gpuml__small_fits(p, &kp)) {
             /* no batch dim in the small-M kernel: one pair of launches per batch element */
             gpuml__mm_params one = kp;
             char opts[200];
