@@ -40,3 +40,15 @@ template <> struct gpuml__dt<4> { typedef gpuml__i8 T;  static __device__ __forc
 template <> struct gpuml__dt<5> { typedef gpuml__u8 T;  static __device__ __forceinline__ float ld(T v) { return (float)v; } static __device__ __forceinline__ T st(float v) { return (T)gpuml__f32_to_int_sat(v, 0, 255); } };
 template <> struct gpuml__dt<6> { typedef gpuml__u8 T;  static __device__ __forceinline__ float ld(T v) { return gpuml__e4m3_to_f32(v); } static __device__ __forceinline__ T st(float v) { return gpuml__f32_to_e4m3(v); } };
 template <> struct gpuml__dt<7> { typedef gpuml__u8 T;  static __device__ __forceinline__ float ld(T v) { return gpuml__e5m2_to_f32(v); } static __device__ __forceinline__ T st(float v) { return gpuml__f32_to_e5m2(v); } };
+
+/* Parameters of every matmul kernel but the Hopper one (C[z][m][n] = epilogue(A[z] @ B[z])),
+   mirrored by gpuml__mm_params in gpuml.h. */
+struct gpuml__mm_params {
+    int M, N, K, batch;
+    const void *A; gpuml__i64 sa_b, sa_m, sa_k;   /* element strides: batch, row, k */
+    const void *B; gpuml__i64 sb_b, sb_k, sb_n;
+    void *C;       gpuml__i64 sc_b, sc_m, sc_n;   /* output; also C_in when BETA */
+    const float *bias;                            /* [N] f32, or null */
+    const void *R; gpuml__i64 sr_b, sr_m, sr_n;   /* residual in the output dtype, or null */
+    float alpha, beta, scale;
+};

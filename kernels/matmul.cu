@@ -6,18 +6,7 @@
    i32 accumulation and out: exact).
    Launch: grid (ceil(N/64), ceil(M/64), batch), block 256, no dynamic shared memory. */
 
-#ifndef GPUML__MM_PARAMS_DEFINED
-#define GPUML__MM_PARAMS_DEFINED
-struct gpuml__mm_params {
-    int M, N, K, batch;
-    const void *A; gpuml__i64 sa_b, sa_m, sa_k;   /* element strides: batch, row, k */
-    const void *B; gpuml__i64 sb_b, sb_k, sb_n;
-    void *C;       gpuml__i64 sc_b, sc_m, sc_n;   /* output; also C_in when BETA */
-    const float *bias;                            /* [N] f32, or null */
-    const void *R; gpuml__i64 sr_b, sr_m, sr_n;   /* residual in the output dtype, or null */
-    float alpha, beta, scale;
-};
-#endif
+/* struct gpuml__mm_params: kernels/common.cuh */
 
 /* the epilogue shared by every matmul kernel of the family */
 static __device__ __forceinline__ float gpuml__mm_act(float x)

@@ -61,18 +61,7 @@
    are BN*2 bytes with chunk ^= k&7.  ldmatrix reads and cp.async writes are conflict-free.
    ========================================================================================== */
 
-#ifndef GPUML__MM_PARAMS_DEFINED
-#define GPUML__MM_PARAMS_DEFINED
-struct gpuml__mm_params {
-    int M, N, K, batch;
-    const void *A; gpuml__i64 sa_b, sa_m, sa_k;   /* element strides: batch, row, k */
-    const void *B; gpuml__i64 sb_b, sb_k, sb_n;
-    void *C;       gpuml__i64 sc_b, sc_m, sc_n;   /* output; also C_in when BETA */
-    const float *bias;                            /* [N] f32, or null */
-    const void *R; gpuml__i64 sr_b, sr_m, sr_n;   /* residual in the output dtype, or null */
-    float alpha, beta, scale;
-};
-#endif
+/* struct gpuml__mm_params: kernels/common.cuh */
 
 #ifndef GPUML__MMA_DEFINED
 #define GPUML__MMA_DEFINED
