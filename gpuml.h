@@ -81,6 +81,20 @@
    a kernel surfaces at the next gpuml_sync or read, and marks the context failed
    (GPUML_ERROR_CONTEXT_FAILED from then on).
 
+   OPS AT A GLANCE
+   ---------------
+   Outputs are tensors the caller made; every op checks shapes, dtypes, contexts and aliasing.
+       gpuml_copy / gpuml_fill / gpuml_rand_uniform / gpuml_rand_normal
+       gpuml_binary (add sub mul div maximum minimum pow; broadcasting, promotion, scalars,
+           in place), gpuml_unary (neg abs exp log sqrt rsqrt sin cos tanh sigmoid relu gelu
+           silu), gpuml_clamp, gpuml_where
+       gpuml_reduce (sum mean max min argmax; any axes, keepdim), gpuml_var, gpuml_sum_to_shape
+       gpuml_softmax, gpuml_log_softmax, gpuml_layernorm, gpuml_rmsnorm
+       training: gpuml_activation_backward, gpuml_cross_entropy, gpuml_layernorm_backward,
+           gpuml_rmsnorm_backward, gpuml_sgd_step, gpuml_adamw_step
+       gpuml_matmul (strided/transposed operands, batches, alpha/beta, bias + activation +
+           residual epilogue; f32, f16, bf16, fp8, i8; Hopper wgmma, sm_80 mma.sync, SIMT, CPU)
+
    THREADS
    -------
    A context is used by one thread at a time; several contexts may run at once (one per
