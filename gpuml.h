@@ -3989,6 +3989,60 @@ GPUML__FN void gpuml__nplan_make(gpuml__nplan *p, const gpuml__rowop *r)
     p->scale = r->kind == GPUML__ROW_XENT ? (float)(1.0 / (double)GPUML__MAX(p->rs.n, 1)) : 1.0f;
 }
 
+/* out[i] = exp(x[i] - mx) for a row, returning the sum (in double).  NaN stays NaN.  The AVX2
+   path evaluates exp with a range reduction and a degree-6 polynomial (~1 ulp) and gives 0
+   below -87 (where f32 would go subnormal); the scalar path uses expf. */
+#if GPUML__HAVE_AVX2_PATH
+GPUML__FN GPUML__AVX2_TARGET double gpuml__exp_shift_avx2(const float *x, float mx, float *out, int64_t n)
+{
+    const __m256 vmx = _mm256_set1_ps(mx), lo = _mm256_set1_ps(-87.0f), log2e = _mm256_set1_ps(1.44269504088896341f);
+    const __m256 ln2hi = _mm256_set1_ps(0.693359375f), ln2lo = _mm256_set1_ps(-2.12194440e-4f), one = _mm256_set1_ps(1.0f);
+    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
+    double s = 0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_sub_ps(_mm256_loadu_ps(x + i), vmx), nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q), r, p, k, y;
+        __m256 under = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);   /* below -87: 0 (as f32 flushes there) */
+        __m256i e;
+        v = _mm256_max_ps(v, lo);
+        k = _mm256_round_ps(_mm256_mul_ps(v, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        r = _mm256_fnmadd_ps(k, ln2hi, v);
+        r = _mm256_fnmadd_ps(k, ln2lo, r);
+        p = _mm256_set1_ps(1.9875691500e-4f);
+        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+        y = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), one);
+        e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
+        y = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+        y = _mm256_andnot_ps(under, y);
+        y = _mm256_blendv_ps(y, _mm256_set1_ps(NAN), nan);
+        _mm256_storeu_ps(out + i, y);
+        acc0 = _mm256_add_pd(acc0, _mm256_cvtps_pd(_mm256_castps256_ps128(y)));
+        acc1 = _mm256_add_pd(acc1, _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)));
+    }
+    {
+        double t[4];
+        _mm256_storeu_pd(t, _mm256_add_pd(acc0, acc1));
+        s = (t[0] + t[1]) + (t[2] + t[3]);
+    }
+    for (; i < n; i++) { out[i] = expf(x[i] - mx); s += out[i]; }
+    return s;
+}
+#endif
+GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t n)
+{
+    double s = 0;
+    int64_t i;
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_has_avx2_fma()) return gpuml__exp_shift_avx2(x, mx, out, n);
+#endif
+    for (i = 0; i < n; i++) { out[i] = expf(x[i] - mx); s += out[i]; }
+    return s;
+}
+
 /* ---- CPU ---- */
 typedef struct gpuml__rowjob {
     const gpuml__rowop *r;
@@ -4022,18 +4076,20 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             int32_t lab = 0;
             int ok = 1;
             for (i = 0; i < n; i++) if (x[i] > mx) mx = x[i];
-            for (i = 0; i < n; i++) { double e = x[i] != x[i] ? (double)x[i] : exp((double)x[i] - mx); s += e; }
+            s = gpuml__exp_shift(x, (float)mx, yb, n);      /* yb[i] = exp(x[i] - mx) */
             if (r->kind == GPUML__ROW_XENT) {
                 memcpy(&lab, (const char *)gpuml_tensor_data(r->labels) + row * p->ls * 4, 4);
                 ok = lab >= 0 && lab < n;
                 j->loss[row] = ok ? mx + log(s) - x[lab] : NAN;
                 if (!yp) break;
             }
-            for (i = 0; i < n; i++) {
-                double v = (double)x[i] - mx;
-                if (r->kind == GPUML__ROW_SOFTMAX) yb[i] = (float)(exp(v) / s);
-                else if (r->kind == GPUML__ROW_LOG_SOFTMAX) yb[i] = (float)(v - log(s));
-                else yb[i] = ok ? (float)((exp(v) / s - (i == lab)) * p->scale) : NAN;
+            {
+                double inv = 1.0 / s, ls = log(s);
+                for (i = 0; i < n; i++) {
+                    if (r->kind == GPUML__ROW_SOFTMAX) yb[i] = (float)(yb[i] * inv);
+                    else if (r->kind == GPUML__ROW_LOG_SOFTMAX) yb[i] = (float)(((double)x[i] - mx) - ls);
+                    else yb[i] = ok ? (float)((yb[i] * inv - (i == lab)) * p->scale) : NAN;
+                }
             }
             break;
         }
