@@ -3196,12 +3196,44 @@ GPUML__FN void gpuml__xforeach(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xr
 
 #define GPUML__TILE 512
 /* n elements of dtype d at p (byte step) as floats: returns p itself for dense f32, else buf */
+#if GPUML__HAVE_AVX2_PATH
+/* contiguous bf16 <-> f32, 8 at a time; bit-identical to gpuml__bf16_to_f32 / gpuml__f32_to_bf16
+   (round to nearest even, NaN -> 0x7fff).  Return how many elements they did. */
+GPUML__FN GPUML__AVX2_TARGET int64_t gpuml__bf16_ld_avx2(const char *p, int64_t n, float *buf)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i)));
+        _mm256_storeu_ps(buf + i, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
+    }
+    return i;
+}
+GPUML__FN GPUML__AVX2_TARGET int64_t gpuml__bf16_st_avx2(char *p, int64_t n, const float *v)
+{
+    const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+    const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1), qnan = _mm256_set1_epi32(0x7fff);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i x = _mm256_castps_si256(_mm256_loadu_ps(v + i));
+        __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, absm), inf);
+        __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, bias), _mm256_and_si256(_mm256_srli_epi32(x, 16), one));
+        r = _mm256_blendv_epi8(_mm256_srli_epi32(r, 16), qnan, nan);
+        r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);   /* 8 u16 in the low half */
+        _mm_storeu_si128((__m128i *)(void *)(p + 2 * i), _mm256_castsi256_si128(r));
+    }
+    return i;
+}
+#endif
+
 GPUML__FN const float *gpuml__cpu_ld(gpuml_dtype d, const char *p, int64_t step, int64_t n, float *buf)
 {
-    int64_t i;
+    int64_t i = 0;
     if (d == GPUML_F32 && step == 4) return (const float *)(const void *)p;
+#if GPUML__HAVE_AVX2_PATH
+    if (d == GPUML_BF16 && step == 2 && gpuml__cpu_has_avx2_fma()) i = gpuml__bf16_ld_avx2(p, n, buf);
+#endif
     if (d == GPUML_BF16) {
-        for (i = 0; i < n; i++) { gpuml__u16 h; memcpy(&h, p + i * step, 2); buf[i] = gpuml__bf16_to_f32(h); }
+        for (; i < n; i++) { gpuml__u16 h; memcpy(&h, p + i * step, 2); buf[i] = gpuml__bf16_to_f32(h); }
     } else if (d == GPUML_F16) {
         for (i = 0; i < n; i++) { gpuml__u16 h; memcpy(&h, p + i * step, 2); buf[i] = gpuml__f16_to_f32(h); }
     } else {
@@ -3211,10 +3243,13 @@ GPUML__FN const float *gpuml__cpu_ld(gpuml_dtype d, const char *p, int64_t step,
 }
 GPUML__FN void gpuml__cpu_st(gpuml_dtype d, char *p, int64_t step, int64_t n, const float *v)
 {
-    int64_t i;
+    int64_t i = 0;
     if (d == GPUML_F32 && step == 4) { if ((const void *)p != (const void *)v) memcpy(p, v, (size_t)n * 4); return; }
+#if GPUML__HAVE_AVX2_PATH
+    if (d == GPUML_BF16 && step == 2 && gpuml__cpu_has_avx2_fma()) i = gpuml__bf16_st_avx2(p, n, v);
+#endif
     if (d == GPUML_BF16) {
-        for (i = 0; i < n; i++) { gpuml__u16 h = gpuml__f32_to_bf16(v[i]); memcpy(p + i * step, &h, 2); }
+        for (; i < n; i++) { gpuml__u16 h = gpuml__f32_to_bf16(v[i]); memcpy(p + i * step, &h, 2); }
     } else {
         for (i = 0; i < n; i++) gpuml__st_f32(d, p + i * step, v[i]);
     }
