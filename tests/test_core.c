@@ -727,6 +727,29 @@ static void test_async_fault(void)
     CHECK(rc == 0, "fault child exited %d", rc);
 }
 
+
+/* the vectorized CPU bf16 row conversions give the same bits as the scalar ones (shared.h) */
+static void test_bf16_row_conversions(void)
+{
+    enum { N = 4099 };
+    static float v[N], back[N];
+    static unsigned char o[2 * N];
+    unsigned long long x;
+    int i = 0, bad = 0;
+    for (x = 0; x < 0x100000000ULL && i < N; x += 1048573ULL, i++) { unsigned u = (unsigned)x; memcpy(&v[i], &u, 4); }
+    v[0] = NAN; v[1] = -INFINITY; v[2] = 3.3895314e38f; v[3] = -0.0f;
+    gpuml__cpu_st(GPUML_BF16, (char *)o, 2, i, v);
+    gpuml__cpu_ld(GPUML_BF16, (const char *)o, 2, i, back);
+    for (x = 0; (int)x < i; x++) {
+        unsigned short h;
+        float f;
+        memcpy(&h, o + 2 * x, 2);
+        f = gpuml__bf16_to_f32(h);
+        bad += h != gpuml__f32_to_bf16(v[x]) || memcmp(&f, &back[x], 4) != 0;
+    }
+    CHECK(bad == 0, "%d of %d bf16 conversions differ from the scalar ones", bad, i);
+}
+
 static const tu_test tests[] = {
     { "dtypes_and_status_strings", test_dtypes_and_status_strings },
     { "tensor_metadata", test_tensor_metadata },
@@ -734,6 +757,7 @@ static const tu_test tests[] = {
     { "views", test_views },
     { "copy_strided", test_copy_strided },
     { "cast_all_pairs", test_cast_all_pairs },
+    { "bf16_row_conversions", test_bf16_row_conversions },
     { "fill", test_fill },
     { "rand", test_rand },
     { "misuse", test_misuse },
