@@ -19,25 +19,20 @@ static double now(void)
 }
 
 #ifndef GPUML_NO_CUDA
-/* median-free simple figure: total time of `reps` launches between two events, after warm-up */
+/* mean time of `reps` back-to-back launches between two device events, after a warm-up */
 static double gpu_time_ms(gpuml_ctx *ctx, gpuml_tensor *c, gpuml_tensor *a, gpuml_tensor *b, const gpuml_matmul_desc *d, int reps, gpuml_status *st)
 {
     gpuml__CUevent e0, e1;
-    float ms = 0;
+    double ms;
     int i;
     *st = gpuml_matmul(ctx, c, a, b, d);
     if (*st != GPUML_SUCCESS) return 0;
     for (i = 0; i < 2; i++) gpuml_matmul(ctx, c, a, b, d);
     gpuml_sync(ctx);
-    ctx->cu.EventCreate(&e0, 0);
-    ctx->cu.EventCreate(&e1, 0);
-    ctx->cu.EventRecord(e0, ctx->stream);
+    gpuml__bench_event(ctx, &e0);
     for (i = 0; i < reps; i++) gpuml_matmul(ctx, c, a, b, d);
-    ctx->cu.EventRecord(e1, ctx->stream);
-    ctx->cu.EventSynchronize(e1);
-    ctx->cu.EventElapsedTime(&ms, e0, e1);
-    ctx->cu.EventDestroy(e0);
-    ctx->cu.EventDestroy(e1);
+    gpuml__bench_event(ctx, &e1);
+    ms = gpuml__bench_elapsed(ctx, e0, e1);
     *st = gpuml_sync(ctx);
     return ms / reps;
 }
