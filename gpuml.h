@@ -3305,11 +3305,133 @@ GPUML__FN void gpuml__cpu_ew_plain(int op, int64_t n, float *o, const float *a, 
     (void)c; (void)s0; (void)s1;
     GPUML__EW_BODY
 }
+/* ---- CPU vector math (AVX2+FMA): exp, erfc and the activations built on them ----
+   exp: Cody-Waite range reduction and a degree-6 polynomial (~1 ulp), 2^k applied in two halves
+   so that results up to FLT_MAX stay finite; 0 below -87.3 (flushing what f32 would make
+   subnormal), inf above 88.73, NaN kept.  erfc(z) for z >= 0: t = 1/(1+z/2) times exp of a
+   degree-9 polynomial in t (a classic Chebyshev fit, fractional error < 1.2e-7 everywhere), with z*z
+   split exactly by an FMA so that the tail keeps its relative accuracy.  gelu uses
+   0.5*x*erfc(-x/sqrt2), which has no cancellation for negative x, and the tanh form uses
+   1 + tanh(u) = 2*sigmoid(2u). */
+#if GPUML__HAVE_AVX2_PATH
+#define GPUML__V8_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma")))
+GPUML__V8_INLINE __m256 gpuml__v8_exp(__m256 v)
+{
+    const __m256 lo = _mm256_set1_ps(-87.3f), hi = _mm256_set1_ps(88.73f);
+    __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q), under = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);
+    __m256 over = _mm256_cmp_ps(v, hi, _CMP_GT_OQ), k, r, p, y;
+    __m256i ki, k1, k2;
+    __m256 v0 = v;
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    k = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), v);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
+    p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    y = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), _mm256_set1_ps(1.0f));
+    ki = _mm256_cvtps_epi32(k);
+    k1 = _mm256_srai_epi32(ki, 1);
+    k2 = _mm256_sub_epi32(ki, k1);
+    y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, _mm256_set1_epi32(127)), 23)));
+    y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, _mm256_set1_epi32(127)), 23)));
+    y = _mm256_andnot_ps(under, y);
+    y = _mm256_blendv_ps(y, _mm256_set1_ps(INFINITY), over);
+    return _mm256_blendv_ps(y, v0, nan);
+}
+/* erfc(z) for z >= 0 (NaN kept) */
+GPUML__V8_INLINE __m256 gpuml__v8_erfc_pos(__m256 z)
+{
+    __m256 d = _mm256_fmadd_ps(z, _mm256_set1_ps(0.5f), _mm256_set1_ps(1.0f)), t = _mm256_rcp_ps(d);
+    t = _mm256_mul_ps(t, _mm256_fnmadd_ps(d, t, _mm256_set1_ps(2.0f)));   /* one Newton step: ~1e-7 */
+    __m256 zz = _mm256_mul_ps(z, z), zl = _mm256_fmsub_ps(z, z, zz), p;
+    p = _mm256_set1_ps(0.17087277f);
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.82215223f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.48851587f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.13520398f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.27886807f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.18628806f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.09678418f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.37409196f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.00002368f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.26551223f));
+    p = _mm256_mul_ps(t, gpuml__v8_exp(_mm256_sub_ps(_mm256_sub_ps(p, zl), zz)));
+    return _mm256_andnot_ps(_mm256_cmp_ps(z, _mm256_set1_ps(10.0f), _CMP_GT_OQ), p);   /* erfc(10) ~ 2e-45; also z = inf */
+}
+/* Phi(x) = 0.5*erfc(-x/sqrt2), the normal CDF; *pdf (if not NULL) gets exp(-x*x/2)/sqrt(2 pi) */
+GPUML__V8_INLINE __m256 gpuml__v8_ncdf(__m256 x, __m256 *pdf)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f), half = _mm256_set1_ps(0.5f);
+    __m256 z = _mm256_mul_ps(_mm256_andnot_ps(sign, x), _mm256_set1_ps(0.70710678118654752f));
+    __m256 e = _mm256_mul_ps(half, gpuml__v8_erfc_pos(z));
+    __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+    if (pdf) *pdf = _mm256_mul_ps(_mm256_set1_ps(0.39894228040143268f), gpuml__v8_exp(_mm256_mul_ps(_mm256_mul_ps(x, x), _mm256_set1_ps(-0.5f))));
+    return _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), e), e, neg);
+}
+GPUML__V8_INLINE __m256 gpuml__v8_sigmoid(__m256 x)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    return _mm256_div_ps(one, _mm256_add_ps(one, gpuml__v8_exp(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+}
+/* the activations and their gradients whose scalar forms call libm; returns 0 for other ops */
+GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, float *o, const float *a, const float *b)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), k0 = _mm256_set1_ps(0.79788456080286536f), k1 = _mm256_set1_ps(0.044715f);
+    int64_t i = 0;
+    switch (op) {
+    case GPUML__EW_UNARY + GPUML_UNARY_EXP: case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: case GPUML__EW_UNARY + GPUML_UNARY_GELU:
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH: case GPUML__EW_UNARY + GPUML_UNARY_SILU: case GPUML__EW_GELU_GRAD:
+    case GPUML__EW_GELU_TANH_GRAD: case GPUML__EW_SILU_GRAD: break;
+    default: return 0;
+    }
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_loadu_ps(a + i), y = x, s, pdf, u;
+        switch (op) {
+        case GPUML__EW_UNARY + GPUML_UNARY_EXP: y = gpuml__v8_exp(x); break;
+        case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: y = gpuml__v8_sigmoid(x); break;
+        case GPUML__EW_UNARY + GPUML_UNARY_SILU: y = _mm256_mul_ps(x, gpuml__v8_sigmoid(x)); break;
+        case GPUML__EW_UNARY + GPUML_UNARY_GELU: y = _mm256_mul_ps(x, gpuml__v8_ncdf(x, NULL)); break;
+        case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH:
+            u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, x), _mm256_mul_ps(x, x), x));
+            y = _mm256_mul_ps(x, gpuml__v8_sigmoid(_mm256_add_ps(u, u)));
+            break;
+        case GPUML__EW_GELU_GRAD:   /* a = dy, b = x */
+            u = _mm256_loadu_ps(b + i);
+            s = gpuml__v8_ncdf(u, &pdf);
+            y = _mm256_mul_ps(x, _mm256_fmadd_ps(u, pdf, s));
+            break;
+        case GPUML__EW_GELU_TANH_GRAD: {
+            /* 0.5(1+t) = s and 0.5(1-t^2) = 2s(1-s) with s = sigmoid(2u) */
+            __m256 xv = _mm256_loadu_ps(b + i), x2 = _mm256_mul_ps(xv, xv), q;
+            u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, xv), x2, xv));
+            s = gpuml__v8_sigmoid(_mm256_add_ps(u, u));
+            q = _mm256_mul_ps(_mm256_mul_ps(s, _mm256_sub_ps(one, s)), _mm256_mul_ps(_mm256_add_ps(xv, xv), k0));
+            q = _mm256_mul_ps(q, _mm256_fmadd_ps(_mm256_set1_ps(3.0f * 0.044715f), x2, one));
+            y = _mm256_mul_ps(x, _mm256_add_ps(s, q));
+            break;
+        }
+        case GPUML__EW_SILU_GRAD:
+            u = _mm256_loadu_ps(b + i);
+            s = gpuml__v8_sigmoid(u);
+            y = _mm256_mul_ps(_mm256_mul_ps(x, s), _mm256_fmadd_ps(u, _mm256_sub_ps(one, s), one));
+            break;
+        default: break;
+        }
+        _mm256_storeu_ps(o + i, y);
+    }
+    if (i < n) gpuml__cpu_ew_plain(op, n - i, o + i, a + i, b ? b + i : NULL, NULL, 0.0f, 0.0f);
+    return 1;
+}
+#endif
 #if GPUML__HAVE_AVX2_PATH
 GPUML__FN GPUML__AVX2_TARGET void gpuml__cpu_ew_avx2(int op, int64_t n, float *o, const float *a, const float *b, const float *c,
                                                     float s0, float s1)
 {
     (void)c; (void)s0; (void)s1;
+    if (gpuml__cpu_ew_math_avx2(op, n, o, a, b)) return;
     GPUML__EW_BODY
 }
 #endif
@@ -4078,6 +4200,66 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
     return s;
 }
 
+/* AVX2 row helpers for the CPU softmax and norms (the row is in cache by then: rows up to
+   32768 f32 fit in L2): sums in double, elementwise passes in f32 */
+#if GPUML__HAVE_AVX2_PATH
+GPUML__FN GPUML__AVX2_TARGET float gpuml__vmax_avx2(const float *x, int64_t n)
+{
+    __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
+    float t[8], mx;
+    int64_t i = 0;
+    /* max_ps(x, m) returns m when x is NaN: NaN is skipped, as the scalar loop does */
+    for (; i + 16 <= n; i += 16) {
+        m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
+        m1 = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), m1);
+    }
+    _mm256_storeu_ps(t, _mm256_max_ps(m0, m1));
+    mx = t[0];
+    for (i = 1; i < 8; i++) if (t[i] > mx) mx = t[i];
+    for (i = n & ~(int64_t)15; i < n; i++) if (x[i] > mx) mx = x[i];
+    return mx;
+}
+/* sum of x[i] - c (c = 0: plain sum) or, with sq, of (x[i] - c)^2; in double */
+GPUML__FN GPUML__AVX2_TARGET double gpuml__vsum_avx2(const float *x, int64_t n, float c, int sq)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+    const __m256 vc = _mm256_set1_ps(c);
+    double t[4], s;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vc);
+        __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(d)), hi = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
+        if (sq) { a0 = _mm256_fmadd_pd(lo, lo, a0); a1 = _mm256_fmadd_pd(hi, hi, a1); }
+        else { a0 = _mm256_add_pd(a0, lo); a1 = _mm256_add_pd(a1, hi); }
+    }
+    _mm256_storeu_pd(t, _mm256_add_pd(a0, a1));
+    s = (t[0] + t[1]) + (t[2] + t[3]);
+    for (; i < n; i++) { double d = (double)(x[i] - c); s += sq ? d * d : d; }
+    return s;
+}
+/* y = (x - m) * r * w + b (w, b may be NULL) */
+GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_out_avx2(const float *x, int64_t n, float m, float r, const float *w, const float *b, float *y)
+{
+    const __m256 vm = _mm256_set1_ps(m), vr = _mm256_set1_ps(r);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vr);
+        if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + i));
+        if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + i));
+        _mm256_storeu_ps(y + i, v);
+    }
+    for (; i < n; i++) y[i] = (x[i] - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
+}
+/* y = x * s + c */
+GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
+{
+    const __m256 vs = _mm256_set1_ps(sc), vc = _mm256_set1_ps(c);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, vc));
+    for (; i < n; i++) y[i] = x[i] * sc + c;
+}
+#endif
+
 /* ---- CPU ---- */
 typedef struct gpuml__rowjob {
     const gpuml__rowop *r;
@@ -4097,6 +4279,9 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
     int64_t es = (int64_t)gpuml__dtype_sizes[dt];
     float *buf = (float *)gpuml__malloc(sizeof(float) * (size_t)(3 * n + 1));
     float *xb, *yb, *db;
+#if GPUML__HAVE_AVX2_PATH
+    int vec = gpuml__cpu_has_avx2_fma() && (!r->w || j->w) && (!r->b || j->b);
+#endif
     if (!buf) return;   /* cannot happen on any real machine; leaves the output as it was */
     xb = buf; yb = buf + n; db = buf + 2 * n;
     for (row = rb; row < re; row++) {
@@ -4104,6 +4289,30 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
         char *yp = r->y ? (char *)gpuml_tensor_data(r->y) + gpuml__row_off(&p->rs, &p->v[1], row) * es : NULL;
         const float *x = gpuml__cpu_ld(dt, xp, p->xs * es, n, xb), *dy = NULL;
         double mean = 0, rstd = 0, s = 0, mx = -HUGE_VAL;
+        float *yo = yb;
+#if GPUML__HAVE_AVX2_PATH
+        /* forward softmax and norms with AVX2, straight into a dense f32 output */
+        if (vec) {
+            int fwd_norm = r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM;
+            if (dt == GPUML_F32 && p->ys == 1 && (r->kind != GPUML__ROW_LOG_SOFTMAX || (const char *)yp != xp)) yo = (float *)(void *)yp;
+            if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) {
+                float mf = gpuml__vmax_avx2(x, n);
+                s = gpuml__exp_shift_avx2(x, mf, yo, n);
+                if (r->kind == GPUML__ROW_SOFTMAX) gpuml__vaxpc_avx2(yo, n, (float)(1.0 / s), 0.0f, yo);
+                else gpuml__vaxpc_avx2(x, n, 1.0f, (float)(-(double)mf - log(s)), yo);
+                if (yo != (float *)(void *)yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yo);
+                continue;
+            }
+            if (fwd_norm) {
+                float mf = 0.0f;
+                if (r->kind == GPUML__ROW_LAYERNORM) mf = (float)(gpuml__vsum_avx2(x, n, 0.0f, 0) / (double)n);
+                rstd = 1.0 / sqrt(gpuml__vsum_avx2(x, n, mf, 1) / (double)n + r->eps);
+                gpuml__vnorm_out_avx2(x, n, mf, (float)rstd, j->w, j->b, yo);
+                if (yo != (float *)(void *)yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yo);
+                continue;
+            }
+        }
+#endif
         if (r->dy) dy = gpuml__cpu_ld(dt, (const char *)gpuml_tensor_data(r->dy) + gpuml__row_off(&p->rs, &p->v[2], row) * es,
                                       p->dys * es, n, db);
         switch (r->kind) {

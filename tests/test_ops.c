@@ -141,8 +141,10 @@ static double ref_unary(int op, double x)
     case GPUML_UNARY_TANH: return tanh(x);
     case GPUML_UNARY_SIGMOID: return 1.0 / (1.0 + exp(-x));
     case GPUML_UNARY_RELU: return x != x ? x : x > 0 ? x : 0;
-    case GPUML_UNARY_GELU: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
-    case GPUML_UNARY_GELU_TANH: return 0.5 * x * (1.0 + tanh(sqrt(2.0 / TT_PI) * (x + 0.044715 * x * x * x)));
+    /* 1 + erf(x/sqrt2) = erfc(-x/sqrt2) and 1 + tanh(u) = 2/(1 + exp(-2u)), exactly, without
+       the cancellation that would make the float64 reference 0 in the negative tail */
+    case GPUML_UNARY_GELU: return 0.5 * x * erfc(-x / sqrt(2.0));
+    case GPUML_UNARY_GELU_TANH: return x / (1.0 + exp(-2.0 * sqrt(2.0 / TT_PI) * (x + 0.044715 * x * x * x)));
     default: return x / (1.0 + exp(-x));
     }
 }
@@ -690,10 +692,11 @@ static double ref_act_grad(int op, double x)
     double s;
     switch (op) {
     case GPUML_UNARY_RELU: return x > 0 ? 1 : 0;
-    case GPUML_UNARY_GELU: return 0.5 * (1 + erf(x / sqrt(2.0))) + x * exp(-0.5 * x * x) / sqrt(2 * TT_PI);
+    case GPUML_UNARY_GELU: return 0.5 * erfc(-x / sqrt(2.0)) + x * exp(-0.5 * x * x) / sqrt(2 * TT_PI);
     case GPUML_UNARY_GELU_TANH: {
-        double k = sqrt(2.0 / TT_PI), t = tanh(k * (x + 0.044715 * x * x * x));
-        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x);
+        /* with s = sigmoid(2u): 0.5(1 + tanh u) = s and 1 - tanh(u)^2 = 4s(1 - s) */
+        double k = sqrt(2.0 / TT_PI), sg = 1 / (1 + exp(-2 * k * (x + 0.044715 * x * x * x)));
+        return sg + 2 * x * sg * (1 - sg) * k * (1 + 3 * 0.044715 * x * x);
     }
     default: s = 1 / (1 + exp(-x)); return s * (1 + x * (1 - s));
     }
@@ -729,6 +732,58 @@ static void test_activation_backward(void)
                 free(vx); free(vd); free(g); free(ref);
                 gpuml_tensor_free(x); gpuml_tensor_free(dy); gpuml_tensor_free(dx);
             }
+}
+
+/* the vectorized CPU math (exp, sigmoid, silu, gelu in both forms and their gradients) over
+   a wide range: overflow, underflow, the far tails where erfc is tiny, and inf / NaN */
+static void test_activations_wide(void)
+{
+    static const int ops[5] = { GPUML_UNARY_EXP, GPUML_UNARY_SIGMOID, GPUML_UNARY_SILU, GPUML_UNARY_GELU, GPUML_UNARY_GELU_TANH };
+    int c, k;
+    long long i, n = 4099;
+    for (c = 0; c < nctx(); c++)
+        for (k = 0; k < 5; k++) {
+            gpuml_ctx *ctx = ctx_at(c);
+            int64_t s[1] = {n};
+            gpuml_tensor *x = tt_new(ctx, GPUML_F32, 1, s, 0), *o = tt_new(ctx, GPUML_F32, 1, s, 0);
+            gpuml_tensor *dy = tt_new(ctx, GPUML_F32, 1, s, 0), *dx = tt_new(ctx, GPUML_F32, 1, s, 0);
+            double *vx = (double *)malloc(sizeof(double) * (size_t)n), *ref = (double *)malloc(sizeof(double) * (size_t)n), *vo, *vd;
+            double lo = ops[k] == GPUML_UNARY_EXP ? -100 : -40, hi = ops[k] == GPUML_UNARY_EXP ? 95 : 40;
+            char what[100];
+            for (i = 0; i < n; i++) vx[i] = (double)(float)(lo + (hi - lo) * (double)i / (double)(n - 6));
+            vx[n - 5] = NAN; vx[n - 4] = INFINITY; vx[n - 3] = -INFINITY; vx[n - 2] = 0.0; vx[n - 1] = -1e-30;
+            tt_write(x, vx);
+            poison(ctx, o);
+            CHECK(gpuml_unary(ctx, (gpuml_unary_op)ops[k], o, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            vo = tt_read(o);
+            /* the reference rounded to f32 (overflow to inf); atol 1e-37: the CPU flushes results
+               (and intermediates) below the normal range to zero.  The GPU kernels compute 1 + erff(x/sqrt2) and
+               1 + tanhf(u), which lose the far negative tail below ~1e-7 |x|: absolute 1e-6 there. */
+            for (i = 0; i < n; i++) ref[i] = (double)(float)ref_unary(ops[k], vx[i]);
+            snprintf(what, sizeof what, "%s wide-range unary %d", cname(c), ops[k]);
+            tu_close(what, vo, ref, n, 2e-5, ctx == tu_cpu ? 1e-37 : 1e-6);
+            free(vo);
+            if (ops[k] == GPUML_UNARY_GELU || ops[k] == GPUML_UNARY_GELU_TANH || ops[k] == GPUML_UNARY_SILU) {
+                vd = tt_rand(dy, -1, 1);
+                poison(ctx, dx);
+                n -= 5;   /* the gradients at +-inf are not defined; NaN is checked by the forward */
+                CHECK(gpuml_activation_backward(ctx, (gpuml_unary_op)ops[k], dx, dy, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                vo = tt_read(dx);
+                /* only |x| > 4 here: test_activation_backward covers [-4, 4], where the two terms of
+                   the gradient cancel near its zero (absolute tolerance there); atol 1e-35: an f32
+                   sigmoid that underflowed (~1e-39) is scaled by up to ~300 in the tanh form */
+                for (i = 0; i < n; i++) {
+                    ref[i] = (double)(float)(vd[i] * ref_act_grad(ops[k], vx[i]));
+                    if (fabs(vx[i]) <= 4) ref[i] = vo[i];
+                }
+                snprintf(what, sizeof what, "%s wide-range activation backward %d", cname(c), ops[k]);
+                tu_close(what, vo, ref, n, 2e-5, ctx == tu_cpu ? 1e-35 : 1e-6);
+                n += 5;
+                free(vo); free(vd);
+            }
+            free(vx); free(ref);
+            gpuml_tensor_free(x); gpuml_tensor_free(o); gpuml_tensor_free(dy); gpuml_tensor_free(dx);
+        }
 }
 
 static void xent_case(gpuml_ctx *ctx, const char *cn, gpuml_dtype dt, long long B, long long C, int lay, int bad)
@@ -944,6 +999,7 @@ static const tu_test tests[] = {
     {"binary", test_binary},
     {"binary_mixed_scalar_inplace", test_binary_mixed_scalar_inplace},
     {"unary", test_unary},
+    {"activations_wide", test_activations_wide},
     {"clamp_where", test_clamp_where},
     {"nan_inf", test_nan_inf},
     {"reduce", test_reduce},
