@@ -4685,6 +4685,28 @@ GPUML__FN void gpuml__opt_one(const gpuml__optarg *o, float *p, float g, float *
         *p = *p - h[0] * (*m * h[5]) / (sqrtf(*v) * h[6] + h[3]);
     }
 }
+#if GPUML__HAVE_AVX2_PATH
+/* AdamW on dense f32 rows: the same operations in the same order as gpuml__opt_one (FMA where it
+   uses fmaf, IEEE sqrt and division), so the results are bit-identical */
+GPUML__FN GPUML__AVX2_TARGET int64_t gpuml__adamw_avx2(const float *h, int64_t n, float *p, const float *g, float *m, float *v)
+{
+    const __m256 h0 = _mm256_set1_ps(h[0]), h1 = _mm256_set1_ps(h[1]), h2 = _mm256_set1_ps(h[2]), h3 = _mm256_set1_ps(h[3]);
+    const __m256 h4 = _mm256_set1_ps(h[4]), h5 = _mm256_set1_ps(h[5]), h6 = _mm256_set1_ps(h[6]);
+    const __m256 c1 = _mm256_set1_ps(1.0f - h[1]), c2 = _mm256_set1_ps(1.0f - h[2]);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 gv = _mm256_loadu_ps(g + i), pv = _mm256_mul_ps(_mm256_loadu_ps(p + i), h4);
+        __m256 mv = _mm256_fmadd_ps(h1, _mm256_loadu_ps(m + i), _mm256_mul_ps(c1, gv));
+        __m256 vv = _mm256_fmadd_ps(h2, _mm256_loadu_ps(v + i), _mm256_mul_ps(_mm256_mul_ps(c2, gv), gv));
+        __m256 den = _mm256_add_ps(_mm256_mul_ps(_mm256_sqrt_ps(vv), h6), h3);
+        pv = _mm256_sub_ps(pv, _mm256_div_ps(_mm256_mul_ps(h0, _mm256_mul_ps(mv, h5)), den));
+        _mm256_storeu_ps(m + i, mv);
+        _mm256_storeu_ps(v + i, vv);
+        _mm256_storeu_ps(p + i, pv);
+    }
+    return i;
+}
+#endif
 GPUML__FN void gpuml__opt_row(void *arg, char **ptr, const int64_t *step, int64_t count)
 {
     const gpuml__optarg *o = (const gpuml__optarg *)arg;
@@ -4693,7 +4715,13 @@ GPUML__FN void gpuml__opt_row(void *arg, char **ptr, const int64_t *step, int64_
     for (done = 0; done < count; done += GPUML__TILE) {
         int64_t n = GPUML__MIN((int64_t)GPUML__TILE, count - done);
         const float *g = gpuml__cpu_ld(o->gdt, ptr[1] + done * step[1], step[1], n, gb);
-        for (i = 0; i < n; i++) {
+        i = 0;
+#if GPUML__HAVE_AVX2_PATH
+        if (o->kind == 2 && step[0] == 4 && step[2] == 4 && step[3] == 4 && gpuml__cpu_has_avx2_fma())
+            i = gpuml__adamw_avx2(o->h, n, (float *)(void *)(ptr[0] + done * 4), g, (float *)(void *)(ptr[2] + done * 4),
+                                  (float *)(void *)(ptr[3] + done * 4));
+#endif
+        for (; i < n; i++) {
             int64_t k = done + i;
             float *p = (float *)(void *)(ptr[0] + k * step[0]);
             float *m = ptr[2] ? (float *)(void *)(ptr[2] + k * step[2]) : &dummy;
