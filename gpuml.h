@@ -302,7 +302,7 @@ typedef enum gpuml_matmul_path {
     GPUML_MATMUL_AUTO = 0,    /* chosen by dtype, shape, layout and device */
     GPUML_MATMUL_SIMT = 1,    /* CUDA cores: every dtype, layout and shape */
     GPUML_MATMUL_MMA = 2,     /* tensor cores with mma.sync (sm_80+; f16/bf16) */
-    GPUML_MATMUL_WGMMA = 3,   /* Hopper wgmma + TMA (sm_90; f16/bf16) */
+    GPUML_MATMUL_WGMMA = 3,   /* Hopper wgmma + TMA (sm_90; f16/bf16, fp8, and f32 as tf32 when allowed) */
     GPUML_MATMUL_SMALL_M = 4  /* M <= 16 (decode): bound by reading B (f16/bf16, B stored N x K) */
 } gpuml_matmul_path;
 /* Zero means default for every field. */
@@ -314,6 +314,7 @@ typedef struct gpuml_matmul_desc {
     const gpuml_tensor *residual;     /* C's shape and dtype, added last (may be C itself) */
     float a_scale, b_scale;           /* fp8 per-tensor scales; 0 means 1 */
     gpuml_matmul_path path;           /* force a kernel (GPUML_ERROR_NOT_SUPPORTED if it cannot run) */
+    int allow_tf32;                   /* f32: let tensor cores round inputs to tf32 (10-bit mantissa) */
 } gpuml_matmul_desc;
 /* C[..., M, N] = epilogue(A[..., M, K] @ B[..., K, N]).  Any strides (pass transposed views
    for transposed operands); batch dims broadcast.  Dtypes: f32 x f32 -> f32; f16 x f16 or
@@ -5530,6 +5531,7 @@ typedef struct gpuml__mm {
     int64_t sa_m, sa_k, sb_k, sb_n, sc_m, sc_n, sr_m, sr_n;
     float alpha, beta, scale;
     int act;
+    int tf32;                                 /* desc.allow_tf32 */
     const gpuml_tensor *a, *b, *c, *bias, *resid;
 } gpuml__mm;
 
@@ -5693,14 +5695,32 @@ GPUML__FN int gpuml__tmap(gpuml_ctx *ctx, void *map, int dtype, gpuml__CUdevicep
                                         0 /* no interleave */, 3 /* 128B swizzle */, 3 /* L2 256B */, 0 /* zero fill */) == 0;
 }
 
+/* bytes per input element for the wgmma kernel: 2 (f16, bf16), 4 (f32 read as tf32, only when
+   allowed), 1 (fp8); 0 when it takes no such dtype */
+GPUML__FN int gpuml__sm90_es(const gpuml__mm *p)
+{
+    gpuml_dtype at = p->a->dtype;
+    if (at == GPUML_F16 || at == GPUML_BF16) return 2;
+    if (at == GPUML_F32) return p->tf32 ? 4 : 0;
+    if (at == GPUML_FP8_E4M3 || at == GPUML_FP8_E5M2) return 1;
+    return 0;
+}
+/* 1 when the operands are laid out as the wgmma kernel reads them: A along k; B along k too
+   (tf32 and fp8 wgmma read both K-major), or either way for 16-bit types; 16-byte rows */
+GPUML__FN int gpuml__sm90_a_ok(const gpuml__mm *p, gpuml__CUdeviceptr A, int es) { return p->sa_k == 1 && (p->sa_m * es) % 16 == 0 && gpuml__aligned16(A); }
+GPUML__FN int gpuml__sm90_b_ok(const gpuml__mm *p, gpuml__CUdeviceptr B, int es)
+{
+    if (!gpuml__aligned16(B)) return 0;
+    if (p->sb_k == 1 && (p->sb_n * es) % 16 == 0) return 1;
+    return es == 2 && p->sb_n == 1 && (p->sb_k * es) % 16 == 0;
+}
 /* 1 when the wgmma kernel can take this problem (layouts, alignment, device) */
 GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
     size_t ce = gpuml__dtype_sizes[p->c->dtype];
-    if (ctx->arch != 90 || !ctx->cu.TensorMapEncodeTiled || ctx->smem_optin < 230656) return 0;
-    if (p->a->dtype != GPUML_F16 && p->a->dtype != GPUML_BF16) return 0;
-    if (p->sa_k != 1 || (p->sa_m * 2) % 16 || !gpuml__aligned16(kp->A)) return 0;
-    if (!((p->sb_k == 1 && (p->sb_n * 2) % 16 == 0) || (p->sb_n == 1 && (p->sb_k * 2) % 16 == 0)) || !gpuml__aligned16(kp->B)) return 0;
+    int es = gpuml__sm90_es(p);
+    if (ctx->arch != 90 || !ctx->cu.TensorMapEncodeTiled || ctx->smem_optin < 230656 || !es) return 0;
+    if (!gpuml__sm90_a_ok(p, kp->A, es) || !gpuml__sm90_b_ok(p, kp->B, es)) return 0;
     if (p->sc_n != 1 || (p->sc_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->C)) return 0;
     if (p->resid && (p->sr_n != 1 || (p->sr_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->R) || gpuml__overlap(p->resid, p->c))) return 0;
     if (p->bias && (kp->bias & 7)) return 0;
@@ -5709,27 +5729,31 @@ GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__
 
 GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
-    static const char *const tn[] = { "f32", "f16", "bf16" };
+    /* names by gpuml_dtype (f32 inputs run as tf32) and CUtensorMapDataType values */
+    static const char *const tn[] = { "f32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
+    static const char *const tin[] = { "tf32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
+    static const int tmt[] = { 7 /* FLOAT32 */, 6 /* FLOAT16 */, 9 /* BFLOAT16 */, 0, 0, 0, 0 /* UINT8 */, 0 };
     unsigned char mapbuf[4][128 + 64];
     void *maps[3], *args[4];
     gpuml__sm90_params sp;
     gpuml__CUfunction fn;
-    char opts[300];
-    int in_t = p->a->dtype == GPUML_BF16 ? 9 : 6, ct = (int)p->c->dtype;
+    char opts[340];
+    int es = gpuml__sm90_es(p), in_t = tmt[p->a->dtype], ct = (int)p->c->dtype;
     int out_t = ct == GPUML_F32 ? 7 : ct == GPUML_BF16 ? 9 : 6, kmajor = p->sb_k == 1, i;
+    unsigned bk = (unsigned)(128 / es);   /* k per stage: one 128-byte swizzle row */
     int64_t tiles_m = (p->M + 127) / 128, units;
     int cl = 1;   /* the 2-CTA cluster measured 0-6% slower (bench/NOTES_matmul_sm90.md) */
     unsigned grid[3], block[3] = {384, 1, 1};
     size_t ce = gpuml__dtype_sizes[ct];
     for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
-    if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * 2, 64, 128) ||
-        !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * 2, 64, (unsigned)(256 / cl))
-                 : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * 2, 64, 64)) ||
+    if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * es, bk, 128) ||
+        !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * es, bk, (unsigned)(256 / cl))
+                 : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * es, 64, 64)) ||
         !gpuml__tmap(ctx, maps[2], out_t, kp->C, p->N, p->M, p->sc_m * (int64_t)ce, ct == GPUML_F32 ? 32 : 64, 64))
         return gpuml__fail(ctx, GPUML_ERROR_CUDA, "gpuml_matmul: cuTensorMapEncodeTiled rejected the layout");
-    snprintf(opts, sizeof opts, "-DGPUML_IN_T=%s -DGPUML_OUT=%s -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d "
-             "-DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=%d", tn[p->a->dtype], tn[ct], p->act,
-             p->bias != NULL, p->resid != NULL, kmajor, cl);
+    snprintf(opts, sizeof opts, "-DGPUML_IN_T=%s -DGPUML_IN_TB=%s -DGPUML_OUT=%s -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d "
+             "-DGPUML_HAS_RESID=%d -DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=%d", tin[p->a->dtype],
+             tin[p->b->dtype], tn[ct], p->act, p->bias != NULL, p->resid != NULL, kmajor, cl);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, "gpuml_matmul_sm90", &fn));
     memset(&sp, 0, sizeof sp);
     sp.c = kp->C; sp.c_in = p->beta != 0.0f ? kp->C : 0; sp.bias = kp->bias; sp.resid = kp->R;
@@ -5812,8 +5836,46 @@ GPUML__FN gpuml_status gpuml__mm_cuda_small(gpuml_ctx *ctx, const gpuml__mm *p, 
     return st;
 }
 
-/* one launch per outer batch index; the innermost batch dim is the grid's z */
+GPUML__FN gpuml_status gpuml__mm_cuda_run(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_matmul_path path);
+
+/* tf32 and fp8 wgmma read A and B along k only: on Hopper, an operand laid out otherwise (or with
+   rows not 16-byte aligned) is first copied into a k-contiguous buffer with padded rows, when it
+   has no batch dims of its own (a 2-D operand broadcast over the batch) */
 GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_matmul_path path)
+{
+    int es = gpuml__sm90_es(p), k;
+    gpuml__mm q = *p;
+    gpuml_tensor *own[2] = {NULL, NULL}, *view[2] = {NULL, NULL};
+    gpuml_status st = GPUML_SUCCESS;
+    if (es == 2 || es == 0 || ctx->arch != 90 || !ctx->cu.TensorMapEncodeTiled || ctx->smem_optin < 230656 ||
+        !(path == GPUML_MATMUL_WGMMA || (path == GPUML_MATMUL_AUTO && p->M * p->N * p->K >= (int64_t)1 << 21)))
+        return gpuml__mm_cuda_run(ctx, p, path);
+    for (k = 0; k < 2; k++) {
+        const gpuml_tensor *t = k ? p->b : p->a;
+        int64_t rows = k ? p->N : p->M, kp_ = (p->K * es + 15) / 16 * 16 / es, sh[2];
+        gpuml_tensor *sl;
+        if (k == 0 ? gpuml__sm90_a_ok(p, gpuml__dptr(p->a), es) : (p->sb_k == 1 && gpuml__sm90_b_ok(p, gpuml__dptr(p->b), es))) continue;
+        if (t->ndim != 2) return gpuml__mm_cuda_run(ctx, p, path);   /* batched operand: the kernel paths as they are */
+        sh[0] = rows; sh[1] = kp_;
+        own[k] = gpuml__tensor_new(ctx, t->dtype, 2, sh, "gpuml_matmul (k-major copy)");
+        if (!own[k]) { st = ctx->status; goto done; }
+        sl = gpuml_tensor_slice(own[k], 1, 0, p->K, 1);                       /* [rows, K] */
+        view[k] = sl && k ? gpuml_tensor_transpose(sl, 0, 1) : sl;          /* b: [K, N] */
+        if (k && sl) gpuml_tensor_free(sl);
+        if (!view[k]) { st = ctx->status ? ctx->status : GPUML_ERROR_OUT_OF_MEMORY; goto done; }
+        st = gpuml_copy(ctx, view[k], t);
+        if (st != GPUML_SUCCESS) goto done;
+        if (k) { q.b = view[k]; q.sb_k = 1; q.sb_n = kp_; }
+        else { q.a = view[k]; q.sa_m = kp_; q.sa_k = 1; }
+    }
+    st = gpuml__mm_cuda_run(ctx, &q, path);
+done:
+    for (k = 0; k < 2; k++) { gpuml_tensor_free(view[k]); gpuml_tensor_free(own[k]); }   /* stream-ordered reuse */
+    return st;
+}
+
+/* one launch per outer batch index; the innermost batch dim is the grid's z */
+GPUML__FN gpuml_status gpuml__mm_cuda_run(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_matmul_path path)
 {
     gpuml__mm_params kp;
     int64_t outer = 1, o, inner = p->nb ? p->bdims[p->nb - 1] : 1;
@@ -5868,8 +5930,8 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
             gpuml__mm_params one = kp;
             int64_t zi;
             for (zi = 0; zi < inner; zi++) {
-                one.A = kp.A + (gpuml__u64)(zi * kp.sa_b * 2);
-                one.B = kp.B + (gpuml__u64)(zi * kp.sb_b * 2);
+                one.A = kp.A + (gpuml__u64)(zi * kp.sa_b * (int64_t)gpuml__dtype_sizes[p->a->dtype]);
+                one.B = kp.B + (gpuml__u64)(zi * kp.sb_b * (int64_t)gpuml__dtype_sizes[p->b->dtype]);
                 one.C = kp.C + (gpuml__u64)(zi * kp.sc_b * (int64_t)gpuml__dtype_sizes[p->c->dtype]);
                 one.R = kp.R ? kp.R + (gpuml__u64)(zi * kp.sr_b * (int64_t)gpuml__dtype_sizes[p->c->dtype]) : 0;
                 if (!gpuml__sm90_fits(ctx, p, &one)) break;
@@ -5887,9 +5949,11 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
                                "a unit-stride dim in B, 16-byte aligned bases and strides in multiples of 8 elements "
                                "(this is %s x %s on sm_%d)", gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], ctx->arch);
         if (path == GPUML_MATMUL_WGMMA)
-            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the wgmma path needs sm_90, f16/bf16, row-major A, "
-                               "a unit-stride dim in B and C, 16-byte aligned rows (this is %s x %s -> %s on sm_%d)",
-                               gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], gpuml__dtype_names[p->c->dtype], ctx->arch);
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the wgmma path needs sm_90, f16/bf16, fp8 or f32 with "
+                               "allow_tf32, row-major A, a unit-stride dim in B (k for fp8 and tf32: other layouts are copied "
+                               "when a and b have no batch dims) and in C, 16-byte aligned rows (this is %s x %s -> %s on sm_%d%s)",
+                               gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], gpuml__dtype_names[p->c->dtype], ctx->arch,
+                               p->a->dtype == GPUML_F32 && !p->tf32 ? ", allow_tf32 not set" : "");
         GPUML__TRY(gpuml__mm_cuda_simt(ctx, p, &kp));
     }
     return GPUML_SUCCESS;
@@ -5990,6 +6054,7 @@ GPUML__DEF gpuml_status gpuml_matmul(gpuml_ctx *ctx, gpuml_tensor *c, const gpum
     p.beta = d.beta;
     p.scale = (d.a_scale == 0.0f ? 1.0f : d.a_scale) * (d.b_scale == 0.0f ? 1.0f : d.b_scale);
     p.act = (int)d.act;
+    p.tf32 = d.allow_tf32 != 0;
     p.a = a; p.b = b; p.c = c; p.bias = d.bias; p.resid = d.residual;
     if (p.M == 0 || p.N == 0) return GPUML_SUCCESS;
     for (i = 0; i < p.nb; i++) if (p.bdims[i] == 0) return GPUML_SUCCESS;
@@ -6034,6 +6099,9 @@ static const char *const gpuml__family_variants[][2] = {
     { "matmul", "-DGPUML_A_DT=4 -DGPUML_B_DT=4 -DGPUML_C_DT=3 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=1" },
     { "matmul_sm90", "-DGPUML_IN_T=bf16 -DGPUML_OUT=bf16 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=2" },
     { "matmul_sm90", "-DGPUML_IN_T=f16 -DGPUML_OUT=f32 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
+    { "matmul_sm90", "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
+    { "matmul_sm90", "-DGPUML_IN_T=e4m3 -DGPUML_IN_TB=e5m2 -DGPUML_OUT=bf16 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
+    { "matmul_sm90", "-DGPUML_IN_T=e4m3 -DGPUML_IN_TB=e4m3 -DGPUML_OUT=f16 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
     { "matmul_mma", "-DGPUML_A_DT=2 -DGPUML_B_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },
     { "matmul_mma", "-DGPUML_A_DT=1 -DGPUML_B_DT=1 -DGPUML_C_DT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_BETA=1 -DGPUML_B_NMAJOR=0" },
     { "matmul_mma", "-DGPUML_A_DT=1 -DGPUML_B_DT=1 -DGPUML_C_DT=1 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },

@@ -19,6 +19,7 @@ static double now(void)
 }
 
 #ifndef GPUML_NO_CUDA
+static int g_tf32;   /* desc.allow_tf32 for the next rows */
 /* mean time of `reps` back-to-back launches between two device events, after a warm-up */
 static double gpu_time_ms(gpuml_ctx *ctx, gpuml_tensor *c, gpuml_tensor *a, gpuml_tensor *b, const gpuml_matmul_desc *d, int reps, gpuml_status *st)
 {
@@ -55,9 +56,10 @@ static void gpu_row(gpuml_ctx *ctx, gpuml_dtype dt, gpuml_dtype ct, int64_t M, i
     gpuml_rand_normal(ctx, b, 2, 0, 1);
     memset(&d, 0, sizeof d);
     d.path = path;
+    d.allow_tf32 = g_tf32;
     ms = gpu_time_ms(ctx, c, a, bv, &d, flops > 1e11 ? 10 : 50, &st);
-    if (st != GPUML_SUCCESS) printf("%-6s %-5s %6lld %6lld %6lld %s  n/a (%s)\n", gpuml_dtype_name(dt), pn[path], (long long)M, (long long)N, (long long)K, tb ? "NT" : "NN", gpuml_last_error(ctx));
-    else printf("%-6s %-5s %6lld %6lld %6lld %s %10.3f ms %8.1f TFLOP/s\n", gpuml_dtype_name(dt), pn[path], (long long)M, (long long)N, (long long)K, tb ? "NT" : "NN", ms, flops / ms / 1e9);
+    if (st != GPUML_SUCCESS) printf("%-6s %-5s %6lld %6lld %6lld %s  n/a (%s)\n", g_tf32 ? "tf32" : gpuml_dtype_name(dt), pn[path], (long long)M, (long long)N, (long long)K, tb ? "NT" : "NN", gpuml_last_error(ctx));
+    else printf("%-6s %-5s %6lld %6lld %6lld %s %10.3f ms %8.1f TFLOP/s\n", g_tf32 ? "tf32" : gpuml_dtype_name(dt), pn[path], (long long)M, (long long)N, (long long)K, tb ? "NT" : "NN", ms, flops / ms / 1e9);
     fflush(stdout);
     gpuml_clear_error(ctx);
     gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(bv); gpuml_tensor_free(c);
@@ -85,7 +87,16 @@ static int gpu(int quick)
     for (i = 0; i < 4; i++) gpu_row(ctx, GPUML_BF16, GPUML_BF16, tf[i][0], tf[i][1], tf[i][2], 1, GPUML_MATMUL_AUTO);
     gpu_row(ctx, GPUML_F32, GPUML_F32, 4096, 4096, 4096, 0, GPUML_MATMUL_AUTO);
     gpu_row(ctx, GPUML_F32, GPUML_F32, 8192, 8192, 8192, 0, GPUML_MATMUL_AUTO);
-    gpu_row(ctx, GPUML_FP8_E4M3, GPUML_BF16, 8192, 8192, 8192, 1, GPUML_MATMUL_AUTO);
+    /* f32 inputs on tensor cores (tf32): NT reads B as stored, NN copies it k-major first */
+    g_tf32 = 1;
+    for (i = 1; i < 3; i++) { gpu_row(ctx, GPUML_F32, GPUML_F32, sq[i], sq[i], sq[i], 1, GPUML_MATMUL_AUTO); gpu_row(ctx, GPUML_F32, GPUML_F32, sq[i], sq[i], sq[i], 0, GPUML_MATMUL_AUTO); }
+    g_tf32 = 0;
+    /* fp8 e4m3 -> bf16 next to bf16 on the same shape (the target is >= 1.6x bf16 at 8192^3) */
+    for (i = 1; i < 3; i++) {
+        gpu_row(ctx, GPUML_FP8_E4M3, GPUML_BF16, sq[i], sq[i], sq[i], 1, GPUML_MATMUL_AUTO);
+        gpu_row(ctx, GPUML_BF16, GPUML_BF16, sq[i], sq[i], sq[i], 1, GPUML_MATMUL_AUTO);
+    }
+    gpu_row(ctx, GPUML_FP8_E4M3, GPUML_BF16, 8192, 8192, 8192, 0, GPUML_MATMUL_AUTO);
     for (i = 1; i <= 16; i *= 4) {
         gpu_row(ctx, GPUML_F16, GPUML_F16, i, 4096, 4096, 1, GPUML_MATMUL_AUTO);
         gpu_row(ctx, GPUML_F16, GPUML_F16, i, 8192, 8192, 1, GPUML_MATMUL_AUTO);

@@ -5,7 +5,10 @@
  * LAUNCH CONTRACT
  * ======================================================================================
  * Compile with NVRTC (or nvcc) for sm_90a only:  --gpu-architecture=sm_90a  plus
- *   -DGPUML_IN_T=bf16|f16        input dtype of A and B                 (default bf16)
+ *   -DGPUML_IN_T=bf16|f16|tf32|e4m3|e5m2   input dtype of A (and of B)   (default bf16)
+ *   -DGPUML_IN_TB=e4m3|e5m2      dtype of B when it differs from A's (fp8 only; default = A's)
+ *                                tf32 reads f32 data (the tensor cores use its top 19 bits);
+ *                                tf32 and fp8 need GPUML_B_KMAJOR=1 (wgmma takes them K-major only)
  *   -DGPUML_OUT=bf16|f16|f32     dtype of C, C_in and R                  (default bf16)
  *   -DGPUML_EPI=0|1|2|3          activation: none | relu | gelu(tanh) | silu (default 0)
  *   -DGPUML_HAS_BIAS=0|1         f32 bias, one per output column         (default 0)
@@ -62,6 +65,8 @@
  * swizzle CU_TENSOR_MAP_SWIZZLE_128B, elementStrides {1,1},
  * l2Promotion CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
  * oobFill CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE (= zeros; required, the K tail relies on it)):
+ *   Element sizes: ES = 2 (bf16, f16), 4 (tf32: FLOAT32 data), 1 (fp8: UINT8); BK = 128 / ES
+ *   elements = one 128-byte swizzle row (64, 32 or 128).  Below, "*2" and "64" are for ES = 2.
  *   A   dtype BFLOAT16|FLOAT16 (= GPUML_IN_T), rank 2, globalAddress = A,
  *       globalDim {K, M}, globalStrides {lda*2} bytes, boxDim {64, 128}
  *   B   GPUML_B_KMAJOR=1 (B is N x K):  dtype = GPUML_IN_T, rank 2, globalAddress = B,
@@ -129,12 +134,52 @@
 #define GPUML__STR2(x) #x
 #define GPUML__STR(x) GPUML__STR2(x)
 
+#define GPUML__DT_tf32 4
+#define GPUML__DT_e4m3 5
+#define GPUML__DT_e5m2 6
+#ifndef GPUML_IN_TB
+#define GPUML_IN_TB GPUML_IN_T
+#endif
+#define GPUML__INB_ID GPUML__CAT(GPUML__DT_, GPUML_IN_TB)
+/* GPUML__KI: k per wgmma (always 32 bytes of each row); GPUML__ES: bytes per element */
 #if GPUML__IN_ID == 1
 #define GPUML__WGMMA_TYPES ".bf16.bf16"
+#define GPUML__ES 2
+#define GPUML__KI "16"
 #elif GPUML__IN_ID == 2
 #define GPUML__WGMMA_TYPES ".f16.f16"
+#define GPUML__ES 2
+#define GPUML__KI "16"
+#elif GPUML__IN_ID == 4
+#define GPUML__WGMMA_TYPES ".tf32.tf32"
+#define GPUML__ES 4
+#define GPUML__KI "8"
+#elif (GPUML__IN_ID == 5 || GPUML__IN_ID == 6) && (GPUML__INB_ID == 5 || GPUML__INB_ID == 6)
+#if GPUML__IN_ID == 5 && GPUML__INB_ID == 5
+#define GPUML__WGMMA_TYPES ".e4m3.e4m3"
+#elif GPUML__IN_ID == 5
+#define GPUML__WGMMA_TYPES ".e4m3.e5m2"
+#elif GPUML__INB_ID == 5
+#define GPUML__WGMMA_TYPES ".e5m2.e4m3"
 #else
-#error "GPUML_IN_T must be bf16 or f16"
+#define GPUML__WGMMA_TYPES ".e5m2.e5m2"
+#endif
+#define GPUML__ES 1
+#define GPUML__KI "32"
+#else
+#error "GPUML_IN_T must be bf16, f16, tf32, e4m3 or e5m2 (GPUML_IN_TB e4m3 or e5m2 with fp8)"
+#endif
+#if GPUML__IN_ID != GPUML__INB_ID && GPUML__ES != 1
+#error "GPUML_IN_TB may differ from GPUML_IN_T only for fp8"
+#endif
+#if GPUML__ES != 2 && !GPUML_B_KMAJOR
+#error "tf32 and fp8 need GPUML_B_KMAJOR=1 (wgmma reads them K-major only)"
+#endif
+/* the transpose immediates exist for 16-bit types only */
+#if GPUML__ES == 2
+#define GPUML__WGMMA_TAIL ", 1, 1, 0, " GPUML__STR(GPUML__TRANS_B)
+#else
+#define GPUML__WGMMA_TAIL ", 1, 1"
 #endif
 #if GPUML_B_KMAJOR
 #define GPUML__TRANS_B 0
@@ -170,11 +215,11 @@ struct gpuml_matmul_sm90_params {
 
 #define GPUML_MM_BM 128
 #define GPUML_MM_BN 256
-#define GPUML_MM_BK 64
+#define GPUML_MM_BK (128 / GPUML__ES)                                  /* elements in 128 bytes */
 #define GPUML_MM_STAGES 4
 #define GPUML_MM_THREADS 384
-#define GPUML_MM_A_STAGE_BYTES (GPUML_MM_BM * GPUML_MM_BK * 2)           /* 16384 */
-#define GPUML_MM_B_STAGE_BYTES (GPUML_MM_BN * GPUML_MM_BK * 2)           /* 32768 */
+#define GPUML_MM_A_STAGE_BYTES (GPUML_MM_BM * 128)                      /* 16384 */
+#define GPUML_MM_B_STAGE_BYTES (GPUML_MM_BN * 128)                      /* 32768 */
 #define GPUML_MM_RING_BYTES (GPUML_MM_STAGES * (GPUML_MM_A_STAGE_BYTES + GPUML_MM_B_STAGE_BYTES))
 #define GPUML_MM_EPI_CHUNK_BYTES 8192                                   /* 64 rows x 128 B */
 #if GPUML_MM_TMA_STORE
@@ -286,13 +331,13 @@ static __device__ __forceinline__ gpuml_u64 gpuml__smem_desc(gpuml_u32 addr, gpu
            ((gpuml_u64)(sbo >> 4) << 32) | (1ull << 62);
 }
 
-/* D[64x256] (+)= A[64x16] * B[16x256]; scale_d == 0 overwrites D. */
+/* D[64x256] (+)= A[64x(32 bytes)] * B[(32 bytes)x256]; scale_d == 0 overwrites D. */
 static __device__ __forceinline__ void gpuml__wgmma_256(float *d, gpuml_u64 da, gpuml_u64 db, int scale_d)
 {
     asm volatile(
         "{\n\t.reg .pred p;\n\t"
         "setp.ne.b32 p, %130, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32" GPUML__WGMMA_TYPES " {"
+        "wgmma.mma_async.sync.aligned.m64n256k" GPUML__KI ".f32" GPUML__WGMMA_TYPES " {"
     "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
@@ -301,7 +346,7 @@ static __device__ __forceinline__ void gpuml__wgmma_256(float *d, gpuml_u64 da, 
     "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
     "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
     "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-        "}, %128, %129, p, 1, 1, 0, " GPUML__STR(GPUML__TRANS_B) ";\n\t}"
+        "}, %128, %129, p" GPUML__WGMMA_TAIL ";\n\t}"
         :
       "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),

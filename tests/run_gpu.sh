@@ -22,7 +22,7 @@ tests/run_all.sh > "$OUT/tests.log" 2>&1
 summary+="tests: $(tail -n 1 "$OUT/tests.log")\n"
 # sanitizers over the GPU tests (the plain builds)
 # (program, test filter): the foundation tests whole, the kernel-heavy suites on a subset
-for spec in "test_core:" "test_ops:softmax" "test_ops:norms" "test_ops:binary" "test_ops:reduce" "test_ops:optimizers" "test_matmul:bf16_gpu" "test_matmul:f32_gpu"; do
+for spec in "test_core:" "test_ops:softmax" "test_ops:norms" "test_ops:binary" "test_ops:reduce" "test_ops:optimizers" "test_matmul:bf16_gpu" "test_matmul:f32_gpu" "test_matmul:forced_wgmma_tf32_fp8"; do
     t=${spec%%:*}; f=${spec#*:}
     [ -x build/$t ] || continue
     for tool in memcheck racecheck; do

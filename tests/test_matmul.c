@@ -12,7 +12,9 @@ typedef struct mcase {
     float alpha, beta;
     int bias, act, resid;
     gpuml_matmul_path path;
+    int tf32;                /* desc.allow_tf32 */
 } mcase;
+static int g_tf32;           /* matrix_of_cases: allow tf32 */
 
 static double act_ref(int act, double x)
 {
@@ -99,6 +101,7 @@ static int run_case(gpuml_ctx *ctx, const mcase *mc, const char *label)
     if (mc->resid) { res = gpuml_tensor_new(ctx, mc->ct, cnd, csh); rv = fill_random(ctx, res, 1.0); }
     memset(&d, 0, sizeof d);
     d.alpha = mc->alpha; d.beta = mc->beta; d.bias = bias; d.act = (gpuml_activation)mc->act; d.residual = res; d.path = mc->path;
+    d.allow_tf32 = mc->tf32;
     st = gpuml_matmul(ctx, c, a, b, &d);
     if (st == GPUML_ERROR_NOT_SUPPORTED && mc->path != GPUML_MATMUL_AUTO) { ran = 0; goto done; }
     CHECK(st == GPUML_SUCCESS, "%s: matmul: %s", label, gpuml_last_error(ctx));
@@ -119,7 +122,9 @@ static int run_case(gpuml_ctx *ctx, const mcase *mc, const char *label)
                 ref = act_ref(mc->act, ref);
                 if (rv) ref += rv[ci];
                 err = fabs(got[ci] - ref);
-                bound = (mc->ct == GPUML_I32 ? 0 : 4e-6 * (sa + 1) * (mc->act ? 2 : 1)) + out_tol(mc->ct) * fabs(ref) + (mc->ct == GPUML_I32 ? 0 : 1e-6);
+                /* tf32 keeps 10 of f32's 23 mantissa bits: up to 2^-10 per operand, so each product
+                   may be off by ~2e-3 of its magnitude (the CPU and SIMT paths compute in f32) */
+                bound = (mc->ct == GPUML_I32 ? 0 : (mc->tf32 ? 2.5e-3 : 4e-6) * (sa + 1) * (mc->act ? 2 : 1)) + out_tol(mc->ct) * fabs(ref) + (mc->ct == GPUML_I32 ? 0 : 1e-6);
                 if (!(err <= bound)) {
                     CHECK(0, "%s: [%d,%lld,%lld] got %.9g want %.9g (err %.3g > %.3g)", label, z, (long long)m, (long long)n, got[ci], ref, err, bound);
                     z = nb; m = M; break;
@@ -151,6 +156,7 @@ static void matrix_of_cases(gpuml_ctx *ctx, gpuml_dtype at, gpuml_dtype ct, gpum
             mc.M = sizes[s][0]; mc.N = sizes[s][1]; mc.K = sizes[s][2];
             mc.ta = t & 1; mc.tb = (t >> 1) & 1;
             mc.path = path;
+            mc.tf32 = g_tf32;
             if (at != GPUML_I8 && s % 2 == 1) { mc.alpha = 0.5f; mc.beta = 0.75f; mc.bias = 1; mc.act = 1 + (int)(s / 2) % 3; mc.resid = (t == 3); }
             if (s == 3 && t == 0) { mc.batch = 3; mc.bcast_b = 1; }
             if (s == 2 && t == 1) mc.batch = 2;
@@ -177,6 +183,33 @@ static void forced_simt(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, 
 static void forced_mma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F16, GPUML_MATMUL_MMA); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_F32, GPUML_MATMUL_MMA); }
 static void forced_small_m(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F16, GPUML_MATMUL_SMALL_M); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_F32, GPUML_MATMUL_SMALL_M); }
 static void forced_wgmma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA); }
+/* tf32 and fp8 (e4m3 x e5m2) on wgmma: every transpose (copied to k-major where needed) */
+static void forced_wgmma_tf32_fp8(void)
+{
+    NEED_GPU();
+    g_tf32 = 1;
+    matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_WGMMA);
+    g_tf32 = 0;
+    matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_BF16, GPUML_MATMUL_WGMMA);
+    matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_F32, GPUML_MATMUL_WGMMA);
+}
+/* allow_tf32 with the automatic choice, on both backends (the CPU computes in f32) */
+static void tf32_auto(void)
+{
+    mcase mc;
+    g_tf32 = 1;
+    matrix_of_cases(tu_cpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_AUTO);
+    if (tu_gpu) matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_AUTO);
+    g_tf32 = 0;
+    if (!tu_gpu) return;
+    /* large enough for the automatic choice to take the tensor cores; b transposed (n-major) */
+    memset(&mc, 0, sizeof mc);
+    mc.at = mc.bt = mc.ct = GPUML_F32; mc.tf32 = 1;
+    mc.M = 301; mc.N = 515; mc.K = 1029; mc.tb = 0;
+    run_case(tu_gpu, &mc, "tf32 auto 301x515x1029");
+    mc.at = mc.bt = GPUML_FP8_E4M3; mc.ct = GPUML_BF16; mc.tf32 = 0; mc.tb = 1; mc.act = 2; mc.bias = 1;
+    run_case(tu_gpu, &mc, "fp8 auto 301x515x1029 tb gelu bias");
+}
 
 /* large shapes: sampled check against float64 */
 static void large_gpu(void)
@@ -248,7 +281,7 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_small_m", forced_small_m },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "tf32_auto", tf32_auto }, { "forced_small_m", forced_small_m },
     { "large_gpu", large_gpu }, { "cpu_gpu_agree", cpu_gpu_agree }, { "bad_input", bad_input },
 };
 
