@@ -2570,6 +2570,24 @@ GPUML__FN gpuml_status gpuml__cuda_copy(gpuml_ctx *ctx, const gpuml_tensor *dst,
         GPUML__CU(ctx, ctx->cu.MemcpyDtoDAsync(dp, sp, (size_t)it.n * gpuml__dtype_sizes[dst->dtype], ctx->stream), "gpuml_copy");
         return GPUML_SUCCESS;
     }
+    if (dst->dtype == src->dtype && (it.ndim == 2 || (it.ndim == 3 && it.dims[0] <= 65535))) {
+        /* a (batched) 2-D transpose: each side unit-stride along a different dim */
+        int d = it.ndim, a = -1;
+        const int64_t *ds = it.strides[0], *ss = it.strides[1];
+        if (ds[d - 1] == 1 && ss[d - 2] == 1) a = 0;        /* u = dim d-2, v = dim d-1 */
+        else if (ds[d - 2] == 1 && ss[d - 1] == 1) a = 1;   /* u = dim d-1, v = dim d-2 */
+        if (a >= 0 && it.dims[d - 1] > 1 && it.dims[d - 2] > 1 && (it.dims[a ? d - 1 : d - 2] + 63) / 64 <= 65535) {
+            int64_t nu = it.dims[a ? d - 1 : d - 2], nv = it.dims[a ? d - 2 : d - 1];
+            int64_t sv = ss[a ? d - 2 : d - 1], du = ds[a ? d - 1 : d - 2], sz = d == 3 ? ss[0] : 0, dz = d == 3 ? ds[0] : 0;
+            void *args[8];
+            unsigned g[3];
+            args[0] = &nu; args[1] = &nv; args[2] = &sv; args[3] = &du; args[4] = &sz; args[5] = &dz; args[6] = &dp; args[7] = &sp;
+            g[0] = (unsigned)((nv + 63) / 64); g[1] = (unsigned)((nu + 63) / 64); g[2] = (unsigned)(d == 3 ? it.dims[0] : 1);
+            snprintf(opts, sizeof opts, "-DGPUML_ELEM_BYTES=%d", (int)gpuml__dtype_sizes[dst->dtype]);
+            GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_copy_t", &fn));
+            return gpuml__launch(ctx, fn, g, block, 0, args, "gpuml_copy (transpose)");
+        }
+    }
     gpuml__kparams(&it, &ks, kv);
     grid[0] = gpuml__grid_for(ctx, it.n, 256);
     if (dst->dtype == src->dtype) {

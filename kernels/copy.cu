@@ -53,6 +53,27 @@ extern "C" __global__ void gpuml_copy_raw(gpuml__kshape s, gpuml__kview dv, gpum
          i += (gpuml__i64)gridDim.x * blockDim.x)
         dst[gpuml__offset(s, dv, i)] = src[gpuml__offset(s, sv, i)];
 }
+/* a transpose: src is unit-stride along u, dst along v (dst[u*du + v] = src[v*sv + u]), batch z
+   with strides dz / sz.  64 x 64 tiles through shared memory, so that both the reads and the
+   writes run along each side's unit dim.  Block (256); grid (ceil(nv/64), ceil(nu/64), batch). */
+extern "C" __global__ void __launch_bounds__(256) gpuml_copy_t(gpuml__i64 nu, gpuml__i64 nv, gpuml__i64 sv, gpuml__i64 du,
+                                                               gpuml__i64 sz, gpuml__i64 dz, gpuml__E *dst, const gpuml__E *src)
+{
+    __shared__ gpuml__E tile[64][65];
+    const gpuml__i64 u0 = (gpuml__i64)blockIdx.y * 64, v0 = (gpuml__i64)blockIdx.x * 64;
+    const int tx = (int)(threadIdx.x & 63), ty = (int)(threadIdx.x >> 6);
+    src += (gpuml__i64)blockIdx.z * sz;
+    dst += (gpuml__i64)blockIdx.z * dz;
+    for (int j = ty; j < 64; j += 4) {
+        const gpuml__i64 u = u0 + tx, v = v0 + j;
+        if (u < nu && v < nv) tile[j][tx] = src[v * sv + u];
+    }
+    __syncthreads();
+    for (int j = ty; j < 64; j += 4) {
+        const gpuml__i64 u = u0 + j, v = v0 + tx;
+        if (u < nu && v < nv) dst[u * du + v] = tile[tx][j];
+    }
+}
 /* every element of a strided view set to one bit pattern */
 extern "C" __global__ void gpuml_fill(gpuml__kshape s, gpuml__kview dv, gpuml__E *dst, gpuml__u32 bits)
 {

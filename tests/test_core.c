@@ -214,6 +214,46 @@ static void test_views(void)
     }
 }
 
+/* 2-D transposes larger than one 64 x 64 tile (the GPU's tiled transpose kernel), both ways:
+   a transposed view into a contiguous tensor, and a contiguous tensor into a transposed view */
+static void test_copy_transpose(void)
+{
+    static const gpuml_dtype dts[3] = { GPUML_F32, GPUML_BF16, GPUML_U8 };
+    int gpu, kd, way, i, j;
+    for (gpu = 0; gpu < 2; gpu++) {
+        gpuml_ctx *ctx = ctx_of(gpu);
+        if (!ctx) continue;
+        for (kd = 0; kd < 3; kd++)
+            for (way = 0; way < 2; way++) {
+                int64_t R = 130, C = 67, sh[2], th[2];
+                double *vals = (double *)malloc(sizeof(double) * (size_t)(R * C)), *got;
+                gpuml_tensor *src, *dst, *view;
+                for (i = 0; i < R * C; i++) vals[i] = (double)((i * 37 + 11) % 200);
+                sh[0] = R; sh[1] = C; th[0] = C; th[1] = R;
+                src = upload(ctx, dts[kd], 2, sh, vals);                 /* [R, C] */
+                if (way == 0) {                                          /* contiguous [C, R] <- view */
+                    view = gpuml_tensor_transpose(src, 0, 1);
+                    dst = gpuml_tensor_new(ctx, dts[kd], 2, th);
+                    CHECK(gpuml_copy(ctx, dst, view) == GPUML_SUCCESS, "copy: %s", gpuml_last_error(ctx));
+                    got = download(dst);
+                } else {                                                 /* view of [C, R] <- contiguous */
+                    dst = gpuml_tensor_new(ctx, dts[kd], 2, th);
+                    view = gpuml_tensor_transpose(dst, 0, 1);
+                    CHECK(gpuml_copy(ctx, view, src) == GPUML_SUCCESS, "copy: %s", gpuml_last_error(ctx));
+                    got = download(dst);
+                }
+                for (i = 0; i < C; i++)
+                    for (j = 0; j < R; j++)
+                        if (got[i * R + j] != vals[j * C + i]) {
+                            CHECK(0, "%s transpose way %d at %d,%d: %g vs %g", gpuml_dtype_name(dts[kd]), way, i, j, got[i * R + j], vals[j * C + i]);
+                            i = (int)C; break;
+                        }
+                free(vals); free(got);
+                gpuml_tensor_free(src); gpuml_tensor_free(dst); gpuml_tensor_free(view);
+            }
+    }
+}
+
 /* strided copies and strided writes/reads, same dtype: exact */
 static void test_copy_strided(void)
 {
@@ -755,7 +795,7 @@ static const tu_test tests[] = {
     { "tensor_metadata", test_tensor_metadata },
     { "roundtrip_all_dtypes", test_roundtrip_all_dtypes },
     { "views", test_views },
-    { "copy_strided", test_copy_strided },
+    { "copy_strided", test_copy_strided }, { "copy_transpose", test_copy_transpose },
     { "cast_all_pairs", test_cast_all_pairs },
     { "bf16_row_conversions", test_bf16_row_conversions },
     { "fill", test_fill },
