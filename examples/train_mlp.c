@@ -87,7 +87,6 @@ static gpuml_status make_dataset(const options *o, dataset *ds)
     gpuml_status st;
     const double pi = 3.14159265358979323846;
     memset(ds, 0, sizeof *ds);
-    ds->n_test = 0;
     for (i = 0; i < o->points; i++) ds->n_test += (i % 5 == 2);
     ds->n_test *= o->classes;
     ds->n_train = n - ds->n_test;
@@ -386,7 +385,7 @@ static gpuml_status train(const options *o, const dataset *ds)
     b = (batch *)calloc((size_t)nb, sizeof *b);
     if (!b) { st = GPUML_ERROR_OUT_OF_MEMORY; fail_at("calloc (batches)", __LINE__); goto done; }
 
-#define STEP(call) do { if ((st = (call)) != GPUML_SUCCESS) goto done; } while (0)
+#define STEP(call) do { if ((st = (call)) != GPUML_SUCCESS) { fail_at(#call, __LINE__); goto done; } } while (0)
 #define MAKE(t, expr) do { if (((t) = (expr)) == NULL) { st = gpuml_last_status(ctx); fail_at(#expr, __LINE__); goto done; } } while (0)
     STEP(new_mlp(&m, o));
     STEP(new_acts(&ab, o->batch, o));

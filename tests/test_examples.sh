@@ -29,6 +29,14 @@ for e in $EXAMPLES; do
     if $CXX_CHECK -x c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -pedantic examples/$e.c > $L/cxx_$e.log 2>&1
     then ok "build $e as C++17 ($CXX_CHECK)"; else bad "build $e as C++17 ($CXX_CHECK)" "does not compile" $L/cxx_$e.log; fi
 done
+# CPU-only builds and Windows (syntax and warnings only: fast)
+for e in $EXAMPLES; do
+    if ${CC:-cc} -std=c99 -fsyntax-only -Wall -Wextra -Werror -pedantic -DGPUML_NO_CUDA examples/$e.c > $L/nocuda_$e.log 2>&1
+    then ok "build $e with GPUML_NO_CUDA"; else bad "build $e with GPUML_NO_CUDA" "does not compile" $L/nocuda_$e.log; fi
+    if ! command -v x86_64-w64-mingw32-gcc > /dev/null 2>&1; then skipped "mingw $e" "x86_64-w64-mingw32-gcc not installed"; continue; fi
+    if x86_64-w64-mingw32-gcc -std=c99 -fsyntax-only -Wall -Wextra -Werror -pedantic examples/$e.c > $L/mingw_$e.log 2>&1
+    then ok "build $e for Windows (MinGW)"; else bad "build $e for Windows (MinGW)" "does not compile" $L/mingw_$e.log; fi
+done
 
 # ---- train_mlp on the CPU ----
 T=build/train_mlp
