@@ -16,7 +16,7 @@ if ! command -v python3 > /dev/null 2>&1; then
     echo "$pass passed, $fail failed, $skip skipped"; exit 0
 fi
 
-bench/report.sh --from tests/fixtures/report --md $O/BENCHMARKS.md --png $O/img/benchmarks.png > $O/out.txt 2>&1; rc=$?
+REPORT_DIR=$O/r bench/report.sh --from tests/fixtures/report --md $O/BENCHMARKS.md --png $O/img/benchmarks.png > $O/out.txt 2>&1; rc=$?
 M=$O/BENCHMARKS.md
 if [ $rc -eq 0 ] && [ -f $M ]; then ok "report.sh --from the fixture: exit 0, BENCHMARKS.md written"; else bad "report.sh exit $rc" $O/out.txt; fi
 # the header: device from nvidia-smi, the date, the gpuml version and the command
@@ -44,8 +44,8 @@ if has $M "Geometric mean of the ratios, matmul: **0.97** (6 rows)" && has $M "G
 then ok "geometric means per group"; else bad "geometric means" $M; fi
 # every ratio in the CSV is gpuml / PyTorch (or PyTorch / gpuml for times), to 4 digits
 if awk -F, 'NR > 1 && $1 !~ /^#/ && $8 != "" { r = ($7 == "us") ? $6 / $5 : $5 / $6; d = r - $8; if (d < 0) d = -d; if (d > 5e-4) bad++; n++ }
-            END { exit !(n == 15 && bad == 0) }' build/report/table.csv; then ok "ratios recomputed from the CSV (15 rows)"
-else bad "ratios in build/report/table.csv" build/report/table.csv; fi
+            END { exit !(n == 15 && bad == 0) }' $O/r/table.csv; then ok "ratios recomputed from the CSV (15 rows)"
+else bad "ratios in the CSV" $O/r/table.csv; fi
 # the printed table: one header and the same rows
 if [ "$(grep -cE '^(matmul|conv2d|dwconv|add|gelu|sum|softmax|layernorm|rmsnorm|adamw) ' $O/out.txt)" -eq 17 ] && grep -q '^op  *shape  *dtype  *gpuml  *PyTorch  *unit  *ratio' $O/out.txt
 then ok "table printed (17 rows)"; else bad "printed table" $O/out.txt; fi
@@ -60,8 +60,19 @@ else
 fi
 # nothing measured: an error, and BENCHMARKS.md is left alone
 mkdir -p $O/empty; echo keep > $O/keep.md
-bench/report.sh --from $O/empty --md $O/keep.md --png $O/empty.png > $O/empty.txt 2>&1; rc=$?
+REPORT_DIR=$O/r bench/report.sh --from $O/empty --md $O/keep.md --png $O/empty.png > $O/empty.txt 2>&1; rc=$?
 if [ $rc -ne 0 ] && [ "$(cat $O/keep.md)" = keep ] && grep -q 'no benchmark rows' $O/empty.txt; then ok "no rows: error, BENCHMARKS.md untouched"
 else bad "empty raw folder (exit $rc)" $O/empty.txt; fi
+# the measuring mode's plumbing (build, each step, raw files, meta, the report) with stand-ins
+# for the compiler, python3 and nvidia-smi that print the fixture's saved outputs
+S=$PWD/tests/fixtures/report/stand-ins
+PATH=$S:$PATH CC=$S/cc PYTHON=$S/fake-python GPUML_COMMIT=stand-in-commit REPORT_DIR=$O/m \
+    bench/report.sh --md $O/m.md --png $O/m.png > $O/m.txt 2>&1; rc=$?
+if [ $rc -eq 0 ] && has $O/m.md "- Device: NVIDIA Stand-in GPU, 0.0.0, 1024 MiB" && has $O/m.md "- gpuml: stand-in-commit" \
+    && has $O/m.md "| matmul | 4096x4096x4096 NN | bf16 | 794.4 | 794.1 | TFLOP/s | 1.00 |" \
+    && has $O/m.md "| softmax | 65536x1024 | f32 | 4132.2 | 3961.8 | GB/s | 1.04 |" \
+    && has $O/m/raw/matmul_gpuml.txt "stand-in args: gpu quick" && [ -f $O/m/raw.tgz ] && ! grep -q 'rc=[1-9]' $O/m.txt
+then ok "measuring mode with stand-in programs: every step ran, the report is complete"
+else bad "measuring mode with stand-ins (exit $rc)" $O/m.txt; fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
