@@ -5,7 +5,7 @@
 # unit, ratio) printed and written to BENCHMARKS.md with the device, the date and this command,
 # and a chart of the ratios in docs/benchmarks.png (bench/chart.py; needs matplotlib).
 #
-#   bench/report.sh                 measure (~2-4 minutes on an H100/H200), then write the report
+#   bench/report.sh                 measure (a few minutes: the quick modes), then write the report
 #   FULL=1 bench/report.sh          also the matmul paths the quick mode leaves out (slower)
 #   bench/report.sh --from DIR [--md FILE] [--png FILE]
 #                                   no measuring: the report from raw outputs saved in DIR
