@@ -162,6 +162,9 @@ def main():
     ap.add_argument("--png", default="docs/benchmarks.png", help="where the chart goes (drawn by bench/chart.py)")
     a = ap.parse_args()
     raw = a.raw
+    if not os.path.isdir(raw):
+        print("report: %s is not a folder of raw outputs" % raw, file=sys.stderr)
+        return 1
 
     meta = {}
     for line in read(os.path.join(raw, "meta.txt")) or []:
