@@ -1,12 +1,13 @@
-# gpuml: `make demo` runs the demo, `make test` runs the whole suite.
+# gpuml: `make demo` runs the demo, `make examples` builds examples/, `make test` runs the whole suite.
 CC ?= cc
 CFLAGS ?= -std=c99 -O2 -g -Wall -Wextra -Werror -pedantic
 ASAN_FLAGS = -std=c99 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LIBS = -ldl -lpthread -lm
 HDR = gpuml.h kernels.cu.inc
 TESTS = $(basename $(notdir $(wildcard tests/test_*.c)))
+EXAMPLES = $(basename $(notdir $(wildcard examples/*.c)))
 
-.PHONY: demo test tests kernels gpu clean
+.PHONY: demo examples test tests kernels gpu report clean
 demo: build/demo
 	./build/demo
 
@@ -26,7 +27,10 @@ build/%: examples/%.c $(HDR) | build
 build:
 	mkdir -p build
 
-tests: $(addprefix build/,$(TESTS)) $(addprefix build/asan/,$(TESTS))
+# every program in examples/ (tests/test_examples.sh runs them)
+examples: $(addprefix build/,$(EXAMPLES))
+
+tests: $(addprefix build/,$(TESTS)) $(addprefix build/asan/,$(TESTS)) examples
 
 test: tests
 	tests/run_all.sh
@@ -38,6 +42,10 @@ kernels:
 # on a GPU machine: build, test, sanitize and benchmark everything
 gpu:
 	tests/run_gpu.sh
+
+# on a GPU machine with PyTorch: gpuml next to PyTorch, BENCHMARKS.md and docs/benchmarks.png
+report:
+	bench/report.sh
 
 clean:
 	rm -rf build

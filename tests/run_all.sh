@@ -24,6 +24,8 @@ run() { # name, command...
     fi
 }
 run compile tests/compile_checks.sh
+run examples tests/test_examples.sh
+run report tests/test_report.sh
 run cpu_gemm bench/run_cpu_gemm.sh --test
 for t in test_core test_jit test_ops test_matmul; do
     [ -x build/$t ] && run $t ./build/$t
