@@ -5785,8 +5785,159 @@ shape_error:
                        gpuml__shape_str(b, s2, sizeof s2), gpuml__shape_str(c, s3, sizeof s3));
 }
 
+/* ---- conv2d: tensor-core implicit GEMM (forward) ---- */
+/* One forward conv problem, NHWC activations and KRSC weights, all contiguous (set up by gpuml_conv2d). */
+typedef struct gpuml__conv_problem {
+    int64_t n, h, w, c, k, r, s, p, q;  /* x [n,h,w,c], w [k,r,s,c/groups], y [n,p,q,k] */
+    int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups;   /* pad_h, pad_w: top and left */
+    const gpuml_tensor *x, *wt, *y;     /* y is written.  (The brief's struct named this tensor w,
+                                           which clashes with the width w above and cannot compile.) */
+    const gpuml_tensor *bias;           /* [k] f32, or NULL */
+    const gpuml_tensor *residual;       /* contiguous, y's shape and dtype, or NULL; added after act */
+    int act;                            /* gpuml_activation */
+} gpuml__conv_problem;
+GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p);
+#define GPUML__HAVE_CONV_IGEMM 1
+
+/* sm_80+: mma.sync implicit GEMM (kernels/conv_igemm.cu, with matmul_mma.cu's helpers in front;
+   its LAUNCH CONTRACT comment is the reference) */
+static const gpuml__family gpuml__fam_conv_igemm = { "conv_igemm", gpuml__ksrc_conv_igemm, 80, 0, 0 };
+
+/* the tile configurations of kernels/conv_igemm.cu (-DGPUML_CONV_CFG=index) */
+typedef struct gpuml__conv_cfg {
+    int bm, bn, stages, gather;
+    int per_sm;          /* CTAs an SM runs at once (launch bounds / shared memory) */
+    float eff;           /* guessed tensor-pipe efficiency of the tile, for the choice below */
+} gpuml__conv_cfg;
+#define GPUML__CONV_NCFG 6
+#define GPUML__CONV_GATHER_CFG 5
+static const gpuml__conv_cfg gpuml__conv_cfgs[GPUML__CONV_NCFG] = {
+    { 128, 256, 4, 0, 1, 1.00f }, { 128, 128, 4, 0, 2, 0.90f }, { 256, 64, 4, 0, 2, 0.80f },
+    { 128, 64, 4, 0, 2, 0.70f },  { 64, 64, 4, 0, 3, 0.55f },   { 128, 64, 2, 1, 2, 0.50f },
+};
+GPUML__FN unsigned gpuml__conv_cfg_smem(int cfg)
+{
+    const gpuml__conv_cfg *c = &gpuml__conv_cfgs[cfg];
+    return (unsigned)(c->stages * (c->bm + c->bn) * 64 + (c->gather ? c->bm * 16 : 0));
+}
+
+/* NULL when configuration cfg of the kernel can run problem p, else why not */
+GPUML__FN const char *gpuml__conv_igemm_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
+{
+    const int64_t lim = (int64_t)1 << 31;
+    int64_t M, Kg;
+    gpuml_dtype xt, yt;
+    if (!ctx || !p || !p->x || !p->wt || !p->y) return "missing operand";
+    if (cfg < 0 || cfg >= GPUML__CONV_NCFG) return "no such tile configuration";
+    if (ctx->backend != GPUML_BACKEND_CUDA) return "not a CUDA context";
+    if (ctx->arch < 80) return "needs sm_80 or newer (mma.sync bf16, cp.async)";
+    if (ctx->smem_optin < (int)gpuml__conv_cfg_smem(cfg)) return "not enough shared memory per block";
+    xt = p->x->dtype; yt = p->y->dtype;
+    if (xt != GPUML_F16 && xt != GPUML_BF16) return "x must be f16 or bf16";
+    if (p->wt->dtype != xt) return "w must have x's dtype";
+    if (yt != GPUML_F32 && yt != GPUML_F16 && yt != GPUML_BF16) return "y must be f32, f16 or bf16";
+    if (p->bias && p->bias->dtype != GPUML_F32) return "bias must be f32";
+    if (p->residual && p->residual->dtype != yt) return "residual must have y's dtype";
+    if (p->groups != 1) return "grouped convolution";
+    if (p->act < GPUML_ACT_NONE || p->act > GPUML_ACT_SILU) return "unknown activation";
+    if (p->n < 1 || p->h < 1 || p->w < 1 || p->c < 1 || p->k < 1 || p->r < 1 || p->s < 1 || p->p < 1 || p->q < 1)
+        return "empty problem";
+    if (p->stride_h < 1 || p->stride_w < 1 || p->dil_h < 1 || p->dil_w < 1 || p->pad_h < 0 || p->pad_w < 0)
+        return "stride and dilation must be >= 1, padding >= 0";
+    M = p->n * p->p * p->q;
+    Kg = p->r * p->s * p->c;
+    if (M >= lim - 256 || p->h * p->w >= lim || p->k * Kg >= lim || p->h >= lim || p->w >= lim || p->r * p->dil_h >= (1 << 29) ||
+        p->s * p->dil_w >= (1 << 29) || p->p * (int64_t)p->stride_h >= (1 << 29) || p->q * (int64_t)p->stride_w >= (1 << 29) ||
+        p->pad_h >= (1 << 29) || p->pad_w >= (1 << 29))
+        return "sizes beyond the kernel's 32-bit index range";
+    if ((M + gpuml__conv_cfgs[cfg].bm - 1) / gpuml__conv_cfgs[cfg].bm > 65535) return "too many output pixels for the grid";
+    if (gpuml_tensor_numel(p->x) != p->n * p->h * p->w * p->c || gpuml_tensor_numel(p->wt) != p->k * Kg ||
+        gpuml_tensor_numel(p->y) != M * p->k || (p->bias && gpuml_tensor_numel(p->bias) != p->k) ||
+        (p->residual && gpuml_tensor_numel(p->residual) != M * p->k))
+        return "operand sizes do not match the problem";
+    if (!gpuml_tensor_is_contiguous(p->x) || !gpuml_tensor_is_contiguous(p->wt) || !gpuml_tensor_is_contiguous(p->y) ||
+        (p->residual && !gpuml_tensor_is_contiguous(p->residual)) || (p->bias && !gpuml_tensor_is_contiguous(p->bias)))
+        return "operands must be contiguous";
+#ifndef GPUML_NO_CUDA
+    if (!gpuml__conv_cfgs[cfg].gather) {
+        if (p->c % 8) return "C % 8 != 0 (16-byte channel chunks; the gather configuration takes it)";
+        if (!gpuml__aligned16(gpuml__dptr(p->x)) || !gpuml__aligned16(gpuml__dptr(p->wt))) return "x or w not 16-byte aligned";
+    }
+    if (p->bias && gpuml__dptr(p->bias) % 4) return "bias not 4-byte aligned";
+#endif
+    return NULL;
+}
+
+/* The tile configuration for p: the one with the least modeled time, counting whole waves of
+   CTAs over the SMs and each tile's guessed efficiency (bench/NOTES_conv_igemm.md). */
+GPUML__FN int gpuml__conv_igemm_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+{
+    int i, best = -1;
+    double best_t = 0;
+    int64_t M = p->n * p->p * p->q, sms = GPUML__MAX(ctx->sm_count, 1);
+    for (i = 0; i < GPUML__CONV_NCFG; i++) {
+        const gpuml__conv_cfg *c = &gpuml__conv_cfgs[i];
+        int64_t ctas, slots, waves;
+        double t;
+        if (c->gather || gpuml__conv_igemm_why(ctx, p, i)) continue;
+        ctas = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn);
+        slots = sms * c->per_sm;
+        waves = (ctas + slots - 1) / slots;
+        t = (double)waves * (double)c->per_sm * (double)c->bm * (double)c->bn / (double)c->eff;
+        if (best < 0 || t < best_t) { best = i; best_t = t; }
+    }
+    return best >= 0 ? best : GPUML__CONV_GATHER_CFG;
+}
+
+/* Runs p with tile configuration cfg (-1: the chosen one).  Returns GPUML_ERROR_NOT_SUPPORTED,
+   recording no error, where the kernel does not take the problem (the caller falls back). */
+GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
+{
+#ifndef GPUML_NO_CUDA
+    /* mirrors struct gpuml__conv_params in kernels/conv_igemm.cu */
+    struct gpuml__conv_params {
+        gpuml__CUdeviceptr x, w, y, bias, res;
+        int N, H, W, C, K, R, S, P, Q;
+        int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+        int M, Kg;
+    } kp;
+    char opts[200];
+    gpuml__CUfunction fn;
+    unsigned grid[3], block[3] = {256, 1, 1};
+    void *args[1];
+    if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
+    if (cfg < 0) cfg = gpuml__conv_igemm_choose(ctx, p);
+    if (gpuml__conv_igemm_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
+    GPUML__TRY(gpuml__enter(ctx));
+    snprintf(opts, sizeof opts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=%d",
+             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, opts, "gpuml_conv_igemm", &fn));
+    memset(&kp, 0, sizeof kp);
+    kp.x = gpuml__dptr(p->x); kp.w = gpuml__dptr(p->wt); kp.y = gpuml__dptr(p->y);
+    kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
+    kp.res = p->residual ? gpuml__dptr(p->residual) : 0;
+    kp.N = (int)p->n; kp.H = (int)p->h; kp.W = (int)p->w; kp.C = (int)p->c; kp.K = (int)p->k;
+    kp.R = (int)p->r; kp.S = (int)p->s; kp.P = (int)p->p; kp.Q = (int)p->q;
+    kp.stride_h = p->stride_h; kp.stride_w = p->stride_w; kp.pad_h = p->pad_h; kp.pad_w = p->pad_w;
+    kp.dil_h = p->dil_h; kp.dil_w = p->dil_w;
+    kp.M = (int)(p->n * p->p * p->q); kp.Kg = (int)(p->r * p->s * p->c);
+    grid[0] = (unsigned)((p->k + gpuml__conv_cfgs[cfg].bn - 1) / gpuml__conv_cfgs[cfg].bn);
+    grid[1] = (unsigned)((kp.M + gpuml__conv_cfgs[cfg].bm - 1) / gpuml__conv_cfgs[cfg].bm);
+    grid[2] = 1;
+    args[0] = &kp;
+    return gpuml__launch(ctx, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, "conv2d (implicit GEMM)");
+#else
+    (void)ctx; (void)p; (void)cfg;
+    return GPUML_ERROR_NOT_SUPPORTED;
+#endif
+}
+GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+{
+    return gpuml__conv2d_igemm_cfg(ctx, p, -1);
+}
+
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, GPUML__OPS_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_conv_igemm, GPUML__OPS_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
@@ -5800,6 +5951,13 @@ static const char *const gpuml__family_variants[][2] = {
     { "matmul_mma", "-DGPUML_A_DT=2 -DGPUML_B_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },
     { "matmul_mma", "-DGPUML_A_DT=1 -DGPUML_B_DT=1 -DGPUML_C_DT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_BETA=1 -DGPUML_B_NMAJOR=0" },
     { "matmul_mma", "-DGPUML_A_DT=1 -DGPUML_B_DT=1 -DGPUML_C_DT=1 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=0" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=2" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=3" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=4" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=5" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=5" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif
