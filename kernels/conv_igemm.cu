@@ -27,7 +27,7 @@
        2   256x64    4 x 2          64 x 32    4       16-byte cp.async        81920
        3   128x64    4 x 2          32 x 32    4       16-byte cp.async        49152
        4   64x64     2 x 4          32 x 16    4       16-byte cp.async        32768
-       5   128x64    4 x 2          32 x 32    2       2-byte gather (any C)   34816
+       5   128x64    4 x 2          32 x 32    2       2-byte gather (any C)   26624
    Macros: GPUML_CONV_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y and
    res); GPUML_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu; GPUML_HAS_BIAS, GPUML_HAS_RESID 0/1;
    GPUML_CONV_CFG as above.
