@@ -5806,14 +5806,16 @@ static const gpuml__family gpuml__fam_conv_igemm = { "conv_igemm", gpuml__ksrc_c
 /* the tile configurations of kernels/conv_igemm.cu (-DGPUML_CONV_CFG=index) */
 typedef struct gpuml__conv_cfg {
     int bm, bn, stages, gather;
-    int per_sm;          /* CTAs an SM runs at once (launch bounds / shared memory) */
-    float eff;           /* guessed tensor-pipe efficiency of the tile, for the choice below */
+    int per_sm;          /* CTAs an SM runs at once (registers / shared memory) */
+    float us_unit, us_cta;   /* time model fitted to the H200 (bench/NOTES_conv_igemm.md): one
+                                CTA at per_sm residency takes us_cta + us_unit * bm*bn*k_tiles/1e6 us */
 } gpuml__conv_cfg;
 #define GPUML__CONV_NCFG 6
 #define GPUML__CONV_GATHER_CFG 5
+#define GPUML__CONV_MAX_SPLITS 8
 static const gpuml__conv_cfg gpuml__conv_cfgs[GPUML__CONV_NCFG] = {
-    { 128, 256, 4, 0, 1, 1.00f }, { 128, 128, 4, 0, 2, 0.90f }, { 256, 64, 4, 0, 2, 0.80f },
-    { 128, 64, 4, 0, 2, 0.70f },  { 64, 64, 4, 0, 3, 0.55f },   { 128, 64, 2, 1, 2, 0.50f },
+    { 128, 256, 4, 0, 1, 30.1f, 6.2f }, { 128, 128, 4, 0, 2, 18.4f, 4.0f }, { 256, 64, 4, 0, 2, 21.2f, 4.3f },
+    { 128, 64, 4, 0, 2, 29.2f, 2.1f },  { 64, 64, 4, 0, 4, 30.7f, 1.1f },   { 128, 64, 2, 1, 2, 87.3f, 2.8f },
 };
 GPUML__FN unsigned gpuml__conv_cfg_smem(int cfg)
 {
@@ -5868,50 +5870,75 @@ GPUML__FN const char *gpuml__conv_igemm_why(gpuml_ctx *ctx, const gpuml__conv_pr
     return NULL;
 }
 
-/* The tile configuration for p: the one with the least modeled time, counting whole waves of
-   CTAs over the SMs and each tile's guessed efficiency (bench/NOTES_conv_igemm.md). */
-GPUML__FN int gpuml__conv_igemm_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+/* The modeled time (us) of p with configuration cfg split `splits` ways along K_gemm: whole
+   waves of CTAs over the SMs at the configuration's residency, plus for split-K the f32
+   partial sums' round trip (~3 TB/s) and the extra launch.  -1 where the split leaves a slice
+   empty. */
+GPUML__FN double gpuml__conv_igemm_model(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
 {
-    int i, best = -1;
+    const gpuml__conv_cfg *c = &gpuml__conv_cfgs[cfg];
+    int64_t M = p->n * p->p * p->q, kt = (p->r * p->s * p->c + 31) / 32, per = (kt + splits - 1) / splits;
+    int64_t ctas = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
+    int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm, waves = (ctas + slots - 1) / slots;
+    double t;
+    if ((kt + per - 1) / per != splits) return -1;
+    t = (double)waves * c->per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6);
+    if (splits > 1)
+        t += 3.0 + ((double)splits * 8.0 + (double)gpuml_dtype_size(p->y->dtype)) * (double)M * (double)p->k / 3.0e6;
+    return t;
+}
+/* The configuration and split for p with the least modeled time (the gather configuration
+   only where no other one takes p). */
+GPUML__FN int gpuml__conv_igemm_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p, int *splits)
+{
+    int i, s, best = -1, best_s = 1;
     double best_t = 0;
-    int64_t M = p->n * p->p * p->q, sms = GPUML__MAX(ctx->sm_count, 1);
+    int64_t kt = (p->r * p->s * p->c + 31) / 32;
     for (i = 0; i < GPUML__CONV_NCFG; i++) {
-        const gpuml__conv_cfg *c = &gpuml__conv_cfgs[i];
-        int64_t ctas, slots, waves;
-        double t;
-        if (c->gather || gpuml__conv_igemm_why(ctx, p, i)) continue;
-        ctas = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn);
-        slots = sms * c->per_sm;
-        waves = (ctas + slots - 1) / slots;
-        t = (double)waves * (double)c->per_sm * (double)c->bm * (double)c->bn / (double)c->eff;
-        if (best < 0 || t < best_t) { best = i; best_t = t; }
+        if (gpuml__conv_cfgs[i].gather || gpuml__conv_igemm_why(ctx, p, i)) continue;
+        for (s = 1; s <= GPUML__CONV_MAX_SPLITS && (s == 1 || kt / s >= 4); s++) {
+            double t = gpuml__conv_igemm_model(ctx, p, i, s);
+            if (t >= 0 && (best < 0 || t < best_t)) { best = i; best_s = s; best_t = t; }
+        }
     }
+    if (splits) *splits = best >= 0 ? best_s : 1;
     return best >= 0 ? best : GPUML__CONV_GATHER_CFG;
 }
 
-/* Runs p with tile configuration cfg (-1: the chosen one).  Returns GPUML_ERROR_NOT_SUPPORTED,
-   recording no error, where the kernel does not take the problem (the caller falls back). */
-GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
+/* Runs p with tile configuration cfg split `splits` ways along K_gemm (cfg -1: the chosen
+   configuration and split).  Returns GPUML_ERROR_NOT_SUPPORTED, recording no error, where the
+   kernel does not take the problem (the caller falls back). */
+GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
 {
 #ifndef GPUML_NO_CUDA
     /* mirrors struct gpuml__conv_params in kernels/conv_igemm.cu */
     struct gpuml__conv_params {
-        gpuml__CUdeviceptr x, w, y, bias, res;
+        gpuml__CUdeviceptr x, w, y, bias, res, ws;
         int N, H, W, C, K, R, S, P, Q;
         int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
-        int M, Kg;
+        int M, Kg, splits;
     } kp;
-    char opts[200];
-    gpuml__CUfunction fn;
+    char opts[200], sopts[200];
+    gpuml__CUfunction fn, red;
     unsigned grid[3], block[3] = {256, 1, 1};
     void *args[1];
+    gpuml_tensor *ws = NULL;
+    gpuml_status st;
+    int64_t kt, per, total;
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
-    if (cfg < 0) cfg = gpuml__conv_igemm_choose(ctx, p);
+    if (cfg < 0) cfg = gpuml__conv_igemm_choose(ctx, p, &splits);
     if (gpuml__conv_igemm_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
+    kt = (p->r * p->s * p->c + 31) / 32;
+    if (splits < 1) splits = 1;
+    if (splits > GPUML__CONV_MAX_SPLITS || splits > kt) return GPUML_ERROR_NOT_SUPPORTED;
+    per = (kt + splits - 1) / splits;
+    splits = (int)((kt + per - 1) / per);           /* no empty slice */
     GPUML__TRY(gpuml__enter(ctx));
     snprintf(opts, sizeof opts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=%d",
              (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg);
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, opts, "gpuml_conv_igemm", &fn));
+    snprintf(sopts, sizeof sopts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=%d",
+             (int)p->x->dtype, cfg);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, splits > 1 ? sopts : opts, "gpuml_conv_igemm", &fn));
     memset(&kp, 0, sizeof kp);
     kp.x = gpuml__dptr(p->x); kp.w = gpuml__dptr(p->wt); kp.y = gpuml__dptr(p->y);
     kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
@@ -5920,20 +5947,35 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv
     kp.R = (int)p->r; kp.S = (int)p->s; kp.P = (int)p->p; kp.Q = (int)p->q;
     kp.stride_h = p->stride_h; kp.stride_w = p->stride_w; kp.pad_h = p->pad_h; kp.pad_w = p->pad_w;
     kp.dil_h = p->dil_h; kp.dil_w = p->dil_w;
-    kp.M = (int)(p->n * p->p * p->q); kp.Kg = (int)(p->r * p->s * p->c);
+    kp.M = (int)(p->n * p->p * p->q); kp.Kg = (int)(p->r * p->s * p->c); kp.splits = splits;
     grid[0] = (unsigned)((p->k + gpuml__conv_cfgs[cfg].bn - 1) / gpuml__conv_cfgs[cfg].bn);
     grid[1] = (unsigned)((kp.M + gpuml__conv_cfgs[cfg].bm - 1) / gpuml__conv_cfgs[cfg].bm);
-    grid[2] = 1;
+    grid[2] = (unsigned)splits;
     args[0] = &kp;
-    return gpuml__launch(ctx, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, "conv2d (implicit GEMM)");
+    if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, "conv2d (implicit GEMM)");
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, opts, "gpuml_conv_splitk_reduce", &red));
+    total = (int64_t)kp.M * p->k * splits;
+    ws = gpuml_tensor_new(ctx, GPUML_F32, 1, &total);
+    if (!ws) return gpuml_last_status(ctx);
+    kp.y = gpuml__dptr(ws);                           /* partial sums first */
+    st = gpuml__launch(ctx, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, "conv2d (implicit GEMM, split-K)");
+    if (st == GPUML_SUCCESS) {
+        kp.ws = kp.y;
+        kp.y = gpuml__dptr(p->y);
+        grid[0] = gpuml__grid_for(ctx, (int64_t)kp.M * p->k, 256);
+        grid[1] = grid[2] = 1;
+        st = gpuml__launch(ctx, red, grid, block, 0, args, "conv2d (split-K reduce)");
+    }
+    gpuml_tensor_free(ws);   /* stream-ordered: the block is reused only by later work */
+    return st;
 #else
-    (void)ctx; (void)p; (void)cfg;
+    (void)ctx; (void)p; (void)cfg; (void)splits;
     return GPUML_ERROR_NOT_SUPPORTED;
 #endif
 }
 GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p)
 {
-    return gpuml__conv2d_igemm_cfg(ctx, p, -1);
+    return gpuml__conv2d_igemm_cfg(ctx, p, -1, 0);
 }
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */

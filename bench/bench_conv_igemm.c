@@ -28,17 +28,17 @@ static const layer layers[] = {
 #define MAXCOPIES 16
 
 /* mean microseconds per call over `reps` back-to-back calls, rotating the copies; -1 if declined */
-static double time_us(gpuml_ctx *ctx, gpuml__conv_problem *p, gpuml_tensor **xs, gpuml_tensor **ys, int copies, int cfg, int reps)
+static double time_us(gpuml_ctx *ctx, gpuml__conv_problem *p, gpuml_tensor **xs, gpuml_tensor **ys, int copies, int cfg, int splits, int reps)
 {
     gpuml__CUevent e0, e1;
     double ms;
     int i;
     p->x = xs[0]; p->y = ys[0];
-    if (gpuml__conv2d_igemm_cfg(ctx, p, cfg) != GPUML_SUCCESS) return -1;
-    for (i = 0; i < 3; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; gpuml__conv2d_igemm_cfg(ctx, p, cfg); }
+    if (gpuml__conv2d_igemm_cfg(ctx, p, cfg, splits) != GPUML_SUCCESS) return -1;
+    for (i = 0; i < 3; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; gpuml__conv2d_igemm_cfg(ctx, p, cfg, splits); }
     if (gpuml_sync(ctx) != GPUML_SUCCESS) return -1;
     gpuml__bench_event(ctx, &e0);
-    for (i = 0; i < reps; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; gpuml__conv2d_igemm_cfg(ctx, p, cfg); }
+    for (i = 0; i < reps; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; gpuml__conv2d_igemm_cfg(ctx, p, cfg, splits); }
     gpuml__bench_event(ctx, &e1);
     ms = gpuml__bench_elapsed(ctx, e0, e1);
     if (gpuml_sync(ctx) != GPUML_SUCCESS) return -1;
@@ -55,14 +55,14 @@ int main(int argc, char **argv)
     if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 0; }
     printf("# gpuml conv_igemm on %s (sm_%d, %d SMs); batch %d, f16 NHWC in/out, no epilogue\n", gpuml_device_name(ctx),
            gpuml_device_arch(ctx), ctx->sm_count, NB);
-    printf("# name n h w c k r s stride pad p q gflop us_auto cfg_auto us_cfg0..us_cfg%d\n", GPUML__CONV_NCFG - 1);
+    printf("# name n h w c k r s stride pad p q gflop us_auto cfg_auto splits_auto us_cfg0..us_cfg%d (unsplit) us_cfg1_s2 us_cfg1_s4 us_cfg3_s2 us_cfg3_s4\n", GPUML__CONV_NCFG - 1);
     for (li = 0; li < sizeof layers / sizeof layers[0]; li++) {
         const layer *L = &layers[li];
         int64_t P = (L->h + 2 * L->pad - L->r) / L->stride + 1, xs4[4], ws4[4], ys4[4];
         gpuml_tensor *xs[MAXCOPIES], *ys[MAXCOPIES], *w;
         gpuml__conv_problem p;
-        double bytes, gflop, us, uc[GPUML__CONV_NCFG];
-        int copies, i, reps, cfg;
+        double bytes, gflop, us, uc[GPUML__CONV_NCFG], us_split[4];
+        int copies, i, reps, cfg, splits;
         if (argc > 1 && !strstr(L->name, argv[1])) continue;
         xs4[0] = NB; xs4[1] = L->h; xs4[2] = L->h; xs4[3] = L->c;
         ws4[0] = L->k; ws4[1] = L->r; ws4[2] = L->r; ws4[3] = L->c;
@@ -86,12 +86,14 @@ int main(int argc, char **argv)
         reps = gflop > 20 ? 20 : gflop > 5 ? 50 : 100;
         p.x = xs[0];
         p.y = ys[0];
-        cfg = gpuml__conv_igemm_choose(ctx, &p);
-        us = time_us(ctx, &p, xs, ys, copies, -1, reps);
-        for (i = 0; i < GPUML__CONV_NCFG; i++) uc[i] = time_us(ctx, &p, xs, ys, copies, i, reps);
-        printf("%s %d %d %d %d %d %d %d %d %d %lld %lld %.4f %.2f %d", L->name, NB, L->h, L->h, L->c, L->k, L->r, L->r, L->stride, L->pad,
-               (long long)P, (long long)P, gflop, us, cfg);
+        cfg = gpuml__conv_igemm_choose(ctx, &p, &splits);
+        us = time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
+        for (i = 0; i < GPUML__CONV_NCFG; i++) uc[i] = time_us(ctx, &p, xs, ys, copies, i, 1, reps);
+        for (i = 0; i < 4; i++) us_split[i] = time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
+        printf("%s %d %d %d %d %d %d %d %d %d %lld %lld %.4f %.2f %d %d", L->name, NB, L->h, L->h, L->c, L->k, L->r, L->r, L->stride, L->pad,
+               (long long)P, (long long)P, gflop, us, cfg, splits);
         for (i = 0; i < GPUML__CONV_NCFG; i++) printf(" %.2f", uc[i]);
+        for (i = 0; i < 4; i++) printf(" %.2f", us_split[i]);
         printf("\n");
         fflush(stdout);
         if (us < 0) printf("# %s: %s\n", L->name, gpuml_last_error(ctx));

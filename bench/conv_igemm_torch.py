@@ -8,12 +8,12 @@ rows = [l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("
 prop = torch.cuda.get_device_properties(0)
 l2 = getattr(prop, "L2_cache_size", 50 << 20)
 print(f"cuDNN {torch.backends.cudnn.version()} via PyTorch {torch.__version__} on {torch.cuda.get_device_name()}")
-hdr = f"{'layer':20s} {'shape (n,h,w,c -> k, rxs/stride)':36s} {'gpuml us':>9s} {'cuDNN us':>9s} {'gpuml TF/s':>10s} {'cuDNN TF/s':>10s} {'ratio':>6s} cfg  best-cfg us"
+hdr = f"{'layer':20s} {'shape (n,h,w,c -> k, rxs/stride)':36s} {'gpuml us':>9s} {'cuDNN us':>9s} {'gpuml TF/s':>10s} {'cuDNN TF/s':>10s} {'ratio':>6s} cfg/split  best us  (cfg0..5 unsplit; cfg1 split 2, 4; cfg3 split 2, 4)"
 print(hdr)
 ratios = []
 for r in rows:
-    name = r[0]; n, h, w, c, k, R, S, st, pad, P, Q = map(int, r[1:12]); gflop = float(r[12]); us_g = float(r[13]); cfg = r[14]
-    ucfg = [float(v) for v in r[15:]]
+    name = r[0]; n, h, w, c, k, R, S, st, pad, P, Q = map(int, r[1:12]); gflop = float(r[12]); us_g = float(r[13]); cfg = r[14] + "/" + r[15]
+    ucfg = [float(v) for v in r[16:]]
     xb = 2 * n * h * w * c + 2 * n * P * Q * k
     copies = min(16, int(3 * l2 / xb) + 1)
     xs = [torch.randn(n, c, h, w, device="cuda", dtype=torch.float16).contiguous(memory_format=torch.channels_last) for _ in range(copies)]
@@ -32,7 +32,7 @@ for r in rows:
     if ok: ratios.append(ratio)
     best = min([v for v in ucfg if v > 0], default=-1)
     shape = f"{n},{h},{w},{c}->{k} {R}x{S}/{st}"
-    print(f"{name:20s} {shape:36s} {us_g:9.1f} {us_c:9.1f} {gflop/us_g*1e3 if ok else 0:10.1f} {gflop/us_c*1e3:10.1f} {ratio:6.2f} {cfg:>3s}  {best:8.1f}  ({' '.join(f'{v:.1f}' for v in ucfg)})", flush=True)
+    print(f"{name:20s} {shape:36s} {us_g:9.1f} {us_c:9.1f} {gflop/us_g*1e3 if ok else 0:10.1f} {gflop/us_c*1e3:10.1f} {ratio:6.2f} {cfg:>5s}  {best:8.1f}  ({' '.join(f'{v:.1f}' for v in ucfg)})", flush=True)
     del xs, wt, y
 if ratios:
     print(f"geomean speed ratio (cuDNN time / gpuml time, >1 = gpuml faster): {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f} over {len(ratios)} layers; min {min(ratios):.2f}")

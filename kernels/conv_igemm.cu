@@ -16,7 +16,13 @@
    ==========================================================================================
    Kernel:  extern "C" __global__ void gpuml_conv_igemm(gpuml__conv_params p)   (by value)
    Block:   (256, 1, 1): 8 warps.
-   Grid:    (ceil(K / BN), ceil(M / BM), 1); gridDim.y <= 65535.  CTA -> tile is regrouped
+   Grid:    (ceil(K / BN), ceil(M / BM), splits); gridDim.y <= 65535.  With splits > 1 (split-K)
+            CTA z takes k tiles [z*per, min((z+1)*per, KT)) with per = ceil(KT / splits) (KT =
+            ceil(K_gemm / 32); every z must get one: the host picks splits = ceil(KT / per)) and
+            writes raw f32 partial sums to y + z*M*K: the host compiles that launch with
+            GPUML_CONV_YDT=0 and no epilogue, passes an f32 workspace [splits][M][K] as y, then
+            launches gpuml_conv_splitk_reduce (the same macros as a one-pass launch; p.ws = the
+            workspace, p.splits, p.y = y) to sum and apply the epilogue.  CTA -> tile is regrouped
             inside the kernel (8 tile rows per group) for L2 reuse.
    Dynamic shared memory: STAGES * (BM + BN) * 64 bytes, + BM * 16 for the gather variant
             (its per-row table).  Above 48 KiB the host sets the attribute (gpuml__launch does).
@@ -46,9 +52,11 @@ struct gpuml__conv_params {
     void *y;                /* [N][P][Q][K] */
     const float *bias;      /* [K] or null */
     const void *res;        /* like y, or null */
+    const float *ws;        /* split-K partial sums [splits][M][K] (gpuml_conv_splitk_reduce), or null */
     int N, H, W, C, K, R, S, P, Q;
     int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
     int M, Kg;              /* N*P*Q, R*S*C */
+    int splits;             /* gpuml_conv_splitk_reduce: number of partial sums in ws */
 };
 
 #ifndef GPUML__CONV_IGEMM_DEFINED
@@ -60,6 +68,41 @@ struct gpuml__conv_row {
     gpuml__i64 base;
     int ih0, iw0;
 };
+
+/* 8 consecutive C-dtype values <-> f32, 16-byte aligned (32 bytes for f32) */
+template <int CDT>
+static __device__ __forceinline__ void gpuml__conv_ld8(const typename gpuml__dt<CDT>::T *q, float *v)
+{
+    typedef typename gpuml__dt<CDT>::T T;
+    if (CDT == 0) {
+        const float4 a = ((const float4 *)q)[0], b = ((const float4 *)q)[1];
+        v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w; v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
+    } else {
+        const uint4 u = *(const uint4 *)q;
+        const gpuml__u32 w[4] = { u.x, u.y, u.z, u.w };
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            v[2 * i] = gpuml__mma_ld<CDT>((T)(w[i] & 0xffffu));
+            v[2 * i + 1] = gpuml__mma_ld<CDT>((T)(w[i] >> 16));
+        }
+    }
+}
+template <int CDT>
+static __device__ __forceinline__ void gpuml__conv_st8(typename gpuml__dt<CDT>::T *q, const float *v)
+{
+    if (CDT == 0) {
+        float4 a, b;
+        a.x = v[0]; a.y = v[1]; a.z = v[2]; a.w = v[3]; b.x = v[4]; b.y = v[5]; b.z = v[6]; b.w = v[7];
+        ((float4 *)q)[0] = a;
+        ((float4 *)q)[1] = b;
+    } else {
+        gpuml__u32 w[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            w[i] = (gpuml__u32)gpuml__mma_st<CDT>(v[2 * i]) | ((gpuml__u32)gpuml__mma_st<CDT>(v[2 * i + 1]) << 16);
+        *(uint4 *)q = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
 
 template <int DT, int CDT, int EPI, int HAS_BIAS, int HAS_RESID, int BM, int BN, int WMW, int STAGES, int GATHER>
 static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_params &p)
@@ -91,6 +134,11 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
         tn = within / gsize;
     }
     const int m0 = tm * BM, n0 = tn * BN;
+    /* split-K: CTA z of gridDim.z takes k tiles [kt0, kt0 + KT) and writes its partial sums to
+       y + z*M*K (the host then passes an f32 workspace as y, with no epilogue) */
+    const int KT_ALL = (Kg - 1) / BK + 1, KT_PER = (KT_ALL + (int)gridDim.z - 1) / (int)gridDim.z;
+    const int kt0 = (int)blockIdx.z * KT_PER;
+    const int KT = KT_ALL - kt0 < KT_PER ? KT_ALL - kt0 : KT_PER;   /* >= 1: the host sees to it */
     const char *X = (const char *)p.x, *Wt = (const char *)p.w;
     const gpuml__u32 sbase = gpuml__mma_smem_addr(gpuml__conv_smem);
 
@@ -100,12 +148,12 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
     int ih0[GATHER ? 1 : A_CPT], iw0[GATHER ? 1 : A_CPT];
     const char *b_src[GATHER ? 1 : B_CPT];
     gpuml__u32 b_ok[GATHER ? 1 : B_CPT];
-    int kg = lc * 8, cc = 0, ss = 0, rr = 0;         /* next tile's k index and its (r, s, c) */
+    int kg = kt0 * BK + lc * 8, cc = 0, ss = 0, rr = 0;         /* next tile's k index and its (r, s, c) */
     /* ---------------- gather state (GATHER == 1) ---------------- */
     const int gk = tid & 31, grow = tid >> 5;       /* column within the k tile; first row */
     gpuml__conv_row *rowtab = (gpuml__conv_row *)(gpuml__conv_smem + STAGES * STAGE_BYTES);
     gpuml__u16 ga[GATHER ? GA : 1], gb[GATHER ? GB : 1];
-    int gkg = gk;
+    int gkg = kt0 * BK + gk;
 
     if (!GATHER) {
 #pragma unroll
@@ -126,7 +174,7 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
         for (int i = 0; i < B_CPT; i++) {
             const int n = n0 + (tid >> 2) + i * 64;
             b_ok[i] = n < K ? 16u : 0u;
-            b_src[i] = Wt + ((gpuml__i64)(n < K ? n : 0) * Kg + lc * 8) * 2;
+            b_src[i] = Wt + ((gpuml__i64)(n < K ? n : 0) * Kg + kg) * 2;
         }
         const int rs = kg / C;
         cc = kg - rs * C;
@@ -223,8 +271,6 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
 #pragma unroll
             for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
 
-    const int KT = (Kg - 1) / BK + 1;
-
     if (!GATHER) {
 #pragma unroll
         for (int s = 0; s < STAGES - 1; s++) {
@@ -272,44 +318,66 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
     }
     if (!GATHER) gpuml__mma_cp_wait<0>();
 
-    /* ---- epilogue: y[m][n] = act(acc + bias[n]) + res[m][n], masked ---- */
+    /* ---- epilogue: y[m][n] = act(acc + bias[n]) + res[m][n].  One 16-row slab of every warp
+       row at a time goes through shared memory as f32 (rows padded by 8 floats: the float2
+       writes of a half-warp hit distinct banks); then each thread writes 8 consecutive columns
+       of a row with 16-byte stores (coalesced), adding the residual read the same way.  Rows
+       past M and columns past K are masked; K % 8 != 0 or unaligned y / res go element-wise. ---- */
     typedef typename gpuml__dt<CDT>::T CT;
-    const int es = (int)sizeof(CT);
-    CT *Y = (CT *)p.y;
+    constexpr int SROW = BN + 8, SLAB_ROWS = WMW * 16, CPR = BN / 8;
+    constexpr int CPT_OUT = SLAB_ROWS * CPR / NTHR;  /* 8-column chunks per thread per slab */
+    static_assert((SLAB_ROWS * CPR) % NTHR == 0, "slab chunks");
+    static_assert(SLAB_ROWS * SROW * 4 <= STAGES * STAGE_BYTES, "the slab fits in the ring");
+    float *slab = (float *)gpuml__conv_smem;
+    CT *Y = (CT *)p.y + (gpuml__i64)blockIdx.z * M * K;
     const CT *Rz = (const CT *)p.res;
-    const int row_base = m0 + wm * WTM + (lane >> 2);
-    const int col_base = n0 + wn * WTN + 2 * (lane & 3);
+    const bool vec_ok = K % 8 == 0 && ((gpuml__u64)p.y & 15) == 0 && (!HAS_RESID || ((gpuml__u64)p.res & 15) == 0);
+    const int col_base = wn * WTN + 2 * (lane & 3);  /* within the tile */
+    __syncthreads();                                 /* every warp is done with the ring */
 #pragma unroll
-    for (int mt = 0; mt < MT; mt++)
+    for (int mt = 0; mt < MT; mt++) {
+        if (mt) __syncthreads();                     /* the previous slab has been read out */
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int m = row_base + mt * 16 + h * 8;
-            if (m >= M) continue;
-            CT *crow = Y + (gpuml__i64)m * K;
-            const CT *rrow = HAS_RESID ? Rz + (gpuml__i64)m * K : Rz;
-            const bool cvec = ((gpuml__u64)(const void *)crow & (gpuml__u64)(2 * es - 1)) == 0;
-            const bool rvec = HAS_RESID && ((gpuml__u64)(const void *)rrow & (gpuml__u64)(2 * es - 1)) == 0;
+        for (int nt = 0; nt < NT; nt++) {
+            const int n = n0 + col_base + nt * 8;
+            float b0 = 0.0f, b1 = 0.0f;
+            if (HAS_BIAS) {
+                if (n < K) b0 = __ldg(p.bias + n);
+                if (n + 1 < K) b1 = __ldg(p.bias + n + 1);
+            }
 #pragma unroll
-            for (int nt = 0; nt < NT; nt++) {
-                const int n = col_base + nt * 8;
-                if (n >= K) continue;
-                const bool two = n + 1 < K;
-                float v0 = acc[mt][nt][2 * h], v1 = acc[mt][nt][2 * h + 1];
-                if (HAS_BIAS) {
-                    v0 += __ldg(p.bias + n);
-                    if (two) v1 += __ldg(p.bias + n + 1);
-                }
-                v0 = gpuml__mma_act<EPI>(v0);
-                v1 = gpuml__mma_act<EPI>(v1);
-                if (HAS_RESID) {
-                    float r0, r1;
-                    gpuml__mma_ld2<CDT>(rrow + n, 1, rvec && two, two, r0, r1);
-                    v0 += r0;
-                    v1 += r1;
-                }
-                gpuml__mma_st2<CDT>(crow + n, 1, cvec && two, two, v0, v1);
+            for (int h = 0; h < 2; h++) {
+                float2 v;
+                v.x = gpuml__mma_act<EPI>(acc[mt][nt][2 * h] + b0);
+                v.y = gpuml__mma_act<EPI>(acc[mt][nt][2 * h + 1] + b1);
+                *(float2 *)(slab + (wm * 16 + h * 8 + (lane >> 2)) * SROW + col_base + nt * 8) = v;
             }
         }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < CPT_OUT; i++) {
+            const int ch = tid + i * NTHR, sr = ch / CPR, c8 = (ch % CPR) * 8;
+            const int m = m0 + (sr >> 4) * WTM + mt * 16 + (sr & 15), n = n0 + c8;
+            if (m >= M || n >= K) continue;
+            const float *src = slab + sr * SROW + c8;
+            const float4 lo = *(const float4 *)src, hi = *(const float4 *)(src + 4);
+            float v[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
+            const gpuml__i64 off = (gpuml__i64)m * K + n;
+            if (vec_ok) {
+                if (HAS_RESID) {
+                    float r[8];
+                    gpuml__conv_ld8<CDT>(Rz + off, r);
+#pragma unroll
+                    for (int e = 0; e < 8; e++) v[e] += r[e];
+                }
+                gpuml__conv_st8<CDT>(Y + off, v);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    if (n + e < K) Y[off + e] = gpuml__mma_st<CDT>(v[e] + (HAS_RESID ? gpuml__mma_ld<CDT>(Rz[off + e]) : 0.0f));
+            }
+        }
+    }
 }
 
 /* ------------------------------------------------------ the NVRTC entry point ---- */
@@ -353,6 +421,23 @@ extern "C" __global__ void __launch_bounds__(256, GPUML__CONV_MINB) gpuml_conv_i
 {
     gpuml__conv_igemm_body<GPUML_CONV_DT, GPUML_CONV_YDT, GPUML_EPI, GPUML_HAS_BIAS, GPUML_HAS_RESID,
                            GPUML__CONV_TILE>(p);
+}
+/* split-K finish: y[i] = act(sum_z ws[z][i] + bias[i % K]) + res[i] over the M*K outputs
+   (grid-stride; any grid of 256-thread blocks) */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_splitk_reduce(gpuml__conv_params p)
+{
+    typedef gpuml__dt<GPUML_CONV_YDT>::T CT;
+    const gpuml__i64 total = (gpuml__i64)p.M * p.K;
+    CT *Y = (CT *)p.y;
+    const CT *Rz = (const CT *)p.res;
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (gpuml__i64)gridDim.x * blockDim.x) {
+        float v = 0.0f;
+        for (int z = 0; z < p.splits; z++) v += p.ws[z * total + i];
+        if (GPUML_HAS_BIAS) v += __ldg(p.bias + (int)(i % p.K));
+        v = gpuml__mma_act<GPUML_EPI>(v);
+        if (GPUML_HAS_RESID) v += gpuml__mma_ld<GPUML_CONV_YDT>(Rz[i]);
+        Y[i] = gpuml__mma_st<GPUML_CONV_YDT>(v);
+    }
 }
 #endif
 

@@ -13,7 +13,8 @@ typedef struct ccase {
     int pb, pr;                   /* bottom / right padding implied by P and Q */
     gpuml_dtype xt, yt;
     int bias, act, resid;
-    int cfg;                      /* -1: the kernel's own choice */
+    int cfg;                      /* -1: the kernel's own choice (configuration and split) */
+    int splits;                   /* split-K ways with an explicit cfg */
     int misalign;                 /* x starts 1 element into its buffer */
 } ccase;
 
@@ -65,6 +66,7 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     snprintf(label, sizeof label, "n%d h%d w%d c%d k%d %dx%d s%d,%d p%d,%d(+%d,%d) d%d,%d %s->%s bias%d act%d res%d cfg%d%s", cc->n, cc->h,
              cc->w, cc->c, cc->k, cc->r, cc->s, cc->sh, cc->sw, cc->ph, cc->pw, cc->pb, cc->pr, cc->dh, cc->dw, gpuml_dtype_name(cc->xt),
              gpuml_dtype_name(cc->yt), cc->bias, cc->act, cc->resid, cc->cfg, cc->misalign ? " misaligned" : "");
+    if (cc->splits > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " split%d", cc->splits);
     xs[0] = cc->n; xs[1] = cc->h; xs[2] = cc->w; xs[3] = cc->c;
     ws[0] = cc->k; ws[1] = cc->r; ws[2] = cc->s; ws[3] = cc->c;
     ys[0] = cc->n; ys[1] = P; ys[2] = Q; ys[3] = cc->k;
@@ -92,9 +94,9 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     p.n = cc->n; p.h = cc->h; p.w = cc->w; p.c = cc->c; p.k = cc->k; p.r = cc->r; p.s = cc->s; p.p = P; p.q = Q;
     p.stride_h = cc->sh; p.stride_w = cc->sw; p.pad_h = cc->ph; p.pad_w = cc->pw; p.dil_h = cc->dh; p.dil_w = cc->dw;
     p.groups = 1; p.x = x; p.wt = w; p.y = y; p.bias = bias; p.residual = res; p.act = cc->act;
-    st = cc->cfg < 0 ? gpuml__conv2d_igemm(ctx, &p) : gpuml__conv2d_igemm_cfg(ctx, &p, cc->cfg);
+    st = cc->cfg < 0 ? gpuml__conv2d_igemm(ctx, &p) : gpuml__conv2d_igemm_cfg(ctx, &p, cc->cfg, cc->splits);
     if (st == GPUML_ERROR_NOT_SUPPORTED) {
-        last_why = gpuml__conv_igemm_why(ctx, &p, cc->cfg >= 0 ? cc->cfg : gpuml__conv_igemm_choose(ctx, &p));
+        last_why = gpuml__conv_igemm_why(ctx, &p, cc->cfg >= 0 ? cc->cfg : gpuml__conv_igemm_choose(ctx, &p, NULL));
         if (!last_why) last_why = "(no reason given)";
         ran = 0;
         goto done;
@@ -149,7 +151,7 @@ static ccase mk(int n, int h, int w, int c, int k, int r, int s, int st, int pad
     memset(&cc, 0, sizeof cc);
     cc.n = n; cc.h = h; cc.w = w; cc.c = c; cc.k = k; cc.r = r; cc.s = s;
     cc.sh = cc.sw = st; cc.ph = cc.pw = cc.pb = cc.pr = pad; cc.dh = cc.dw = 1;
-    cc.xt = xt; cc.yt = yt; cc.cfg = -1;
+    cc.xt = xt; cc.yt = yt; cc.cfg = -1; cc.splits = 1;
     return cc;
 }
 
@@ -244,6 +246,29 @@ static void gather_any_c(void)
     CHECK(!run_case(tu_gpu, &cc), "cfg 3 took a misaligned x");
 }
 
+/* split-K: partial sums in an f32 workspace, then the reduce kernel applies the epilogue */
+static void split_k(void)
+{
+    static const int sp[] = { 2, 3, 5, 8 };
+    ccase cc = mk(2, 9, 9, 96, 72, 3, 3, 1, 1, GPUML_F16, GPUML_F16);      /* K_gemm 864 = 27 k tiles */
+    int i, cfg;
+    NEED_MMA();
+    cc.bias = 1; cc.act = 1; cc.resid = 1;
+    for (cfg = 0; cfg < GPUML__CONV_NCFG; cfg++)
+        for (i = 0; i < 4; i++) {
+            cc.cfg = cfg; cc.splits = sp[i];
+            cc.yt = i == 1 ? GPUML_F32 : i == 2 ? GPUML_BF16 : GPUML_F16;
+            cc.xt = i == 2 ? GPUML_BF16 : GPUML_F16;
+            CHECK(run_case(tu_gpu, &cc), "cfg %d split %d declined: %s", cfg, sp[i], last_why);
+        }
+    cc = mk(1, 7, 7, 512, 264, 3, 3, 1, 1, GPUML_BF16, GPUML_BF16);       /* odd K, several splits of 144 tiles */
+    cc.act = 3; cc.resid = 1; cc.cfg = 1; cc.splits = 7;
+    CHECK(run_case(tu_gpu, &cc), "declined: %s", last_why);
+    cc = mk(2, 20, 20, 3, 16, 7, 7, 2, 3, GPUML_F16, GPUML_F32);          /* gather configuration, 5 k tiles in 4 */
+    cc.cfg = GPUML__CONV_GATHER_CFG; cc.splits = 4; cc.bias = 1;
+    CHECK(run_case(tu_gpu, &cc), "declined: %s", last_why);
+}
+
 /* the kernel's own choice on the ResNet-50 shapes must run and be right (sampled on small n) */
 static void resnet_shapes_auto(void)
 {
@@ -290,7 +315,8 @@ static void not_supported(gpuml_ctx *ctx)
     CHECK(gpuml__conv2d_igemm(ctx, &q) == GPUML_ERROR_NOT_SUPPORTED, "mismatched sizes taken");
     q = p; q.stride_h = 0;
     CHECK(gpuml__conv2d_igemm(ctx, &q) == GPUML_ERROR_NOT_SUPPORTED, "stride 0 taken");
-    CHECK(gpuml__conv2d_igemm_cfg(ctx, &p, GPUML__CONV_NCFG) == GPUML_ERROR_NOT_SUPPORTED, "cfg out of range taken");
+    CHECK(gpuml__conv2d_igemm_cfg(ctx, &p, GPUML__CONV_NCFG, 1) == GPUML_ERROR_NOT_SUPPORTED, "cfg out of range taken");
+    CHECK(gpuml__conv2d_igemm_cfg(ctx, &p, 1, GPUML__CONV_MAX_SPLITS + 1) == GPUML_ERROR_NOT_SUPPORTED, "too many splits taken");
     CHECK(gpuml__conv2d_igemm(ctx, NULL) != GPUML_SUCCESS, "NULL problem taken");
     gpuml_tensor_free(x16); gpuml_tensor_free(x32); gpuml_tensor_free(w16); gpuml_tensor_free(wb);
     gpuml_tensor_free(w32); gpuml_tensor_free(wgp); gpuml_tensor_free(y); gpuml_tensor_free(yi);
@@ -306,7 +332,7 @@ int main(int argc, char **argv)
         {"every_cfg_epilogue_f16", every_cfg_epilogue_f16}, {"every_cfg_big_m", every_cfg_big_m},
         {"every_cfg_deep_k", every_cfg_deep_k}, {"stem_7x7_c3", stem_7x7_c3},
         {"dilation_and_odd_windows", dilation_and_odd_windows}, {"gather_any_c", gather_any_c},
-        {"resnet_shapes_auto", resnet_shapes_auto},
+        {"split_k", split_k}, {"resnet_shapes_auto", resnet_shapes_auto},
     };
     return TU_RUN("test_conv_igemm", tests, argc, argv);
 }
