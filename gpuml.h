@@ -5810,12 +5810,14 @@ typedef struct gpuml__conv_cfg {
     float us_unit, us_cta;   /* time model fitted to the H200 (bench/NOTES_conv_igemm.md): one
                                 CTA at per_sm residency takes us_cta + us_unit * bm*bn*k_tiles/1e6 us */
 } gpuml__conv_cfg;
-#define GPUML__CONV_NCFG 6
+#define GPUML__CONV_NCFG 9
 #define GPUML__CONV_GATHER_CFG 5
 #define GPUML__CONV_MAX_SPLITS 8
 static const gpuml__conv_cfg gpuml__conv_cfgs[GPUML__CONV_NCFG] = {
     { 128, 256, 4, 0, 1, 30.1f, 6.2f }, { 128, 128, 4, 0, 2, 18.4f, 4.0f }, { 256, 64, 4, 0, 2, 21.2f, 4.3f },
     { 128, 64, 4, 0, 2, 29.2f, 2.1f },  { 64, 64, 4, 0, 4, 30.7f, 1.1f },   { 128, 64, 2, 1, 2, 87.3f, 2.8f },
+    /* deeper pipelines (6 stages) of 1, 3 and 0: not measured yet, guessed 10% faster in the loop */
+    { 128, 128, 6, 0, 2, 16.6f, 4.0f }, { 128, 64, 6, 0, 2, 26.3f, 2.1f },  { 128, 256, 6, 0, 1, 27.1f, 6.2f },
 };
 GPUML__FN unsigned gpuml__conv_cfg_smem(int cfg)
 {
@@ -5879,10 +5881,12 @@ GPUML__FN double gpuml__conv_igemm_model(gpuml_ctx *ctx, const gpuml__conv_probl
     const gpuml__conv_cfg *c = &gpuml__conv_cfgs[cfg];
     int64_t M = p->n * p->p * p->q, kt = (p->r * p->s * p->c + 31) / 32, per = (kt + splits - 1) / splits;
     int64_t ctas = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
-    int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm, waves = (ctas + slots - 1) / slots;
+    /* residency: the configuration's, or what this device's shared memory allows */
+    int64_t per_sm = GPUML__MAX(GPUML__MIN((int64_t)c->per_sm, (int64_t)(ctx->smem_optin + 1024) / gpuml__conv_cfg_smem(cfg)), 1);
+    int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * per_sm, waves = (ctas + slots - 1) / slots;
     double t;
     if ((kt + per - 1) / per != splits) return -1;
-    t = (double)waves * c->per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6);
+    t = (double)waves * (double)per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6);
     if (splits > 1)
         t += 3.0 + ((double)splits * 8.0 + (double)gpuml_dtype_size(p->y->dtype)) * (double)M * (double)p->k / 3.0e6;
     return t;
@@ -6000,6 +6004,9 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=4" },
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=5" },
     { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=5" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=6" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=7" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=8" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif

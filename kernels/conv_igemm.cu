@@ -34,6 +34,9 @@
        3   128x64    4 x 2          32 x 32    4       16-byte cp.async        49152
        4   64x64     2 x 4          32 x 16    4       16-byte cp.async        32768
        5   128x64    4 x 2          32 x 32    2       2-byte gather (any C)   26624
+       6   128x128   2 x 4          64 x 32    6       16-byte cp.async        98304
+       7   128x64    4 x 2          32 x 32    6       16-byte cp.async        73728
+       8   128x256   2 x 4          64 x 64    6       16-byte cp.async        147456
    Macros: GPUML_CONV_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y and
    res); GPUML_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu; GPUML_HAS_BIAS, GPUML_HAS_RESID 0/1;
    GPUML_CONV_CFG as above.
@@ -413,9 +416,18 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
 #elif GPUML_CONV_CFG == 4
 #define GPUML__CONV_TILE   64, 64, 2, 4, 0
 #define GPUML__CONV_MINB   3
-#else
+#elif GPUML_CONV_CFG == 5
 #define GPUML__CONV_TILE   128, 64, 4, 2, 1
 #define GPUML__CONV_MINB   2
+#elif GPUML_CONV_CFG == 6
+#define GPUML__CONV_TILE   128, 128, 2, 6, 0
+#define GPUML__CONV_MINB   2
+#elif GPUML_CONV_CFG == 7
+#define GPUML__CONV_TILE   128, 64, 4, 6, 0
+#define GPUML__CONV_MINB   2
+#else
+#define GPUML__CONV_TILE   128, 256, 2, 6, 0
+#define GPUML__CONV_MINB   1
 #endif
 extern "C" __global__ void __launch_bounds__(256, GPUML__CONV_MINB) gpuml_conv_igemm(gpuml__conv_params p)
 {
