@@ -5805,19 +5805,21 @@ static const gpuml__family gpuml__fam_conv_igemm = { "conv_igemm", gpuml__ksrc_c
 
 /* the tile configurations of kernels/conv_igemm.cu (-DGPUML_CONV_CFG=index) */
 typedef struct gpuml__conv_cfg {
-    int bm, bn, stages, gather;
+    int bm, bn, stages, gather, threads;
     int per_sm;          /* CTAs an SM runs at once (registers / shared memory) */
     float us_unit, us_cta;   /* time model fitted to the H200 (bench/NOTES_conv_igemm.md): one
                                 CTA at per_sm residency takes us_cta + us_unit * bm*bn*k_tiles/1e6 us */
 } gpuml__conv_cfg;
-#define GPUML__CONV_NCFG 9
+#define GPUML__CONV_NCFG 11
 #define GPUML__CONV_GATHER_CFG 5
 #define GPUML__CONV_MAX_SPLITS 8
 static const gpuml__conv_cfg gpuml__conv_cfgs[GPUML__CONV_NCFG] = {
-    { 128, 256, 4, 0, 1, 30.1f, 6.2f }, { 128, 128, 4, 0, 2, 18.4f, 4.0f }, { 256, 64, 4, 0, 2, 21.2f, 4.3f },
-    { 128, 64, 4, 0, 2, 29.2f, 2.1f },  { 64, 64, 4, 0, 4, 30.7f, 1.1f },   { 128, 64, 2, 1, 2, 87.3f, 2.8f },
-    /* deeper pipelines (6 stages) of 1, 3 and 0: not measured yet, guessed 10% faster in the loop */
-    { 128, 128, 6, 0, 2, 16.6f, 4.0f }, { 128, 64, 6, 0, 2, 26.3f, 2.1f },  { 128, 256, 6, 0, 1, 27.1f, 6.2f },
+    { 128, 256, 4, 0, 256, 1, 30.1f, 6.2f }, { 128, 128, 4, 0, 256, 2, 18.4f, 4.0f }, { 256, 64, 4, 0, 256, 2, 21.2f, 4.3f },
+    { 128, 64, 4, 0, 256, 2, 29.2f, 2.1f },  { 64, 64, 4, 0, 256, 4, 30.7f, 1.1f },   { 128, 64, 2, 1, 256, 2, 87.3f, 2.8f },
+    /* not measured yet (guesses): deeper pipelines of 1, 3 and 0; 4-warp 128x128 and 128x64
+       with 64-row warp tiles */
+    { 128, 128, 6, 0, 256, 2, 16.6f, 4.0f }, { 128, 64, 6, 0, 256, 2, 26.3f, 2.1f },  { 128, 256, 6, 0, 256, 1, 27.1f, 6.2f },
+    { 128, 128, 5, 0, 128, 2, 17.0f, 3.5f }, { 128, 64, 4, 0, 128, 4, 26.0f, 1.5f },
 };
 GPUML__FN unsigned gpuml__conv_cfg_smem(int cfg)
 {
@@ -5956,6 +5958,7 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv
     grid[1] = (unsigned)((kp.M + gpuml__conv_cfgs[cfg].bm - 1) / gpuml__conv_cfgs[cfg].bm);
     grid[2] = (unsigned)splits;
     args[0] = &kp;
+    block[0] = (unsigned)gpuml__conv_cfgs[cfg].threads;
     if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, "conv2d (implicit GEMM)");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, opts, "gpuml_conv_splitk_reduce", &red));
     total = (int64_t)kp.M * p->k * splits;
@@ -5968,6 +5971,7 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv
         kp.y = gpuml__dptr(p->y);
         grid[0] = gpuml__grid_for(ctx, (int64_t)kp.M * p->k, 256);
         grid[1] = grid[2] = 1;
+        block[0] = 256;
         st = gpuml__launch(ctx, red, grid, block, 0, args, "conv2d (split-K reduce)");
     }
     gpuml_tensor_free(ws);   /* stream-ordered: the block is reused only by later work */
@@ -6007,6 +6011,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=6" },
     { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=7" },
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=8" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=9" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=10" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif

@@ -15,7 +15,7 @@
    LAUNCH CONTRACT
    ==========================================================================================
    Kernel:  extern "C" __global__ void gpuml_conv_igemm(gpuml__conv_params p)   (by value)
-   Block:   (256, 1, 1): 8 warps.
+   Block:   (256, 1, 1): 8 warps; cfg 9 and 10: (128, 1, 1), 4 warps (GPUML_CONV_THREADS).
    Grid:    (ceil(K / BN), ceil(M / BM), splits); gridDim.y <= 65535.  With splits > 1 (split-K)
             CTA z takes k tiles [z*per, min((z+1)*per, KT)) with per = ceil(KT / splits) (KT =
             ceil(K_gemm / 32); every z must get one: the host picks splits = ceil(KT / per)) and
@@ -37,6 +37,8 @@
        6   128x128   2 x 4          64 x 32    6       16-byte cp.async        98304
        7   128x64    4 x 2          32 x 32    6       16-byte cp.async        73728
        8   128x256   2 x 4          64 x 64    6       16-byte cp.async        147456
+       9   128x128   2 x 2          64 x 64    5       16-byte cp.async        81920
+      10   128x64    2 x 2          64 x 32    4       16-byte cp.async        49152
    Macros: GPUML_CONV_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y and
    res); GPUML_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu; GPUML_HAS_BIAS, GPUML_HAS_RESID 0/1;
    GPUML_CONV_CFG as above.
@@ -107,18 +109,21 @@ static __device__ __forceinline__ void gpuml__conv_st8(typename gpuml__dt<CDT>::
     }
 }
 
-template <int DT, int CDT, int EPI, int HAS_BIAS, int HAS_RESID, int BM, int BN, int WMW, int STAGES, int GATHER>
+template <int DT, int CDT, int EPI, int HAS_BIAS, int HAS_RESID, int BM, int BN, int WMW, int STAGES, int GATHER, int WARPS>
 static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_params &p)
 {
-    constexpr int BK = 32, NTHR = 256, WNW = 8 / WMW;
+    constexpr int BK = 32, NTHR = WARPS * 32, WNW = WARPS / WMW;
+    constexpr int RPP = NTHR / 4;                    /* tile rows per loader pass (4 chunks a row) */
     constexpr int WTM = BM / WMW, WTN = BN / WNW;    /* warp tile */
     constexpr int MT = WTM / 16, NT = WTN / 8;       /* m16 tiles, n8 tiles per warp */
     constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
-    constexpr int A_CPT = BM / 64, B_CPT = BN / 64;  /* 16-byte chunks per thread per tile */
+    constexpr int A_CPT = BM / RPP, B_CPT = BN / RPP;   /* 16-byte chunks per thread per tile */
     constexpr int GA = BM / 8, GB = BN / 8;          /* gather: elements per thread per tile */
     static_assert(MT >= 1 && NT >= 2 && NT % 2 == 0 && A_CPT >= 1 && B_CPT >= 1, "tile shape");
     static_assert(STAGES >= 2, "stages");
     static_assert(!GATHER || STAGES == 2, "the gather variant double-buffers through registers");
+    static_assert(!GATHER || NTHR == 256, "the gather variant's thread map assumes 8 warps");
+    static_assert(BM % RPP == 0 && BN % RPP == 0 && WNW * WMW == WARPS, "loader map");
 
     extern __shared__ __align__(128) unsigned char gpuml__conv_smem[];
 
@@ -161,7 +166,7 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
     if (!GATHER) {
 #pragma unroll
         for (int i = 0; i < A_CPT; i++) {
-            const int m = m0 + (tid >> 2) + i * 64;
+            const int m = m0 + (tid >> 2) + i * RPP;
             if (m < M) {
                 const int ni = m / PQ, rem = m - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
                 xrow[i] = X + (gpuml__i64)ni * H * W * C * 2;
@@ -175,7 +180,7 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
         }
 #pragma unroll
         for (int i = 0; i < B_CPT; i++) {
-            const int n = n0 + (tid >> 2) + i * 64;
+            const int n = n0 + (tid >> 2) + i * RPP;
             b_ok[i] = n < K ? 16u : 0u;
             b_src[i] = Wt + ((gpuml__i64)(n < K ? n : 0) * Kg + kg) * 2;
         }
@@ -212,12 +217,12 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
             const int ih = ih0[i] + dh, iw = iw0[i] + dw;
             const bool ok = kok && (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W;
             const char *src = ok ? xrow[i] + ((gpuml__i64)(ih * W + iw) * C + cc) * 2 : X;
-            gpuml__mma_cp16(sA + gpuml__mma_swz64((tid >> 2) + i * 64, lc), src, ok ? 16u : 0u);
+            gpuml__mma_cp16(sA + gpuml__mma_swz64((tid >> 2) + i * RPP, lc), src, ok ? 16u : 0u);
         }
 #pragma unroll
         for (int i = 0; i < B_CPT; i++) {
             const gpuml__u32 sz = kok ? b_ok[i] : 0u;
-            gpuml__mma_cp16(sB + gpuml__mma_swz64((tid >> 2) + i * 64, lc), sz ? (const void *)b_src[i] : (const void *)Wt, sz);
+            gpuml__mma_cp16(sB + gpuml__mma_swz64((tid >> 2) + i * RPP, lc), sz ? (const void *)b_src[i] : (const void *)Wt, sz);
             b_src[i] += BK * 2;
         }
         kg += BK;
@@ -400,36 +405,47 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
 #ifndef GPUML_CONV_CFG
 #define GPUML_CONV_CFG 1
 #endif
-/*                         BM   BN  WMW STAGES GATHER MINB */
+/*                         BM   BN  WMW STAGES GATHER WARPS;  MINB: CTAs per SM for __launch_bounds__ */
 #if GPUML_CONV_CFG == 0
-#define GPUML__CONV_TILE   128, 256, 2, 4, 0
+#define GPUML__CONV_TILE   128, 256, 2, 4, 0, 8
 #define GPUML__CONV_MINB   1
 #elif GPUML_CONV_CFG == 1
-#define GPUML__CONV_TILE   128, 128, 2, 4, 0
+#define GPUML__CONV_TILE   128, 128, 2, 4, 0, 8
 #define GPUML__CONV_MINB   2
 #elif GPUML_CONV_CFG == 2
-#define GPUML__CONV_TILE   256, 64, 4, 4, 0
+#define GPUML__CONV_TILE   256, 64, 4, 4, 0, 8
 #define GPUML__CONV_MINB   2
 #elif GPUML_CONV_CFG == 3
-#define GPUML__CONV_TILE   128, 64, 4, 4, 0
+#define GPUML__CONV_TILE   128, 64, 4, 4, 0, 8
 #define GPUML__CONV_MINB   2
 #elif GPUML_CONV_CFG == 4
-#define GPUML__CONV_TILE   64, 64, 2, 4, 0
+#define GPUML__CONV_TILE   64, 64, 2, 4, 0, 8
 #define GPUML__CONV_MINB   3
 #elif GPUML_CONV_CFG == 5
-#define GPUML__CONV_TILE   128, 64, 4, 2, 1
+#define GPUML__CONV_TILE   128, 64, 4, 2, 1, 8
 #define GPUML__CONV_MINB   2
 #elif GPUML_CONV_CFG == 6
-#define GPUML__CONV_TILE   128, 128, 2, 6, 0
+#define GPUML__CONV_TILE   128, 128, 2, 6, 0, 8
 #define GPUML__CONV_MINB   2
 #elif GPUML_CONV_CFG == 7
-#define GPUML__CONV_TILE   128, 64, 4, 6, 0
+#define GPUML__CONV_TILE   128, 64, 4, 6, 0, 8
+#define GPUML__CONV_MINB   2
+#elif GPUML_CONV_CFG == 8
+#define GPUML__CONV_TILE   128, 256, 2, 6, 0, 8
+#define GPUML__CONV_MINB   1
+#elif GPUML_CONV_CFG == 9
+#define GPUML__CONV_TILE   128, 128, 2, 5, 0, 4
 #define GPUML__CONV_MINB   2
 #else
-#define GPUML__CONV_TILE   128, 256, 2, 6, 0
-#define GPUML__CONV_MINB   1
+#define GPUML__CONV_TILE   128, 64, 2, 4, 0, 4
+#define GPUML__CONV_MINB   4
 #endif
-extern "C" __global__ void __launch_bounds__(256, GPUML__CONV_MINB) gpuml_conv_igemm(gpuml__conv_params p)
+#if GPUML_CONV_CFG == 9 || GPUML_CONV_CFG == 10
+#define GPUML_CONV_THREADS 128
+#else
+#define GPUML_CONV_THREADS 256
+#endif
+extern "C" __global__ void __launch_bounds__(GPUML_CONV_THREADS, GPUML__CONV_MINB) gpuml_conv_igemm(gpuml__conv_params p)
 {
     gpuml__conv_igemm_body<GPUML_CONV_DT, GPUML_CONV_YDT, GPUML_EPI, GPUML_HAS_BIAS, GPUML_HAS_RESID,
                            GPUML__CONV_TILE>(p);
