@@ -6105,8 +6105,211 @@ shape_error:
                        gpuml__shape_str(b, s2, sizeof s2), gpuml__shape_str(c, s3, sizeof s3));
 }
 
+/* ---- conv2d: tensor-core implicit GEMM (forward) ---- */
+/* One forward conv problem, NHWC activations and KRSC weights, all contiguous (set up by gpuml_conv2d). */
+typedef struct gpuml__conv_problem {
+    int64_t n, h, w, c, k, r, s, p, q;  /* x [n,h,w,c], w [k,r,s,c/groups], y [n,p,q,k] */
+    int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups;   /* pad_h, pad_w: top and left */
+    const gpuml_tensor *x, *wt, *y;     /* y is written.  (The brief's struct named this tensor w,
+                                           which clashes with the width w above and cannot compile.) */
+    const gpuml_tensor *bias;           /* [k] f32, or NULL */
+    const gpuml_tensor *residual;       /* contiguous, y's shape and dtype, or NULL; added after act */
+    int act;                            /* gpuml_activation */
+} gpuml__conv_problem;
+GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p);
+#define GPUML__HAVE_CONV_IGEMM 1
+
+/* sm_80+: mma.sync implicit GEMM (kernels/conv_igemm.cu, with matmul_mma.cu's helpers in front;
+   its LAUNCH CONTRACT comment is the reference) */
+static const gpuml__family gpuml__fam_conv_igemm = { "conv_igemm", gpuml__ksrc_conv_igemm, 80, 0, 0 };
+
+/* the tile configurations of kernels/conv_igemm.cu (-DGPUML_CONV_CFG=index) */
+typedef struct gpuml__conv_cfg {
+    int bm, bn, stages, gather, threads;
+    int per_sm;          /* CTAs an SM runs at once (registers / shared memory) */
+    float us_unit, us_cta;   /* time model fitted to the H200 (bench/NOTES_conv_igemm.md): one
+                                CTA at per_sm residency takes us_cta + us_unit * bm*bn*k_tiles/1e6 us */
+} gpuml__conv_cfg;
+#define GPUML__CONV_NCFG 11
+#define GPUML__CONV_GATHER_CFG 5
+#define GPUML__CONV_MAX_SPLITS 8
+static const gpuml__conv_cfg gpuml__conv_cfgs[GPUML__CONV_NCFG] = {
+    { 128, 256, 4, 0, 256, 1, 30.1f, 6.2f }, { 128, 128, 4, 0, 256, 2, 18.4f, 4.0f }, { 256, 64, 4, 0, 256, 2, 21.2f, 4.3f },
+    { 128, 64, 4, 0, 256, 2, 29.2f, 2.1f },  { 64, 64, 4, 0, 256, 4, 30.7f, 1.1f },   { 128, 64, 2, 1, 256, 2, 87.3f, 2.8f },
+    /* guessed before they were measured (the H200 fit is in bench/NOTES_conv_igemm.md; the
+       choice made with these guesses was within ~10% of the best measured configuration on
+       every ResNet-50 layer): deeper pipelines of 1, 3 and 0; 4-warp 128x128 and 128x64 with
+       64-row warp tiles */
+    { 128, 128, 6, 0, 256, 2, 16.6f, 4.0f }, { 128, 64, 6, 0, 256, 2, 26.3f, 2.1f },  { 128, 256, 6, 0, 256, 1, 27.1f, 6.2f },
+    { 128, 128, 5, 0, 128, 2, 17.0f, 3.5f }, { 128, 64, 4, 0, 128, 4, 26.0f, 1.5f },
+};
+GPUML__FN unsigned gpuml__conv_cfg_smem(int cfg)
+{
+    const gpuml__conv_cfg *c = &gpuml__conv_cfgs[cfg];
+    return (unsigned)(c->stages * (c->bm + c->bn) * 64 + (c->gather ? c->bm * 16 : 0));
+}
+
+/* NULL when configuration cfg of the kernel can run problem p, else why not */
+GPUML__FN const char *gpuml__conv_igemm_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
+{
+    const int64_t lim = (int64_t)1 << 31;
+    int64_t M, Kg;
+    gpuml_dtype xt, yt;
+    if (!ctx || !p || !p->x || !p->wt || !p->y) return "missing operand";
+    if (cfg < 0 || cfg >= GPUML__CONV_NCFG) return "no such tile configuration";
+    if (ctx->backend != GPUML_BACKEND_CUDA) return "not a CUDA context";
+    if (ctx->arch < 80) return "needs sm_80 or newer (mma.sync bf16, cp.async)";
+    if (ctx->smem_optin < (int)gpuml__conv_cfg_smem(cfg)) return "not enough shared memory per block";
+    xt = p->x->dtype; yt = p->y->dtype;
+    if (xt != GPUML_F16 && xt != GPUML_BF16) return "x must be f16 or bf16";
+    if (p->wt->dtype != xt) return "w must have x's dtype";
+    if (yt != GPUML_F32 && yt != GPUML_F16 && yt != GPUML_BF16) return "y must be f32, f16 or bf16";
+    if (p->bias && p->bias->dtype != GPUML_F32) return "bias must be f32";
+    if (p->residual && p->residual->dtype != yt) return "residual must have y's dtype";
+    if (p->groups != 1) return "grouped convolution";
+    if (p->act < GPUML_ACT_NONE || p->act > GPUML_ACT_SILU) return "unknown activation";
+    if (p->n < 1 || p->h < 1 || p->w < 1 || p->c < 1 || p->k < 1 || p->r < 1 || p->s < 1 || p->p < 1 || p->q < 1)
+        return "empty problem";
+    if (p->stride_h < 1 || p->stride_w < 1 || p->dil_h < 1 || p->dil_w < 1 || p->pad_h < 0 || p->pad_w < 0)
+        return "stride and dilation must be >= 1, padding >= 0";
+    M = p->n * p->p * p->q;
+    Kg = p->r * p->s * p->c;
+    if (M >= lim - 256 || p->h * p->w >= lim || p->k * Kg >= lim || p->h >= lim || p->w >= lim || p->r * p->dil_h >= (1 << 29) ||
+        p->s * p->dil_w >= (1 << 29) || p->p * (int64_t)p->stride_h >= (1 << 29) || p->q * (int64_t)p->stride_w >= (1 << 29) ||
+        p->pad_h >= (1 << 29) || p->pad_w >= (1 << 29))
+        return "sizes beyond the kernel's 32-bit index range";
+    if ((M + gpuml__conv_cfgs[cfg].bm - 1) / gpuml__conv_cfgs[cfg].bm > 65535) return "too many output pixels for the grid";
+    if (gpuml_tensor_numel(p->x) != p->n * p->h * p->w * p->c || gpuml_tensor_numel(p->wt) != p->k * Kg ||
+        gpuml_tensor_numel(p->y) != M * p->k || (p->bias && gpuml_tensor_numel(p->bias) != p->k) ||
+        (p->residual && gpuml_tensor_numel(p->residual) != M * p->k))
+        return "operand sizes do not match the problem";
+    if (!gpuml_tensor_is_contiguous(p->x) || !gpuml_tensor_is_contiguous(p->wt) || !gpuml_tensor_is_contiguous(p->y) ||
+        (p->residual && !gpuml_tensor_is_contiguous(p->residual)) || (p->bias && !gpuml_tensor_is_contiguous(p->bias)))
+        return "operands must be contiguous";
+#ifndef GPUML_NO_CUDA
+    if (!gpuml__conv_cfgs[cfg].gather) {
+        if (p->c % 8) return "C % 8 != 0 (16-byte channel chunks; the gather configuration takes it)";
+        if (!gpuml__aligned16(gpuml__dptr(p->x)) || !gpuml__aligned16(gpuml__dptr(p->wt))) return "x or w not 16-byte aligned";
+    }
+    if (p->bias && gpuml__dptr(p->bias) % 4) return "bias not 4-byte aligned";
+#endif
+    return NULL;
+}
+
+/* The modeled time (us) of p with configuration cfg split `splits` ways along K_gemm: whole
+   waves of CTAs over the SMs at the configuration's residency, plus for split-K the f32
+   partial sums' round trip (~3 TB/s) and the extra launch.  -1 where the split leaves a slice
+   empty. */
+GPUML__FN double gpuml__conv_igemm_model(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+    const gpuml__conv_cfg *c = &gpuml__conv_cfgs[cfg];
+    int64_t M = p->n * p->p * p->q, kt = (p->r * p->s * p->c + 31) / 32, per = (kt + splits - 1) / splits;
+    int64_t ctas = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
+    /* residency: the configuration's, or what this device's shared memory allows */
+    int64_t per_sm = GPUML__MAX(GPUML__MIN((int64_t)c->per_sm, (int64_t)(ctx->smem_optin + 1024) / gpuml__conv_cfg_smem(cfg)), 1);
+    int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * per_sm, waves = (ctas + slots - 1) / slots;
+    double t;
+    if ((kt + per - 1) / per != splits) return -1;
+    t = (double)waves * (double)per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6);
+    if (splits > 1)
+        t += 3.0 + ((double)splits * 8.0 + (double)gpuml_dtype_size(p->y->dtype)) * (double)M * (double)p->k / 3.0e6;
+    return t;
+}
+/* The configuration and split for p with the least modeled time (the gather configuration
+   only where no other one takes p). */
+GPUML__FN int gpuml__conv_igemm_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p, int *splits)
+{
+    int i, s, best = -1, best_s = 1;
+    double best_t = 0;
+    int64_t kt = (p->r * p->s * p->c + 31) / 32;
+    for (i = 0; i < GPUML__CONV_NCFG; i++) {
+        if (gpuml__conv_cfgs[i].gather || gpuml__conv_igemm_why(ctx, p, i)) continue;
+        for (s = 1; s <= GPUML__CONV_MAX_SPLITS && (s == 1 || kt / s >= 4); s++) {
+            double t = gpuml__conv_igemm_model(ctx, p, i, s);
+            if (t >= 0 && (best < 0 || t < best_t)) { best = i; best_s = s; best_t = t; }
+        }
+    }
+    if (splits) *splits = best >= 0 ? best_s : 1;
+    return best >= 0 ? best : GPUML__CONV_GATHER_CFG;
+}
+
+/* Runs p with tile configuration cfg split `splits` ways along K_gemm (cfg -1: the chosen
+   configuration and split).  Returns GPUML_ERROR_NOT_SUPPORTED, recording no error, where the
+   kernel does not take the problem (the caller falls back). */
+GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+#ifndef GPUML_NO_CUDA
+    /* mirrors struct gpuml__conv_params in kernels/conv_igemm.cu */
+    struct gpuml__conv_params {
+        gpuml__CUdeviceptr x, w, y, bias, res, ws;
+        int N, H, W, C, K, R, S, P, Q;
+        int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+        int M, Kg, splits;
+    } kp;
+    char opts[200], sopts[200];
+    gpuml__CUfunction fn, red;
+    unsigned grid[3], block[3] = {256, 1, 1};
+    void *args[1];
+    gpuml_tensor *ws = NULL;
+    gpuml_status st;
+    int64_t kt, per, total;
+    if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
+    if (cfg < 0) cfg = gpuml__conv_igemm_choose(ctx, p, &splits);
+    if (gpuml__conv_igemm_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
+    kt = (p->r * p->s * p->c + 31) / 32;
+    if (splits < 1) splits = 1;
+    if (splits > GPUML__CONV_MAX_SPLITS || splits > kt) return GPUML_ERROR_NOT_SUPPORTED;
+    per = (kt + splits - 1) / splits;
+    splits = (int)((kt + per - 1) / per);           /* no empty slice */
+    GPUML__TRY(gpuml__enter(ctx));
+    snprintf(opts, sizeof opts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=%d",
+             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg);
+    snprintf(sopts, sizeof sopts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=%d",
+             (int)p->x->dtype, cfg);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, splits > 1 ? sopts : opts, "gpuml_conv_igemm", &fn));
+    memset(&kp, 0, sizeof kp);
+    kp.x = gpuml__dptr(p->x); kp.w = gpuml__dptr(p->wt); kp.y = gpuml__dptr(p->y);
+    kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
+    kp.res = p->residual ? gpuml__dptr(p->residual) : 0;
+    kp.N = (int)p->n; kp.H = (int)p->h; kp.W = (int)p->w; kp.C = (int)p->c; kp.K = (int)p->k;
+    kp.R = (int)p->r; kp.S = (int)p->s; kp.P = (int)p->p; kp.Q = (int)p->q;
+    kp.stride_h = p->stride_h; kp.stride_w = p->stride_w; kp.pad_h = p->pad_h; kp.pad_w = p->pad_w;
+    kp.dil_h = p->dil_h; kp.dil_w = p->dil_w;
+    kp.M = (int)(p->n * p->p * p->q); kp.Kg = (int)(p->r * p->s * p->c); kp.splits = splits;
+    grid[0] = (unsigned)((p->k + gpuml__conv_cfgs[cfg].bn - 1) / gpuml__conv_cfgs[cfg].bn);
+    grid[1] = (unsigned)((kp.M + gpuml__conv_cfgs[cfg].bm - 1) / gpuml__conv_cfgs[cfg].bm);
+    grid[2] = (unsigned)splits;
+    args[0] = &kp;
+    block[0] = (unsigned)gpuml__conv_cfgs[cfg].threads;
+    if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, "conv2d (implicit GEMM)");
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, opts, "gpuml_conv_splitk_reduce", &red));
+    total = (int64_t)kp.M * p->k * splits;
+    ws = gpuml_tensor_new(ctx, GPUML_F32, 1, &total);
+    if (!ws) return gpuml_last_status(ctx);
+    kp.y = gpuml__dptr(ws);                           /* partial sums first */
+    st = gpuml__launch(ctx, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, "conv2d (implicit GEMM, split-K)");
+    if (st == GPUML_SUCCESS) {
+        kp.ws = kp.y;
+        kp.y = gpuml__dptr(p->y);
+        grid[0] = gpuml__grid_for(ctx, (int64_t)kp.M * p->k, 256);
+        grid[1] = grid[2] = 1;
+        block[0] = 256;
+        st = gpuml__launch(ctx, red, grid, block, 0, args, "conv2d (split-K reduce)");
+    }
+    gpuml_tensor_free(ws);   /* stream-ordered: the block is reused only by later work */
+    return st;
+#else
+    (void)ctx; (void)p; (void)cfg; (void)splits;
+    return GPUML_ERROR_NOT_SUPPORTED;
+#endif
+}
+GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+{
+    return gpuml__conv2d_igemm_cfg(ctx, p, -1, 0);
+}
+
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, GPUML__OPS_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_conv_igemm, GPUML__OPS_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
@@ -6123,6 +6326,18 @@ static const char *const gpuml__family_variants[][2] = {
     { "matmul_mma", "-DGPUML_A_DT=2 -DGPUML_B_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },
     { "matmul_mma", "-DGPUML_A_DT=1 -DGPUML_B_DT=1 -DGPUML_C_DT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_BETA=1 -DGPUML_B_NMAJOR=0" },
     { "matmul_mma", "-DGPUML_A_DT=1 -DGPUML_B_DT=1 -DGPUML_C_DT=1 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=0" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=2" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=3" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=4" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=5" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=5" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=6" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=7" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=8" },
+    { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=9" },
+    { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=10" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif

@@ -22,6 +22,8 @@ echo '0 };'
 for f in kernels/*.cu; do
     name=$(basename "$f" .cu)
     echo "static const char *const gpuml__ksrc_${name}[] = {"
+    # conv_igemm reuses matmul_mma's PTX wrappers, swizzle and epilogue helpers
+    if [ "$name" = conv_igemm ]; then lit kernels/matmul_mma.cu; fi
     lit "$f"
     echo '0 };'
 done

@@ -1,0 +1,105 @@
+/* conv2d implicit-GEMM benchmark (not a test): the ResNet-50 conv layers at batch 32, f16 NHWC,
+   through gpuml__conv2d_igemm (the configuration it chooses, and each configuration forced),
+   timed with device events around back-to-back launches after a warm-up, rotating through
+   enough copies of x and y that the working set exceeds L2.  Prints one line per layer
+   (read by bench/conv_igemm_torch.py, which times cuDNN on the same shapes and prints the table).
+   Usage: bench_conv_igemm [layer-name-substring] */
+#define GPUML_IMPLEMENTATION
+#include "../gpuml.h"
+#include <stdio.h>
+#include <string.h>
+
+typedef struct layer { const char *name; int h, c, k, r, stride, pad; } layer;
+static const layer layers[] = {
+    {"stem_7x7s2", 224, 3, 64, 7, 2, 3},
+    {"l1_1x1_64_64", 56, 64, 64, 1, 1, 0},     {"l1_3x3_64", 56, 64, 64, 3, 1, 1},
+    {"l1_1x1_64_256", 56, 64, 256, 1, 1, 0},   {"l1_1x1_256_64", 56, 256, 64, 1, 1, 0},
+    {"l2_1x1_256_128", 56, 256, 128, 1, 1, 0}, {"l2_3x3_128_s2", 56, 128, 128, 3, 2, 1},
+    {"l2_3x3_128", 28, 128, 128, 3, 1, 1},     {"l2_1x1_128_512", 28, 128, 512, 1, 1, 0},
+    {"l2_1x1_512_128", 28, 512, 128, 1, 1, 0}, {"l2_ds_256_512_s2", 56, 256, 512, 1, 2, 0},
+    {"l3_1x1_512_256", 28, 512, 256, 1, 1, 0}, {"l3_3x3_256_s2", 28, 256, 256, 3, 2, 1},
+    {"l3_3x3_256", 14, 256, 256, 3, 1, 1},     {"l3_1x1_256_1024", 14, 256, 1024, 1, 1, 0},
+    {"l3_1x1_1024_256", 14, 1024, 256, 1, 1, 0}, {"l3_ds_512_1024_s2", 28, 512, 1024, 1, 2, 0},
+    {"l4_1x1_1024_512", 14, 1024, 512, 1, 1, 0}, {"l4_3x3_512_s2", 14, 512, 512, 3, 2, 1},
+    {"l4_3x3_512", 7, 512, 512, 3, 1, 1},      {"l4_1x1_512_2048", 7, 512, 2048, 1, 1, 0},
+    {"l4_1x1_2048_512", 7, 2048, 512, 1, 1, 0}, {"l4_ds_1024_2048_s2", 14, 1024, 2048, 1, 2, 0},
+};
+#define NB 32
+#define MAXCOPIES 16
+
+/* mean microseconds per call over `reps` back-to-back calls, rotating the copies; -1 if declined */
+static double time_us(gpuml_ctx *ctx, gpuml__conv_problem *p, gpuml_tensor **xs, gpuml_tensor **ys, int copies, int cfg, int splits, int reps)
+{
+    gpuml__CUevent e0, e1;
+    double ms;
+    int i;
+    p->x = xs[0]; p->y = ys[0];
+    if (gpuml__conv2d_igemm_cfg(ctx, p, cfg, splits) != GPUML_SUCCESS) return -1;
+    for (i = 0; i < 3; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; gpuml__conv2d_igemm_cfg(ctx, p, cfg, splits); }
+    if (gpuml_sync(ctx) != GPUML_SUCCESS) return -1;
+    gpuml__bench_event(ctx, &e0);
+    for (i = 0; i < reps; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; gpuml__conv2d_igemm_cfg(ctx, p, cfg, splits); }
+    gpuml__bench_event(ctx, &e1);
+    ms = gpuml__bench_elapsed(ctx, e0, e1);
+    if (gpuml_sync(ctx) != GPUML_SUCCESS) return -1;
+    return ms * 1000.0 / reps;
+}
+
+int main(int argc, char **argv)
+{
+    gpuml_ctx *ctx = NULL;
+    gpuml_desc d;
+    size_t li;
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CUDA;
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 0; }
+    printf("# gpuml conv_igemm on %s (sm_%d, %d SMs); batch %d, f16 NHWC in/out, no epilogue\n", gpuml_device_name(ctx),
+           gpuml_device_arch(ctx), ctx->sm_count, NB);
+    printf("# name n h w c k r s stride pad p q gflop us_auto cfg_auto splits_auto us_cfg0..us_cfg%d (unsplit) us_cfg1_s2 us_cfg1_s4 us_cfg3_s2 us_cfg3_s4\n", GPUML__CONV_NCFG - 1);
+    for (li = 0; li < sizeof layers / sizeof layers[0]; li++) {
+        const layer *L = &layers[li];
+        int64_t P = (L->h + 2 * L->pad - L->r) / L->stride + 1, xs4[4], ws4[4], ys4[4];
+        gpuml_tensor *xs[MAXCOPIES], *ys[MAXCOPIES], *w;
+        gpuml__conv_problem p;
+        double bytes, gflop, us, uc[GPUML__CONV_NCFG], us_split[4];
+        int copies, i, reps, cfg, splits;
+        if (argc > 1 && !strstr(L->name, argv[1])) continue;
+        xs4[0] = NB; xs4[1] = L->h; xs4[2] = L->h; xs4[3] = L->c;
+        ws4[0] = L->k; ws4[1] = L->r; ws4[2] = L->r; ws4[3] = L->c;
+        ys4[0] = NB; ys4[1] = P; ys4[2] = P; ys4[3] = L->k;
+        bytes = 2.0 * NB * ((double)L->h * L->h * L->c + (double)P * P * L->k);
+        copies = (int)(3.0 * (double)ctx->l2_bytes / bytes) + 1;
+        if (copies > MAXCOPIES) copies = MAXCOPIES;
+        w = gpuml_tensor_new(ctx, GPUML_F16, 4, ws4);
+        gpuml_rand_normal(ctx, w, 7, 0, 0.05);
+        for (i = 0; i < copies; i++) {
+            xs[i] = gpuml_tensor_new(ctx, GPUML_F16, 4, xs4);
+            ys[i] = gpuml_tensor_new(ctx, GPUML_F16, 4, ys4);
+            if (!xs[i] || !ys[i]) { printf("alloc: %s\n", gpuml_last_error(ctx)); return 1; }
+            gpuml_rand_normal(ctx, xs[i], 100 + (uint64_t)i, 0, 1);
+        }
+        memset(&p, 0, sizeof p);
+        p.n = NB; p.h = L->h; p.w = L->h; p.c = L->c; p.k = L->k; p.r = L->r; p.s = L->r; p.p = P; p.q = P;
+        p.stride_h = p.stride_w = L->stride; p.pad_h = p.pad_w = L->pad; p.dil_h = p.dil_w = 1; p.groups = 1;
+        p.wt = w;
+        gflop = 2.0 * NB * (double)P * P * L->k * (double)L->r * L->r * L->c / 1e9;
+        reps = gflop > 20 ? 20 : gflop > 5 ? 50 : 100;
+        p.x = xs[0];
+        p.y = ys[0];
+        cfg = gpuml__conv_igemm_choose(ctx, &p, &splits);
+        us = time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
+        for (i = 0; i < GPUML__CONV_NCFG; i++) uc[i] = time_us(ctx, &p, xs, ys, copies, i, 1, reps);
+        for (i = 0; i < 4; i++) us_split[i] = time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
+        printf("%s %d %d %d %d %d %d %d %d %d %lld %lld %.4f %.2f %d %d", L->name, NB, L->h, L->h, L->c, L->k, L->r, L->r, L->stride, L->pad,
+               (long long)P, (long long)P, gflop, us, cfg, splits);
+        for (i = 0; i < GPUML__CONV_NCFG; i++) printf(" %.2f", uc[i]);
+        for (i = 0; i < 4; i++) printf(" %.2f", us_split[i]);
+        printf("\n");
+        fflush(stdout);
+        if (us < 0) printf("# %s: %s\n", L->name, gpuml_last_error(ctx));
+        for (i = 0; i < copies; i++) { gpuml_tensor_free(xs[i]); gpuml_tensor_free(ys[i]); }
+        gpuml_tensor_free(w);
+    }
+    gpuml_shutdown(ctx);
+    return 0;
+}

@@ -1,0 +1,472 @@
+/* Family "conv_igemm": the tensor-core implicit-GEMM conv2d forward for sm_80 and newer
+   (mma.sync.m16n8k16 + ldmatrix + cp.async), f16 / bf16 NHWC activations and KRSC weights,
+   f32 accumulation, fused epilogue.  tools/gen_kernels.sh emits kernels/matmul_mma.cu in front
+   of this file: its PTX wrappers (cp.async, ldmatrix, mma), its shared-memory swizzle and its
+   epilogue helpers are reused; it defines no kernel of its own here (GPUML_A_DT is not set).
+
+   y[n][p][q][k] = act(sum_{r,s,c} x[n][p*sh-ph+r*dh][q*sw-pw+s*dw][c] * w[k][r][s][c] + bias[k])
+                   + res[n][p][q][k]          (x outside the image reads as 0)
+
+   GEMM view: M = N*P*Q rows (output pixels), N_gemm = K columns, K_gemm = R*S*C with the
+   index kg = (r*S + s)*C + c; A = the implicit im2col of x, B = w as a K x K_gemm row-major
+   matrix (the "TN" B of matmul_mma.cu).
+
+   ==========================================================================================
+   LAUNCH CONTRACT
+   ==========================================================================================
+   Kernel:  extern "C" __global__ void gpuml_conv_igemm(gpuml__conv_params p)   (by value)
+   Block:   (256, 1, 1): 8 warps; cfg 9 and 10: (128, 1, 1), 4 warps (GPUML_CONV_THREADS).
+   Grid:    (ceil(K / BN), ceil(M / BM), splits); gridDim.y <= 65535.  With splits > 1 (split-K)
+            CTA z takes k tiles [z*per, min((z+1)*per, KT)) with per = ceil(KT / splits) (KT =
+            ceil(K_gemm / 32); every z must get one: the host picks splits = ceil(KT / per)) and
+            writes raw f32 partial sums to y + z*M*K: the host compiles that launch with
+            GPUML_CONV_YDT=0 and no epilogue, passes an f32 workspace [splits][M][K] as y, then
+            launches gpuml_conv_splitk_reduce (the same macros as a one-pass launch; p.ws = the
+            workspace, p.splits, p.y = y) to sum and apply the epilogue.  CTA -> tile is regrouped
+            inside the kernel (8 tile rows per group) for L2 reuse.
+   Dynamic shared memory: STAGES * (BM + BN) * 64 bytes, + BM * 16 for the gather variant
+            (its per-row table).  Above 48 KiB the host sets the attribute (gpuml__launch does).
+   Tile configurations (-DGPUML_CONV_CFG=n):
+       n   BM x BN   warps (M x N)  warp tile  stages  A loads                 smem bytes
+       0   128x256   2 x 4          64 x 64    4       16-byte cp.async        98304
+       1   128x128   2 x 4          64 x 32    4       16-byte cp.async        65536
+       2   256x64    4 x 2          64 x 32    4       16-byte cp.async        81920
+       3   128x64    4 x 2          32 x 32    4       16-byte cp.async        49152
+       4   64x64     2 x 4          32 x 16    4       16-byte cp.async        32768
+       5   128x64    4 x 2          32 x 32    2       2-byte gather (any C)   26624
+       6   128x128   2 x 4          64 x 32    6       16-byte cp.async        98304
+       7   128x64    4 x 2          32 x 32    6       16-byte cp.async        73728
+       8   128x256   2 x 4          64 x 64    6       16-byte cp.async        147456
+       9   128x128   2 x 2          64 x 64    5       16-byte cp.async        81920
+      10   128x64    2 x 2          64 x 32    4       16-byte cp.async        49152
+   Macros: GPUML_CONV_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y and
+   res); GPUML_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu; GPUML_HAS_BIAS, GPUML_HAS_RESID 0/1;
+   GPUML_CONV_CFG as above.
+   Host preconditions (not checked here): everything contiguous; M, K >= 1; H*W < 2^31,
+   K*K_gemm < 2^31, M < 2^31 - 256; cfg 0-4: C % 8 == 0 and x, w 16-byte aligned (each 16-byte
+   chunk of A is 8 channels of one pixel, and rows of B are 16-byte aligned); cfg 5: any C,
+   2-byte alignment.  bias f32 4-byte aligned; res has y's dtype and shape.
+   Edges: rows past M, columns past K, k past K_gemm and taps in the padding are zero-filled
+   (cp.async src-size 0); stores are masked.
+   ========================================================================================== */
+
+/* mirrored by gpuml__conv_params in gpuml.h */
+struct gpuml__conv_params {
+    const void *x;          /* [N][H][W][C] */
+    const void *w;          /* [K][R][S][C] */
+    void *y;                /* [N][P][Q][K] */
+    const float *bias;      /* [K] or null */
+    const void *res;        /* like y, or null */
+    const float *ws;        /* split-K partial sums [splits][M][K] (gpuml_conv_splitk_reduce), or null */
+    int N, H, W, C, K, R, S, P, Q;
+    int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+    int M, Kg;              /* N*P*Q, R*S*C */
+    int splits;             /* gpuml_conv_splitk_reduce: number of partial sums in ws */
+};
+
+#ifndef GPUML__CONV_IGEMM_DEFINED
+#define GPUML__CONV_IGEMM_DEFINED
+
+/* per output row of a CTA tile, for the gather variant: image base (elements) and the top-left
+   input coordinate of its window (ih0 far negative for rows past M) */
+struct gpuml__conv_row {
+    gpuml__i64 base;
+    int ih0, iw0;
+};
+
+/* 8 consecutive C-dtype values <-> f32, 16-byte aligned (32 bytes for f32) */
+template <int CDT>
+static __device__ __forceinline__ void gpuml__conv_ld8(const typename gpuml__dt<CDT>::T *q, float *v)
+{
+    typedef typename gpuml__dt<CDT>::T T;
+    if (CDT == 0) {
+        const float4 a = ((const float4 *)q)[0], b = ((const float4 *)q)[1];
+        v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w; v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
+    } else {
+        const uint4 u = *(const uint4 *)q;
+        const gpuml__u32 w[4] = { u.x, u.y, u.z, u.w };
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            v[2 * i] = gpuml__mma_ld<CDT>((T)(w[i] & 0xffffu));
+            v[2 * i + 1] = gpuml__mma_ld<CDT>((T)(w[i] >> 16));
+        }
+    }
+}
+template <int CDT>
+static __device__ __forceinline__ void gpuml__conv_st8(typename gpuml__dt<CDT>::T *q, const float *v)
+{
+    if (CDT == 0) {
+        float4 a, b;
+        a.x = v[0]; a.y = v[1]; a.z = v[2]; a.w = v[3]; b.x = v[4]; b.y = v[5]; b.z = v[6]; b.w = v[7];
+        ((float4 *)q)[0] = a;
+        ((float4 *)q)[1] = b;
+    } else {
+        gpuml__u32 w[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            w[i] = (gpuml__u32)gpuml__mma_st<CDT>(v[2 * i]) | ((gpuml__u32)gpuml__mma_st<CDT>(v[2 * i + 1]) << 16);
+        *(uint4 *)q = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
+template <int DT, int CDT, int EPI, int HAS_BIAS, int HAS_RESID, int BM, int BN, int WMW, int STAGES, int GATHER, int WARPS>
+static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_params &p)
+{
+    constexpr int BK = 32, NTHR = WARPS * 32, WNW = WARPS / WMW;
+    constexpr int RPP = NTHR / 4;                    /* tile rows per loader pass (4 chunks a row) */
+    constexpr int WTM = BM / WMW, WTN = BN / WNW;    /* warp tile */
+    constexpr int MT = WTM / 16, NT = WTN / 8;       /* m16 tiles, n8 tiles per warp */
+    constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
+    constexpr int A_CPT = BM / RPP, B_CPT = BN / RPP;   /* 16-byte chunks per thread per tile */
+    constexpr int GA = BM / 8, GB = BN / 8;          /* gather: elements per thread per tile */
+    static_assert(MT >= 1 && NT >= 2 && NT % 2 == 0 && A_CPT >= 1 && B_CPT >= 1, "tile shape");
+    static_assert(STAGES >= 2, "stages");
+    static_assert(!GATHER || STAGES == 2, "the gather variant double-buffers through registers");
+    static_assert(!GATHER || NTHR == 256, "the gather variant's thread map assumes 8 warps");
+    static_assert(BM % RPP == 0 && BN % RPP == 0 && WNW * WMW == WARPS, "loader map");
+
+    extern __shared__ __align__(128) unsigned char gpuml__conv_smem[];
+
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wm = warp / WNW, wn = warp % WNW;
+    const int M = p.M, K = p.K, Kg = p.Kg, C = p.C, S = p.S, H = p.H, W = p.W;
+    const int PQ = p.P * p.Q;
+
+    int tm, tn;
+    {
+        const int gx = (int)gridDim.x, gy = (int)gridDim.y;
+        const int pid = (int)blockIdx.y * gx + (int)blockIdx.x;
+        const int per_group = 8 * gx, group = pid / per_group, first = group * 8;
+        const int gsize = gy - first < 8 ? gy - first : 8, within = pid - group * per_group;
+        tm = first + within % gsize;
+        tn = within / gsize;
+    }
+    const int m0 = tm * BM, n0 = tn * BN;
+    /* split-K: CTA z of gridDim.z takes k tiles [kt0, kt0 + KT) and writes its partial sums to
+       y + z*M*K (the host then passes an f32 workspace as y, with no epilogue) */
+    const int KT_ALL = (Kg - 1) / BK + 1, KT_PER = (KT_ALL + (int)gridDim.z - 1) / (int)gridDim.z;
+    const int kt0 = (int)blockIdx.z * KT_PER;
+    const int KT = KT_ALL - kt0 < KT_PER ? KT_ALL - kt0 : KT_PER;   /* >= 1: the host sees to it */
+    const char *X = (const char *)p.x, *Wt = (const char *)p.w;
+    const gpuml__u32 sbase = gpuml__mma_smem_addr(gpuml__conv_smem);
+
+    /* ---------------- 16-byte loader state (GATHER == 0) ---------------- */
+    const int lc = tid & 3;                          /* this thread's 8-channel chunk of a k tile */
+    const char *xrow[GATHER ? 1 : A_CPT];
+    int ih0[GATHER ? 1 : A_CPT], iw0[GATHER ? 1 : A_CPT];
+    const char *b_src[GATHER ? 1 : B_CPT];
+    gpuml__u32 b_ok[GATHER ? 1 : B_CPT];
+    int kg = kt0 * BK + lc * 8, cc = 0, ss = 0, rr = 0;         /* next tile's k index and its (r, s, c) */
+    /* ---------------- gather state (GATHER == 1) ---------------- */
+    const int gk = tid & 31, grow = tid >> 5;       /* column within the k tile; first row */
+    gpuml__conv_row *rowtab = (gpuml__conv_row *)(gpuml__conv_smem + STAGES * STAGE_BYTES);
+    gpuml__u16 ga[GATHER ? GA : 1], gb[GATHER ? GB : 1];
+    int gkg = kt0 * BK + gk;
+
+    if (!GATHER) {
+#pragma unroll
+        for (int i = 0; i < A_CPT; i++) {
+            const int m = m0 + (tid >> 2) + i * RPP;
+            if (m < M) {
+                const int ni = m / PQ, rem = m - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
+                xrow[i] = X + (gpuml__i64)ni * H * W * C * 2;
+                ih0[i] = pp * p.stride_h - p.pad_h;
+                iw0[i] = qq * p.stride_w - p.pad_w;
+            } else {
+                xrow[i] = X;
+                ih0[i] = -0x40000000;
+                iw0[i] = 0;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < B_CPT; i++) {
+            const int n = n0 + (tid >> 2) + i * RPP;
+            b_ok[i] = n < K ? 16u : 0u;
+            b_src[i] = Wt + ((gpuml__i64)(n < K ? n : 0) * Kg + kg) * 2;
+        }
+        const int rs = kg / C;
+        cc = kg - rs * C;
+        rr = rs / S;
+        ss = rs - rr * S;
+    } else {
+        for (int i = tid; i < BM; i += NTHR) {
+            const int m = m0 + i;
+            gpuml__conv_row t;
+            if (m < M) {
+                const int ni = m / PQ, rem = m - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
+                t.base = (gpuml__i64)ni * H * W * C;
+                t.ih0 = pp * p.stride_h - p.pad_h;
+                t.iw0 = qq * p.stride_w - p.pad_w;
+            } else {
+                t.base = 0;
+                t.ih0 = -0x40000000;
+                t.iw0 = 0;
+            }
+            rowtab[i] = t;
+        }
+        __syncthreads();
+    }
+
+    /* cp.async the next k tile into ring slot `stage` and advance (GATHER == 0) */
+    auto load_tile = [&](int stage) {
+        const gpuml__u32 sA = sbase + (gpuml__u32)(stage * STAGE_BYTES), sB = sA + A_BYTES;
+        const bool kok = kg < Kg;
+        const int dh = rr * p.dil_h, dw = ss * p.dil_w;
+#pragma unroll
+        for (int i = 0; i < A_CPT; i++) {
+            const int ih = ih0[i] + dh, iw = iw0[i] + dw;
+            const bool ok = kok && (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W;
+            const char *src = ok ? xrow[i] + ((gpuml__i64)(ih * W + iw) * C + cc) * 2 : X;
+            gpuml__mma_cp16(sA + gpuml__mma_swz64((tid >> 2) + i * RPP, lc), src, ok ? 16u : 0u);
+        }
+#pragma unroll
+        for (int i = 0; i < B_CPT; i++) {
+            const gpuml__u32 sz = kok ? b_ok[i] : 0u;
+            gpuml__mma_cp16(sB + gpuml__mma_swz64((tid >> 2) + i * RPP, lc), sz ? (const void *)b_src[i] : (const void *)Wt, sz);
+            b_src[i] += BK * 2;
+        }
+        kg += BK;
+        cc += BK;
+        while (cc >= C) {                            /* at most once when C >= 32 */
+            cc -= C;
+            if (++ss == S) { ss = 0; rr++; }
+        }
+    };
+    /* gather the next k tile into registers (GATHER == 1) */
+    auto fetch_tile = [&]() {
+        const gpuml__u16 *x16 = (const gpuml__u16 *)p.x, *w16 = (const gpuml__u16 *)p.w;
+        const bool kok = gkg < Kg;
+        const int rs = gkg / C, c = gkg - rs * C, r = rs / S, s = rs - r * S;
+        const int dh = r * p.dil_h, dw = s * p.dil_w;
+#pragma unroll
+        for (int j = 0; j < GA; j++) {
+            const gpuml__conv_row t = rowtab[grow + j * 8];
+            const int ih = t.ih0 + dh, iw = t.iw0 + dw;
+            const bool ok = kok && (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W;
+            ga[j] = ok ? x16[t.base + (gpuml__i64)(ih * W + iw) * C + c] : (gpuml__u16)0;
+        }
+#pragma unroll
+        for (int j = 0; j < GB; j++) {
+            const int n = n0 + grow + j * 8;
+            gb[j] = kok && n < K ? w16[(gpuml__i64)n * Kg + gkg] : (gpuml__u16)0;
+        }
+        gkg += BK;
+    };
+    auto store_tile = [&](int stage) {
+        unsigned char *sA = gpuml__conv_smem + stage * STAGE_BYTES, *sB = sA + A_BYTES;
+        const int col = (gk & 7) * 2;
+#pragma unroll
+        for (int j = 0; j < GA; j++)
+            *(gpuml__u16 *)(sA + gpuml__mma_swz64(grow + j * 8, gk >> 3) + col) = ga[j];
+#pragma unroll
+        for (int j = 0; j < GB; j++)
+            *(gpuml__u16 *)(sB + gpuml__mma_swz64(grow + j * 8, gk >> 3) + col) = gb[j];
+    };
+
+    /* ldmatrix lane offsets within a stage's A / B region */
+    gpuml__u32 a_ld[2], b_ld[2];
+#pragma unroll
+    for (int kk = 0; kk < 2; kk++) {
+        a_ld[kk] = gpuml__mma_swz64(wm * WTM + (lane & 15), kk * 2 + (lane >> 4));
+        b_ld[kk] = gpuml__mma_swz64(wn * WTN + (lane & 15), kk * 2 + (lane >> 4));
+    }
+
+    float acc[MT][NT][4];
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+
+    if (!GATHER) {
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < KT) load_tile(s);
+            gpuml__mma_cp_commit();
+        }
+    } else {
+        fetch_tile();
+        store_tile(0);
+    }
+
+    int rd = 0, wr = STAGES - 1;
+    for (int kt = 0; kt < KT; kt++) {
+        if (!GATHER) gpuml__mma_cp_wait<STAGES - 2>();
+        __syncthreads();                             /* tile kt is in; slot wr is free again */
+        if (!GATHER) {
+            if (kt + STAGES - 1 < KT) load_tile(wr);
+            gpuml__mma_cp_commit();
+        } else if (kt + 1 < KT) {
+            fetch_tile();                            /* in flight during the mma below */
+        }
+
+        const gpuml__u32 sA = sbase + (gpuml__u32)(rd * STAGE_BYTES), sB = sA + A_BYTES;
+#pragma unroll
+        for (int kk = 0; kk < 2; kk++) {
+            gpuml__u32 af[MT][4], bfr[NT][2];
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+                gpuml__mma_ldsm4(af[mt][0], af[mt][1], af[mt][2], af[mt][3], sA + a_ld[kk] + mt * 1024);
+#pragma unroll
+            for (int np = 0; np < NT / 2; np++)
+                gpuml__mma_ldsm4(bfr[2 * np][0], bfr[2 * np + 1][0], bfr[2 * np][1], bfr[2 * np + 1][1],
+                                 sB + b_ld[kk] + np * 1024);
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int j = 0; j < NT; j++) {
+                    const int nt = (mt & 1) ? NT - 1 - j : j;
+                    gpuml__mma_16816<DT>(acc[mt][nt], af[mt], bfr[nt][0], bfr[nt][1]);
+                }
+        }
+        if (GATHER && kt + 1 < KT) store_tile(wr);   /* slot wr was last read before this barrier */
+        rd = rd + 1 == STAGES ? 0 : rd + 1;
+        wr = wr + 1 == STAGES ? 0 : wr + 1;
+    }
+    if (!GATHER) gpuml__mma_cp_wait<0>();
+
+    /* ---- epilogue: y[m][n] = act(acc + bias[n]) + res[m][n].  One 16-row slab of every warp
+       row at a time goes through shared memory as f32 (rows padded by 8 floats: the float2
+       writes of a half-warp hit distinct banks); then each thread writes 8 consecutive columns
+       of a row with 16-byte stores (coalesced), adding the residual read the same way.  Rows
+       past M and columns past K are masked; K % 8 != 0 or unaligned y / res go element-wise. ---- */
+    typedef typename gpuml__dt<CDT>::T CT;
+    constexpr int SROW = BN + 8, SLAB_ROWS = WMW * 16, CPR = BN / 8;
+    constexpr int CPT_OUT = SLAB_ROWS * CPR / NTHR;  /* 8-column chunks per thread per slab */
+    static_assert((SLAB_ROWS * CPR) % NTHR == 0, "slab chunks");
+    static_assert(SLAB_ROWS * SROW * 4 <= STAGES * STAGE_BYTES, "the slab fits in the ring");
+    float *slab = (float *)gpuml__conv_smem;
+    CT *Y = (CT *)p.y + (gpuml__i64)blockIdx.z * M * K;
+    const CT *Rz = (const CT *)p.res;
+    const bool vec_ok = K % 8 == 0 && ((gpuml__u64)p.y & 15) == 0 && (!HAS_RESID || ((gpuml__u64)p.res & 15) == 0);
+    const int col_base = wn * WTN + 2 * (lane & 3);  /* within the tile */
+    __syncthreads();                                 /* every warp is done with the ring */
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++) {
+        if (mt) __syncthreads();                     /* the previous slab has been read out */
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++) {
+            const int n = n0 + col_base + nt * 8;
+            float b0 = 0.0f, b1 = 0.0f;
+            if (HAS_BIAS) {
+                if (n < K) b0 = __ldg(p.bias + n);
+                if (n + 1 < K) b1 = __ldg(p.bias + n + 1);
+            }
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                float2 v;
+                v.x = gpuml__mma_act<EPI>(acc[mt][nt][2 * h] + b0);
+                v.y = gpuml__mma_act<EPI>(acc[mt][nt][2 * h + 1] + b1);
+                *(float2 *)(slab + (wm * 16 + h * 8 + (lane >> 2)) * SROW + col_base + nt * 8) = v;
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < CPT_OUT; i++) {
+            const int ch = tid + i * NTHR, sr = ch / CPR, c8 = (ch % CPR) * 8;
+            const int m = m0 + (sr >> 4) * WTM + mt * 16 + (sr & 15), n = n0 + c8;
+            if (m >= M || n >= K) continue;
+            const float *src = slab + sr * SROW + c8;
+            const float4 lo = *(const float4 *)src, hi = *(const float4 *)(src + 4);
+            float v[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
+            const gpuml__i64 off = (gpuml__i64)m * K + n;
+            if (vec_ok) {
+                if (HAS_RESID) {
+                    float r[8];
+                    gpuml__conv_ld8<CDT>(Rz + off, r);
+#pragma unroll
+                    for (int e = 0; e < 8; e++) v[e] += r[e];
+                }
+                gpuml__conv_st8<CDT>(Y + off, v);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    if (n + e < K) Y[off + e] = gpuml__mma_st<CDT>(v[e] + (HAS_RESID ? gpuml__mma_ld<CDT>(Rz[off + e]) : 0.0f));
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------ the NVRTC entry point ---- */
+#if defined(GPUML_CONV_DT) && (GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2)
+#ifndef GPUML_CONV_YDT
+#define GPUML_CONV_YDT 0
+#endif
+#ifndef GPUML_EPI
+#define GPUML_EPI 0
+#endif
+#ifndef GPUML_HAS_BIAS
+#define GPUML_HAS_BIAS 0
+#endif
+#ifndef GPUML_HAS_RESID
+#define GPUML_HAS_RESID 0
+#endif
+#ifndef GPUML_CONV_CFG
+#define GPUML_CONV_CFG 1
+#endif
+/*                         BM   BN  WMW STAGES GATHER WARPS;  MINB: CTAs per SM for __launch_bounds__ */
+#if GPUML_CONV_CFG == 0
+#define GPUML__CONV_TILE   128, 256, 2, 4, 0, 8
+#define GPUML__CONV_MINB   1
+#elif GPUML_CONV_CFG == 1
+#define GPUML__CONV_TILE   128, 128, 2, 4, 0, 8
+#define GPUML__CONV_MINB   2
+#elif GPUML_CONV_CFG == 2
+#define GPUML__CONV_TILE   256, 64, 4, 4, 0, 8
+#define GPUML__CONV_MINB   2
+#elif GPUML_CONV_CFG == 3
+#define GPUML__CONV_TILE   128, 64, 4, 4, 0, 8
+#define GPUML__CONV_MINB   2
+#elif GPUML_CONV_CFG == 4
+#define GPUML__CONV_TILE   64, 64, 2, 4, 0, 8
+#define GPUML__CONV_MINB   3
+#elif GPUML_CONV_CFG == 5
+#define GPUML__CONV_TILE   128, 64, 4, 2, 1, 8
+#define GPUML__CONV_MINB   2
+#elif GPUML_CONV_CFG == 6
+#define GPUML__CONV_TILE   128, 128, 2, 6, 0, 8
+#define GPUML__CONV_MINB   2
+#elif GPUML_CONV_CFG == 7
+#define GPUML__CONV_TILE   128, 64, 4, 6, 0, 8
+#define GPUML__CONV_MINB   2
+#elif GPUML_CONV_CFG == 8
+#define GPUML__CONV_TILE   128, 256, 2, 6, 0, 8
+#define GPUML__CONV_MINB   1
+#elif GPUML_CONV_CFG == 9
+#define GPUML__CONV_TILE   128, 128, 2, 5, 0, 4
+#define GPUML__CONV_MINB   2
+#else
+#define GPUML__CONV_TILE   128, 64, 2, 4, 0, 4
+#define GPUML__CONV_MINB   4
+#endif
+#if GPUML_CONV_CFG == 9 || GPUML_CONV_CFG == 10
+#define GPUML_CONV_THREADS 128
+#else
+#define GPUML_CONV_THREADS 256
+#endif
+extern "C" __global__ void __launch_bounds__(GPUML_CONV_THREADS, GPUML__CONV_MINB) gpuml_conv_igemm(gpuml__conv_params p)
+{
+    gpuml__conv_igemm_body<GPUML_CONV_DT, GPUML_CONV_YDT, GPUML_EPI, GPUML_HAS_BIAS, GPUML_HAS_RESID,
+                           GPUML__CONV_TILE>(p);
+}
+/* split-K finish: y[i] = act(sum_z ws[z][i] + bias[i % K]) + res[i] over the M*K outputs
+   (grid-stride; any grid of 256-thread blocks) */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_splitk_reduce(gpuml__conv_params p)
+{
+    typedef gpuml__dt<GPUML_CONV_YDT>::T CT;
+    const gpuml__i64 total = (gpuml__i64)p.M * p.K;
+    CT *Y = (CT *)p.y;
+    const CT *Rz = (const CT *)p.res;
+    for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (gpuml__i64)gridDim.x * blockDim.x) {
+        float v = 0.0f;
+        for (int z = 0; z < p.splits; z++) v += p.ws[z * total + i];
+        if (GPUML_HAS_BIAS) v += __ldg(p.bias + (int)(i % p.K));
+        v = gpuml__mma_act<GPUML_EPI>(v);
+        if (GPUML_HAS_RESID) v += gpuml__mma_ld<GPUML_CONV_YDT>(Rz[i]);
+        Y[i] = gpuml__mma_st<GPUML_CONV_YDT>(v);
+    }
+}
+#endif
+
+#endif /* GPUML__CONV_IGEMM_DEFINED */
