@@ -53,6 +53,9 @@
                           Default: $XDG_CACHE_HOME/gpuml, else ~/.cache/gpuml
                           (%LOCALAPPDATA%\gpuml on Windows)
        GPUML_NUM_THREADS  CPU backend threads (default: the number of cores)
+       GPUML_PROFILE      1: record every op, print the summary to stderr at shutdown
+       GPUML_TRACE        file.json: record every op, write a Chrome trace there at shutdown
+       GPUML_GRAPHS       off: gpuml_graph_* run the captured function eagerly
 
    BACKEND SELECTION
    -----------------
@@ -94,6 +97,40 @@
            gpuml_rmsnorm_backward, gpuml_sgd_step, gpuml_adamw_step
        gpuml_matmul (strided/transposed operands, batches, alpha/beta, bias + activation +
            residual epilogue; f32, f16, bf16, fp8, i8; Hopper wgmma, sm_80 mma.sync, SIMT, CPU)
+
+   PROFILING
+   ---------
+   GPUML_PROFILE=1 (or gpuml_desc.profile, or gpuml_profile_enable) records every op: name,
+   dtype and shapes, device time (events around its launches; wall time on the CPU), FLOPs
+   and bytes counted from the shapes, achieved TFLOP/s and GB/s, and the fraction of this
+   device's roof (peak FLOP/s of the unit the dtype uses, from SM count x clock x a per-SM
+   table; bandwidth measured once by a 256 MiB device copy and cached next to the kernels).
+       gpuml_desc d = {0};  d.profile = 1;   gpuml_init(&ctx, &d);
+       ... ops ...
+       gpuml_profile_print(ctx, stdout);          // table by op and shape, sorted by time
+       gpuml_profile_write_trace(ctx, "t.json");  // open in ui.perfetto.dev
+       for (i = 0; i < gpuml_profile_count(ctx); i++) {
+           gpuml_profile_record r;  gpuml_profile_get(ctx, i, &r);   // r.name, r.time_us, ...
+       }
+   Events are resolved lazily (gpuml_sync, or reading the records), so profiling does not
+   serialize the stream; off, it costs one branch per op.  GPUML_TRACE=file.json writes the
+   trace at shutdown.  Ops inside a graph are not recorded one by one: each launch of a graph
+   is one "graph" record carrying the captured ops' FLOPs and bytes.
+
+   CUDA GRAPHS
+   -----------
+   Small-op sequences are bound by the CPU's launch cost; capture them once and replay:
+       static void step(gpuml_ctx *ctx, void *user) { my_tensors *t = user;
+           gpuml_add(ctx, t->y, t->y, t->x);  gpuml_gelu(ctx, t->y, t->y);  ... }
+       gpuml_graph *g;
+       gpuml_graph_capture(ctx, step, &tensors, &g);   // records; runs nothing
+       for (...) { gpuml_tensor_write(tensors.x, ...); gpuml_graph_launch(ctx, g); }
+       gpuml_graph_free(g);
+   The graph replays the same ops on the same tensors with the same scalars; change the
+   tensors' contents between launches.  Host transfers and syncs inside step fail (NOT_SUPPORTED);
+   so does any op error, which gpuml_graph_capture returns.  Memory step frees is kept for the
+   graph until gpuml_graph_free.  On the CPU backend, or with GPUML_GRAPHS=off, launch calls
+   step again: the same results under the same rules.
 
    THREADS
    -------
@@ -479,7 +516,8 @@ typedef struct gpuml_profile_record {
     double peak_tflops;      /* this device's peak for the unit (0: unknown, e.g. on the CPU) */
     double peak_gbps;        /* measured copy bandwidth of this device */
     double frac_of_peak;     /* time the roofline allows / time taken: 1 = at the roof */
-    int compute_bound;       /* 1: flops/peak_flops > bytes/peak_bandwidth; 0: memory-bound */
+    int compute_bound;       /* 1: flops/peak_flops > bytes/peak_bandwidth; 0: memory-bound;
+                                -1: unknown (FLOPs but no compute peak, as on the CPU) */
 } gpuml_profile_record;
 GPUML_API gpuml_status gpuml_profile_enable(gpuml_ctx *ctx, int on);
 GPUML_API gpuml_status gpuml_profile_reset(gpuml_ctx *ctx);          /* drops every record */
@@ -3194,7 +3232,7 @@ GPUML__FN void gpuml__prof_rates(gpuml_ctx *ctx, gpuml_profile_record *r)
     r->gbps = r->time_us > 0 ? r->bytes / r->time_us * 1e-3 : 0.0;
     tc = r->peak_tflops > 0 ? r->flops / (r->peak_tflops * 1e6) : 0.0;   /* microseconds at the roofs */
     tm = r->peak_gbps > 0 ? r->bytes / (r->peak_gbps * 1e3) : 0.0;
-    r->compute_bound = tc > tm;
+    r->compute_bound = r->peak_tflops <= 0 && r->flops > 0 ? -1 : tc > tm;
     r->frac_of_peak = r->time_us > 0 ? (tc > tm ? tc : tm) / r->time_us : 0.0;
 }
 
@@ -3257,7 +3295,7 @@ GPUML__DEF gpuml_status gpuml_profile_peak(gpuml_ctx *ctx, gpuml_profile_unit un
 }
 
 /* records grouped by name and shapes, for the summary */
-typedef struct gpuml__pgroup { int first, calls; double time_us, flops, bytes, roof_us; int compute; } gpuml__pgroup;
+typedef struct gpuml__pgroup { int first, calls; double time_us, flops, bytes, roof_us; int compute, unknown; } gpuml__pgroup;
 GPUML__FN int gpuml__pgroup_cmp(const void *a, const void *b)
 {
     double x = ((const gpuml__pgroup *)a)->time_us, y = ((const gpuml__pgroup *)b)->time_us;
@@ -3299,7 +3337,8 @@ GPUML__DEF gpuml_status gpuml_profile_print(gpuml_ctx *ctx, void *file)
         g[slot[s]].flops += r.flops;
         g[slot[s]].bytes += r.bytes;
         g[slot[s]].roof_us += r.frac_of_peak * r.time_us;
-        g[slot[s]].compute += r.compute_bound;
+        g[slot[s]].compute += r.compute_bound == 1;
+        g[slot[s]].unknown += r.compute_bound < 0;
         total += r.time_us;
     }
     qsort(g, (size_t)ng, sizeof *g, gpuml__pgroup_cmp);
@@ -3318,7 +3357,7 @@ GPUML__DEF gpuml_status gpuml_profile_print(gpuml_ctx *ctx, void *file)
         fprintf(f, "%-22.22s %-44.44s %6d %10.3f %10.2f %6.1f %8.2f %8.1f %6.1f %s\n", q->name, q->shapes, g[i].calls, t * 1e-3,
                 t / g[i].calls, total > 0 ? 100.0 * t / total : 0.0, t > 0 ? g[i].flops / t * 1e-6 : 0.0,
                 t > 0 ? g[i].bytes / t * 1e-3 : 0.0, t > 0 ? 100.0 * g[i].roof_us / t : 0.0,
-                2 * g[i].compute > g[i].calls ? "compute" : "memory");
+                2 * g[i].unknown > g[i].calls ? "?" : 2 * g[i].compute > g[i].calls ? "compute" : "memory");
     }
     gpuml__free(g);
     gpuml__free(slot);
