@@ -2974,27 +2974,37 @@ GPUML__FN void gpuml__prof_event_put(gpuml_ctx *ctx, gpuml__CUevent ev)
     ctx->prof_ev_free[ctx->prof_nev_free++] = ev;
 }
 
-/* Fills in the times of records [prof_resolved, upto).  block = 0 stops at the first op the
-   GPU has not finished; block = 1 waits for them. */
+/* Fills in the times of records [prof_resolved, upto).  block = 0 stops before the first
+   op the GPU has not finished; block = 1 waits for them.  Events on one stream complete in
+   order, so one query (or wait) on the last stop event of a chunk of 64 records covers the
+   whole chunk: per record only the two cuEventElapsedTime calls remain. */
 GPUML__FN void gpuml__prof_resolve(gpuml_ctx *ctx, int upto, int block)
 {
-    int i;
+    int i = ctx->prof_resolved, end, k;
     (void)block;
-    for (i = ctx->prof_resolved; i < upto && i < ctx->prof_n; i++) {
-        gpuml__prec *p = &ctx->prof_recs[i];
+    if (upto > ctx->prof_n) upto = ctx->prof_n;
+    for (; i < upto; i = end) {
+        end = i + 64 < upto ? i + 64 : upto;
 #ifndef GPUML_NO_CUDA
-        if (p->ev1) {
+        for (k = end - 1; k >= i && !ctx->prof_recs[k].ev1; k--) {}
+        if (k >= i) {
+            if (!block && ctx->cu.EventQuery(ctx->prof_recs[k].ev1) == GPUML__CUDA_ERROR_NOT_READY) break;
+            if (block) ctx->cu.EventSynchronize(ctx->prof_recs[k].ev1);
+        }
+#endif
+        for (k = i; k < end; k++) {
+            gpuml__prec *p = &ctx->prof_recs[k];
+#ifndef GPUML_NO_CUDA
             float ms = 0.0f, ms0 = 0.0f;
-            if (!block && ctx->cu.EventQuery(p->ev1) == GPUML__CUDA_ERROR_NOT_READY) break;
-            if (ctx->cu.EventSynchronize(p->ev1) == 0 && ctx->cu.EventElapsedTime(&ms, p->ev0, p->ev1) == 0) {
+            if (p->ev1 && ctx->cu.EventElapsedTime(&ms, p->ev0, p->ev1) == 0) {
                 p->r.time_us = (double)ms * 1e3;
                 if (ctx->prof_base && ctx->cu.EventElapsedTime(&ms0, ctx->prof_base, p->ev0) == 0) p->r.start_us = (double)ms0 * 1e3;
             }
-        }
 #endif
-        gpuml__prof_event_put(ctx, p->ev0);
-        gpuml__prof_event_put(ctx, p->ev1);
-        p->ev0 = p->ev1 = NULL;
+            gpuml__prof_event_put(ctx, p->ev0);
+            gpuml__prof_event_put(ctx, p->ev1);
+            p->ev0 = p->ev1 = NULL;
+        }
     }
     ctx->prof_resolved = i;
 }
