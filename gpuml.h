@@ -53,6 +53,9 @@
                           Default: $XDG_CACHE_HOME/gpuml, else ~/.cache/gpuml
                           (%LOCALAPPDATA%\gpuml on Windows)
        GPUML_NUM_THREADS  CPU backend threads (default: the number of cores)
+       GPUML_PROFILE      1: record every op, print the summary to stderr at shutdown
+       GPUML_TRACE        file.json: record every op, write a Chrome trace there at shutdown
+       GPUML_GRAPHS       off: gpuml_graph_* run the captured function eagerly
 
    BACKEND SELECTION
    -----------------
@@ -94,6 +97,41 @@
            gpuml_rmsnorm_backward, gpuml_sgd_step, gpuml_adamw_step
        gpuml_matmul (strided/transposed operands, batches, alpha/beta, bias + activation +
            residual epilogue; f32, f16, bf16, fp8, i8; Hopper wgmma, sm_80 mma.sync, SIMT, CPU)
+
+   PROFILING
+   ---------
+   GPUML_PROFILE=1 (or gpuml_desc.profile, or gpuml_profile_enable) records every op: name,
+   dtype and shapes, device time (events around its launches; wall time on the CPU), FLOPs
+   and bytes counted from the shapes, achieved TFLOP/s and GB/s, and the fraction of this
+   device's roof (peak FLOP/s of the unit the dtype uses, from SM count x clock x a per-SM
+   table; bandwidth measured once by a 256 MiB device copy and cached next to the kernels).
+       gpuml_desc d = {0};  d.profile = 1;   gpuml_init(&ctx, &d);
+       ... ops ...
+       gpuml_profile_print(ctx, stdout);          // table by op and shape, sorted by time
+       gpuml_profile_write_trace(ctx, "t.json");  // open in ui.perfetto.dev
+       for (i = 0; i < gpuml_profile_count(ctx); i++) {
+           gpuml_profile_record r;  gpuml_profile_get(ctx, i, &r);   // r.name, r.time_us, ...
+       }
+   Events are resolved lazily (gpuml_sync, or reading the records), so profiling does not
+   serialize the stream; off, it costs one branch per op; on, two event records per op (about
+   7-9 us of host time per op on an H200 machine).  GPUML_TRACE=file.json writes the
+   trace at shutdown.  Ops inside a graph are not recorded one by one: each launch of a graph
+   is one "graph" record carrying the captured ops' FLOPs and bytes.
+
+   CUDA GRAPHS
+   -----------
+   Small-op sequences are bound by the CPU's launch cost; capture them once and replay:
+       static void step(gpuml_ctx *ctx, void *user) { my_tensors *t = user;
+           gpuml_add(ctx, t->y, t->y, t->x);  gpuml_gelu(ctx, t->y, t->y);  ... }
+       gpuml_graph *g;
+       gpuml_graph_capture(ctx, step, &tensors, &g);   // records; runs nothing
+       for (...) { gpuml_tensor_write(tensors.x, ...); gpuml_graph_launch(ctx, g); }
+       gpuml_graph_free(g);
+   The graph replays the same ops on the same tensors with the same scalars; change the
+   tensors' contents between launches.  Host transfers and syncs inside step fail (NOT_SUPPORTED);
+   so does any op error, which gpuml_graph_capture returns.  Memory step frees is kept for the
+   graph until gpuml_graph_free.  On the CPU backend, or with GPUML_GRAPHS=off, launch calls
+   step again: the same results under the same rules.
 
    THREADS
    -------
@@ -191,6 +229,9 @@ typedef struct gpuml_desc {
     gpuml_log_fn log_fn;         /* receives log messages; none are printed otherwise */
     void *log_user;
     gpuml_log_level log_level;   /* most verbose level passed to log_fn (default WARN) */
+    int profile;                 /* 1: record every op (else GPUML_PROFILE=1); see PROFILING */
+    const char *trace_file;      /* Chrome trace written at shutdown (else GPUML_TRACE); implies profile */
+    int graphs_off;              /* 1: gpuml_graph_* run eagerly (else GPUML_GRAPHS=off) */
 } gpuml_desc;
 
 /* ---- context ---- */
@@ -277,6 +318,7 @@ typedef struct gpuml_launch {
     unsigned shared_bytes;   /* dynamic shared memory */
     void **args;             /* as for cuLaunchKernel: args[i] points at argument i */
     int nargs;               /* used by CPU functions; CUDA takes args as they are */
+    double flops, bytes;     /* optional: what the profiler reports for this launch */
 } gpuml_launch;
 /* What runs instead of the kernel on the CPU backend. */
 typedef gpuml_status (*gpuml_cpu_kernel_fn)(const gpuml_launch *launch, void *user);
@@ -450,6 +492,62 @@ typedef struct gpuml_adamw_desc {
 } gpuml_adamw_desc;
 GPUML_API gpuml_status gpuml_adamw_step(gpuml_ctx *ctx, gpuml_tensor *param, const gpuml_tensor *grad,
                                         gpuml_tensor *m, gpuml_tensor *v, const gpuml_adamw_desc *desc);
+
+/* ---- profiling ----
+   On when gpuml_desc.profile, GPUML_PROFILE=1, a trace file, or gpuml_profile_enable.  Each
+   op is timed with device events around its launches on the context's stream (wall time on
+   the CPU backend); the events are resolved lazily (gpuml_sync, or when records are read),
+   so profiling never serializes the stream.  Off, it costs one branch per op. */
+typedef enum gpuml_profile_unit {   /* the roof an op is measured against */
+    GPUML_UNIT_FP32 = 0,            /* FP32 CUDA cores (and every memory-bound op) */
+    GPUML_UNIT_F16_TENSOR = 1,      /* f16/bf16 tensor cores, f32 accumulation */
+    GPUML_UNIT_TF32_TENSOR = 2,
+    GPUML_UNIT_FP8_TENSOR = 3,
+    GPUML_UNIT_INT8_TENSOR = 4,
+    GPUML_UNIT_COUNT = 5
+} gpuml_profile_unit;
+typedef struct gpuml_profile_record {
+    char name[48];           /* "matmul", "add", "copy", "softmax", "kernel:saxpy", "graph" */
+    char shapes[208];        /* dtype and shapes, "bf16 [4096,4096]x[4096,4096] -> [4096,4096]" */
+    gpuml_profile_unit unit;
+    double start_us;         /* since profiling was enabled or reset (device clock on the GPU) */
+    double time_us;          /* device time between events around the op (CPU: wall time) */
+    double flops, bytes;     /* counted from the shapes (matmul 2*M*N*K*batch; bytes = each
+                                input read once + each output written once) */
+    double tflops, gbps;     /* achieved */
+    double peak_tflops;      /* this device's peak for the unit (0: unknown, e.g. on the CPU) */
+    double peak_gbps;        /* measured copy bandwidth of this device */
+    double frac_of_peak;     /* time the roofline allows / time taken: 1 = at the roof */
+    int compute_bound;       /* 1: flops/peak_flops > bytes/peak_bandwidth; 0: memory-bound;
+                                -1: unknown (FLOPs but no compute peak, as on the CPU) */
+} gpuml_profile_record;
+GPUML_API gpuml_status gpuml_profile_enable(gpuml_ctx *ctx, int on);
+GPUML_API gpuml_status gpuml_profile_reset(gpuml_ctx *ctx);          /* drops every record */
+GPUML_API int gpuml_profile_count(gpuml_ctx *ctx);                   /* records so far */
+/* record i (0-based, in issue order); waits for the GPU to finish that op if needed */
+GPUML_API gpuml_status gpuml_profile_get(gpuml_ctx *ctx, int i, gpuml_profile_record *record);
+/* summary table sorted by total time; `file` is a FILE * (e.g. stderr) */
+GPUML_API gpuml_status gpuml_profile_print(gpuml_ctx *ctx, void *file);
+/* Chrome / Perfetto trace (JSON "traceEvents", one "X" event per op) */
+GPUML_API gpuml_status gpuml_profile_write_trace(gpuml_ctx *ctx, const char *path);
+/* this device's roofs: peak TFLOP/s of a unit (0 if it has none) and measured GB/s */
+GPUML_API gpuml_status gpuml_profile_peak(gpuml_ctx *ctx, gpuml_profile_unit unit, double *tflops, double *gbps);
+
+/* ---- CUDA graphs ----
+   gpuml_graph_capture records what fn issues (its ops are not run) and makes a graph of it;
+   gpuml_graph_launch replays it with one launch.  With graphs off or on the CPU backend,
+   launch calls fn again instead: same results, same rules.  The rules inside fn: no host
+   transfers or syncs (gpuml_tensor_read/write, gpuml_sync fail with a clear error); tensors
+   fn uses must outlive the graph; scalars and shapes are fixed at capture (change the
+   *contents* of the tensors between launches, not which tensors).  Temporaries fn frees
+   belong to the graph until gpuml_graph_free.  A failing op makes capture (or an eager
+   launch) return its error. */
+typedef struct gpuml_graph gpuml_graph;
+typedef void (*gpuml_graph_fn)(gpuml_ctx *ctx, void *user);
+GPUML_API gpuml_status gpuml_graph_capture(gpuml_ctx *ctx, gpuml_graph_fn fn, void *user, gpuml_graph **graph);
+GPUML_API gpuml_status gpuml_graph_launch(gpuml_ctx *ctx, gpuml_graph *graph);
+GPUML_API int gpuml_graph_is_cuda(const gpuml_graph *graph);        /* 1: a CUDA graph; 0: eager */
+GPUML_API void gpuml_graph_free(gpuml_graph *graph);                /* before gpuml_shutdown */
 
 #ifdef __cplusplus
 }
@@ -933,6 +1031,7 @@ enum {
     X(EventDestroy, "cuEventDestroy_v2", gpuml__CUresult, (gpuml__CUevent)) \
     X(EventRecord, "cuEventRecord", gpuml__CUresult, (gpuml__CUevent, gpuml__CUstream)) \
     X(EventSynchronize, "cuEventSynchronize", gpuml__CUresult, (gpuml__CUevent)) \
+    X(EventQuery, "cuEventQuery", gpuml__CUresult, (gpuml__CUevent)) \
     X(EventElapsedTime, "cuEventElapsedTime", gpuml__CUresult, (float *, gpuml__CUevent, gpuml__CUevent)) \
     X(MemAlloc, "cuMemAlloc_v2", gpuml__CUresult, (gpuml__CUdeviceptr *, size_t)) \
     X(MemFree, "cuMemFree_v2", gpuml__CUresult, (gpuml__CUdeviceptr)) \
@@ -970,10 +1069,23 @@ typedef gpuml__CUresult (*gpuml__TensorMapEncodeTiled_fn)(void *map, int dtype, 
                                                           const unsigned *box, const unsigned *estrides,
                                                           int interleave, int swizzle, int l2promo, int oobfill);
 
+/* CUDA graphs (optional: without them gpuml_graph_* run eagerly) */
+typedef struct gpuml__CUgraph_st *gpuml__CUgraph;
+typedef struct gpuml__CUgraphExec_st *gpuml__CUgraphExec;
+#define GPUML__GRAPH_FUNCS(X) \
+    X(StreamBeginCapture, "cuStreamBeginCapture_v2", gpuml__CUresult, (gpuml__CUstream, int)) \
+    X(StreamEndCapture, "cuStreamEndCapture", gpuml__CUresult, (gpuml__CUstream, gpuml__CUgraph *)) \
+    X(GraphInstantiate, "cuGraphInstantiateWithFlags", gpuml__CUresult, (gpuml__CUgraphExec *, gpuml__CUgraph, unsigned long long)) \
+    X(GraphLaunch, "cuGraphLaunch", gpuml__CUresult, (gpuml__CUgraphExec, gpuml__CUstream)) \
+    X(GraphExecDestroy, "cuGraphExecDestroy", gpuml__CUresult, (gpuml__CUgraphExec)) \
+    X(GraphDestroy, "cuGraphDestroy", gpuml__CUresult, (gpuml__CUgraph))
+enum { GPUML__CU_CAPTURE_RELAXED = 2 };
+
 #define GPUML__DECL_FN(name, sym, ret, args) ret (*name) args;
 typedef struct gpuml__cuda_api {
     GPUML__CUDA_FUNCS(GPUML__DECL_FN)
     gpuml__TensorMapEncodeTiled_fn TensorMapEncodeTiled;   /* optional (CUDA 12+) */
+    GPUML__GRAPH_FUNCS(GPUML__DECL_FN)                     /* optional (CUDA 11.4+) */
 } gpuml__cuda_api;
 typedef struct gpuml__nvrtc_api { GPUML__NVRTC_FUNCS(GPUML__DECL_FN) } gpuml__nvrtc_api;
 #undef GPUML__DECL_FN
@@ -1050,6 +1162,27 @@ struct gpuml_ctx {
     int stage_pending;
     gpuml__fn_entry *fns;
     gpuml__module_entry *modules;
+    /* profiler (see "profiler" below) */
+    int prof_on, prof_depth, prof_print_at_exit, prof_want_start;
+    double prof_acc_flops, prof_acc_bytes;   /* nested ops add here (graphs) */
+    int prof_acc_ops;
+    struct gpuml__prec *prof_recs;
+    int prof_n, prof_cap, prof_resolved;
+    long prof_dropped;
+    double prof_t0, prof_cur_start;          /* wall clock (CPU backend) */
+    gpuml__CUevent prof_cur_ev, prof_base;   /* the open op's start event; time origin */
+    gpuml__CUevent *prof_ev_free;            /* event pool */
+    int prof_nev_free, prof_cap_ev_free;
+    double bw_gbps;                          /* measured copy bandwidth, 0 until needed */
+    char prof_note[64];                      /* shapes text for a graph record */
+    char trace_path[1024];
+    /* graphs */
+    int graphs_off;
+    int in_graph;                            /* inside a graph's fn (capture or eager launch) */
+    int capturing;                           /* a CUDA stream capture is open */
+    gpuml__block *capture_owned;             /* blocks freed during the capture */
+    gpuml_status graph_status;               /* first failure inside fn */
+    gpuml__str graph_msg;
 };
 
 /* ----------------------------------------------------------------- errors ---- */
@@ -1103,6 +1236,11 @@ GPUML__FN gpuml_status gpuml__fail(gpuml_ctx *ctx, gpuml_status st, const char *
     if (ctx->msg.p) ctx->msg.p[0] = 0;
     ctx->msg.oom = 0;
     gpuml__str_add(&ctx->msg, buf);
+    if (ctx->in_graph && ctx->graph_status == GPUML_SUCCESS) {   /* the graph call reports the first one */
+        ctx->graph_status = st;
+        ctx->graph_msg.len = 0;
+        gpuml__str_add(&ctx->graph_msg, buf);
+    }
     gpuml__log(ctx, GPUML_LOG_ERROR, "%s", buf);
     return st;
 }
@@ -1348,6 +1486,9 @@ GPUML__FN gpuml_status gpuml__cuda_open(gpuml_ctx *ctx, const gpuml_desc *d)
     {
         void *f = gpuml__dlsym(ctx->cuda_lib, "cuTensorMapEncodeTiled");
         memcpy(&ctx->cu.TensorMapEncodeTiled, &f, sizeof f);
+#define GPUML__LOAD_OPT(name, sym, ret, args) f = gpuml__dlsym(ctx->cuda_lib, sym); memcpy(&ctx->cu.name, &f, sizeof f);
+        GPUML__GRAPH_FUNCS(GPUML__LOAD_OPT)
+#undef GPUML__LOAD_OPT
     }
     if ((r = ctx->cu.Init(0)) != 0) {
         snprintf(ctx->reason, sizeof ctx->reason, "cuInit failed: %s (error %d)", gpuml__cu_name(ctx, r), r);
@@ -1834,11 +1975,14 @@ GPUML__FN gpuml_status gpuml__kernel(gpuml_ctx *ctx, const gpuml__family *f, con
     return GPUML_SUCCESS;
 }
 
+GPUML__FN void gpuml__prof_start(gpuml_ctx *ctx);   /* the profiler's start event (below) */
+
 /* The one launch helper for library and user kernels. */
 GPUML__FN gpuml_status gpuml__launch(gpuml_ctx *ctx, gpuml__CUfunction fn, const unsigned *grid, const unsigned *block,
                                      unsigned smem, void **args, const char *what)
 {
     gpuml__CUresult r;
+    if (ctx->prof_want_start) gpuml__prof_start(ctx);
     if (smem > 48 * 1024) {
         r = ctx->cu.FuncSetAttribute(fn, GPUML__CU_FUNC_ATTR_MAX_DYN_SMEM, (int)smem);
         if (r != 0) return gpuml__cu_fail(ctx, r, what);
@@ -1922,7 +2066,7 @@ GPUML__FN gpuml_status gpuml__mem_alloc(gpuml_ctx *ctx, size_t n, gpuml__CUdevic
                 return GPUML_SUCCESS;
             }
         r = ctx->cu.MemAlloc(ptr, size);
-        if (r == GPUML__CUDA_ERROR_OUT_OF_MEMORY && ctx->free_blocks) {
+        if (r == GPUML__CUDA_ERROR_OUT_OF_MEMORY && ctx->free_blocks && !ctx->capturing) {
             /* the device is full: wait for queued work, give the cache back, try again */
             ctx->cu.StreamSynchronize(ctx->stream);
             gpuml__release_blocks(ctx);
@@ -1949,6 +2093,15 @@ GPUML__FN gpuml_status gpuml__mem_alloc(gpuml_ctx *ctx, size_t n, gpuml__CUdevic
 
 GPUML__FN void gpuml__mem_free(gpuml_ctx *ctx, gpuml__CUdeviceptr ptr, size_t size)
 {
+#ifndef GPUML_NO_CUDA
+    if (ctx->capturing) {
+        /* the graph being captured uses this block at every launch: it stays in use, owned by
+           the graph, until gpuml_graph_free (handing it out again would corrupt replays) */
+        gpuml__block *b = (gpuml__block *)gpuml__malloc(sizeof *b);
+        if (b) { b->ptr = ptr; b->size = size; b->next = ctx->capture_owned; ctx->capture_owned = b; }
+        return;   /* no host memory: leaked rather than reused */
+    }
+#endif
     ctx->mstats.in_use -= size;
     if (ctx->backend == GPUML_BACKEND_CPU) { gpuml__aligned_free((void *)(uintptr_t)ptr); return; }
 #ifndef GPUML_NO_CUDA
@@ -2567,6 +2720,7 @@ GPUML__FN gpuml_status gpuml__cuda_copy(gpuml_ctx *ctx, const gpuml_tensor *dst,
     gpuml__iter_make(&it, ops, 2);
     if (it.n == 0) return GPUML_SUCCESS;
     if (dst->dtype == src->dtype && gpuml__iter_contig(&it, 0) && gpuml__iter_contig(&it, 1)) {
+        if (ctx->prof_want_start) gpuml__prof_start(ctx);
         GPUML__CU(ctx, ctx->cu.MemcpyDtoDAsync(dp, sp, (size_t)it.n * gpuml__dtype_sizes[dst->dtype], ctx->stream), "gpuml_copy");
         return GPUML_SUCCESS;
     }
@@ -2708,6 +2862,769 @@ GPUML__FN gpuml_status gpuml__cuda_download(gpuml_ctx *ctx, void *dst, gpuml__CU
 }
 #endif /* GPUML_NO_CUDA */
 
+/* ------------------------------------------------------------------- profiler ---- */
+/* Adding the profiler to an op is one line: wrap the call that does the op's work (after
+   validation) in GPUML__PROF, for example
+
+       return GPUML__PROF(ctx, gpuml__conv_run(ctx, &p), "conv2d", GPUML_UNIT_F16_TENSOR,
+                          2.0 * (double)gpuml__numel(y) * (double)(c_in * kh * kw),
+                          gpuml__tb(x) + gpuml__tb(w) + gpuml__tb(y), x, w, y);
+
+   Arguments after the call: record name, unit (the roof), FLOPs, bytes moved, then the two
+   inputs and the output whose dtype and shapes name the record (any may be NULL).  They are
+   evaluated only while profiling is on; off, the macro costs one branch.  The record's start
+   event goes on the stream right before the call and its stop event right after.  Ops run
+   inside a profiled op or a graph add their FLOPs and bytes to the enclosing record (pass
+   flops < 0 to take those sums, as graphs do) instead of making records of their own. */
+#define GPUML__PROF(ctx, call, name, unit, flops, bytes, t0, t1, out) \
+    (((ctx)->prof_on || (ctx)->prof_depth) \
+         ? (gpuml__prof_begin(ctx), gpuml__prof_end(ctx, (call), name, unit, flops, bytes, t0, t1, out)) : (call))
+
+typedef struct gpuml__prec {
+    gpuml_profile_record r;      /* time_us and start_us once resolved; rates filled when read */
+    gpuml__CUevent ev0, ev1;     /* pending events (NULL once resolved, and on the CPU) */
+} gpuml__prec;
+
+#define GPUML__PROF_MAX_RECORDS (1 << 20)   /* then records are counted as dropped */
+
+/* bytes of a tensor for the profiler (0 for NULL) */
+GPUML__FN double gpuml__tb(const gpuml_tensor *t) { return t ? (double)gpuml__nbytes(t) : 0.0; }
+
+/* monotonic wall clock in microseconds */
+GPUML__FN double gpuml__now_us(void)
+{
+#if GPUML__WIN
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
+#elif defined(CLOCK_MONOTONIC)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+#else
+    /* strict C99 hides clock_gettime in <time.h>: find it at run time */
+    typedef struct { long sec, nsec; } gpuml__ts;
+    typedef int (*gpuml__clock_fn)(int, gpuml__ts *);
+    static gpuml__clock_fn fn;
+    static int looked;
+    gpuml__ts ts;
+    if (!looked) {
+        void *lib = dlopen(NULL, RTLD_NOW), *f = lib ? dlsym(lib, "clock_gettime") : NULL;
+        memcpy(&fn, &f, sizeof f);
+        looked = 1;
+    }
+#if defined(__APPLE__)
+    if (fn && fn(6, &ts) == 0) return (double)ts.sec * 1e6 + (double)ts.nsec * 1e-3;
+#else
+    if (fn && fn(1, &ts) == 0) return (double)ts.sec * 1e6 + (double)ts.nsec * 1e-3;   /* CLOCK_MONOTONIC */
+#endif
+    return (double)clock() * 1e6 / (double)CLOCKS_PER_SEC;
+#endif
+}
+
+static const char *const gpuml__unit_names[GPUML_UNIT_COUNT] = { "fp32", "f16/bf16 tensor", "tf32 tensor", "fp8 tensor", "int8 tensor" };
+
+/* Dense FLOPs per clock per SM, by compute capability (the last row at or below the device's
+   is used): FP32 CUDA cores (2 per FMA), then tensor cores for f16/bf16 with f32
+   accumulation, tf32, fp8 and int8 (ops).  Derived from NVIDIA's published peaks divided by
+   SM count x boost clock: V100 whitepaper (125 TFLOP/s tensor, 80 SMs, 1.53 GHz -> 1024),
+   Turing/T4 (65 f16 / 130 int8 at 40 SMs, 1.59 GHz), A100 whitepaper (312 bf16, 156 tf32, 624
+   int8 at 108 SMs, 1.41 GHz), GA102 whitepaper (A40/A6000 rates; GeForce cards halve the f32
+   accumulate rate), Ada whitepaper / L40S datasheet (362 f16, 733 fp8 at 142 SMs, 2.52 GHz),
+   H100 whitepaper (989 bf16, 495 tf32, 1979 fp8/int8 at 132 SMs, 1.83 GHz), B200 datasheet
+   (2.25 PFLOP/s bf16 dense, approximate).  0 = no such unit (fp8 then falls back to the f16
+   rate, the others to FP32).  The device's clock attribute is its maximum boost clock, so
+   these peaks are upper bounds (the H100's 1.98 GHz gives 1070 bf16 TFLOP/s, not 989). */
+typedef struct gpuml__peak_row { int arch; float r[GPUML_UNIT_COUNT]; } gpuml__peak_row;
+static const gpuml__peak_row gpuml__peak_rows[] = {
+    { 50, { 256, 0, 0, 0, 0 } },
+    { 60, { 128, 0, 0, 0, 0 } },
+    { 61, { 256, 0, 0, 0, 0 } },
+    { 70, { 128, 1024, 0, 0, 0 } },
+    { 75, { 128, 1024, 0, 0, 2048 } },
+    { 80, { 128, 2048, 1024, 0, 4096 } },
+    { 86, { 256, 1024, 512, 0, 2048 } },
+    { 89, { 256, 1024, 512, 2048, 2048 } },
+    { 90, { 256, 4096, 2048, 8192, 8192 } },
+    { 100, { 256, 8192, 4096, 16384, 16384 } },
+    { 120, { 256, 1024, 512, 2048, 2048 } }
+};
+
+/* peak TFLOP/s of a unit on this device; 0 when not known (the CPU backend) */
+GPUML__FN double gpuml__peak_tflops(const gpuml_ctx *ctx, int unit)
+{
+    const gpuml__peak_row *row = NULL;
+    size_t i;
+    double rate;
+    if (ctx->backend != GPUML_BACKEND_CUDA || ctx->arch <= 0 || (unsigned)unit >= GPUML_UNIT_COUNT) return 0.0;
+    for (i = 0; i < GPUML__COUNT(gpuml__peak_rows); i++)
+        if (gpuml__peak_rows[i].arch <= ctx->arch) row = &gpuml__peak_rows[i];
+    if (!row) row = &gpuml__peak_rows[0];
+    rate = row->r[unit];
+    if (rate == 0 && unit == GPUML_UNIT_FP8_TENSOR) rate = row->r[GPUML_UNIT_F16_TENSOR];
+    if (rate == 0) rate = row->r[GPUML_UNIT_FP32];
+    return rate * (double)ctx->sm_count * (double)ctx->clock_khz * 1e3 / 1e12;
+}
+
+GPUML__FN gpuml__CUevent gpuml__prof_event(gpuml_ctx *ctx)
+{
+    gpuml__CUevent ev = NULL;
+    if (ctx->prof_nev_free > 0) return ctx->prof_ev_free[--ctx->prof_nev_free];
+#ifndef GPUML_NO_CUDA
+    if (ctx->cu.EventCreate(&ev, 0) != 0) ev = NULL;
+#endif
+    return ev;
+}
+GPUML__FN void gpuml__prof_event_put(gpuml_ctx *ctx, gpuml__CUevent ev)
+{
+    if (!ev) return;
+    if (ctx->prof_nev_free == ctx->prof_cap_ev_free) {
+        int cap = ctx->prof_cap_ev_free ? ctx->prof_cap_ev_free * 2 : 64;
+        gpuml__CUevent *p = (gpuml__CUevent *)GPUML_REALLOC(ctx->prof_ev_free, sizeof *p * (size_t)cap);
+        if (!p) {
+#ifndef GPUML_NO_CUDA
+            ctx->cu.EventDestroy(ev);
+#endif
+            return;
+        }
+        ctx->prof_ev_free = p;
+        ctx->prof_cap_ev_free = cap;
+    }
+    ctx->prof_ev_free[ctx->prof_nev_free++] = ev;
+}
+
+/* Fills in the times of records [prof_resolved, upto).  block = 0 stops before the first
+   op the GPU has not finished; block = 1 waits for them.  Events on one stream complete in
+   order, so one query (or wait) on the last stop event of a chunk of 64 records covers the
+   whole chunk: per record only the two cuEventElapsedTime calls remain. */
+GPUML__FN void gpuml__prof_resolve(gpuml_ctx *ctx, int upto, int block)
+{
+    int i = ctx->prof_resolved, end, k;
+    (void)block;
+    if (upto > ctx->prof_n) upto = ctx->prof_n;
+    for (; i < upto; i = end) {
+        end = i + 64 < upto ? i + 64 : upto;
+#ifndef GPUML_NO_CUDA
+        for (k = end - 1; k >= i && !ctx->prof_recs[k].ev1; k--) {}
+        if (k >= i) {
+            if (!block && ctx->cu.EventQuery(ctx->prof_recs[k].ev1) == GPUML__CUDA_ERROR_NOT_READY) break;
+            if (block) ctx->cu.EventSynchronize(ctx->prof_recs[k].ev1);
+        }
+#endif
+        for (k = i; k < end; k++) {
+            gpuml__prec *p = &ctx->prof_recs[k];
+#ifndef GPUML_NO_CUDA
+            float ms = 0.0f, ms0 = 0.0f;
+            if (p->ev1 && ctx->cu.EventElapsedTime(&ms, p->ev0, p->ev1) == 0) {
+                p->r.time_us = (double)ms * 1e3;
+                if (ctx->prof_base && ctx->cu.EventElapsedTime(&ms0, ctx->prof_base, p->ev0) == 0) p->r.start_us = (double)ms0 * 1e3;
+            }
+#endif
+            gpuml__prof_event_put(ctx, p->ev0);
+            gpuml__prof_event_put(ctx, p->ev1);
+            p->ev0 = p->ev1 = NULL;
+        }
+    }
+    ctx->prof_resolved = i;
+}
+
+GPUML__FN void gpuml__prof_begin(gpuml_ctx *ctx)
+{
+    if (ctx->prof_depth++ > 0) return;   /* nested: counted into the open record */
+    ctx->prof_acc_flops = ctx->prof_acc_bytes = 0.0;
+    ctx->prof_acc_ops = 0;
+    ctx->prof_cur_ev = NULL;
+    if (ctx->backend == GPUML_BACKEND_CPU) { ctx->prof_cur_start = gpuml__now_us(); return; }
+    /* the start event goes right before the op's first launch, so that host work before it
+       (a JIT compile, say) is not counted as device time */
+    ctx->prof_want_start = 1;
+}
+
+/* records the open op's start event: called by the launch helpers while prof_want_start */
+GPUML__FN void gpuml__prof_start(gpuml_ctx *ctx)
+{
+    ctx->prof_want_start = 0;
+#ifndef GPUML_NO_CUDA
+    if (!ctx->prof_base) {   /* the time origin of the records */
+        ctx->prof_base = gpuml__prof_event(ctx);
+        if (ctx->prof_base && ctx->cu.EventRecord(ctx->prof_base, ctx->stream) != 0) {
+            gpuml__prof_event_put(ctx, ctx->prof_base);
+            ctx->prof_base = NULL;
+        }
+    }
+    ctx->prof_cur_ev = gpuml__prof_event(ctx);
+    if (ctx->prof_cur_ev && ctx->cu.EventRecord(ctx->prof_cur_ev, ctx->stream) != 0) {
+        gpuml__prof_event_put(ctx, ctx->prof_cur_ev);
+        ctx->prof_cur_ev = NULL;
+    }
+#endif
+}
+
+/* "bf16 [64,32]x[32,16] -> f32 [64,16]": the first input's dtype, other dtypes where they differ */
+GPUML__FN void gpuml__prof_shapes(char *buf, size_t cap, const char *sep, const gpuml_tensor *t0, const gpuml_tensor *t1,
+                                  const gpuml_tensor *out)
+{
+    char s[200];
+    size_t n = 0;
+    buf[0] = 0;
+#define GPUML__CAT(...) do { if (n < cap) { int w_ = snprintf(buf + n, cap - n, __VA_ARGS__); if (w_ > 0) n += (size_t)w_; } } while (0)
+    if (t0) GPUML__CAT("%s %s", gpuml__dtype_names[t0->dtype], gpuml__shape_str(t0, s, sizeof s));
+    if (t1) {
+        if (t0 && t1->dtype == t0->dtype) GPUML__CAT("%s%s", sep, gpuml__shape_str(t1, s, sizeof s));
+        else GPUML__CAT("%s%s %s", t0 ? sep : "", gpuml__dtype_names[t1->dtype], gpuml__shape_str(t1, s, sizeof s));
+    }
+    if (out) {
+        const gpuml_tensor *first = t0 ? t0 : t1;
+        if (first) GPUML__CAT(" -> ");
+        if (first && first->dtype == out->dtype) GPUML__CAT("%s", gpuml__shape_str(out, s, sizeof s));
+        else GPUML__CAT("%s %s", gpuml__dtype_names[out->dtype], gpuml__shape_str(out, s, sizeof s));
+    }
+#undef GPUML__CAT
+}
+
+GPUML__FN gpuml_status gpuml__prof_end(gpuml_ctx *ctx, gpuml_status st, const char *name, gpuml_profile_unit unit, double flops,
+                                       double bytes, const gpuml_tensor *t0, const gpuml_tensor *t1, const gpuml_tensor *out)
+{
+    gpuml__prec *p;
+    double now = 0.0;
+    if (--ctx->prof_depth > 0) {
+        if (st == GPUML_SUCCESS) {
+            ctx->prof_acc_flops += flops > 0 ? flops : 0.0;
+            ctx->prof_acc_bytes += bytes > 0 ? bytes : 0.0;
+            ctx->prof_acc_ops++;
+        }
+        return st;
+    }
+    if (ctx->backend == GPUML_BACKEND_CPU) now = gpuml__now_us();
+    if (ctx->prof_want_start) {   /* no launch happened */
+        if (st != GPUML_SUCCESS || !ctx->prof_on) ctx->prof_want_start = 0;
+        else gpuml__prof_start(ctx);
+    }
+    if (st != GPUML_SUCCESS || !ctx->prof_on) goto drop;
+    if (ctx->prof_n == ctx->prof_cap) {
+        int cap = ctx->prof_cap ? ctx->prof_cap * 2 : 256;
+        gpuml__prec *np;
+        if (ctx->prof_n >= GPUML__PROF_MAX_RECORDS) goto drop_count;
+        np = (gpuml__prec *)GPUML_REALLOC(ctx->prof_recs, sizeof *np * (size_t)cap);
+        if (!np) goto drop_count;
+        ctx->prof_recs = np;
+        ctx->prof_cap = cap;
+    }
+    p = &ctx->prof_recs[ctx->prof_n];
+    memset(p, 0, sizeof *p);
+    snprintf(p->r.name, sizeof p->r.name, "%s", name);
+    if (flops < 0) { flops = ctx->prof_acc_flops; bytes = ctx->prof_acc_bytes; }
+    p->r.unit = unit;
+    p->r.flops = flops;
+    p->r.bytes = bytes;
+    if (t0 || t1 || out) gpuml__prof_shapes(p->r.shapes, sizeof p->r.shapes, strcmp(name, "matmul") == 0 ? "x" : ",", t0, t1, out);
+    else snprintf(p->r.shapes, sizeof p->r.shapes, "%s", ctx->prof_note);
+    ctx->prof_note[0] = 0;
+    if (ctx->backend == GPUML_BACKEND_CPU) {
+        p->r.start_us = ctx->prof_cur_start - ctx->prof_t0;
+        p->r.time_us = now - ctx->prof_cur_start;
+    }
+#ifndef GPUML_NO_CUDA
+    else if (ctx->prof_cur_ev) {
+        p->ev0 = ctx->prof_cur_ev;
+        p->ev1 = gpuml__prof_event(ctx);
+        if (p->ev1 && ctx->cu.EventRecord(p->ev1, ctx->stream) != 0) { gpuml__prof_event_put(ctx, p->ev1); p->ev1 = NULL; }
+        if (!p->ev1) { gpuml__prof_event_put(ctx, p->ev0); p->ev0 = NULL; }
+        ctx->prof_cur_ev = NULL;
+    }
+#endif
+    ctx->prof_n++;
+    /* keep the number of pending events bounded without waiting on the stream */
+    if (ctx->prof_n - ctx->prof_resolved > 1024) gpuml__prof_resolve(ctx, ctx->prof_n, 0);
+    if (ctx->prof_n - ctx->prof_resolved > 16384) gpuml__prof_resolve(ctx, ctx->prof_resolved + 8192, 1);
+    return st;
+drop_count:
+    ctx->prof_dropped++;
+drop:
+    gpuml__prof_event_put(ctx, ctx->prof_cur_ev);
+    ctx->prof_cur_ev = NULL;
+    ctx->prof_note[0] = 0;
+    return st;
+}
+
+/* The copy bandwidth of this device in GB/s, measured once per process (and, on the GPU,
+   remembered in the kernel cache folder): cuMemcpyDtoDAsync of 256 MiB (the copy gpuml_copy
+   uses for contiguous tensors), best of 3 x 5 copies; on the CPU, memcpy of 64 MiB split
+   over the thread pool.  Bytes moved = 2 x size (read + write). */
+typedef struct gpuml__bw_entry { gpuml__hash key; double gbps; } gpuml__bw_entry;
+static gpuml__bw_entry gpuml__bw_cache[16];
+static int gpuml__bw_n;
+
+typedef struct gpuml__bwjob { char *dst; const char *src; } gpuml__bwjob;
+GPUML__FN void gpuml__bw_task(void *arg, int64_t b, int64_t e, int tid)
+{
+    gpuml__bwjob *j = (gpuml__bwjob *)arg;
+    (void)tid;
+    memcpy(j->dst + b, j->src + b, (size_t)(e - b));
+}
+
+GPUML__FN double gpuml__bandwidth(gpuml_ctx *ctx)
+{
+    char keytext[512], path[1400];
+    gpuml__hash key;
+    double best = 0.0;
+    int i, rep;
+    if (ctx->bw_gbps > 0) return ctx->bw_gbps;
+    snprintf(keytext, sizeof keytext, "%s|%d|%d|%d|%d|%d", ctx->device_name, ctx->arch, ctx->sm_count, ctx->clock_khz,
+             ctx->l2_bytes, gpuml__pool_size(ctx->pool));
+    key = gpuml__hash_bytes(keytext, strlen(keytext));
+    gpuml__global_lock();
+    for (i = 0; i < gpuml__bw_n; i++)
+        if (gpuml__bw_cache[i].key.lo == key.lo && gpuml__bw_cache[i].key.hi == key.hi) best = gpuml__bw_cache[i].gbps;
+    gpuml__global_unlock();
+    if (best > 0) return ctx->bw_gbps = best;
+    path[0] = 0;
+    if (ctx->backend == GPUML_BACKEND_CUDA && !ctx->cache_off) {
+        unsigned char *data = NULL;
+        size_t n = 0;
+        snprintf(path, sizeof path, "%.1200s/bandwidth-%016llx%016llx.txt", ctx->cache_dir, (unsigned long long)key.hi, (unsigned long long)key.lo);
+        if (gpuml__read_file(path, &data, &n)) {
+            char txt[64];
+            size_t m = n < sizeof txt - 1 ? n : sizeof txt - 1;
+            memcpy(txt, data, m);
+            txt[m] = 0;
+            best = atof(txt);
+            gpuml__free(data);
+            if (!(best > 0 && best < 1e6)) best = 0.0;
+        }
+    }
+    if (best <= 0 && ctx->backend == GPUML_BACKEND_CPU) {
+        size_t size = (size_t)64 << 20;
+        gpuml__bwjob j;
+        j.dst = (char *)gpuml__malloc(size);
+        j.src = (const char *)gpuml__calloc(size);
+        if (j.dst && j.src) {
+            memset(j.dst, 1, size);   /* touch the pages before timing */
+            for (rep = 0; rep < 4; rep++) {
+                double t0 = gpuml__now_us(), t;
+                gpuml__parallel_for(ctx->pool, (int64_t)size, (int64_t)1 << 20, gpuml__bw_task, &j);
+                t = gpuml__now_us() - t0;
+                if (t > 0 && 2.0 * (double)size / t * 1e-3 > best) best = 2.0 * (double)size / t * 1e-3;
+            }
+        }
+        gpuml__free(j.dst);
+        gpuml__free((void *)(uintptr_t)j.src);
+    }
+#ifndef GPUML_NO_CUDA
+    if (best <= 0 && ctx->backend == GPUML_BACKEND_CUDA) {
+        size_t size = (size_t)256 << 20;
+        gpuml__CUdeviceptr a = 0, b = 0;
+        gpuml__CUevent e0 = NULL, e1 = NULL;
+        if (ctx->cu.MemAlloc(&a, size) == 0 && ctx->cu.MemAlloc(&b, size) == 0 &&
+            ctx->cu.EventCreate(&e0, 0) == 0 && ctx->cu.EventCreate(&e1, 0) == 0) {
+            ctx->cu.MemcpyDtoDAsync(b, a, size, ctx->stream);   /* warm-up */
+            for (rep = 0; rep < 3; rep++) {
+                float ms = 0.0f;
+                ctx->cu.EventRecord(e0, ctx->stream);
+                for (i = 0; i < 5; i++) ctx->cu.MemcpyDtoDAsync(i & 1 ? a : b, i & 1 ? b : a, size, ctx->stream);
+                ctx->cu.EventRecord(e1, ctx->stream);
+                if (ctx->cu.EventSynchronize(e1) == 0 && ctx->cu.EventElapsedTime(&ms, e0, e1) == 0 && ms > 0 &&
+                    10.0 * (double)size / ms * 1e-6 > best)
+                    best = 10.0 * (double)size / ms * 1e-6;
+            }
+        }
+        ctx->cu.StreamSynchronize(ctx->stream);
+        if (e0) ctx->cu.EventDestroy(e0);
+        if (e1) ctx->cu.EventDestroy(e1);
+        if (a) ctx->cu.MemFree(a);
+        if (b) ctx->cu.MemFree(b);
+        if (best > 0 && path[0] && gpuml__mkdirs(ctx->cache_dir)) {
+            char txt[64];
+            snprintf(txt, sizeof txt, "%.3f\n", best);
+            gpuml__write_file_atomic(path, txt, strlen(txt), "", 0);
+        }
+    }
+#endif
+    if (best > 0) {
+        gpuml__global_lock();
+        if (gpuml__bw_n < (int)GPUML__COUNT(gpuml__bw_cache)) {
+            gpuml__bw_cache[gpuml__bw_n].key = key;
+            gpuml__bw_cache[gpuml__bw_n++].gbps = best;
+        }
+        gpuml__global_unlock();
+    }
+    return ctx->bw_gbps = best;
+}
+
+/* the rates of a resolved record against this device's roofs */
+GPUML__FN void gpuml__prof_rates(gpuml_ctx *ctx, gpuml_profile_record *r)
+{
+    double tc, tm;
+    r->peak_tflops = gpuml__peak_tflops(ctx, r->unit);
+    r->peak_gbps = gpuml__bandwidth(ctx);
+    r->tflops = r->time_us > 0 ? r->flops / r->time_us * 1e-6 : 0.0;
+    r->gbps = r->time_us > 0 ? r->bytes / r->time_us * 1e-3 : 0.0;
+    tc = r->peak_tflops > 0 ? r->flops / (r->peak_tflops * 1e6) : 0.0;   /* microseconds at the roofs */
+    tm = r->peak_gbps > 0 ? r->bytes / (r->peak_gbps * 1e3) : 0.0;
+    r->compute_bound = r->peak_tflops <= 0 && r->flops > 0 ? -1 : tc > tm;
+    r->frac_of_peak = r->time_us > 0 ? (tc > tm ? tc : tm) / r->time_us : 0.0;
+}
+
+/* host-side calls that cannot be part of a graph */
+GPUML__FN gpuml_status gpuml__no_graph(gpuml_ctx *ctx, const char *op)
+{
+    if (ctx->in_graph)
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: not allowed inside a graph's function (a CUDA graph cannot "
+                           "capture host transfers, syncs or profiler reads); do it before gpuml_graph_capture or after "
+                           "gpuml_graph_launch", op);
+    return GPUML_SUCCESS;
+}
+
+GPUML__DEF gpuml_status gpuml_profile_enable(gpuml_ctx *ctx, int on)
+{
+    if (!ctx) return GPUML_ERROR_INVALID_ARGUMENT;
+    if (on && !ctx->prof_on && ctx->prof_n == 0) ctx->prof_t0 = gpuml__now_us();
+    ctx->prof_on = on ? 1 : 0;
+    return GPUML_SUCCESS;
+}
+
+GPUML__DEF gpuml_status gpuml_profile_reset(gpuml_ctx *ctx)
+{
+    GPUML__TRY(gpuml__enter(ctx));
+    GPUML__TRY(gpuml__no_graph(ctx, "gpuml_profile_reset"));
+    gpuml__prof_resolve(ctx, ctx->prof_n, 1);   /* gives the events back */
+    ctx->prof_n = ctx->prof_resolved = 0;
+    ctx->prof_dropped = 0;
+    gpuml__prof_event_put(ctx, ctx->prof_base);
+    ctx->prof_base = NULL;
+    ctx->prof_t0 = gpuml__now_us();
+    return GPUML_SUCCESS;
+}
+
+GPUML__DEF int gpuml_profile_count(gpuml_ctx *ctx) { return ctx ? ctx->prof_n : 0; }
+
+GPUML__DEF gpuml_status gpuml_profile_get(gpuml_ctx *ctx, int i, gpuml_profile_record *record)
+{
+    static const char op[] = "gpuml_profile_get";
+    GPUML__TRY(gpuml__enter(ctx));
+    if (!record) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: record is NULL", op);
+    if (i < 0 || i >= ctx->prof_n)
+        return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: record %d of %d", op, i, ctx->prof_n);
+    GPUML__TRY(gpuml__no_graph(ctx, op));
+    if (i >= ctx->prof_resolved) gpuml__prof_resolve(ctx, i + 1, 1);
+    *record = ctx->prof_recs[i].r;
+    gpuml__prof_rates(ctx, record);
+    return GPUML_SUCCESS;
+}
+
+GPUML__DEF gpuml_status gpuml_profile_peak(gpuml_ctx *ctx, gpuml_profile_unit unit, double *tflops, double *gbps)
+{
+    GPUML__TRY(gpuml__enter(ctx));
+    if ((unsigned)unit >= GPUML_UNIT_COUNT)
+        return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "gpuml_profile_peak: unit %d is not a gpuml_profile_unit", (int)unit);
+    if (gbps) GPUML__TRY(gpuml__no_graph(ctx, "gpuml_profile_peak"));
+    if (tflops) *tflops = gpuml__peak_tflops(ctx, unit);
+    if (gbps) *gbps = gpuml__bandwidth(ctx);
+    return GPUML_SUCCESS;
+}
+
+/* records grouped by name and shapes, for the summary */
+typedef struct gpuml__pgroup { int first, calls; double time_us, flops, bytes, roof_us; int compute, unknown; } gpuml__pgroup;
+GPUML__FN int gpuml__pgroup_cmp(const void *a, const void *b)
+{
+    double x = ((const gpuml__pgroup *)a)->time_us, y = ((const gpuml__pgroup *)b)->time_us;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+GPUML__DEF gpuml_status gpuml_profile_print(gpuml_ctx *ctx, void *file)
+{
+    static const char op[] = "gpuml_profile_print";
+    FILE *f = (FILE *)file;
+    gpuml__pgroup *g;
+    int *slot, nslot = 1, ng = 0, i, u;
+    double total = 0.0;
+    GPUML__TRY(gpuml__enter(ctx));
+    if (!f) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: file is NULL", op);
+    GPUML__TRY(gpuml__no_graph(ctx, op));
+    gpuml__prof_resolve(ctx, ctx->prof_n, 1);
+    while (nslot < 2 * ctx->prof_n + 2) nslot *= 2;
+    g = (gpuml__pgroup *)gpuml__calloc(sizeof *g * (size_t)(ctx->prof_n + 1));
+    slot = (int *)gpuml__malloc(sizeof *slot * (size_t)nslot);
+    if (!g || !slot) { gpuml__free(g); gpuml__free(slot); return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); }
+    for (i = 0; i < nslot; i++) slot[i] = -1;
+    for (i = 0; i < ctx->prof_n; i++) {
+        gpuml_profile_record r = ctx->prof_recs[i].r;
+        gpuml__hash h;
+        size_t s;
+        gpuml__hash_init(&h);
+        gpuml__hash_add(&h, r.name, strlen(r.name) + 1);
+        gpuml__hash_add(&h, r.shapes, strlen(r.shapes) + 1);
+        h = gpuml__hash_final(h);
+        gpuml__prof_rates(ctx, &r);
+        for (s = (size_t)h.lo & (size_t)(nslot - 1); slot[s] >= 0; s = (s + 1) & (size_t)(nslot - 1)) {
+            const gpuml_profile_record *q = &ctx->prof_recs[g[slot[s]].first].r;
+            if (strcmp(q->name, r.name) == 0 && strcmp(q->shapes, r.shapes) == 0) break;
+        }
+        if (slot[s] < 0) { slot[s] = ng; g[ng].first = i; ng++; }
+        g[slot[s]].calls++;
+        g[slot[s]].time_us += r.time_us;
+        g[slot[s]].flops += r.flops;
+        g[slot[s]].bytes += r.bytes;
+        g[slot[s]].roof_us += r.frac_of_peak * r.time_us;
+        g[slot[s]].compute += r.compute_bound == 1;
+        g[slot[s]].unknown += r.compute_bound < 0;
+        total += r.time_us;
+    }
+    qsort(g, (size_t)ng, sizeof *g, gpuml__pgroup_cmp);
+    fprintf(f, "gpuml profile: %s; %d ops, %.3f ms %s\n", ctx->device_name, ctx->prof_n, total * 1e-3,
+            ctx->backend == GPUML_BACKEND_CUDA ? "of device time" : "of wall time");
+    fprintf(f, "  roofs:");
+    for (u = 0; u < GPUML_UNIT_COUNT; u++)
+        if (gpuml__peak_tflops(ctx, u) > 0) fprintf(f, " %s %.1f TFLOP/s,", gpuml__unit_names[u], gpuml__peak_tflops(ctx, u));
+    fprintf(f, " memory %.0f GB/s (copy, measured)\n", gpuml__bandwidth(ctx));
+    if (ctx->prof_dropped) fprintf(f, "  (%ld ops not recorded: more than %d records)\n", ctx->prof_dropped, GPUML__PROF_MAX_RECORDS);
+    fprintf(f, "%-22s %-44s %6s %10s %10s %6s %8s %8s %6s %s\n", "op", "dtype and shapes", "calls", "total ms", "mean us",
+            "%", "TFLOP/s", "GB/s", "%peak", "bound");
+    for (i = 0; i < ng; i++) {
+        const gpuml_profile_record *q = &ctx->prof_recs[g[i].first].r;
+        double t = g[i].time_us;
+        fprintf(f, "%-22.22s %-44.44s %6d %10.3f %10.2f %6.1f %8.2f %8.1f %6.1f %s\n", q->name, q->shapes, g[i].calls, t * 1e-3,
+                t / g[i].calls, total > 0 ? 100.0 * t / total : 0.0, t > 0 ? g[i].flops / t * 1e-6 : 0.0,
+                t > 0 ? g[i].bytes / t * 1e-3 : 0.0, t > 0 ? 100.0 * g[i].roof_us / t : 0.0,
+                2 * g[i].unknown > g[i].calls ? "?" : 2 * g[i].compute > g[i].calls ? "compute" : "memory");
+    }
+    gpuml__free(g);
+    gpuml__free(slot);
+    return GPUML_SUCCESS;
+}
+
+GPUML__FN void gpuml__json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+GPUML__FN double gpuml__finite(double x) { return x == x && x < 1e300 && x > -1e300 ? x : 0.0; }
+
+GPUML__DEF gpuml_status gpuml_profile_write_trace(gpuml_ctx *ctx, const char *path)
+{
+    static const char op[] = "gpuml_profile_write_trace";
+    FILE *f;
+    int i, ok;
+    GPUML__TRY(gpuml__enter(ctx));
+    if (!path || !path[0]) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: path is NULL or empty", op);
+    GPUML__TRY(gpuml__no_graph(ctx, op));
+    gpuml__prof_resolve(ctx, ctx->prof_n, 1);
+    f = fopen(path, "w");
+    if (!f) return gpuml__fail(ctx, GPUML_ERROR_IO, "%s: cannot open %s for writing", op, path);
+    fprintf(f, "{\"traceEvents\":[\n");
+    for (i = 0; i < ctx->prof_n; i++) {
+        gpuml_profile_record r = ctx->prof_recs[i].r;
+        gpuml__prof_rates(ctx, &r);
+        fprintf(f, "%s{\"name\":", i ? ",\n" : "");
+        gpuml__json_str(f, r.name);
+        fprintf(f, ",\"cat\":\"gpuml\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":1,\"args\":{\"shapes\":",
+                gpuml__finite(r.start_us), gpuml__finite(r.time_us));
+        gpuml__json_str(f, r.shapes);
+        fprintf(f, ",\"unit\":\"%s\",\"flops\":%.17g,\"bytes\":%.17g,\"GB/s\":%.6g,\"TFLOP/s\":%.6g,\"frac_of_peak\":%.6g}}",
+                gpuml__unit_names[r.unit], gpuml__finite(r.flops), gpuml__finite(r.bytes), gpuml__finite(r.gbps),
+                gpuml__finite(r.tflops), gpuml__finite(r.frac_of_peak));
+    }
+    fprintf(f, "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"device\":");
+    gpuml__json_str(f, ctx->device_name);
+    fprintf(f, ",\"backend\":\"%s\"}}\n", ctx->backend == GPUML_BACKEND_CUDA ? "cuda" : "cpu");
+    ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+    if (!ok) return gpuml__fail(ctx, GPUML_ERROR_IO, "%s: writing %s failed", op, path);
+    return GPUML_SUCCESS;
+}
+
+/* at gpuml_shutdown: the summary (GPUML_PROFILE=1), the trace (GPUML_TRACE), then cleanup */
+GPUML__FN void gpuml__prof_close(gpuml_ctx *ctx)
+{
+    int i;
+    if (!ctx->failed && !ctx->in_graph) {
+        if (ctx->prof_print_at_exit && ctx->prof_n) gpuml_profile_print(ctx, stderr);
+        if (ctx->trace_path[0]) gpuml_profile_write_trace(ctx, ctx->trace_path);
+    }
+#ifndef GPUML_NO_CUDA
+    if (ctx->have_cuctx) {
+        ctx->cu.CtxSetCurrent(ctx->cuctx);
+        for (i = ctx->prof_resolved; i < ctx->prof_n; i++) {
+            if (ctx->prof_recs[i].ev0) ctx->cu.EventDestroy(ctx->prof_recs[i].ev0);
+            if (ctx->prof_recs[i].ev1) ctx->cu.EventDestroy(ctx->prof_recs[i].ev1);
+        }
+        for (i = 0; i < ctx->prof_nev_free; i++) ctx->cu.EventDestroy(ctx->prof_ev_free[i]);
+        if (ctx->prof_base) ctx->cu.EventDestroy(ctx->prof_base);
+        if (ctx->prof_cur_ev) ctx->cu.EventDestroy(ctx->prof_cur_ev);
+    }
+#endif
+    (void)i;
+    gpuml__free(ctx->prof_recs);
+    gpuml__free(ctx->prof_ev_free);
+    ctx->prof_recs = NULL;
+    ctx->prof_ev_free = NULL;
+    ctx->prof_n = ctx->prof_cap = ctx->prof_resolved = ctx->prof_nev_free = ctx->prof_cap_ev_free = 0;
+    ctx->prof_base = ctx->prof_cur_ev = NULL;
+    gpuml__str_free(&ctx->graph_msg);
+}
+
+/* --------------------------------------------------------------------- graphs ---- */
+#define GPUML__MAGIC_GRAPH 0x67706d6c47726170ULL
+struct gpuml_graph {
+    gpuml__u64 magic;
+    gpuml_ctx *ctx;
+    gpuml_graph_fn fn;
+    void *user;
+    gpuml__CUgraph graph;
+    gpuml__CUgraphExec exec;     /* NULL: launch runs fn eagerly */
+    gpuml__block *owned;         /* device blocks freed during the capture */
+    double flops, bytes;         /* of the captured ops, for the profiler */
+    int nops;
+};
+
+/* runs the user's function; returns the first failure of an op inside it */
+GPUML__FN gpuml_status gpuml__graph_call(gpuml_ctx *ctx, gpuml_graph *g, const char *op)
+{
+    gpuml_status st;
+    ctx->in_graph = 1;
+    ctx->graph_status = GPUML_SUCCESS;
+    g->fn(ctx, g->user);
+    ctx->in_graph = 0;
+    st = ctx->graph_status;
+    if (ctx->prof_depth > 0) snprintf(ctx->prof_note, sizeof ctx->prof_note, "%d ops", ctx->prof_acc_ops);
+    if (st != GPUML_SUCCESS) {
+        gpuml__str m = {0, 0, 0, 0};
+        gpuml__str_add(&m, gpuml__str_c(&ctx->graph_msg));
+        gpuml__fail(ctx, st, "%s: an op inside the graph's function failed: %.1900s", op, gpuml__str_c(&m));
+        gpuml__str_free(&m);
+    }
+    return st;
+}
+
+/* gives a graph's CUDA objects and blocks back */
+GPUML__FN void gpuml__graph_release(gpuml_ctx *ctx, gpuml_graph *g)
+{
+    gpuml__block *b, *next;
+#ifndef GPUML_NO_CUDA
+    if (ctx->have_cuctx) {
+        ctx->cu.CtxSetCurrent(ctx->cuctx);
+        /* an exec still running is freed when it completes (cuGraphExecDestroy) */
+        if (g->exec) ctx->cu.GraphExecDestroy(g->exec);
+        if (g->graph) ctx->cu.GraphDestroy(g->graph);
+    }
+#endif
+    g->exec = NULL;
+    g->graph = NULL;
+    /* later users of these blocks are ordered after the graph's launches on the stream */
+    for (b = g->owned; b; b = next) {
+        next = b->next;
+        ctx->mstats.in_use -= b->size;
+        b->next = ctx->free_blocks;
+        ctx->free_blocks = b;
+        ctx->mstats.cached += b->size;
+    }
+    g->owned = NULL;
+}
+
+GPUML__DEF gpuml_status gpuml_graph_capture(gpuml_ctx *ctx, gpuml_graph_fn fn, void *user, gpuml_graph **out)
+{
+    static const char op[] = "gpuml_graph_capture";
+    gpuml_graph *g;
+    GPUML__TRY(gpuml__enter(ctx));
+    if (!out) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: graph is NULL", op);
+    *out = NULL;
+    if (!fn) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: fn is NULL", op);
+    if (ctx->in_graph) return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: called inside a graph's function (graphs do not nest)", op);
+    g = (gpuml_graph *)gpuml__calloc(sizeof *g);
+    if (!g) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
+    g->magic = GPUML__MAGIC_GRAPH;
+    g->ctx = ctx;
+    g->fn = fn;
+    g->user = user;
+#ifndef GPUML_NO_CUDA
+    if (ctx->backend == GPUML_BACKEND_CUDA && !ctx->graphs_off && ctx->cu.StreamBeginCapture && ctx->cu.StreamEndCapture &&
+        ctx->cu.GraphInstantiate && ctx->cu.GraphLaunch && ctx->cu.GraphExecDestroy && ctx->cu.GraphDestroy) {
+        gpuml__CUresult r;
+        gpuml_status st;
+        int depth = ctx->prof_depth;
+        /* relaxed: the allocator may still cuMemAlloc and kernels may still be compiled and
+           loaded while the stream records */
+        if ((r = ctx->cu.StreamBeginCapture(ctx->stream, GPUML__CU_CAPTURE_RELAXED)) != 0) {
+            gpuml__free(g);
+            return gpuml__cu_fail(ctx, r, "gpuml_graph_capture: cuStreamBeginCapture");
+        }
+        ctx->capturing = 1;
+        ctx->capture_owned = NULL;
+        /* count the FLOPs and bytes of the captured ops (for profiling the launches) */
+        ctx->prof_depth = 1;
+        ctx->prof_acc_flops = ctx->prof_acc_bytes = 0.0;
+        ctx->prof_acc_ops = 0;
+        st = gpuml__graph_call(ctx, g, op);
+        g->flops = ctx->prof_acc_flops;
+        g->bytes = ctx->prof_acc_bytes;
+        g->nops = ctx->prof_acc_ops;
+        ctx->prof_depth = depth;
+        ctx->prof_note[0] = 0;
+        ctx->capturing = 0;
+        g->owned = ctx->capture_owned;
+        ctx->capture_owned = NULL;
+        r = ctx->cu.StreamEndCapture(ctx->stream, &g->graph);
+        if (st == GPUML_SUCCESS && r != 0)
+            st = gpuml__cu_fail(ctx, r, "gpuml_graph_capture: ending the capture (an op issued work a graph cannot hold)");
+        if (st == GPUML_SUCCESS && (r = ctx->cu.GraphInstantiate(&g->exec, g->graph, 0)) != 0) {
+            g->exec = NULL;
+            st = gpuml__cu_fail(ctx, r, "gpuml_graph_capture: cuGraphInstantiate");
+        }
+        if (st != GPUML_SUCCESS) {
+            gpuml__graph_release(ctx, g);   /* never launched: its blocks are free again */
+            gpuml__free(g);
+            return st;
+        }
+    }
+#endif
+    *out = g;
+    return GPUML_SUCCESS;
+}
+
+GPUML__FN gpuml_status gpuml__graph_replay(gpuml_ctx *ctx, gpuml_graph *g)
+{
+#ifndef GPUML_NO_CUDA
+    if (ctx->prof_want_start) gpuml__prof_start(ctx);
+    GPUML__CU(ctx, ctx->cu.GraphLaunch(g->exec, ctx->stream), "gpuml_graph_launch: cuGraphLaunch");
+    return GPUML_SUCCESS;
+#else
+    (void)g;
+    return gpuml__fail(ctx, GPUML_ERROR_BACKEND_UNAVAILABLE, "built with GPUML_NO_CUDA");
+#endif
+}
+
+GPUML__DEF gpuml_status gpuml_graph_launch(gpuml_ctx *ctx, gpuml_graph *g)
+{
+    static const char op[] = "gpuml_graph_launch";
+    GPUML__TRY(gpuml__enter(ctx));
+    if (!g) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: graph is NULL", op);
+    if (g->magic == GPUML__MAGIC_DEAD) return gpuml__fail(ctx, GPUML_ERROR_FREED, "%s: the graph was freed", op);
+    if (g->magic != GPUML__MAGIC_GRAPH) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: not a gpuml graph", op);
+    if (g->ctx != ctx) return gpuml__fail(ctx, GPUML_ERROR_WRONG_CONTEXT, "%s: the graph was captured on another context", op);
+    if (ctx->in_graph) return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: called inside a graph's function (graphs do not nest)", op);
+    /* profiled as one "graph" record: the captured ops' FLOPs and bytes, the launch's time */
+    if (!g->exec) return GPUML__PROF(ctx, gpuml__graph_call(ctx, g, op), "graph", GPUML_UNIT_FP32, -1.0, -1.0, NULL, NULL, NULL);
+    if (ctx->prof_on) snprintf(ctx->prof_note, sizeof ctx->prof_note, "%d ops", g->nops);
+    return GPUML__PROF(ctx, gpuml__graph_replay(ctx, g), "graph", GPUML_UNIT_FP32, g->flops, g->bytes, NULL, NULL, NULL);
+}
+
+GPUML__DEF int gpuml_graph_is_cuda(const gpuml_graph *g) { return g && g->magic == GPUML__MAGIC_GRAPH && g->exec != NULL; }
+
+GPUML__DEF void gpuml_graph_free(gpuml_graph *g)
+{
+    if (!g || g->magic != GPUML__MAGIC_GRAPH) return;
+    gpuml__graph_release(g->ctx, g);
+    g->magic = GPUML__MAGIC_DEAD;
+    gpuml__quarantine(g->ctx, g);
+}
+
 /* --------------------------------------------------------------- public ops ---- */
 /* dst = src (cast, broadcast); tensors already validated */
 GPUML__FN gpuml_status gpuml__copy(gpuml_ctx *ctx, gpuml_tensor *dst, const gpuml_tensor *src)
@@ -2763,15 +3680,11 @@ GPUML__DEF gpuml_status gpuml_copy(gpuml_ctx *ctx, gpuml_tensor *dst, const gpum
     if (gpuml__same_view(dst, &b)) return GPUML_SUCCESS;
     if (gpuml__overlap(dst, src))
         return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: dst and src overlap in memory (copy through a temporary)", op);
-    return gpuml__copy(ctx, dst, &b);
+    return GPUML__PROF(ctx, gpuml__copy(ctx, dst, &b), "copy", GPUML_UNIT_FP32, 0.0, gpuml__tb(src) + gpuml__tb(dst), src, NULL, dst);
 }
 
-GPUML__DEF gpuml_status gpuml_fill(gpuml_ctx *ctx, gpuml_tensor *dst, double value)
+GPUML__FN gpuml_status gpuml__fill(gpuml_ctx *ctx, gpuml_tensor *dst, const unsigned char *bits)
 {
-    unsigned char bits[4];
-    GPUML__TRY(gpuml__enter(ctx));
-    GPUML__TRY(gpuml__check_tensor(ctx, dst, "gpuml_fill", "dst"));
-    gpuml__scalar_bits(dst->dtype, value, bits);
     if (ctx->backend == GPUML_BACKEND_CPU) {
         const gpuml_tensor *ops[1];
         gpuml__iter it;
@@ -2789,7 +3702,16 @@ GPUML__DEF gpuml_status gpuml_fill(gpuml_ctx *ctx, gpuml_tensor *dst, double val
     return GPUML_ERROR_BACKEND_UNAVAILABLE;
 #endif
 }
+GPUML__DEF gpuml_status gpuml_fill(gpuml_ctx *ctx, gpuml_tensor *dst, double value)
+{
+    unsigned char bits[4];
+    GPUML__TRY(gpuml__enter(ctx));
+    GPUML__TRY(gpuml__check_tensor(ctx, dst, "gpuml_fill", "dst"));
+    gpuml__scalar_bits(dst->dtype, value, bits);
+    return GPUML__PROF(ctx, gpuml__fill(ctx, dst, bits), "fill", GPUML_UNIT_FP32, 0.0, gpuml__tb(dst), NULL, NULL, dst);
+}
 
+GPUML__FN gpuml_status gpuml__rand_run(gpuml_ctx *ctx, gpuml_tensor *dst, uint64_t seed, double a, double b, int kind);
 GPUML__FN gpuml_status gpuml__rand(gpuml_ctx *ctx, gpuml_tensor *dst, uint64_t seed, double a, double b, int kind)
 {
     const char *op = kind == 0 ? "gpuml_rand_uniform" : "gpuml_rand_normal";
@@ -2800,6 +3722,11 @@ GPUML__FN gpuml_status gpuml__rand(gpuml_ctx *ctx, gpuml_tensor *dst, uint64_t s
         return gpuml__fail(ctx, GPUML_ERROR_DTYPE, "%s: dst is %s; random numbers need a floating-point dtype", op, gpuml__dtype_names[dst->dtype]);
     if (!(a == a) || !(b == b) || (kind == 0 && !(a <= b)) || (kind == 1 && b < 0))
         return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: bad parameters %g, %g", op, a, b);
+    return GPUML__PROF(ctx, gpuml__rand_run(ctx, dst, seed, a, b, kind), op + 6, GPUML_UNIT_FP32, (double)gpuml__numel(dst) * 20.0,
+                       gpuml__tb(dst), NULL, NULL, dst);
+}
+GPUML__FN gpuml_status gpuml__rand_run(gpuml_ctx *ctx, gpuml_tensor *dst, uint64_t seed, double a, double b, int kind)
+{
     if (ctx->backend == GPUML_BACKEND_CPU) {
         const gpuml_tensor *ops[1];
         gpuml__iter it;
@@ -2827,7 +3754,10 @@ GPUML__DEF gpuml_tensor *gpuml_tensor_contiguous(gpuml_tensor *t)
     if (!t || t->magic != GPUML__MAGIC_TENSOR) return NULL;
     if (gpuml__is_contig(t)) return gpuml__view_of(t, "gpuml_tensor_contiguous");
     c = gpuml__tensor_new(t->ctx, t->dtype, t->ndim, t->shape, "gpuml_tensor_contiguous");
-    if (c && gpuml__copy(t->ctx, c, t) != GPUML_SUCCESS) { gpuml_tensor_free(c); return NULL; }
+    if (c && GPUML__PROF(t->ctx, gpuml__copy(t->ctx, c, t), "contiguous", GPUML_UNIT_FP32, 0.0, gpuml__tb(t) + gpuml__tb(c), t, NULL, c) != GPUML_SUCCESS) {
+        gpuml_tensor_free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -2866,6 +3796,7 @@ GPUML__DEF gpuml_status gpuml_tensor_write(gpuml_tensor *t, const void *src, siz
     ctx = t->ctx;
     GPUML__TRY(gpuml__enter(ctx));
     GPUML__TRY(gpuml__check_transfer(ctx, t, src, nbytes, op));
+    GPUML__TRY(gpuml__no_graph(ctx, op));
     GPUML__TRY(gpuml__check_output(ctx, t, op));
     if (nbytes == 0) return GPUML_SUCCESS;
     if (ctx->backend == GPUML_BACKEND_CPU) {
@@ -2899,6 +3830,7 @@ GPUML__DEF gpuml_status gpuml_tensor_read(const gpuml_tensor *t, void *dst, size
     ctx = t->ctx;
     GPUML__TRY(gpuml__enter(ctx));
     GPUML__TRY(gpuml__check_transfer(ctx, t, dst, nbytes, op));
+    GPUML__TRY(gpuml__no_graph(ctx, op));
     if (nbytes == 0) return GPUML_SUCCESS;
     if (ctx->backend == GPUML_BACKEND_CPU) {
         gpuml_tensor h;
@@ -2927,9 +3859,11 @@ GPUML__DEF gpuml_status gpuml_sync(gpuml_ctx *ctx)
 {
     GPUML__TRY(gpuml__enter(ctx));
 #ifndef GPUML_NO_CUDA
+    GPUML__TRY(gpuml__no_graph(ctx, "gpuml_sync"));
     if (ctx->backend == GPUML_BACKEND_CUDA)
         GPUML__CU(ctx, ctx->cu.StreamSynchronize(ctx->stream), "gpuml_sync (a fault in earlier queued work)");
 #endif
+    if (ctx->prof_resolved < ctx->prof_n) gpuml__prof_resolve(ctx, ctx->prof_n, 0);   /* all done: no wait */
     return GPUML_SUCCESS;
 }
 
@@ -2943,6 +3877,7 @@ GPUML__DEF gpuml_status gpuml_memory_stats_get(gpuml_ctx *ctx, gpuml_memory_stat
 GPUML__DEF gpuml_status gpuml_memory_release_cache(gpuml_ctx *ctx)
 {
     GPUML__TRY(gpuml__enter(ctx));
+    GPUML__TRY(gpuml__no_graph(ctx, "gpuml_memory_release_cache"));
 #ifndef GPUML_NO_CUDA
     if (ctx->backend == GPUML_BACKEND_CUDA) {
         GPUML__CU(ctx, ctx->cu.StreamSynchronize(ctx->stream), "gpuml_memory_release_cache");
@@ -3000,9 +3935,17 @@ GPUML__DEF gpuml_kernel *gpuml_kernel_compile(gpuml_ctx *ctx, const gpuml_kernel
     return k;
 }
 
+/* "kernel:NAME" for the profiler */
+GPUML__FN const char *gpuml__kernel_pname(char *buf, size_t cap, const gpuml_kernel *k)
+{
+    snprintf(buf, cap, "kernel:%.40s", k->name);
+    return buf;
+}
+
 GPUML__DEF gpuml_status gpuml_kernel_launch(gpuml_ctx *ctx, gpuml_kernel *k, const gpuml_launch *l)
 {
     static const char op[] = "gpuml_kernel_launch";
+    char kn[48];
     GPUML__TRY(gpuml__enter(ctx));
     if (!k || !l) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: kernel and launch are required", op);
     if (k->magic == GPUML__MAGIC_DEAD) return gpuml__fail(ctx, GPUML_ERROR_FREED, "%s: the kernel was freed", op);
@@ -3013,7 +3956,7 @@ GPUML__DEF gpuml_status gpuml_kernel_launch(gpuml_ctx *ctx, gpuml_kernel *k, con
         if (!k->cpu_fn)
             return gpuml__fail(ctx, GPUML_ERROR_NEEDS_GPU, "%s: kernel %s needs a GPU (this context runs on the CPU: %s) "
                                "and has no CPU function (gpuml_kernel_desc.cpu_fn)", op, k->name, ctx->reason);
-        return k->cpu_fn(l, k->cpu_user);
+        return GPUML__PROF(ctx, k->cpu_fn(l, k->cpu_user), gpuml__kernel_pname(kn, sizeof kn, k), GPUML_UNIT_FP32, l->flops, l->bytes, NULL, NULL, NULL);
     }
 #ifndef GPUML_NO_CUDA
     {
@@ -3021,7 +3964,8 @@ GPUML__DEF gpuml_status gpuml_kernel_launch(gpuml_ctx *ctx, gpuml_kernel *k, con
         if (threads > 1024) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: %llu threads per block (at most 1024)", op, (unsigned long long)threads);
         if (l->shared_bytes > (unsigned)GPUML__MAX(ctx->smem_optin, 48 * 1024))
             return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: %u bytes of shared memory (this device allows %d)", op, l->shared_bytes, ctx->smem_optin);
-        return gpuml__launch(ctx, k->fn, l->grid, l->block, l->shared_bytes, l->args, k->name);
+        return GPUML__PROF(ctx, gpuml__launch(ctx, k->fn, l->grid, l->block, l->shared_bytes, l->args, k->name),
+                           gpuml__kernel_pname(kn, sizeof kn, k), GPUML_UNIT_FP32, l->flops, l->bytes, NULL, NULL, NULL);
     }
 #else
     return GPUML_ERROR_BACKEND_UNAVAILABLE;
@@ -3573,6 +4517,25 @@ GPUML__FN gpuml_status gpuml__ew_run(gpuml_ctx *ctx, gpuml__ew *e, const gpuml_t
 #endif
 }
 
+/* profiler name of an elementwise op code */
+GPUML__FN const char *gpuml__ew_name(int code)
+{
+    static const char *const bin[7] = { "add", "sub", "mul", "div", "maximum", "minimum", "pow" };
+    static const char *const un[GPUML_UNARY_COUNT] = { "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh",
+                                                       "sigmoid", "relu", "gelu", "gelu_tanh", "silu" };
+    if (code >= 0 && code < 7) return bin[code];
+    if (code >= GPUML__EW_UNARY && code < GPUML__EW_UNARY + GPUML_UNARY_COUNT) return un[code - GPUML__EW_UNARY];
+    switch (code) {
+    case GPUML__EW_CLAMP: return "clamp";
+    case GPUML__EW_RELU_GRAD: return "relu_backward";
+    case GPUML__EW_GELU_GRAD: return "gelu_backward";
+    case GPUML__EW_GELU_TANH_GRAD: return "gelu_tanh_backward";
+    case GPUML__EW_SILU_GRAD: return "silu_backward";
+    case GPUML__EW_WHERE: return "where";
+    }
+    return "elementwise";
+}
+
 /* the front door of every elementwise op: validates, broadcasts, runs.
    in[] may hold NULLs past nin; float_in[k] says input k must be a floating dtype. */
 GPUML__FN gpuml_status gpuml__ew_op(gpuml_ctx *ctx, const char *op, int code, int scal, double s0, double s1,
@@ -3624,7 +4587,9 @@ GPUML__FN gpuml_status gpuml__ew_op(gpuml_ctx *ctx, const char *op, int code, in
     }
     memset(&e, 0, sizeof e);
     e.op = code; e.nin = nin; e.scal = scal; e.s0 = (float)s0; e.s1 = (float)s1;
-    return gpuml__ew_run(ctx, &e, ops);
+    return GPUML__PROF(ctx, gpuml__ew_run(ctx, &e, ops), gpuml__ew_name(code), GPUML_UNIT_FP32, (double)gpuml__numel(out),
+                       gpuml__tb(in[0]) + (nin > 1 ? gpuml__tb(in[1]) : 0.0) + (nin > 2 ? gpuml__tb(in[2]) : 0.0) + gpuml__tb(out),
+                       in[0], nin > 1 ? in[1] : NULL, out);
 }
 
 GPUML__DEF gpuml_status gpuml_binary(gpuml_ctx *ctx, gpuml_binary_op bop, gpuml_tensor *out, const gpuml_tensor *a, const gpuml_tensor *b)
@@ -4013,6 +4978,11 @@ GPUML__FN gpuml_status gpuml__reduce_run(gpuml_ctx *ctx, int kind, gpuml_tensor 
 #endif
 }
 
+GPUML__FN const char *gpuml__reduce_name(int kind)
+{
+    static const char *const n[6] = { "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "argmax", "var" };
+    return (unsigned)kind < 6 ? n[kind] : "reduce";
+}
 GPUML__FN gpuml_status gpuml__reduce(gpuml_ctx *ctx, const char *op, int kind, gpuml_tensor *out, const gpuml_tensor *x,
                                      const int *axes, int naxes, int keepdim, double correction)
 {
@@ -4066,7 +5036,8 @@ GPUML__FN gpuml_status gpuml__reduce(gpuml_ctx *ctx, const char *op, int kind, g
             return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: max/min/argmax over an empty set of elements (x %s)", op,
                                gpuml__shape_str(x, s1, sizeof s1));
     }
-    return gpuml__reduce_run(ctx, kind, out, x, red, ostr, correction);
+    return GPUML__PROF(ctx, gpuml__reduce_run(ctx, kind, out, x, red, ostr, correction), gpuml__reduce_name(kind), GPUML_UNIT_FP32,
+                       (double)gpuml__numel(x) * (kind == GPUML_REDUCE_VAR ? 3.0 : 1.0), gpuml__tb(x) + gpuml__tb(out), x, NULL, out);
 }
 GPUML__DEF gpuml_status gpuml_reduce(gpuml_ctx *ctx, gpuml_reduce_op op, gpuml_tensor *out, const gpuml_tensor *x,
                                      const int *axes, int naxes, int keepdim)
@@ -4103,7 +5074,8 @@ GPUML__DEF gpuml_status gpuml_sum_to_shape(gpuml_ctx *ctx, gpuml_tensor *out, co
                            gpuml__shape_str(out, s1, sizeof s1), gpuml__shape_str(grad, s2, sizeof s2));
     GPUML__TRY(gpuml__check_output(ctx, out, op));
     if (gpuml__overlap(out, grad)) return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: out overlaps grad", op);
-    return gpuml__reduce_run(ctx, GPUML_REDUCE_SUM, out, grad, red, ostr, 0.0);
+    return GPUML__PROF(ctx, gpuml__reduce_run(ctx, GPUML_REDUCE_SUM, out, grad, red, ostr, 0.0), "sum_to_shape", GPUML_UNIT_FP32,
+                       (double)gpuml__numel(grad), gpuml__tb(grad) + gpuml__tb(out), grad, NULL, out);
 }
 
 /* ------------------------------------------------------------------ row ops ---- */
@@ -4564,6 +5536,19 @@ GPUML__FN gpuml_status gpuml__check_param(gpuml_ctx *ctx, const gpuml_tensor *t,
     return GPUML_SUCCESS;
 }
 
+/* profiler figures of a row op: every tensor read or written once; FLOPs per element of x
+   approximate (max, exp, sum, scale for softmax; mean, variance, scale, shift for norms) */
+GPUML__FN double gpuml__rows_bytes(const gpuml__rowop *r)
+{
+    return gpuml__tb(r->x) + gpuml__tb(r->dy) + gpuml__tb(r->w) + gpuml__tb(r->b) + gpuml__tb(r->labels) + gpuml__tb(r->y) +
+           gpuml__tb(r->dw) + gpuml__tb(r->db) + gpuml__tb(r->loss);
+}
+GPUML__FN double gpuml__rows_flops(const gpuml__rowop *r)
+{
+    static const double per[7] = { 5, 5, 8, 5, 12, 9, 8 };
+    return (double)gpuml__numel(r->x) * ((unsigned)r->kind < 7 ? per[r->kind] : 1.0);
+}
+
 GPUML__FN gpuml_status gpuml__softmax(gpuml_ctx *ctx, const char *op, int kind, gpuml_tensor *y, const gpuml_tensor *x, int axis)
 {
     gpuml__rowop r;
@@ -4580,7 +5565,8 @@ GPUML__FN gpuml_status gpuml__softmax(gpuml_ctx *ctx, const char *op, int kind, 
     GPUML__TRY(gpuml__check_disjoint(ctx, y, x, op, "y", "x"));
     memset(&r, 0, sizeof r);
     r.kind = kind; r.x = x; r.y = y; r.axis = axis < 0 ? axis + x->ndim : axis;
-    return gpuml__rows_run(ctx, &r);
+    return GPUML__PROF(ctx, gpuml__rows_run(ctx, &r), op + 6, GPUML_UNIT_FP32, gpuml__rows_flops(&r), gpuml__rows_bytes(&r),
+                       r.x, r.dy ? r.dy : r.w, r.y ? r.y : r.loss);
 }
 GPUML__DEF gpuml_status gpuml_softmax(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, int axis)
 { return gpuml__softmax(ctx, "gpuml_softmax", GPUML__ROW_SOFTMAX, y, x, axis); }
@@ -4633,7 +5619,8 @@ GPUML__FN gpuml_status gpuml__norm(gpuml_ctx *ctx, const char *op, int kind, gpu
     r.kind = kind; r.x = x; r.y = y; r.dy = dy; r.w = w; r.b = b; r.dw = dw; r.db = db;
     r.axis = x->ndim - 1; r.eps = eps;
     if (n == 0 && !bwd) return GPUML_SUCCESS;
-    return gpuml__rows_run(ctx, &r);
+    return GPUML__PROF(ctx, gpuml__rows_run(ctx, &r), op + 6, GPUML_UNIT_FP32, gpuml__rows_flops(&r), gpuml__rows_bytes(&r),
+                       r.x, r.dy ? r.dy : r.w, r.y ? r.y : r.loss);
 }
 GPUML__DEF gpuml_status gpuml_layernorm(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_tensor *weight,
                                         const gpuml_tensor *bias, double eps)
@@ -4680,7 +5667,8 @@ GPUML__DEF gpuml_status gpuml_cross_entropy(gpuml_ctx *ctx, gpuml_tensor *loss, 
         return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: loss overlaps an input", op);
     memset(&r, 0, sizeof r);
     r.kind = GPUML__ROW_XENT; r.x = logits; r.y = dlogits; r.labels = labels; r.loss = loss; r.axis = 1;
-    return gpuml__rows_run(ctx, &r);
+    return GPUML__PROF(ctx, gpuml__rows_run(ctx, &r), op + 6, GPUML_UNIT_FP32, gpuml__rows_flops(&r), gpuml__rows_bytes(&r),
+                       r.x, r.dy ? r.dy : r.w, r.y ? r.y : r.loss);
 }
 
 /* ------------------------------------------------------------------ optimizers ---- */
@@ -4839,7 +5827,9 @@ GPUML__DEF gpuml_status gpuml_sgd_step(gpuml_ctx *ctx, gpuml_tensor *param, cons
     o.kind = 1;
     o.h[0] = (float)d->lr; o.h[1] = (float)d->momentum; o.h[2] = (float)(1.0 - d->dampening);
     o.h[3] = (float)d->weight_decay; o.h[4] = d->nesterov ? 1.0f : 0.0f;
-    return gpuml__optim(ctx, op, &o, param, grad, d->momentum > 0 ? momentum_buf : NULL, NULL);
+    return GPUML__PROF(ctx, gpuml__optim(ctx, op, &o, param, grad, d->momentum > 0 ? momentum_buf : NULL, NULL), "sgd_step", GPUML_UNIT_FP32,
+                       4.0 * (double)gpuml__numel(param), 2.0 * gpuml__tb(param) + gpuml__tb(grad) + (d->momentum > 0 ? 2.0 * gpuml__tb(momentum_buf) : 0.0),
+                       param, grad, param);
 }
 
 GPUML__DEF gpuml_status gpuml_adamw_step(gpuml_ctx *ctx, gpuml_tensor *param, const gpuml_tensor *grad,
@@ -4868,7 +5858,8 @@ GPUML__DEF gpuml_status gpuml_adamw_step(gpuml_ctx *ctx, gpuml_tensor *param, co
     o.h[4] = (float)(1.0 - lr * d->weight_decay);
     o.h[5] = (float)(1.0 / (1.0 - pow(b1, (double)d->step)));
     o.h[6] = (float)(1.0 / sqrt(1.0 - pow(b2, (double)d->step)));
-    return gpuml__optim(ctx, op, &o, param, grad, m, v);
+    return GPUML__PROF(ctx, gpuml__optim(ctx, op, &o, param, grad, m, v), "adamw_step", GPUML_UNIT_FP32, 12.0 * (double)gpuml__numel(param),
+                       2.0 * (gpuml__tb(param) + gpuml__tb(m) + gpuml__tb(v)) + gpuml__tb(grad), param, grad, param);
 }
 
 /* ------------------------------------------------------------ benchmark timing ---- */
@@ -5978,6 +6969,52 @@ GPUML__FN gpuml_status gpuml__mm_cuda_run(gpuml_ctx *ctx, const gpuml__mm *p, gp
 }
 #endif
 
+/* runs a validated matmul on the context's backend */
+GPUML__FN gpuml_status gpuml__mm_run(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_matmul_path path)
+{
+    const gpuml_tensor *a = p->a, *b = p->b, *c = p->c;
+    gpuml_dtype at = a->dtype, bt = b->dtype, ct = c->dtype;
+    int i, k;
+    if (ctx->backend == GPUML_BACKEND_CPU) {
+        int64_t total = 1, o;
+        for (i = 0; i < p->nb; i++) total *= p->bdims[i];
+        for (o = 0; o < total; o++) {
+            int64_t off[4] = {0, 0, 0, 0}, rem = o;
+            for (i = p->nb - 1; i >= 0; i--) {
+                int64_t idx = rem % p->bdims[i];
+                rem /= p->bdims[i];
+                for (k = 0; k < 4; k++) off[k] += idx * p->bs[k][i];
+            }
+            GPUML__TRY(gpuml__mm_cpu_one(ctx, p, (const char *)gpuml_tensor_data(a) + off[0] * (int64_t)gpuml__dtype_sizes[at],
+                                         (const char *)gpuml_tensor_data(b) + off[1] * (int64_t)gpuml__dtype_sizes[bt],
+                                         (char *)gpuml_tensor_data(c) + off[2] * (int64_t)gpuml__dtype_sizes[ct],
+                                         p->resid ? (const char *)gpuml_tensor_data(p->resid) + off[3] * (int64_t)gpuml__dtype_sizes[ct] : NULL));
+        }
+        return GPUML_SUCCESS;
+    }
+#ifndef GPUML_NO_CUDA
+    return gpuml__mm_cuda(ctx, p, path);
+#else
+    (void)path;
+    return GPUML_ERROR_BACKEND_UNAVAILABLE;
+#endif
+}
+/* profiler figures: the roof of the dtype's best unit; 2*M*N*K per batch element */
+GPUML__FN gpuml_profile_unit gpuml__mm_unit(gpuml_dtype at)
+{
+    if (at == GPUML_F16 || at == GPUML_BF16) return GPUML_UNIT_F16_TENSOR;
+    if (at == GPUML_FP8_E4M3 || at == GPUML_FP8_E5M2) return GPUML_UNIT_FP8_TENSOR;
+    if (at == GPUML_I8) return GPUML_UNIT_INT8_TENSOR;
+    return GPUML_UNIT_FP32;
+}
+GPUML__FN double gpuml__mm_flops(const gpuml__mm *p)
+{
+    double batch = 1.0;
+    int i;
+    for (i = 0; i < p->nb; i++) batch *= (double)p->bdims[i];
+    return 2.0 * (double)p->M * (double)p->N * (double)p->K * batch;
+}
+
 GPUML__DEF gpuml_status gpuml_matmul(gpuml_ctx *ctx, gpuml_tensor *c, const gpuml_tensor *a, const gpuml_tensor *b,
                                      const gpuml_matmul_desc *desc)
 {
@@ -6076,30 +7113,11 @@ GPUML__DEF gpuml_status gpuml_matmul(gpuml_ctx *ctx, gpuml_tensor *c, const gpum
     p.a = a; p.b = b; p.c = c; p.bias = d.bias; p.resid = d.residual;
     if (p.M == 0 || p.N == 0) return GPUML_SUCCESS;
     for (i = 0; i < p.nb; i++) if (p.bdims[i] == 0) return GPUML_SUCCESS;
-    if (ctx->backend == GPUML_BACKEND_CPU) {
-        int64_t total = 1, o;
-        if (d.path != GPUML_MATMUL_AUTO)
-            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: path %d is a GPU kernel; this context runs on the CPU", op, (int)d.path);
-        for (i = 0; i < p.nb; i++) total *= p.bdims[i];
-        for (o = 0; o < total; o++) {
-            int64_t off[4] = {0, 0, 0, 0}, rem = o;
-            for (i = p.nb - 1; i >= 0; i--) {
-                int64_t idx = rem % p.bdims[i];
-                rem /= p.bdims[i];
-                for (k = 0; k < 4; k++) off[k] += idx * p.bs[k][i];
-            }
-            GPUML__TRY(gpuml__mm_cpu_one(ctx, &p, (const char *)gpuml_tensor_data(a) + off[0] * (int64_t)gpuml__dtype_sizes[at],
-                                         (const char *)gpuml_tensor_data(b) + off[1] * (int64_t)gpuml__dtype_sizes[bt],
-                                         (char *)gpuml_tensor_data(c) + off[2] * (int64_t)gpuml__dtype_sizes[ct],
-                                         d.residual ? (const char *)gpuml_tensor_data(d.residual) + off[3] * (int64_t)gpuml__dtype_sizes[ct] : NULL));
-        }
-        return GPUML_SUCCESS;
-    }
-#ifndef GPUML_NO_CUDA
-    return gpuml__mm_cuda(ctx, &p, d.path);
-#else
-    return GPUML_ERROR_BACKEND_UNAVAILABLE;
-#endif
+    if (ctx->backend == GPUML_BACKEND_CPU && d.path != GPUML_MATMUL_AUTO)
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: path %d is a GPU kernel; this context runs on the CPU", op, (int)d.path);
+    return GPUML__PROF(ctx, gpuml__mm_run(ctx, &p, d.path), "matmul", gpuml__mm_unit(at), gpuml__mm_flops(&p),
+                       gpuml__tb(a) + gpuml__tb(b) + gpuml__tb(c) * (p.beta != 0.0f ? 2.0 : 1.0) + gpuml__tb(d.bias) + gpuml__tb(d.residual),
+                       a, b, c);
 shape_error:
     return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: a %s @ b %s does not give c %s", op, gpuml__shape_str(a, s1, sizeof s1),
                        gpuml__shape_str(b, s2, sizeof s2), gpuml__shape_str(c, s3, sizeof s3));
@@ -6433,6 +7451,15 @@ GPUML__DEF gpuml_status gpuml_init(gpuml_ctx **out, const gpuml_desc *desc)
         return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "gpuml_desc.num_threads = %d", d.num_threads);
     }
     gpuml__cache_dir_init(ctx, &d);
+    /* profiler and graphs */
+    env = gpuml__getenv("GPUML_PROFILE");
+    ctx->prof_print_at_exit = env && strcmp(env, "0") != 0 && strcmp(env, "off") != 0;
+    ctx->prof_on = d.profile || ctx->prof_print_at_exit;
+    env = d.trace_file ? d.trace_file : gpuml__getenv("GPUML_TRACE");
+    if (env) { snprintf(ctx->trace_path, sizeof ctx->trace_path, "%s", env); ctx->prof_on = 1; }
+    env = gpuml__getenv("GPUML_GRAPHS");
+    ctx->graphs_off = d.graphs_off || (env && (strcmp(env, "off") == 0 || strcmp(env, "0") == 0));
+    ctx->prof_t0 = gpuml__now_us();
 
     if (want == GPUML_BACKEND_CPU) {
         snprintf(ctx->reason, sizeof ctx->reason, "CPU: asked for by %s", how);
@@ -6491,6 +7518,7 @@ GPUML__DEF void gpuml_shutdown(gpuml_ctx *ctx)
 {
     int i;
     if (!ctx) return;
+    gpuml__prof_close(ctx);
     gpuml__cuda_close(ctx);
     gpuml__pool_free(ctx->pool);
     for (i = 0; i < ctx->nquarantine; i++) gpuml__free(ctx->quarantine[i]);
