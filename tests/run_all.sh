@@ -25,10 +25,10 @@ run() { # name, command...
 }
 run compile tests/compile_checks.sh
 run cpu_gemm bench/run_cpu_gemm.sh --test
-for t in test_core test_jit test_ops test_matmul; do
+for t in test_core test_jit test_ops test_matmul test_conv; do
     [ -x build/$t ] && run $t ./build/$t
 done
-for t in test_core test_jit test_ops test_matmul; do
+for t in test_core test_jit test_ops test_matmul test_conv; do
     [ -x build/asan/$t ] && run asan_$t env ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:protect_shadow_gap=0 LSAN_OPTIONS=suppressions=tests/lsan.supp \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./build/asan/$t
 done
