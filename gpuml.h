@@ -6315,7 +6315,7 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
     const gpuml_tensor *wk;
     gpuml_status st = GPUML_SUCCESS;
     int64_t pq = cv->p * cv->q, nb, n0, g;
-    int merge_y = cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1;
+    int merge_y = cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1, fold;
     if (!merge_y || (cv->res && !(cv->rs[1] == cv->q * cv->rs[2] || cv->p == 1)))
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs y's (and the residual's) rows and columns "
                            "to merge into one dim (NHWC or NCHW layouts)", op);
@@ -6340,6 +6340,7 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
         if (cv->bias) { bias = *cv->bias; md.bias = &bias; }
         return gpuml_matmul(ctx, &c, &a, &b, &md);
     }
+    fold = (cv->ys[0] == pq * cv->ys[2] || cv->n == 1) && (!cv->res || cv->rs[0] == pq * cv->rs[2] || cv->n == 1);
     GPUML__TRY(gpuml__cv_krsc(ctx, cv, cv->wt, &wtmp, &wk, cv->dt, op));
     nb = GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), cv->n), (int64_t)1);
     {
@@ -6362,11 +6363,12 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
             db[0] = cv->ncol; db[1] = cv->kg; sb[0] = 1; sb[1] = cv->ncol;
             dc[0] = cnt; dc[1] = pq; dc[2] = cv->kg; sc[0] = cv->ys[0]; sc[1] = cv->ys[2]; sc[2] = cv->ys[3];
             sr[0] = cv->rs[0]; sr[1] = cv->rs[2]; sr[2] = cv->rs[3];
-            a = gpuml__cv_view(col, 3, da, sa, 0);
+            if (fold) da[1] = dc[1] = cnt * pq;   /* one GEMM of cnt*P*Q rows instead of a batch of images */
+            a = gpuml__cv_view(col, 3 - fold, da + fold, sa + fold, 0);
             b = gpuml__cv_view(wk, 2, db, sb, g * cv->kg * cv->ncol);
-            c = gpuml__cv_view(cv->y, 3, dc, sc, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            c = gpuml__cv_view(cv->y, 3 - fold, dc + fold, sc + fold, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
             md.residual = NULL; md.bias = NULL;
-            if (cv->res) { r = gpuml__cv_view(cv->res, 3, dc, sr, n0 * cv->rs[0] + g * cv->kg * cv->rs[3]); md.residual = &r; }
+            if (cv->res) { r = gpuml__cv_view(cv->res, 3 - fold, dc + fold, sr + fold, n0 * cv->rs[0] + g * cv->kg * cv->rs[3]); md.residual = &r; }
             if (cv->bias) { dbias[0] = cv->kg; sbias[0] = 1; bias = gpuml__cv_view(cv->bias, 1, dbias, sbias, g * cv->kg); md.bias = &bias; }
             st = gpuml_matmul(ctx, &c, &a, &b, &md);
         }
@@ -6384,6 +6386,7 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_data(gpuml_ctx *ctx, const gpuml__cv *
     const gpuml_tensor *wk;
     gpuml_status st = GPUML_SUCCESS;
     int64_t pq = cv->p * cv->q, nb, n0, g, shape[1];
+    int fold = cv->ys[0] == pq * cv->ys[2] || cv->n == 1;
     if (!(cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1))
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs dy's rows and columns to merge into one dim", op);
     GPUML__TRY(gpuml__cv_krsc(ctx, cv, cv->wt, &wtmp, &wk, cv->dt, op));
@@ -6400,9 +6403,10 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_data(gpuml_ctx *ctx, const gpuml__cv *
             da[0] = cnt; da[1] = pq; da[2] = cv->kg; sa[0] = cv->ys[0]; sa[1] = cv->ys[2]; sa[2] = cv->ys[3];
             db[0] = cv->kg; db[1] = cv->ncol; sb[0] = cv->ncol; sb[1] = 1;
             dc[0] = cnt; dc[1] = pq; dc[2] = cv->ncol; sc[0] = pq * cv->ncol; sc[1] = cv->ncol; sc[2] = 1;
-            a = gpuml__cv_view(cv->y, 3, da, sa, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            if (fold) da[1] = dc[1] = cnt * pq;
+            a = gpuml__cv_view(cv->y, 3 - fold, da + fold, sa + fold, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
             b = gpuml__cv_view(wk, 2, db, sb, g * cv->kg * cv->ncol);
-            c = gpuml__cv_view(col, 3, dc, sc, 0);
+            c = gpuml__cv_view(col, 3 - fold, dc + fold, sc + fold, 0);
             st = gpuml_matmul(ctx, &c, &a, &b, NULL);
             if (st != GPUML_SUCCESS) break;
             gpuml__cv_kparams(cv, &kp);
