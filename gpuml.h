@@ -6258,22 +6258,51 @@ GPUML__FN int gpuml__cv_fits32(const gpuml__cv *cv, int64_t extra)
     }
     return extra < INT32_MAX;
 }
-GPUML__FN gpuml_status gpuml__cv_launch(gpuml_ctx *ctx, const gpuml__cv *cv, const char *name, gpuml__conv_params *kp,
-                                        int epi, int pool_max, int64_t col_elems, const char *op)
+GPUML__FN gpuml_status gpuml__cv_launch_x(gpuml_ctx *ctx, const gpuml__cv *cv, const char *name, gpuml__conv_params *kp,
+                                          int epi, int pool_max, int64_t col_elems, const char *extra, const char *op)
 {
-    char opts[200];
+    char opts[300];
     gpuml__CUfunction fn;
     unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
     void *args[1];
     int bf = strcmp(name, "gpuml_conv_bwd_filter") == 0;
-    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=%d", (int)cv->dt,
+    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=%d%s", (int)cv->dt,
              epi ? cv->act : 0, epi && cv->bias != NULL, epi && cv->res != NULL,
-             gpuml__cv_fits32(cv, GPUML__MAX(col_elems, kp->total)), pool_max);
+             gpuml__cv_fits32(cv, GPUML__MAX(col_elems, kp->total)), pool_max, extra);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, name, &fn));
     if (kp->total <= 0) return GPUML_SUCCESS;
     grid[0] = bf ? (unsigned)GPUML__MIN(kp->total, (int64_t)GPUML__MAX(ctx->sm_count, 1) * 64) : gpuml__grid_for(ctx, kp->total, 256);
     args[0] = kp;
     return gpuml__launch(ctx, fn, grid, block, 0, args, op);
+}
+GPUML__FN gpuml_status gpuml__cv_launch(gpuml_ctx *ctx, const gpuml__cv *cv, const char *name, gpuml__conv_params *kp,
+                                        int epi, int pool_max, int64_t col_elems, const char *op)
+{
+    return gpuml__cv_launch_x(ctx, cv, name, kp, epi, pool_max, col_elems, "", op);
+}
+
+/* depthwise with multiplier 1 through the register-blocked kernel (16-byte channel vectors
+   where the layout allows); NOT_SUPPORTED (no message) for other shapes */
+GPUML__FN gpuml_status gpuml__cv_dw_fast(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml__conv_params kp;
+    char extra[120];
+    int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 16 / es, qt, i;
+    int ok_vec = 1;
+    if (cv->cg != 1 || cv->kg != 1 || cv->s > 7 || cv->sw > 4 || cv->dw > 4) return GPUML_ERROR_NOT_SUPPORTED;
+    /* 16-byte vectors along c: unit channel strides, aligned rows */
+    if (cv->xs[3] != 1 || cv->ys[3] != 1 || (cv->res && cv->rs[3] != 1) || cv->c % vec) ok_vec = 0;
+    for (i = 0; ok_vec && i < 3; i++)
+        if (cv->xs[i] % vec || cv->ys[i] % vec || (cv->res && cv->rs[i] % vec)) ok_vec = 0;
+    if (ok_vec && ((gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0)) & 15)) ok_vec = 0;
+    if (!ok_vec) vec = 1;
+    qt = vec == 8 ? 2 : 4;
+    if (((qt - 1) * cv->sw + (cv->s - 1) * cv->dw + 1) * vec > 64) return GPUML_ERROR_NOT_SUPPORTED;   /* registers */
+    gpuml__cv_kparams(cv, &kp);
+    kp.order = vec == 1 && cv->xs[2] == 1;   /* q-blocks fastest where w is the unit-stride dim (NCHW) */
+    kp.total = cv->n * cv->p * ((cv->q + qt - 1) / qt) * (cv->k / vec);
+    snprintf(extra, sizeof extra, " -DDW_VEC=%d -DDW_QT=%d -DDW_S=%d -DDW_SW=%d -DDW_DW=%d", (int)vec, (int)qt, (int)cv->s, cv->sw, cv->dw);
+    return gpuml__cv_launch_x(ctx, cv, "gpuml_conv_dw_fast", &kp, 1, 0, 0, extra, op);
 }
 
 /* weights as a contiguous [K][R][S][cg] tensor of the problem's dtype: w itself when it is one
@@ -6327,7 +6356,7 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
         int64_t sa[3], sb[2], sc[3], sr[3], da[3], db[2], dc[3];
         int fold = cv->xs[0] == pq * cv->xs[2] && cv->ys[0] == pq * cv->ys[2] && (!cv->res || cv->rs[0] == pq * cv->rs[2]);
         gpuml_tensor a, b, c, r, bias;
-        int nd = fold ? 2 : 3, o = fold ? 0 : 1;
+        int nd = fold ? 2 : 3, o = fold ? 1 : 0;
         da[0] = cv->n; da[1] = pq; da[2] = cv->c; sa[0] = cv->xs[0]; sa[1] = cv->xs[2]; sa[2] = cv->xs[3];
         dc[0] = cv->n; dc[1] = pq; dc[2] = cv->k; sc[0] = cv->ys[0]; sc[1] = cv->ys[2]; sc[2] = cv->ys[3];
         sr[0] = cv->rs[0]; sr[1] = cv->rs[2]; sr[2] = cv->rs[3];
@@ -6514,6 +6543,10 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
                                                                                   : gpuml__cv_gemm_bwd_filter(ctx, cv, op);
         if (st != GPUML_ERROR_NOT_SUPPORTED || path == GPUML_CONV_GEMM) return st;
         gpuml_clear_error(ctx);
+    }
+    if (kind == 0 && path == GPUML_CONV_AUTO && cv->cg == 1) {
+        gpuml_status st = gpuml__cv_dw_fast(ctx, cv, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
     }
     gpuml__cv_kparams(cv, &kp);
     if (kind == 0) {
@@ -6722,7 +6755,10 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" },
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=2 -DDW_DW=3" },
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
 static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };

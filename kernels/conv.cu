@@ -64,9 +64,31 @@ static __device__ __forceinline__ float gpuml__conv_act(float v)
     return v;
 #endif
 }
+/* element conversions: the hardware cvt for f16 (exact, the same values as the portable
+   gpuml__f16_to_f32 / round-to-nearest-even gpuml__f32_to_f16 of shared.h) */
+static __device__ __forceinline__ float gpuml__cvl(gpuml__ct v)
+{
+#if CONV_DT == 1 && __CUDA_ARCH__ >= 530
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((gpuml__u16)v));
+    return f;
+#else
+    return gpuml__C::ld(v);
+#endif
+}
+static __device__ __forceinline__ gpuml__ct gpuml__cvs(float f)
+{
+#if CONV_DT == 1 && __CUDA_ARCH__ >= 530
+    gpuml__u16 h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return (gpuml__ct)h;
+#else
+    return gpuml__C::st(f);
+#endif
+}
 static __device__ __forceinline__ float gpuml__ldc(const void *base, gpuml__ix off)
 {
-    return gpuml__C::ld(((const gpuml__ct *)base)[off]);
+    return gpuml__cvl(((const gpuml__ct *)base)[off]);
 }
 
 /* item index -> (n, row, col, channel) of an output of rows x cols x chans */
@@ -87,7 +109,7 @@ static __device__ __forceinline__ void gpuml__conv_store(const gpuml__conv_param
 #if CONV_RES
     acc += gpuml__ldc(p.res, n * (gpuml__ix)p.rn + pp * (gpuml__ix)p.rp + q * (gpuml__ix)p.rq + k * (gpuml__ix)p.rk);
 #endif
-    ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + k * (gpuml__ix)p.yk] = gpuml__C::st(acc);
+    ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + k * (gpuml__ix)p.yk] = gpuml__cvs(acc);
 }
 
 /* forward, one output element per thread: y[n,p,q,k] = epi(sum_{r,s,c} x[n,h,w,g*cg+c] w[k,r,s,c]) */
@@ -137,11 +159,136 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_depthwise(gpuml__co
             for (int s = 0; s < (int)p.s; s++) {
                 const gpuml__ix w = w0 + (gpuml__ix)s * p.dw;
                 if (w < 0 || w >= (gpuml__ix)p.w) continue;
-                acc = fmaf(gpuml__C::ld(__ldg(xb + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw)),
-                           gpuml__C::ld(__ldg(wb + (gpuml__ix)r * (gpuml__ix)p.wr + (gpuml__ix)s * (gpuml__ix)p.ws)), acc);
+                acc = fmaf(gpuml__cvl(__ldg(xb + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw)),
+                           gpuml__cvl(__ldg(wb + (gpuml__ix)r * (gpuml__ix)p.wr + (gpuml__ix)s * (gpuml__ix)p.ws)), acc);
             }
         }
         gpuml__conv_store(p, n, pp, q, k, acc);
+    }
+}
+
+/* depthwise (multiplier 1: k = c) with register blocking: a thread computes DW_QT consecutive
+   outputs along q for DW_VEC consecutive channels, reading each input row segment once into
+   registers.  DW_S, DW_SW, DW_DW (taps, stride and dilation along w) are compile-time; R and
+   the rest run-time.  DW_VEC > 1 (16-byte loads along c) needs unit channel strides, C % DW_VEC
+   == 0, and 16-byte aligned rows (the host checks).  Items: (n, p, q-block, c-vector), the
+   c-vector fastest for order 0, the q-block fastest for order 1. */
+#ifndef DW_VEC
+#define DW_VEC 1
+#endif
+#ifndef DW_QT
+#define DW_QT 4
+#endif
+#ifndef DW_S
+#define DW_S 3
+#endif
+#ifndef DW_SW
+#define DW_SW 1
+#endif
+#ifndef DW_DW
+#define DW_DW 1
+#endif
+#define DW_SPAN ((DW_QT - 1) * DW_SW + (DW_S - 1) * DW_DW + 1)
+struct gpuml__dwv { gpuml__ct v[DW_VEC]; };
+static __device__ __forceinline__ void gpuml__dw_load(const gpuml__ct *ptr, float *out)
+{
+    gpuml__dwv t;
+#if DW_VEC > 1
+    if (sizeof(gpuml__dwv) == 16) {
+        union { uint4 u; gpuml__dwv d; } cv;
+        cv.u = __ldg((const uint4 *)ptr);
+        t = cv.d;
+    } else
+#endif
+    {
+#pragma unroll
+        for (int v = 0; v < DW_VEC; v++) t.v[v] = __ldg(ptr + v);
+    }
+#pragma unroll
+    for (int v = 0; v < DW_VEC; v++) out[v] = gpuml__cvl(t.v[v]);
+}
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dw_fast(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    const gpuml__ix ncv = (gpuml__ix)p.k / DW_VEC, nqb = ((gpuml__ix)p.q + DW_QT - 1) / DW_QT;
+    const gpuml__ct *__restrict__ x = (const gpuml__ct *)p.x;
+    const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, pp, qb, cv, t = i;
+        if (p.order == 0) { cv = t % ncv; t /= ncv; qb = t % nqb; t /= nqb; pp = t % (gpuml__ix)p.p; n = t / (gpuml__ix)p.p; }
+        else { qb = t % nqb; t /= nqb; pp = t % (gpuml__ix)p.p; t /= (gpuml__ix)p.p; cv = t % ncv; n = t / ncv; }
+        const gpuml__ix c0 = cv * DW_VEC, q0 = qb * DW_QT, w0 = q0 * DW_SW - p.pw;
+        float acc[DW_QT][DW_VEC];
+#pragma unroll
+        for (int a = 0; a < DW_QT; a++)
+#pragma unroll
+            for (int v = 0; v < DW_VEC; v++) acc[a][v] = 0.0f;
+        for (int r = 0; r < (int)p.r; r++) {
+            const gpuml__ix h = pp * p.sh - p.ph + (gpuml__ix)r * p.dh;
+            if (h < 0 || h >= (gpuml__ix)p.h) continue;
+            const gpuml__ct *xr = x + n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + c0 * (gpuml__ix)p.xc;
+            float xin[DW_SPAN][DW_VEC], wv[DW_S][DW_VEC];
+#pragma unroll
+            for (int j = 0; j < DW_SPAN; j++) {
+                const gpuml__ix w = w0 + j;
+                if (w >= 0 && w < (gpuml__ix)p.w) {
+#if DW_VEC > 1
+                    gpuml__dw_load(xr + w * (gpuml__ix)p.xw, xin[j]);
+#else
+                    xin[j][0] = gpuml__cvl(__ldg(xr + w * (gpuml__ix)p.xw));
+#endif
+                } else {
+#pragma unroll
+                    for (int v = 0; v < DW_VEC; v++) xin[j][v] = 0.0f;
+                }
+            }
+#pragma unroll
+            for (int s = 0; s < DW_S; s++)
+#pragma unroll
+                for (int v = 0; v < DW_VEC; v++)
+                    wv[s][v] = gpuml__cvl(__ldg(wt + (c0 + v) * (gpuml__ix)p.wk + (gpuml__ix)r * (gpuml__ix)p.wr + (gpuml__ix)s * (gpuml__ix)p.ws));
+#pragma unroll
+            for (int a = 0; a < DW_QT; a++)
+#pragma unroll
+                for (int s = 0; s < DW_S; s++)
+#pragma unroll
+                    for (int v = 0; v < DW_VEC; v++) acc[a][v] = fmaf(xin[a * DW_SW + s * DW_DW][v], wv[s][v], acc[a][v]);
+        }
+#pragma unroll
+        for (int a = 0; a < DW_QT; a++) {
+            if (q0 + a >= (gpuml__ix)p.q) break;
+            gpuml__ct *yp = (gpuml__ct *)p.y + n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + (q0 + a) * (gpuml__ix)p.yq + c0 * (gpuml__ix)p.yk;
+            gpuml__dwv o;
+#if CONV_RES
+            float res[DW_VEC];
+            const gpuml__ct *rp = (const gpuml__ct *)p.res + n * (gpuml__ix)p.rn + pp * (gpuml__ix)p.rp + (q0 + a) * (gpuml__ix)p.rq + c0 * (gpuml__ix)p.rk;
+#if DW_VEC > 1
+            gpuml__dw_load(rp, res);
+#else
+            res[0] = gpuml__cvl(rp[0]);
+#endif
+#endif
+#pragma unroll
+            for (int v = 0; v < DW_VEC; v++) {
+                float f = acc[a][v];
+#if CONV_BIAS
+                f += p.bias[c0 + v];
+#endif
+                f = gpuml__conv_act(f);
+#if CONV_RES
+                f += res[v];
+#endif
+                o.v[v] = gpuml__cvs(f);
+            }
+#if DW_VEC > 1
+            if (sizeof(gpuml__dwv) == 16) { union { uint4 u; gpuml__dwv d; } cv; cv.d = o; *(uint4 *)yp = cv.u; }
+            else
+#endif
+            {
+#pragma unroll
+                for (int v = 0; v < DW_VEC; v++) yp[v] = o.v[v];
+            }
+        }
     }
 }
 
@@ -171,7 +318,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_data(gpuml__con
                     acc = fmaf(gpuml__ldc(p.y, yo + k * (gpuml__ix)p.yk), gpuml__ldc(p.wt, wo + k * (gpuml__ix)p.wk), acc);
             }
         }
-        ((gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * (gpuml__ix)p.xc] = gpuml__C::st(acc);
+        ((gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * (gpuml__ix)p.xc] = gpuml__cvs(acc);
     }
 }
 
@@ -203,7 +350,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_filter(gpuml__c
         if (threadIdx.x == 0) {
             float sum = 0.0f;
             for (int j = 0; j < (int)(blockDim.x >> 5); j++) sum += part[j];
-            ((gpuml__ct *)p.wt)[k * (gpuml__ix)p.wk + r * (gpuml__ix)p.wr + s * (gpuml__ix)p.ws + c * (gpuml__ix)p.wc] = gpuml__C::st(sum);
+            ((gpuml__ct *)p.wt)[k * (gpuml__ix)p.wk + r * (gpuml__ix)p.wr + s * (gpuml__ix)p.ws + c * (gpuml__ix)p.wc] = gpuml__cvs(sum);
         }
         __syncthreads();
     }
@@ -255,7 +402,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_col2im(gpuml__conv_
             }
         }
         ((gpuml__ct *)p.x)[((gpuml__ix)p.n0 + nl) * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw +
-                           ((gpuml__ix)p.g * (gpuml__ix)p.cg + c) * (gpuml__ix)p.xc] = gpuml__C::st(acc);
+                           ((gpuml__ix)p.g * (gpuml__ix)p.cg + c) * (gpuml__ix)p.xc] = gpuml__cvs(acc);
     }
 }
 
@@ -277,13 +424,13 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params 
         float acc = -__int_as_float(0x7f800000);
         for (gpuml__ix h = hs; h < he; h++)
             for (gpuml__ix w = ws; w < we; w++) {
-                float v = gpuml__C::ld(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
+                float v = gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
                 acc = (v > acc || v != v) ? v : acc;   /* NaN propagates */
             }
 #else
         float acc = 0.0f, cnt;
         for (gpuml__ix h = hs; h < he; h++)
-            for (gpuml__ix w = ws; w < we; w++) acc += gpuml__C::ld(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
+            for (gpuml__ix w = ws; w < we; w++) acc += gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
         if (p.count_pad) {
             const gpuml__ix hb = (gpuml__ix)p.h + p.dh, wb = (gpuml__ix)p.w + p.dw;
             const gpuml__ix hh = (h0 + (gpuml__ix)p.r < hb ? h0 + (gpuml__ix)p.r : hb) - h0;
@@ -294,6 +441,6 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params 
         }
         acc = acc / cnt;
 #endif
-        ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c * (gpuml__ix)p.yk] = gpuml__C::st(acc);
+        ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c * (gpuml__ix)p.yk] = gpuml__cvs(acc);
     }
 }

@@ -342,6 +342,26 @@ static void test_fuzz_backward(void)
             else { run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_GEMM, 1); }
         }
 }
+/* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
+   widths (partial q-blocks), strides 1 and 2, a dilated 5x5, with the full epilogue */
+static void test_depthwise(void)
+{
+    int ci, di, layout, v;
+    for (ci = 0; ci < nctx(); ci++)
+        for (di = 0; di < 3; di++)
+            for (layout = 0; layout < 2; layout++)
+                for (v = 0; v < 3; v++) {
+                    cv_case c;
+                    memset(&c, 0, sizeof c);
+                    c.n = 2; c.c = c.k = c.groups = v == 2 ? 8 : 24; c.h = 9; c.w = v ? 11 : 10;
+                    c.r = c.s = v == 2 ? 5 : 3; c.sh = c.sw = v == 1 ? 2 : 1; c.dh = c.dw = v == 2 ? 2 : 1;
+                    c.pad[0] = c.pad[2] = v == 2 ? 4 : 1; c.pad[1] = c.pad[3] = v == 2 ? 3 : 1;
+                    c.dt = FDT[di]; c.layout = layout; c.act = v == 0 ? GPUML_ACT_RELU : GPUML_ACT_SILU; c.bias = 1; c.res = v != 1;
+                    cv_out(&c);
+                    run_fwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
+                    if (ci) run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1);
+                }
+}
 /* forcing the implicit-GEMM path: runs, or says NOT_SUPPORTED (before the merge always) */
 static void test_forced_igemm(void)
 {
@@ -684,6 +704,7 @@ int main(int argc, char **argv)
         { "errors", test_errors },
         { "fuzz_forward", test_fuzz_forward },
         { "fuzz_backward", test_fuzz_backward },
+        { "depthwise", test_depthwise },
         { "forced_igemm", test_forced_igemm },
         { "finite_differences", test_finite_differences },
         { "views", test_views },
