@@ -6335,6 +6335,63 @@ GPUML__FN gpuml_status gpuml__cv_krsc(gpuml_ctx *ctx, const gpuml__cv *cv, const
 /* Device budget of one im2col chunk, in elements (256 MiB of f32). */
 #define GPUML__CV_GPU_COL ((int64_t)64 << 20)
 
+/* forward as GEMM for outputs whose q dim has unit stride (NCHW): y[n] = w_g [kg, ncol] @ col[n]
+   [ncol, pq] with the transposed im2col (or x itself for 1x1 stride-1 unpadded), an NN GEMM
+   with rows of y contiguous; bias, act and residual follow in one pass (the GEMM's epilogue adds
+   bias per column, not per row).  Not for a residual that overlaps y (the GEMM overwrites it). */
+GPUML__FN gpuml_status gpuml__cv_gemm_fwd_t(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml_tensor *wtmp = NULL, *col = NULL;
+    const gpuml_tensor *wk;
+    gpuml_status st = GPUML_SUCCESS;
+    int64_t pq = cv->p * cv->q, nb, n0, g;
+    int direct = cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
+                 (cv->xs[1] == cv->w * cv->xs[2] || cv->h == 1);
+    GPUML__TRY(gpuml__cv_krsc(ctx, cv, cv->wt, &wtmp, &wk, cv->dt, op));
+    nb = direct ? cv->n : GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), cv->n), (int64_t)1);
+    if (!direct) {
+        int64_t shape[1];
+        shape[0] = nb * pq * cv->ncol;
+        col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
+        if (!col) { gpuml_tensor_free(wtmp); return ctx->status; }
+    }
+    for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
+        int64_t cnt = GPUML__MIN(nb, cv->n - n0);
+        for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
+            gpuml_tensor a, b, c;
+            int64_t da[2], sa[2], db[3], sb[3], dc[3], sc[3];
+            if (!direct) {
+                gpuml__conv_params kp;
+                gpuml__cv_kparams(cv, &kp);
+                kp.col = gpuml__dptr(col); kp.ldcol = cv->ncol; kp.n0 = n0; kp.g = g; kp.total = cnt * pq * cv->ncol;
+                kp.order = 1;   /* transposed: col[n][j][m] */
+                st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, kp.total, op);
+                if (st != GPUML_SUCCESS) break;
+                db[0] = cnt; db[1] = cv->ncol; db[2] = pq; sb[0] = cv->ncol * pq; sb[1] = pq; sb[2] = 1;
+                b = gpuml__cv_view(col, 3, db, sb, 0);
+            } else {
+                db[0] = cnt; db[1] = cv->cg; db[2] = pq; sb[0] = cv->xs[0]; sb[1] = cv->xs[3]; sb[2] = cv->xs[2];
+                b = gpuml__cv_view(cv->x, 3, db, sb, n0 * cv->xs[0] + g * cv->cg * cv->xs[3]);
+            }
+            da[0] = cv->kg; da[1] = cv->ncol; sa[0] = cv->ncol; sa[1] = 1;
+            dc[0] = cnt; dc[1] = cv->kg; dc[2] = pq; sc[0] = cv->ys[0]; sc[1] = cv->ys[3]; sc[2] = cv->ys[2];
+            a = gpuml__cv_view(wk, 2, da, sa, g * cv->kg * cv->ncol);
+            c = gpuml__cv_view(cv->y, 3, dc, sc, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            st = gpuml_matmul(ctx, &c, &a, &b, NULL);
+        }
+    }
+    gpuml_tensor_free(col);
+    gpuml_tensor_free(wtmp);
+    if (st == GPUML_SUCCESS && (cv->bias || cv->act || cv->res)) {
+        gpuml__conv_params kp;
+        gpuml__cv_kparams(cv, &kp);
+        kp.order = 1;
+        kp.total = cv->n * pq * cv->k;
+        st = gpuml__cv_launch(ctx, cv, "gpuml_conv_epi", &kp, 1, 0, 0, op);
+    }
+    return st;
+}
+
 /* forward as GEMM: 1x1 stride-1 unpadded with groups 1 as one gpuml_matmul, else im2col chunks
    (whole images) + one batched gpuml_matmul per chunk and group.  NOT_SUPPORTED where y's
    (p, q) dims do not merge into one. */
@@ -6349,6 +6406,8 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
     if (!merge_y || (cv->res && !(cv->rs[1] == cv->q * cv->rs[2] || cv->p == 1)))
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs y's (and the residual's) rows and columns "
                            "to merge into one dim (NHWC or NCHW layouts)", op);
+    if (cv->ys[3] != 1 && cv->ys[2] == 1 && !(cv->res && gpuml__overlap(cv->res, cv->y)))
+        return gpuml__cv_gemm_fwd_t(ctx, cv, op);
     memset(&md, 0, sizeof md);
     md.act = (gpuml_activation)cv->act;
     if (cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr && cv->groups == 1 &&

@@ -357,13 +357,17 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_filter(gpuml__c
 }
 
 /* im2col of group p.g for images [n0, n0 + total / (P*Q*R*S*cg)): col[m][j], m = (n-n0, p, q),
-   j = (r, s, c), zeros where the window reads padding; col is in x's dtype */
+   j = (r, s, c), zeros where the window reads padding; col is in x's dtype.  order 1 writes
+   it transposed per image, col[n-n0][j][(p, q)] (the B operand of y[n] = w @ col[n], NCHW). */
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_im2col(gpuml__conv_params p)
 {
     const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
     const gpuml__ix ncol = (gpuml__ix)p.r * (gpuml__ix)p.s * (gpuml__ix)p.cg;
+    const gpuml__ix pqn = (gpuml__ix)p.p * (gpuml__ix)p.q;
     for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
-        const gpuml__ix j = i % ncol, m = i / ncol;
+        gpuml__ix j, m, co;
+        if (p.order == 0) { j = i % ncol; m = i / ncol; co = m * (gpuml__ix)p.ldcol + j; }
+        else { const gpuml__ix pq_ = i % pqn, t = i / pqn; j = t % ncol; m = (t / ncol) * pqn + pq_; co = i; }
         const gpuml__ix c = j % (gpuml__ix)p.cg, rs = j / (gpuml__ix)p.cg;
         const gpuml__ix s = rs % (gpuml__ix)p.s, r = rs / (gpuml__ix)p.s;
         const gpuml__ix q = m % (gpuml__ix)p.q, pq = m / (gpuml__ix)p.q;
@@ -373,7 +377,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_im2col(gpuml__conv_
         if (h >= 0 && h < (gpuml__ix)p.h && w >= 0 && w < (gpuml__ix)p.w)
             v = ((const gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw +
                                          ((gpuml__ix)p.g * (gpuml__ix)p.cg + c) * (gpuml__ix)p.xc];
-        ((gpuml__ct *)p.col)[m * (gpuml__ix)p.ldcol + j] = v;
+        ((gpuml__ct *)p.col)[co] = v;
     }
 }
 
@@ -403,6 +407,18 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_col2im(gpuml__conv_
         }
         ((gpuml__ct *)p.x)[((gpuml__ix)p.n0 + nl) * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw +
                            ((gpuml__ix)p.g * (gpuml__ix)p.cg + c) * (gpuml__ix)p.xc] = gpuml__cvs(acc);
+    }
+}
+
+/* the forward epilogue as its own pass, in place on y: y = residual + act(y + bias)
+   (after a GEMM whose own epilogue cannot add a per-row bias) */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_epi(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, pp, q, k;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.p, (gpuml__ix)p.q, (gpuml__ix)p.k, n, pp, q, k);
+        gpuml__conv_store(p, n, pp, q, k, gpuml__ldc(p.y, n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + k * (gpuml__ix)p.yk));
     }
 }
 
