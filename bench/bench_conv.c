@@ -26,8 +26,14 @@ static double now_s(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy; } job;
-static gpuml_status run(job *j) { return j->copy ? gpuml_copy(ctx, j->y, j->x) : gpuml_conv2d(ctx, j->y, j->x, j->w, &j->d); }
+typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy, kind; } job;   /* kind: 0 forward, 1 backward data, 2 filter */
+static gpuml_status run(job *j)
+{
+    if (j->copy) return gpuml_copy(ctx, j->y, j->x);
+    if (j->kind == 1) return gpuml_conv2d_backward_data(ctx, j->x, j->y, j->w, &j->d);
+    if (j->kind == 2) return gpuml_conv2d_backward_filter(ctx, j->w, j->x, j->y, &j->d);
+    return gpuml_conv2d(ctx, j->y, j->x, j->w, &j->d);
+}
 /* seconds per call; inputs rotate over nj jobs (copies of the problem) so that they exceed L2 */
 static double time_it(job *js, int nj, int iters)
 {
@@ -149,6 +155,24 @@ int main(int argc, char **argv)
                            t * 1e6, flop / t * 1e-12);
                     free_jobs(js, 2);
                 }
+            }
+        if (want("bwd"))
+            for (l = 0; l < 3; l++) {
+                static const int B[3][6] = { { 64, 56, 64, 3, 1, 1 }, { 256, 14, 256, 3, 1, 1 }, { 256, 56, 64, 1, 1, 0 } };
+                int v, kind;
+                for (v = 0; v < 2; v++)
+                    for (kind = 1; kind <= 2; kind++) {
+                        job js[2];
+                        const int *L = B[l];
+                        int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v == 0, v ? GPUML_F16 : GPUML_F32);
+                        double flop = 2.0 * 32 * p * p * L[2] * L[0] * L[3] * L[3], t;
+                        gpuml_rand_uniform(ctx, js[0].y, 5, -1, 1); gpuml_rand_uniform(ctx, js[1].y, 6, -1, 1);
+                        js[0].kind = js[1].kind = kind;
+                        t = time_it(js, 2, 10);
+                        printf("gpuml  %s %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", kind == 1 ? "bwd_data" : "bwd_filter",
+                               v ? "f16 NHWC" : "f32 NCHW", L[0], L[1], L[2], L[3], L[4], t * 1e6, flop / t * 1e-12);
+                        free_jobs(js, 2);
+                    }
             }
     } else {
         /* CPU: batch 1, f32 NHWC, against OpenBLAS on the im2col GEMM */

@@ -5,7 +5,7 @@ import math
 import re
 import sys
 
-pat = re.compile(r"^(gpuml|torch)\s+(resnet|depthwise)\s+(.*?)\s+([0-9.]+) us")
+pat = re.compile(r"^(gpuml|torch)\s+(resnet|depthwise|bwd_data|bwd_filter)\s+(.*?)\s+([0-9.]+) us")
 
 
 def load(path):

@@ -90,3 +90,21 @@ if want("resnet"):
                 print("torch  resnet %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s" % (name, c, h, k, r, s, t * 1e6, flop / t * 1e-12),
                       flush=True)
                 del js, fns
+
+if want("bwd"):
+    torch.backends.cudnn.allow_tf32 = False
+    for c, h, k, r, s, p in ((64, 56, 64, 3, 1, 1), (256, 14, 256, 3, 1, 1), (256, 56, 64, 1, 1, 0)):
+        for dt, name, nhwc in ((torch.float32, "f32 NCHW", False), (torch.float16, "f16 NHWC", True)):
+            q = (h + 2 * p - r) // s + 1
+            js = jobs(32, c, h, k, r, s, p, 1, dt, nhwc, 2)
+            dys = [torch.empty(32, k, q, q, device=dev, dtype=dt).uniform_(-1, 1) for _ in js]
+            if nhwc:
+                dys = [d.to(memory_format=torch.channels_last) for d in dys]
+            flop = 2.0 * 32 * q * q * k * c * r * r
+            fd = [lambda x=x, w=w, d=d: torch.nn.grad.conv2d_input(x.shape, w, d, s, p) for (x, w, _), d in zip(js, dys)]
+            ff = [lambda x=x, w=w, d=d: torch.nn.grad.conv2d_weight(x, w.shape, d, s, p) for (x, w, _), d in zip(js, dys)]
+            for kind, fns in (("bwd_data", fd), ("bwd_filter", ff)):
+                t = time_it(fns, 10)
+                print("torch  %s %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s" % (kind, name, c, h, k, r, s, t * 1e6, flop / t * 1e-12),
+                      flush=True)
+            del js, dys, fd, ff
