@@ -6013,6 +6013,7 @@ typedef struct gpuml__cv_cpu {
     float *col, *t, *wp;      /* im2col rows, GEMM result rows, packed weights [K][ncol] (r, s, c order) */
     int64_t m0, n0, g;        /* first row (n, p, q) or first image of the chunk; group */
     int64_t ldt;              /* row stride of t */
+    int64_t tsm, tsk;         /* forward: element (m, kk) of t at t[m * tsm + kk * tsk] */
 } gpuml__cv_cpu;
 
 GPUML__FN float gpuml__cv_ld(gpuml_dtype dt, const gpuml_tensor *t, int64_t off)
@@ -6064,9 +6065,22 @@ GPUML__FN void gpuml__cv_epi_rows(void *arg, int64_t b, int64_t e, int tid)
     for (m = b; m < e; m++) {
         int64_t gm = j->m0 + m, q = gm % cv->q, p = (gm / cv->q) % cv->p, n = gm / (cv->q * cv->p);
         int64_t yo = n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2], ro = n * cv->rs[0] + p * cv->rs[1] + q * cv->rs[2];
+        if (cv->dt == GPUML_F32) {   /* f32: from t, or in place on y (the GEMM wrote it) */
+            float *y = (float *)gpuml_tensor_data(cv->y) + yo + j->g * cv->kg * cv->ys[3];
+            const float *r = cv->res ? (const float *)gpuml_tensor_data(cv->res) + ro + j->g * cv->kg * cv->rs[3] : NULL;
+            const float *bb = bias ? bias + j->g * cv->kg : NULL, *t = j->t ? j->t + m * j->tsm : NULL;
+            for (kk = 0; kk < cv->kg; kk++) {
+                float v = t ? t[kk * j->tsk] : y[kk * cv->ys[3]];
+                if (bb) v += bb[kk];
+                v = gpuml__act_f32(cv->act, v);
+                if (r) v += r[kk * cv->rs[3]];
+                y[kk * cv->ys[3]] = v;
+            }
+            continue;
+        }
         for (kk = 0; kk < cv->kg; kk++) {
             int64_t k = j->g * cv->kg + kk;
-            float v = j->t[m * j->ldt + kk];
+            float v = j->t ? j->t[m * j->tsm + kk * j->tsk] : gpuml__cv_ld(cv->dt, cv->y, yo + k * cv->ys[3]);
             if (bias) v += bias[k];
             v = gpuml__act_f32(cv->act, v);
             if (cv->res) v += gpuml__cv_ld(cv->dt, cv->res, ro + k * cv->rs[3]);
@@ -6143,8 +6157,9 @@ GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
         }
     }
 }
-/* weights as f32 [K][ncol] in (r, s, c) order (kind 2: the other way, f32 -> w) */
-GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack)
+/* weights as f32 [K][ncol] in (r, s, c) order, element (k, j) at wp[k * sk + j * sj] (sk = ncol,
+   sj = 1; or transposed, sk = 1, sj = K); unpack: the other way, f32 -> w */
+GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack, int64_t sk, int64_t sj)
 {
     int64_t k, r, s, c;
     for (k = 0; k < cv->k; k++)
@@ -6152,7 +6167,7 @@ GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack)
             for (s = 0; s < cv->s; s++)
                 for (c = 0; c < cv->cg; c++) {
                     int64_t off = k * cv->ws[0] + r * cv->ws[1] + s * cv->ws[2] + c * cv->ws[3];
-                    float *f = wp + k * cv->ncol + (r * cv->s + s) * cv->cg + c;
+                    float *f = wp + k * sk + ((r * cv->s + s) * cv->cg + c) * sj;
                     if (unpack) gpuml__cv_st(cv->dt, cv->wt, off, *f);
                     else *f = gpuml__cv_ld(cv->dt, cv->wt, off);
                 }
@@ -6162,17 +6177,62 @@ GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack)
 #define GPUML__CV_CPU_COL (4 << 20)
 
 /* kind: 0 forward, 1 backward data, 2 backward filter */
+/* 1 when the (n, row, col) dims of logical strides st merge into one stride st[2] */
+GPUML__FN int gpuml__cv_rows_merge(const int64_t *st, int64_t n, int64_t rows, int64_t cols)
+{
+    return (rows == 1 || st[1] == cols * st[2]) && (n == 1 || st[0] == rows * cols * st[2]);
+}
+/* weight packing over k ranges on the pool (unpack: f32 -> w) */
+typedef struct gpuml__cv_packjob { const gpuml__cv *cv; float *wp; int unpack; int64_t sk, sj; } gpuml__cv_packjob;
+GPUML__FN void gpuml__cv_pack_task(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_packjob *pj = (const gpuml__cv_packjob *)arg;
+    gpuml__cv part = *pj->cv;
+    (void)tid;
+    part.k = e - b;
+    part.wt = pj->cv->wt;
+    /* shift the weight view to k = b (a stack copy, no handle) */
+    {
+        gpuml_tensor v = *pj->cv->wt;
+        v.offset += b * pj->cv->ws[0];
+        part.wt = &v;
+        gpuml__cv_pack_w(&part, pj->wp + b * pj->sk, pj->unpack, pj->sk, pj->sj);
+    }
+}
+GPUML__FN void gpuml__cv_pack(gpuml_ctx *ctx, const gpuml__cv *cv, float *wp, int unpack, int transposed)
+{
+    gpuml__cv_packjob pj;
+    pj.cv = cv; pj.wp = wp; pj.unpack = unpack;
+    pj.sk = transposed ? 1 : cv->ncol; pj.sj = transposed ? cv->k : 1;
+    gpuml__parallel_for(ctx->pool, cv->k, GPUML__MAX((int64_t)1, (int64_t)4096 / GPUML__MAX(cv->ncol, (int64_t)1)), gpuml__cv_pack_task, &pj);
+}
+
 GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, const char *op)
 {
     gpuml__cv_cpu j;
-    int64_t M = cv->n * cv->p * cv->q, pq = cv->p * cv->q, rows, m0, g;
-    int rc = 0;
+    int64_t M = cv->n * cv->p * cv->q, pq = cv->p * cv->q, rows, m0, g, es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    int rc = 0, gt = gpuml__gemm_type(cv->dt);
+    /* operands the GEMM can read in place: KRSC-contiguous weights (any float dtype), y (f32)
+       and, for 1x1 stride-1 unpadded convs, x, where their (n, row, col) dims merge */
+    /* forward with fewer output pixels than channels (late layers at batch 1): y^T = w @ col^T,
+       so that the large operand, the weights, is the GEMM's row-major A, read in place */
+    int small_m = kind == 0 && cv->cg > 1 && M < cv->kg;
+    int w_direct = (kind == 1 || small_m) && cv->ws[3] == 1 && cv->ws[2] == cv->cg && cv->ws[1] == cv->s * cv->cg && cv->ws[0] == cv->ncol;
+    /* forward otherwise: the weights packed transposed, [ncol][K], so that B is row-major (the GEMM's fast packing) */
+    int w_t = kind == 0 && cv->cg > 1 && !small_m;
+    int y_direct = kind == 0 && !small_m && cv->dt == GPUML_F32 && gpuml__cv_rows_merge(cv->ys, cv->n, cv->p, cv->q);
+    int x_direct = kind == 0 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
+                   gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w);
+    const char *wbase = w_direct ? (const char *)gpuml_tensor_data(cv->wt) : NULL;
     memset(&j, 0, sizeof j);
     j.cv = cv;
-    j.wp = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->k * cv->ncol) + 1);
-    if (!j.wp) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
-    if (kind == 2) memset(j.wp, 0, sizeof(float) * (size_t)(cv->k * cv->ncol));
-    else gpuml__cv_pack_w(cv, j.wp, 0);
+    if (!w_direct) {
+        j.wp = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->k * cv->ncol) + 1);
+        if (!j.wp) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        if (kind == 2) memset(j.wp, 0, sizeof(float) * (size_t)(cv->k * cv->ncol));
+        else gpuml__cv_pack(ctx, cv, j.wp, 0, w_t);
+        wbase = (const char *)j.wp;
+    }
     if (kind == 0 && cv->cg == 1) {   /* one input channel per group: direct loops */
         gpuml__parallel_for(ctx->pool, cv->n * cv->p, 1, gpuml__cv_direct_rows, &j);
         gpuml__aligned_free(j.wp);
@@ -6183,34 +6243,54 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     if (kind == 1) rows = GPUML__MAX(rows / pq, (int64_t)1) * pq;
     rows = GPUML__MIN(rows, M);
     j.ldt = cv->kg;
-    j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
-    j.t = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->kg) + 1);
-    if (!j.col || !j.t) rc = -1;
+    j.tsm = small_m ? 1 : cv->kg; j.tsk = small_m ? rows : 1;
+    if (!x_direct) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
+    if (!y_direct) j.t = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->kg) + 1);
+    if ((!x_direct && !j.col) || (!y_direct && !j.t)) rc = -1;
     for (m0 = 0; rc == 0 && m0 < M; m0 += rows) {
         int64_t mc = GPUML__MIN(rows, M - m0);
         j.m0 = m0; j.n0 = m0 / pq;
         for (g = 0; rc == 0 && g < cv->groups; g++) {
-            float *wg = j.wp + g * cv->kg * cv->ncol;
+            /* this group's weights as B: f32 packed, or w itself in its own dtype */
+            const void *wg = wbase + g * cv->kg * (w_t ? 1 : cv->ncol) * (w_direct ? es : (int64_t)sizeof(float));
+            int wt = w_direct ? gt : GPUML__GEMM_F32;
             j.g = g;
             if (kind == 0) {
-                gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_im2col_rows, &j);
-                rc = gpuml__cpu_gemm(ctx->pool, mc, cv->kg, cv->ncol, 1.0f, j.col, GPUML__GEMM_F32, cv->ncol, 1,
-                                     wg, GPUML__GEMM_F32, 1, cv->ncol, 0.0f, j.t, cv->kg, 1);
-                if (rc == 0) gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_epi_rows, &j);
+                const void *a = j.col;
+                int at = GPUML__GEMM_F32;
+                int64_t rsa = cv->ncol, csa = 1;
+                float *c = j.t;
+                int64_t rsc = cv->kg, csc = 1;
+                if (x_direct) {
+                    a = (const char *)gpuml_tensor_data(cv->x) + (m0 * cv->xs[2] + g * cv->cg * cv->xs[3]) * es;
+                    at = gt; rsa = cv->xs[2]; csa = cv->xs[3];
+                } else {
+                    gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_im2col_rows, &j);
+                }
+                if (y_direct) {
+                    c = (float *)gpuml_tensor_data(cv->y) + m0 * cv->ys[2] + g * cv->kg * cv->ys[3];
+                    rsc = cv->ys[2]; csc = cv->ys[3];
+                }
+                if (small_m)   /* t[kk][m] = sum_j w[kk][j] a[m][j]; one chunk (M < kg <= rows) */
+                    rc = gpuml__cpu_gemm(ctx->pool, cv->kg, mc, cv->ncol, 1.0f, wg, wt, cv->ncol, 1, a, at, csa, rsa, 0.0f, j.t, mc, 1);
+                else
+                    rc = gpuml__cpu_gemm(ctx->pool, mc, cv->kg, cv->ncol, 1.0f, a, at, rsa, csa, wg, wt, cv->k, 1, 0.0f, c, rsc, csc);
+                if (rc == 0 && (!y_direct || cv->bias || cv->act || cv->res))
+                    gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_epi_rows, &j);
             } else if (kind == 1) {
                 gpuml__parallel_for(ctx->pool, mc, 64, gpuml__cv_dy_rows, &j);
                 rc = gpuml__cpu_gemm(ctx->pool, mc, cv->ncol, cv->kg, 1.0f, j.t, GPUML__GEMM_F32, cv->kg, 1,
-                                     wg, GPUML__GEMM_F32, cv->ncol, 1, 0.0f, j.col, cv->ncol, 1);
+                                     wg, wt, cv->ncol, 1, 0.0f, j.col, cv->ncol, 1);
                 if (rc == 0) gpuml__parallel_for(ctx->pool, (mc / pq) * cv->h, 1, gpuml__cv_col2im_rows, &j);
             } else {
                 gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_im2col_rows, &j);
                 gpuml__parallel_for(ctx->pool, mc, 64, gpuml__cv_dy_rows, &j);
                 rc = gpuml__cpu_gemm(ctx->pool, cv->kg, cv->ncol, mc, 1.0f, j.t, GPUML__GEMM_F32, 1, cv->kg,
-                                     j.col, GPUML__GEMM_F32, cv->ncol, 1, 1.0f, wg, cv->ncol, 1);
+                                     j.col, GPUML__GEMM_F32, cv->ncol, 1, 1.0f, j.wp + g * cv->kg * cv->ncol, cv->ncol, 1);
             }
         }
     }
-    if (rc == 0 && kind == 2) gpuml__cv_pack_w(cv, j.wp, 1);
+    if (rc == 0 && kind == 2) gpuml__cv_pack(ctx, cv, j.wp, 1, 0);
     gpuml__aligned_free(j.col);
     gpuml__aligned_free(j.t);
     gpuml__aligned_free(j.wp);
@@ -6446,6 +6526,7 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
             int64_t da[3], sa[3], db[2], sb[2], dc[3], sc[3], sr[3], dbias[1], sbias[1];
             gpuml__cv_kparams(cv, &kp);
             kp.col = gpuml__dptr(col); kp.ldcol = cv->ncol; kp.n0 = n0; kp.g = g; kp.total = cnt * pq * cv->ncol;
+            kp.order = 0;   /* row-major col[m][j] (the kernel's order 1 is the transposed layout) */
             st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, kp.total, op);
             if (st != GPUML_SUCCESS) break;
             da[0] = cnt; da[1] = pq; da[2] = cv->ncol; sa[0] = pq * cv->ncol; sa[1] = cv->ncol; sa[2] = 1;
@@ -6537,6 +6618,7 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_filter(gpuml_ctx *ctx, const gpuml__cv
             int64_t da[2], sa[2], db[2], sb[2], dc[2], sc[2];
             gpuml__cv_kparams(cv, &kp);
             kp.col = gpuml__dptr(col); kp.ldcol = cv->ncol; kp.n0 = n0; kp.g = g; kp.total = cnt * pq * cv->ncol;
+            kp.order = 0;   /* row-major col[m][j] (the kernel's order 1 is the transposed layout) */
             st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, kp.total, op);
             if (st != GPUML_SUCCESS) break;
             da[0] = cv->kg; da[1] = cnt * pq; sa[0] = cv->ys[3]; sa[1] = ms;
