@@ -6589,45 +6589,58 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_data(gpuml_ctx *ctx, const gpuml__cv *
     return st;
 }
 
-/* backward filter as GEMM: dw (f32 [K][R][S][cg]) += dy^T @ im2col(x), chunked over images
-   (one image per chunk where dy's images do not merge with its rows), then cast into dw */
+/* backward filter as GEMM: per image n, part[n] = dy[n]^T [kg, pq] @ im2col(x[n]) [pq, ncol] as one
+   batched gpuml_matmul over the images of a chunk (a single GEMM over all N*P*Q rows would give
+   only kg*ncol outputs to parallelize), then dw (f32 [K][R][S][cg]) = the sum over images
+   (gpuml_reduce), cast into dw at the end */
 GPUML__FN gpuml_status gpuml__cv_gemm_bwd_filter(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
-    gpuml_tensor *acc = NULL, *col = NULL;
+    gpuml_tensor *acc = NULL, *col = NULL, *part = NULL, *sum = NULL;
     const gpuml_tensor *acc_c;
     gpuml_status st = GPUML_SUCCESS;
-    gpuml_matmul_desc md;
-    int64_t pq = cv->p * cv->q, nb, n0, g, shape[1], ms;
-    int merge = cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1;
-    int fold = merge && (cv->ys[0] == pq * cv->ys[2] || cv->n == 1);
-    if (!merge)
+    int64_t pq = cv->p * cv->q, wg = cv->kg * cv->ncol, nb, n0, g, shape[3];
+    int axis0 = 0;
+    if (!(cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1))
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs dy's rows and columns to merge into one dim", op);
     GPUML__TRY(gpuml__cv_krsc(ctx, cv, NULL, &acc, &acc_c, GPUML_F32, op));
-    nb = fold ? GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), cv->n), (int64_t)1) : 1;
+    nb = GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), GPUML__CV_GPU_COL / wg);
+    nb = GPUML__MAX(GPUML__MIN(nb, cv->n), (int64_t)1);
     shape[0] = nb * pq * cv->ncol;
     col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
-    if (!col) { gpuml_tensor_free(acc); return ctx->status; }
-    memset(&md, 0, sizeof md);
-    ms = cv->ys[2];
+    shape[0] = nb; shape[1] = cv->kg; shape[2] = cv->ncol;
+    part = col ? gpuml__tensor_new(ctx, GPUML_F32, 3, shape, op) : NULL;
+    sum = part && nb < cv->n ? gpuml__tensor_new(ctx, GPUML_F32, 2, shape + 1, op) : NULL;
+    if (!col || !part || (nb < cv->n && !sum)) {
+        st = ctx->status;
+        gpuml_tensor_free(col); gpuml_tensor_free(part); gpuml_tensor_free(acc);
+        return st;
+    }
     for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
         int64_t cnt = GPUML__MIN(nb, cv->n - n0);
-        md.beta = n0 == 0 ? 0.0f : 1.0f;
         for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
             gpuml__conv_params kp;
-            gpuml_tensor a, b, c;
-            int64_t da[2], sa[2], db[2], sb[2], dc[2], sc[2];
+            gpuml_tensor a, b, c, accg;
+            int64_t da[3], sa[3], db[3], sb[3], dc[3], sc[3];
             gpuml__cv_kparams(cv, &kp);
             kp.col = gpuml__dptr(col); kp.ldcol = cv->ncol; kp.n0 = n0; kp.g = g; kp.total = cnt * pq * cv->ncol;
             kp.order = 0;   /* row-major col[m][j] (the kernel's order 1 is the transposed layout) */
             st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, kp.total, op);
             if (st != GPUML_SUCCESS) break;
-            da[0] = cv->kg; da[1] = cnt * pq; sa[0] = cv->ys[3]; sa[1] = ms;
-            db[0] = cnt * pq; db[1] = cv->ncol; sb[0] = cv->ncol; sb[1] = 1;
-            dc[0] = cv->kg; dc[1] = cv->ncol; sc[0] = cv->ncol; sc[1] = 1;
-            a = gpuml__cv_view(cv->y, 2, da, sa, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
-            b = gpuml__cv_view(col, 2, db, sb, 0);
-            c = gpuml__cv_view(acc, 2, dc, sc, g * cv->kg * cv->ncol);
-            st = gpuml_matmul(ctx, &c, &a, &b, &md);
+            da[0] = cnt; da[1] = cv->kg; da[2] = pq; sa[0] = cv->ys[0]; sa[1] = cv->ys[3]; sa[2] = cv->ys[2];
+            db[0] = cnt; db[1] = pq; db[2] = cv->ncol; sb[0] = pq * cv->ncol; sb[1] = cv->ncol; sb[2] = 1;
+            dc[0] = cnt; dc[1] = cv->kg; dc[2] = cv->ncol; sc[0] = wg; sc[1] = cv->ncol; sc[2] = 1;
+            a = gpuml__cv_view(cv->y, 3, da, sa, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            b = gpuml__cv_view(col, 3, db, sb, 0);
+            c = gpuml__cv_view(part, 3, dc, sc, 0);
+            st = gpuml_matmul(ctx, &c, &a, &b, NULL);
+            if (st != GPUML_SUCCESS) break;
+            accg = gpuml__cv_view(acc, 2, dc + 1, sc + 1, g * wg);
+            if (n0 == 0) {
+                st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, &accg, &c, &axis0, 1, 0);
+            } else {
+                st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, sum, &c, &axis0, 1, 0);
+                if (st == GPUML_SUCCESS) st = gpuml_add(ctx, &accg, &accg, sum);
+            }
         }
     }
     if (st == GPUML_SUCCESS) {
@@ -6642,6 +6655,8 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_filter(gpuml_ctx *ctx, const gpuml__cv
         v = gpuml__cv_view(acc, 4, dims, strides, 0);
         st = gpuml__copy(ctx, (gpuml_tensor *)cv->wt, &v);
     }
+    gpuml_tensor_free(sum);
+    gpuml_tensor_free(part);
     gpuml_tensor_free(col);
     gpuml_tensor_free(acc);
     return st;
