@@ -6173,8 +6173,11 @@ GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack, int6
                 }
 }
 
-/* Column budget of one chunk (floats): bounds the im2col buffer at 16 MiB. */
+/* Column budget of one chunk (floats): bounds the im2col buffer at 16 MiB (tests make it small
+   to exercise the chunking). */
+#ifndef GPUML__CV_CPU_COL
 #define GPUML__CV_CPU_COL (4 << 20)
+#endif
 
 /* kind: 0 forward, 1 backward data, 2 backward filter */
 /* 1 when the (n, row, col) dims of logical strides st merge into one stride st[2] */
@@ -6271,8 +6274,8 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
                     c = (float *)gpuml_tensor_data(cv->y) + m0 * cv->ys[2] + g * cv->kg * cv->ys[3];
                     rsc = cv->ys[2]; csc = cv->ys[3];
                 }
-                if (small_m)   /* t[kk][m] = sum_j w[kk][j] a[m][j]; one chunk (M < kg <= rows) */
-                    rc = gpuml__cpu_gemm(ctx->pool, cv->kg, mc, cv->ncol, 1.0f, wg, wt, cv->ncol, 1, a, at, csa, rsa, 0.0f, j.t, mc, 1);
+                if (small_m)   /* t[kk][m] = sum_j w[kk][j] a[m][j] */
+                    rc = gpuml__cpu_gemm(ctx->pool, cv->kg, mc, cv->ncol, 1.0f, wg, wt, cv->ncol, 1, a, at, csa, rsa, 0.0f, j.t, j.tsk, 1);
                 else
                     rc = gpuml__cpu_gemm(ctx->pool, mc, cv->kg, cv->ncol, 1.0f, a, at, rsa, csa, wg, wt, cv->k, 1, 0.0f, c, rsc, csc);
                 if (rc == 0 && (!y_direct || cv->bias || cv->act || cv->res))
@@ -6412,8 +6415,10 @@ GPUML__FN gpuml_status gpuml__cv_krsc(gpuml_ctx *ctx, const gpuml__cv *cv, const
     return gpuml__copy(ctx, &v, w);
 }
 
-/* Device budget of one im2col chunk, in elements (256 MiB of f32). */
+/* Device budget of one im2col chunk, in elements (256 MiB of f32; tests make it small). */
+#ifndef GPUML__CV_GPU_COL
 #define GPUML__CV_GPU_COL ((int64_t)64 << 20)
+#endif
 
 /* forward as GEMM for outputs whose q dim has unit stride (NCHW): y[n] = w_g [kg, ncol] @ col[n]
    [ncol, pq] with the transposed im2col (or x itself for 1x1 stride-1 unpadded), an NN GEMM

@@ -5,6 +5,10 @@
    at sampled outputs); backward passes against the reference and by finite differences;
    pooling; bad parameters. */
 #define GPUML_IMPLEMENTATION
+/* small im2col chunks (CPU: 64 rows for most shapes here; GPU: about one image), so that the
+   chunked loops run */
+#define GPUML__CV_CPU_COL 4096
+#define GPUML__CV_GPU_COL ((int64_t)1 << 14)
 #include "harness.h"
 
 static const gpuml_dtype FDT[3] = { GPUML_F32, GPUML_F16, GPUML_BF16 };
@@ -362,6 +366,28 @@ static void test_depthwise(void)
                     if (ci) run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1);
                 }
 }
+/* shapes that take the CPU's special cases: fewer output pixels than channels (y^T = w @ col^T)
+   over several chunks, 1x1 stride-1 convs reading x in place, f32 y written in place */
+static void test_cpu_special(void)
+{
+    static const int S[][6] = {   /* c, h, k, r, stride, pad */
+        { 8, 9, 96, 3, 1, 1 }, { 12, 10, 80, 1, 1, 0 }, { 16, 11, 24, 1, 1, 0 }, { 6, 13, 100, 3, 2, 1 },
+    };
+    int ci, l, di, layout;
+    for (ci = 0; ci < nctx(); ci++)
+        for (l = 0; l < (int)(sizeof S / sizeof S[0]); l++)
+            for (di = 0; di < 3; di++)
+                for (layout = 0; layout < 2; layout++) {
+                    cv_case c;
+                    memset(&c, 0, sizeof c);
+                    c.n = 1 + (l & 1); c.c = S[l][0]; c.h = c.w = S[l][1]; c.k = S[l][2]; c.r = c.s = S[l][3]; c.sh = c.sw = S[l][4];
+                    c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = S[l][5]; c.dh = c.dw = 1; c.groups = l == 3 ? 2 : 1;
+                    c.dt = FDT[di]; c.layout = layout; c.act = (l + di) % 4; c.bias = (l + layout) & 1; c.res = di != 1;
+                    cv_out(&c);
+                    run_fwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
+                    if (di == 0) run_bwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
+                }
+}
 /* forcing the implicit-GEMM path: runs, or says NOT_SUPPORTED (before the merge always) */
 static void test_forced_igemm(void)
 {
@@ -705,6 +731,7 @@ int main(int argc, char **argv)
         { "fuzz_forward", test_fuzz_forward },
         { "fuzz_backward", test_fuzz_backward },
         { "depthwise", test_depthwise },
+        { "cpu_special", test_cpu_special },
         { "forced_igemm", test_forced_igemm },
         { "finite_differences", test_finite_differences },
         { "views", test_views },
