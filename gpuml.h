@@ -6014,6 +6014,7 @@ typedef struct gpuml__cv_cpu {
     int64_t m0, n0, g;        /* first row (n, p, q) or first image of the chunk; group */
     int64_t ldt;              /* row stride of t */
     int64_t tsm, tsk;         /* forward: element (m, kk) of t at t[m * tsm + kk * tsk] */
+    int pool_max, count_pad;  /* pooling */
 } gpuml__cv_cpu;
 
 GPUML__FN float gpuml__cv_ld(gpuml_dtype dt, const gpuml_tensor *t, int64_t off)
@@ -6805,7 +6806,7 @@ GPUML__FN void gpuml__pool_rows(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
     const gpuml__cv *cv = j->cv;
-    int is_max = j->g == 0, count_pad = j->m0 != 0;
+    int is_max = j->pool_max, count_pad = j->count_pad;
     int64_t np, q, c, h, w;
     (void)tid;
     for (np = b; np < e; np++) {
@@ -6892,7 +6893,7 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     if (ctx->backend == GPUML_BACKEND_CPU) {
         gpuml__cv_cpu j;
         memset(&j, 0, sizeof j);
-        j.cv = &cv; j.g = d.op == GPUML_POOL_MAX ? 0 : 1; j.m0 = d.count_include_pad != 0;
+        j.cv = &cv; j.pool_max = d.op == GPUML_POOL_MAX; j.count_pad = d.count_include_pad != 0;
         gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, gpuml__pool_rows, &j);
         return GPUML_SUCCESS;
     }
