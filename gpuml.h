@@ -549,6 +549,64 @@ GPUML_API gpuml_status gpuml_graph_launch(gpuml_ctx *ctx, gpuml_graph *graph);
 GPUML_API int gpuml_graph_is_cuda(const gpuml_graph *graph);        /* 1: a CUDA graph; 0: eager */
 GPUML_API void gpuml_graph_free(gpuml_graph *graph);                /* before gpuml_shutdown */
 
+/* ---- convolution and pooling ----
+   Activations are 4-D: NHWC [N,H,W,C] (weights KRSC [K,R,S,C/groups]) or NCHW [N,C,H,W]
+   (weights KCRS [K,C/groups,R,S]), chosen by desc.layout for x, y and w together; any strides
+   (views) are accepted.  x, w and y (dx, dw, dy) share one dtype: f32, f16 or bf16, with f32
+   accumulation.  Output size P = (H + pad_top + pad_bottom - dil_h*(R-1) - 1) / stride_h + 1
+   (likewise Q); gpuml_conv2d_out_dim computes it.  Zero means default for every desc field:
+   stride 1, padding 0, dilation 1, groups 1, NHWC. */
+typedef enum gpuml_layout { GPUML_LAYOUT_NHWC = 0, GPUML_LAYOUT_NCHW = 1 } gpuml_layout;
+typedef enum gpuml_conv_path {
+    GPUML_CONV_AUTO = 0,      /* chosen by shape, dtype, layout and device */
+    GPUML_CONV_DIRECT = 1,    /* CUDA cores, one output per thread: every parameter combination */
+    GPUML_CONV_GEMM = 2,      /* 1x1 as one gpuml_matmul, else im2col + gpuml_matmul (the CPU's only path) */
+    GPUML_CONV_IGEMM = 3      /* tensor-core implicit GEMM (f16/bf16 NHWC) */
+} gpuml_conv_path;
+typedef struct gpuml_conv2d_desc {
+    int stride[2];                    /* h, w */
+    int pad[4];                       /* top, bottom, left, right */
+    int dilation[2];                  /* h, w */
+    int groups;                       /* C and K divisible by it; groups = C = K is depthwise */
+    gpuml_layout layout;
+    const gpuml_tensor *bias;         /* [K] f32 (forward only) */
+    gpuml_activation act;             /* applied after bias (forward only) */
+    const gpuml_tensor *residual;     /* y's shape and dtype, added after act (forward only) */
+    int allow_tf32;                   /* f32: tensor-core tf32 allowed (no tf32 kernel yet: ignored) */
+    gpuml_conv_path path;             /* force a path (GPUML_ERROR_NOT_SUPPORTED if it cannot run) */
+} gpuml_conv2d_desc;
+GPUML_API int64_t gpuml_conv2d_out_dim(int64_t in, int64_t window, int stride, int pad_lo, int pad_hi, int dilation);
+/* y = residual + act(conv(x, w) + bias) */
+GPUML_API gpuml_status gpuml_conv2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_tensor *w,
+                                    const gpuml_conv2d_desc *desc);
+/* dx = gradient of conv2d with respect to x, given dy (no epilogue: pass dy already multiplied
+   by the activation's derivative, e.g. with gpuml_activation_backward) */
+GPUML_API gpuml_status gpuml_conv2d_backward_data(gpuml_ctx *ctx, gpuml_tensor *dx, const gpuml_tensor *dy,
+                                                  const gpuml_tensor *w, const gpuml_conv2d_desc *desc);
+/* dw = gradient with respect to w.  The bias gradient is dy summed over N, H and W:
+   gpuml_reduce(ctx, GPUML_REDUCE_SUM, db, dy, axes {0,1,2} (NHWC) or {0,2,3} (NCHW), 3, 0). */
+GPUML_API gpuml_status gpuml_conv2d_backward_filter(gpuml_ctx *ctx, gpuml_tensor *dw, const gpuml_tensor *x,
+                                                    const gpuml_tensor *dy, const gpuml_conv2d_desc *desc);
+/* conv1d over 3-D activations NWC [N,W,C] (weights [K,S,C/groups]) or NCW [N,C,W] (weights
+   [K,C/groups,S]): conv2d with H = 1; desc's stride[1], pad[2..3] and dilation[1] apply
+   (stride[0], pad[0..1] and dilation[0] must be 0 or 1/0/1). */
+GPUML_API gpuml_status gpuml_conv1d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_tensor *w,
+                                    const gpuml_conv2d_desc *desc);
+
+typedef enum gpuml_pool_op { GPUML_POOL_MAX = 0, GPUML_POOL_AVG = 1 } gpuml_pool_op;
+typedef struct gpuml_pool2d_desc {
+    gpuml_pool_op op;
+    int window[2];                    /* h, w; required unless global */
+    int stride[2];                    /* 0 means the window */
+    int pad[4];                       /* top, bottom, left, right; each below the window */
+    int count_include_pad;            /* average: divide by the window clipped to the padded image */
+    gpuml_layout layout;
+    int global;                       /* window = the whole image (global pooling; y is [N,1,1,C] / [N,C,1,1]) */
+} gpuml_pool2d_desc;
+/* max ignores padding and propagates NaN; average divides by the in-image count unless
+   count_include_pad.  x and y share one dtype (f32, f16, bf16). */
+GPUML_API gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_pool2d_desc *desc);
+
 #ifdef __cplusplus
 }
 #endif
@@ -7123,6 +7181,7 @@ shape_error:
                        gpuml__shape_str(b, s2, sizeof s2), gpuml__shape_str(c, s3, sizeof s3));
 }
 
+/* -------------------------------------------------------------- convolution ---- */
 /* ---- conv2d: tensor-core implicit GEMM (forward) ---- */
 /* One forward conv problem, NHWC activations and KRSC weights, all contiguous (set up by gpuml_conv2d). */
 typedef struct gpuml__conv_problem {
@@ -7326,8 +7385,1078 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_pro
     return gpuml__conv2d_igemm_cfg(ctx, p, -1, 0);
 }
 
+
+#ifndef GPUML__HAVE_CONV_IGEMM
+GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+{ (void)ctx; (void)p; return GPUML_ERROR_NOT_SUPPORTED; }
+#endif
+
+/* Generic paths (kernels/conv.cu; CPU: im2col into the packed CPU GEMM).  Every tensor is
+   addressed through logical strides -- activations as (n, h, w, c), weights as (k, r, s, c in
+   group) -- so NHWC, NCHW and arbitrary views share one code path. */
+static const gpuml__family gpuml__fam_conv = { "conv", gpuml__ksrc_conv, 50, 0, 0 };
+
+/* a validated conv (or pool) problem.  In the backward passes x/y are dx/dy (and w dw). */
+typedef struct gpuml__cv {
+    int64_t n, h, w, c, k, r, s, p, q, cg, kg, ncol;   /* ncol = r*s*cg, one im2col row */
+    int sh, sw, pt, pb, pl, pr, dh, dw, groups, act, layout;
+    int64_t xs[4], ws[4], ys[4], rs[4];                 /* logical strides (elements) */
+    const gpuml_tensor *x, *wt, *y, *bias, *res;   /* wt: the weights */
+    gpuml_dtype dt;
+} gpuml__cv;
+
+GPUML__DEF int64_t gpuml_conv2d_out_dim(int64_t in, int64_t window, int stride, int pad_lo, int pad_hi, int dilation)
+{
+    int64_t span;
+    if (stride <= 0 || dilation <= 0 || window <= 0) return 0;
+    span = (int64_t)dilation * (window - 1) + 1;
+    if (in + pad_lo + pad_hi < span) return 0;
+    return (in + pad_lo + pad_hi - span) / stride + 1;
+}
+
+/* logical (outer, row, col, channel) dims and strides of a 4-D tensor in a layout: NHWC/KRSC
+   as stored, NCHW/KCRS permuted (dims 0, 2, 3, 1) */
+GPUML__FN void gpuml__cv_dims(const gpuml_tensor *t, int layout, int64_t *dims, int64_t *strides)
+{
+    static const int perm[2][4] = { { 0, 1, 2, 3 }, { 0, 2, 3, 1 } };
+    int i;
+    for (i = 0; i < 4; i++) {
+        if (dims) dims[i] = t->shape[perm[layout][i]];
+        if (strides) strides[i] = t->strides[perm[layout][i]];
+    }
+}
+/* a stack view of t (no handle, no reference): the library's own temporaries and sub-views */
+GPUML__FN gpuml_tensor gpuml__cv_view(const gpuml_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t off)
+{
+    gpuml_tensor v = *t;
+    int i;
+    v.ndim = ndim;
+    for (i = 0; i < ndim; i++) { v.shape[i] = shape[i]; v.strides[i] = strides[i]; }
+    v.offset = t->offset + off;
+    return v;
+}
+
+/* kind: 0 forward (y written), 1 backward data (x written), 2 backward filter (w written) */
+GPUML__FN gpuml_status gpuml__cv_setup(gpuml_ctx *ctx, const char *op, int kind, const gpuml_tensor *x, const gpuml_tensor *w,
+                                       const gpuml_tensor *y, const gpuml_conv2d_desc *desc, gpuml__cv *cv)
+{
+    static const char *const names[3][3] = { { "x", "w", "y" }, { "dx", "w", "dy" }, { "x", "dw", "dy" } };
+    const gpuml_tensor *t[3], *out;
+    gpuml_conv2d_desc d;
+    int64_t xd[4], wd[4], yd[4];
+    char s1[200], s2[200], s3[200];
+    int i;
+    if (desc) d = *desc; else memset(&d, 0, sizeof d);
+    memset(cv, 0, sizeof *cv);
+    t[0] = x; t[1] = w; t[2] = y;
+    for (i = 0; i < 3; i++) GPUML__TRY(gpuml__check_tensor(ctx, t[i], op, names[kind][i]));
+    out = kind == 0 ? y : kind == 1 ? x : w;
+    GPUML__TRY(gpuml__check_output(ctx, out, op));
+    if ((unsigned)d.layout > GPUML_LAYOUT_NCHW) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown layout %d", op, (int)d.layout);
+    if ((unsigned)d.path > GPUML_CONV_IGEMM) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown path %d", op, (int)d.path);
+    if ((unsigned)d.act > GPUML_ACT_SILU) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown activation %d", op, (int)d.act);
+    for (i = 0; i < 2; i++)
+        if (d.stride[i] < 0 || d.dilation[i] < 0)
+            return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: stride {%d,%d} and dilation {%d,%d} must be positive (0 = 1)", op,
+                               d.stride[0], d.stride[1], d.dilation[0], d.dilation[1]);
+    for (i = 0; i < 4; i++)
+        if (d.pad[i] < 0) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: padding {%d,%d,%d,%d} must not be negative", op,
+                                             d.pad[0], d.pad[1], d.pad[2], d.pad[3]);
+    if (d.groups < 0) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: groups = %d", op, d.groups);
+    if (kind != 0 && (d.bias || d.act || d.residual))
+        return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: bias, act and residual belong to the forward pass (take the "
+                           "activation's gradient with gpuml_activation_backward, the bias's with gpuml_reduce)", op);
+    if (x->ndim != 4 || w->ndim != 4 || y->ndim != 4)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: %s %s, %s %s and %s %s must all be 4-D (%s)", op, names[kind][0],
+                           gpuml__shape_str(x, s1, sizeof s1), names[kind][1], gpuml__shape_str(w, s2, sizeof s2), names[kind][2],
+                           gpuml__shape_str(y, s3, sizeof s3), d.layout == GPUML_LAYOUT_NCHW ? "NCHW, KCRS" : "NHWC, KRSC");
+    for (i = 0; i < 3; i++) {
+        GPUML__TRY(gpuml__need_float(ctx, t[i], op, names[kind][i]));
+        if (t[i]->dtype != x->dtype)
+            return gpuml__fail(ctx, GPUML_ERROR_DTYPE, "%s: %s is %s but %s is %s (they must match)", op, names[kind][i],
+                               gpuml__dtype_names[t[i]->dtype], names[kind][0], gpuml__dtype_names[x->dtype]);
+    }
+    cv->layout = (int)d.layout;
+    gpuml__cv_dims(x, cv->layout, xd, cv->xs);
+    gpuml__cv_dims(w, cv->layout, wd, cv->ws);
+    gpuml__cv_dims(y, cv->layout, yd, cv->ys);
+    cv->n = xd[0]; cv->h = xd[1]; cv->w = xd[2]; cv->c = xd[3];
+    cv->k = wd[0]; cv->r = wd[1]; cv->s = wd[2];
+    cv->groups = d.groups ? d.groups : 1;
+    cv->sh = d.stride[0] ? d.stride[0] : 1; cv->sw = d.stride[1] ? d.stride[1] : 1;
+    cv->dh = d.dilation[0] ? d.dilation[0] : 1; cv->dw = d.dilation[1] ? d.dilation[1] : 1;
+    cv->pt = d.pad[0]; cv->pb = d.pad[1]; cv->pl = d.pad[2]; cv->pr = d.pad[3];
+    cv->act = (int)d.act;
+    cv->dt = x->dtype;
+    if (cv->c % cv->groups || cv->k % cv->groups)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: channels (C = %lld in, K = %lld out) must be divisible by groups = %d", op,
+                           (long long)cv->c, (long long)cv->k, cv->groups);
+    cv->cg = cv->c / cv->groups; cv->kg = cv->k / cv->groups;
+    if (wd[3] != cv->cg)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: %s %s has %lld input channels per group but %s %s with groups = %d needs %lld (%s)",
+                           op, names[kind][1], gpuml__shape_str(w, s1, sizeof s1), (long long)wd[3], names[kind][0],
+                           gpuml__shape_str(x, s2, sizeof s2), cv->groups, (long long)cv->cg,
+                           d.layout == GPUML_LAYOUT_NCHW ? "weights are KCRS" : "weights are KRSC");
+    cv->p = gpuml_conv2d_out_dim(cv->h, cv->r, cv->sh, cv->pt, cv->pb, cv->dh);
+    cv->q = gpuml_conv2d_out_dim(cv->w, cv->s, cv->sw, cv->pl, cv->pr, cv->dw);
+    if (cv->p <= 0 || cv->q <= 0)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: the output would be empty: input %lldx%lld, window %lldx%lld, padding {%d,%d,%d,%d}, "
+                           "dilation {%d,%d}, stride {%d,%d}", op, (long long)cv->h, (long long)cv->w, (long long)cv->r, (long long)cv->s,
+                           cv->pt, cv->pb, cv->pl, cv->pr, cv->dh, cv->dw, cv->sh, cv->sw);
+    if (yd[0] != cv->n || yd[1] != cv->p || yd[2] != cv->q || yd[3] != cv->k)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: %s is %s but %s %s and %s %s give %s [%lld,%lld,%lld,%lld] (%s)", op, names[kind][2],
+                           gpuml__shape_str(y, s1, sizeof s1), names[kind][0], gpuml__shape_str(x, s2, sizeof s2), names[kind][1],
+                           gpuml__shape_str(w, s3, sizeof s3), d.layout == GPUML_LAYOUT_NCHW ? "NCHW" : "NHWC",
+                           (long long)cv->n, (long long)(d.layout ? cv->k : cv->p), (long long)(d.layout ? cv->p : cv->q),
+                           (long long)(d.layout ? cv->q : cv->k), d.layout == GPUML_LAYOUT_NCHW ? "n,k,p,q" : "n,p,q,k");
+    cv->ncol = cv->r * cv->s * cv->cg;
+    if (cv->n * cv->h * cv->w * cv->c > INT32_MAX || cv->n * cv->p * cv->q * cv->k > INT32_MAX || cv->ncol * cv->k > INT32_MAX ||
+        cv->n * cv->p * cv->q > INT32_MAX)
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: tensors of 2^31 or more elements are not supported", op);
+    if (d.bias) {
+        GPUML__TRY(gpuml__check_tensor(ctx, d.bias, op, "desc.bias"));
+        if (d.bias->ndim != 1 || d.bias->shape[0] != cv->k || d.bias->dtype != GPUML_F32)
+            return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: bias must be f32 [%lld], not %s %s", op, (long long)cv->k,
+                               gpuml__dtype_names[d.bias->dtype], gpuml__shape_str(d.bias, s1, sizeof s1));
+        if (d.bias->strides[0] != 1 && d.bias->shape[0] > 1)
+            return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: bias must be contiguous (see gpuml_tensor_contiguous)", op);
+        if (gpuml__overlap(y, d.bias)) return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: y overlaps the bias", op);
+    }
+    if (d.residual) {
+        GPUML__TRY(gpuml__check_tensor(ctx, d.residual, op, "desc.residual"));
+        GPUML__TRY(gpuml__need_same_shape(ctx, d.residual, y, op, "residual", "y"));
+        if (d.residual->dtype != y->dtype)
+            return gpuml__fail(ctx, GPUML_ERROR_DTYPE, "%s: residual is %s but y is %s", op, gpuml__dtype_names[d.residual->dtype],
+                               gpuml__dtype_names[y->dtype]);
+        GPUML__TRY(gpuml__check_alias(ctx, y, d.residual, op, "y", "the residual"));
+        gpuml__cv_dims(d.residual, cv->layout, NULL, cv->rs);
+    }
+    for (i = 0; i < 3; i++)
+        if (t[i] != out && gpuml__overlap(out, t[i]))
+            return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: %s overlaps %s", op, names[kind][kind == 0 ? 2 : kind == 1 ? 0 : 1], names[kind][i]);
+    cv->x = x; cv->wt = w; cv->y = y; cv->bias = d.bias; cv->res = d.residual;
+    return GPUML_SUCCESS;
+}
+
+/* ---- CPU ---- */
+/* the CPU jobs share one argument: the problem, f32 buffers and the current chunk */
+typedef struct gpuml__cv_cpu {
+    const gpuml__cv *cv;
+    float *col, *t, *wp;      /* im2col rows, GEMM result rows, packed weights [K][ncol] (r, s, c order) */
+    int64_t m0, n0, g;        /* first row (n, p, q) or first image of the chunk; group */
+    int64_t ldt;              /* row stride of t */
+    int64_t tsm, tsk;         /* forward: element (m, kk) of t at t[m * tsm + kk * tsk] */
+    int pool_max, count_pad;  /* pooling */
+} gpuml__cv_cpu;
+
+GPUML__FN float gpuml__cv_ld(gpuml_dtype dt, const gpuml_tensor *t, int64_t off)
+{
+    return gpuml__ld_f32(dt, (const char *)gpuml_tensor_data(t) + off * (int64_t)gpuml__dtype_sizes[dt]);
+}
+GPUML__FN void gpuml__cv_st(gpuml_dtype dt, const gpuml_tensor *t, int64_t off, float v)
+{
+    gpuml__st_f32(dt, (char *)gpuml_tensor_data(t) + off * (int64_t)gpuml__dtype_sizes[dt], v);
+}
+/* the input pixel of window tap (r, s) for output (p, q), or -1 where it reads padding */
+GPUML__FN int64_t gpuml__cv_tap(const gpuml__cv *cv, int64_t n, int64_t p, int64_t q, int64_t r, int64_t s)
+{
+    int64_t h = p * cv->sh - cv->pt + r * cv->dh, w = q * cv->sw - cv->pl + s * cv->dw;
+    if (h < 0 || h >= cv->h || w < 0 || w >= cv->w) return -1;
+    return n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2];
+}
+/* im2col rows [b, e) of the chunk: col[m][(r*S + s)*cg + c] */
+GPUML__FN void gpuml__cv_im2col_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
+    const gpuml__cv *cv = j->cv;
+    int64_t m, r, s, c, c0 = j->g * cv->cg;
+    (void)tid;
+    for (m = b; m < e; m++) {
+        int64_t gm = j->m0 + m, q = gm % cv->q, p = (gm / cv->q) % cv->p, n = gm / (cv->q * cv->p);
+        float *row = j->col + m * cv->ncol;
+        for (r = 0; r < cv->r; r++)
+            for (s = 0; s < cv->s; s++) {
+                int64_t off = gpuml__cv_tap(cv, n, p, q, r, s);
+                float *o = row + (r * cv->s + s) * cv->cg;
+                if (off < 0) { memset(o, 0, sizeof(float) * (size_t)cv->cg); continue; }
+                off += c0 * cv->xs[3];
+                if (cv->dt == GPUML_F32 && cv->xs[3] == 1)
+                    memcpy(o, (const float *)gpuml_tensor_data(cv->x) + off, sizeof(float) * (size_t)cv->cg);
+                else
+                    for (c = 0; c < cv->cg; c++) o[c] = gpuml__cv_ld(cv->dt, cv->x, off + c * cv->xs[3]);
+            }
+    }
+}
+/* forward epilogue of rows [b, e): y = residual + act(t + bias) for the group's channels */
+GPUML__FN void gpuml__cv_epi_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
+    const gpuml__cv *cv = j->cv;
+    const float *bias = cv->bias ? (const float *)gpuml_tensor_data(cv->bias) : NULL;
+    int64_t m, kk;
+    (void)tid;
+    for (m = b; m < e; m++) {
+        int64_t gm = j->m0 + m, q = gm % cv->q, p = (gm / cv->q) % cv->p, n = gm / (cv->q * cv->p);
+        int64_t yo = n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2], ro = n * cv->rs[0] + p * cv->rs[1] + q * cv->rs[2];
+        if (cv->dt == GPUML_F32) {   /* f32: from t, or in place on y (the GEMM wrote it) */
+            float *y = (float *)gpuml_tensor_data(cv->y) + yo + j->g * cv->kg * cv->ys[3];
+            const float *r = cv->res ? (const float *)gpuml_tensor_data(cv->res) + ro + j->g * cv->kg * cv->rs[3] : NULL;
+            const float *bb = bias ? bias + j->g * cv->kg : NULL, *t = j->t ? j->t + m * j->tsm : NULL;
+            for (kk = 0; kk < cv->kg; kk++) {
+                float v = t ? t[kk * j->tsk] : y[kk * cv->ys[3]];
+                if (bb) v += bb[kk];
+                v = gpuml__act_f32(cv->act, v);
+                if (r) v += r[kk * cv->rs[3]];
+                y[kk * cv->ys[3]] = v;
+            }
+            continue;
+        }
+        for (kk = 0; kk < cv->kg; kk++) {
+            int64_t k = j->g * cv->kg + kk;
+            float v = j->t ? j->t[m * j->tsm + kk * j->tsk] : gpuml__cv_ld(cv->dt, cv->y, yo + k * cv->ys[3]);
+            if (bias) v += bias[k];
+            v = gpuml__act_f32(cv->act, v);
+            if (cv->res) v += gpuml__cv_ld(cv->dt, cv->res, ro + k * cv->rs[3]);
+            gpuml__cv_st(cv->dt, cv->y, yo + k * cv->ys[3], v);
+        }
+    }
+}
+/* forward for one input channel per group (depthwise and the like), output rows (n, p) [b, e) */
+GPUML__FN void gpuml__cv_direct_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
+    const gpuml__cv *cv = j->cv;
+    const float *bias = cv->bias ? (const float *)gpuml_tensor_data(cv->bias) : NULL;
+    int64_t np, q, k, r, s;
+    (void)tid;
+    for (np = b; np < e; np++) {
+        int64_t n = np / cv->p, p = np % cv->p;
+        for (q = 0; q < cv->q; q++)
+            for (k = 0; k < cv->k; k++) {
+                int64_t cx = (k / cv->kg) * cv->xs[3];
+                const float *wk = j->wp + k * cv->ncol;
+                float v = 0.0f;
+                for (r = 0; r < cv->r; r++)
+                    for (s = 0; s < cv->s; s++) {
+                        int64_t off = gpuml__cv_tap(cv, n, p, q, r, s);
+                        if (off >= 0) v += gpuml__cv_ld(cv->dt, cv->x, off + cx) * wk[r * cv->s + s];
+                    }
+                if (bias) v += bias[k];
+                v = gpuml__act_f32(cv->act, v);
+                if (cv->res) v += gpuml__cv_ld(cv->dt, cv->res, n * cv->rs[0] + p * cv->rs[1] + q * cv->rs[2] + k * cv->rs[3]);
+                gpuml__cv_st(cv->dt, cv->y, n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + k * cv->ys[3], v);
+            }
+    }
+}
+/* rows [b, e) of the chunk's dy for group g as f32: t[m][kk] */
+GPUML__FN void gpuml__cv_dy_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
+    const gpuml__cv *cv = j->cv;
+    int64_t m, kk;
+    (void)tid;
+    for (m = b; m < e; m++) {
+        int64_t gm = j->m0 + m, q = gm % cv->q, p = (gm / cv->q) % cv->p, n = gm / (cv->q * cv->p);
+        int64_t yo = n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + j->g * cv->kg * cv->ys[3];
+        for (kk = 0; kk < cv->kg; kk++) j->t[m * j->ldt + kk] = gpuml__cv_ld(cv->dt, cv->y, yo + kk * cv->ys[3]);
+    }
+}
+/* col2im as a gather over dx rows (n - n0, h) [b, e) of group g: the chunk's col holds whole images */
+GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
+    const gpuml__cv *cv = j->cv;
+    int64_t row, w, c, r, s;
+    (void)tid;
+    for (row = b; row < e; row++) {
+        int64_t nl = row / cv->h, h = row % cv->h;
+        for (w = 0; w < cv->w; w++) {
+            int64_t xo = (j->n0 + nl) * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + j->g * cv->cg * cv->xs[3];
+            for (c = 0; c < cv->cg; c++) {
+                float v = 0.0f;
+                for (r = 0; r < cv->r; r++) {
+                    int64_t ht = h + cv->pt - r * cv->dh, p;
+                    if (ht < 0 || ht % cv->sh) continue;
+                    if ((p = ht / cv->sh) >= cv->p) continue;
+                    for (s = 0; s < cv->s; s++) {
+                        int64_t wt = w + cv->pl - s * cv->dw, q;
+                        if (wt < 0 || wt % cv->sw) continue;
+                        if ((q = wt / cv->sw) >= cv->q) continue;
+                        v += j->col[((nl * cv->p + p) * cv->q + q) * cv->ncol + (r * cv->s + s) * cv->cg + c];
+                    }
+                }
+                gpuml__cv_st(cv->dt, cv->x, xo + c * cv->xs[3], v);
+            }
+        }
+    }
+}
+/* weights as f32 [K][ncol] in (r, s, c) order, element (k, j) at wp[k * sk + j * sj] (sk = ncol,
+   sj = 1; or transposed, sk = 1, sj = K); unpack: the other way, f32 -> w */
+GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack, int64_t sk, int64_t sj)
+{
+    int64_t k, r, s, c;
+    for (k = 0; k < cv->k; k++)
+        for (r = 0; r < cv->r; r++)
+            for (s = 0; s < cv->s; s++)
+                for (c = 0; c < cv->cg; c++) {
+                    int64_t off = k * cv->ws[0] + r * cv->ws[1] + s * cv->ws[2] + c * cv->ws[3];
+                    float *f = wp + k * sk + ((r * cv->s + s) * cv->cg + c) * sj;
+                    if (unpack) gpuml__cv_st(cv->dt, cv->wt, off, *f);
+                    else *f = gpuml__cv_ld(cv->dt, cv->wt, off);
+                }
+}
+
+/* Column budget of one chunk (floats): bounds the im2col buffer at 16 MiB (tests make it small
+   to exercise the chunking). */
+#ifndef GPUML__CV_CPU_COL
+#define GPUML__CV_CPU_COL (4 << 20)
+#endif
+
+/* kind: 0 forward, 1 backward data, 2 backward filter */
+/* 1 when the (n, row, col) dims of logical strides st merge into one stride st[2] */
+GPUML__FN int gpuml__cv_rows_merge(const int64_t *st, int64_t n, int64_t rows, int64_t cols)
+{
+    return (rows == 1 || st[1] == cols * st[2]) && (n == 1 || st[0] == rows * cols * st[2]);
+}
+/* weight packing over k ranges on the pool (unpack: f32 -> w) */
+typedef struct gpuml__cv_packjob { const gpuml__cv *cv; float *wp; int unpack; int64_t sk, sj; } gpuml__cv_packjob;
+GPUML__FN void gpuml__cv_pack_task(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_packjob *pj = (const gpuml__cv_packjob *)arg;
+    gpuml__cv part = *pj->cv;
+    (void)tid;
+    part.k = e - b;
+    part.wt = pj->cv->wt;
+    /* shift the weight view to k = b (a stack copy, no handle) */
+    {
+        gpuml_tensor v = *pj->cv->wt;
+        v.offset += b * pj->cv->ws[0];
+        part.wt = &v;
+        gpuml__cv_pack_w(&part, pj->wp + b * pj->sk, pj->unpack, pj->sk, pj->sj);
+    }
+}
+GPUML__FN void gpuml__cv_pack(gpuml_ctx *ctx, const gpuml__cv *cv, float *wp, int unpack, int transposed)
+{
+    gpuml__cv_packjob pj;
+    pj.cv = cv; pj.wp = wp; pj.unpack = unpack;
+    pj.sk = transposed ? 1 : cv->ncol; pj.sj = transposed ? cv->k : 1;
+    gpuml__parallel_for(ctx->pool, cv->k, GPUML__MAX((int64_t)1, (int64_t)4096 / GPUML__MAX(cv->ncol, (int64_t)1)), gpuml__cv_pack_task, &pj);
+}
+
+GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, const char *op)
+{
+    gpuml__cv_cpu j;
+    int64_t M = cv->n * cv->p * cv->q, pq = cv->p * cv->q, rows, m0, g, es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    int rc = 0, gt = gpuml__gemm_type(cv->dt);
+    /* operands the GEMM can read in place: KRSC-contiguous weights (any float dtype), y (f32)
+       and, for 1x1 stride-1 unpadded convs, x, where their (n, row, col) dims merge */
+    /* forward with fewer output pixels than channels (late layers at batch 1): y^T = w @ col^T,
+       so that the large operand, the weights, is the GEMM's row-major A, read in place */
+    int small_m = kind == 0 && cv->cg > 1 && M < cv->kg;
+    int w_direct = (kind == 1 || small_m) && cv->ws[3] == 1 && cv->ws[2] == cv->cg && cv->ws[1] == cv->s * cv->cg && cv->ws[0] == cv->ncol;
+    /* forward otherwise: the weights packed transposed, [ncol][K], so that B is row-major (the GEMM's fast packing) */
+    int w_t = kind == 0 && cv->cg > 1 && !small_m;
+    int y_direct = kind == 0 && !small_m && cv->dt == GPUML_F32 && gpuml__cv_rows_merge(cv->ys, cv->n, cv->p, cv->q);
+    int x_direct = kind == 0 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
+                   gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w);
+    const char *wbase = w_direct ? (const char *)gpuml_tensor_data(cv->wt) : NULL;
+    memset(&j, 0, sizeof j);
+    j.cv = cv;
+    if (!w_direct) {
+        j.wp = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->k * cv->ncol) + 1);
+        if (!j.wp) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        if (kind == 2) memset(j.wp, 0, sizeof(float) * (size_t)(cv->k * cv->ncol));
+        else gpuml__cv_pack(ctx, cv, j.wp, 0, w_t);
+        wbase = (const char *)j.wp;
+    }
+    if (kind == 0 && cv->cg == 1) {   /* one input channel per group: direct loops */
+        gpuml__parallel_for(ctx->pool, cv->n * cv->p, 1, gpuml__cv_direct_rows, &j);
+        gpuml__aligned_free(j.wp);
+        return GPUML_SUCCESS;
+    }
+    /* rows per chunk: forward and filter any rows, backward data whole images */
+    rows = GPUML__MAX((int64_t)GPUML__CV_CPU_COL / GPUML__MAX(cv->ncol, cv->kg), (int64_t)64);
+    if (kind == 1) rows = GPUML__MAX(rows / pq, (int64_t)1) * pq;
+    rows = GPUML__MIN(rows, M);
+    j.ldt = cv->kg;
+    j.tsm = small_m ? 1 : cv->kg; j.tsk = small_m ? rows : 1;
+    if (!x_direct) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
+    if (!y_direct) j.t = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->kg) + 1);
+    if ((!x_direct && !j.col) || (!y_direct && !j.t)) rc = -1;
+    for (m0 = 0; rc == 0 && m0 < M; m0 += rows) {
+        int64_t mc = GPUML__MIN(rows, M - m0);
+        j.m0 = m0; j.n0 = m0 / pq;
+        for (g = 0; rc == 0 && g < cv->groups; g++) {
+            /* this group's weights as B: f32 packed, or w itself in its own dtype */
+            const void *wg = wbase + g * cv->kg * (w_t ? 1 : cv->ncol) * (w_direct ? es : (int64_t)sizeof(float));
+            int wt = w_direct ? gt : GPUML__GEMM_F32;
+            j.g = g;
+            if (kind == 0) {
+                const void *a = j.col;
+                int at = GPUML__GEMM_F32;
+                int64_t rsa = cv->ncol, csa = 1;
+                float *c = j.t;
+                int64_t rsc = cv->kg, csc = 1;
+                if (x_direct) {
+                    a = (const char *)gpuml_tensor_data(cv->x) + (m0 * cv->xs[2] + g * cv->cg * cv->xs[3]) * es;
+                    at = gt; rsa = cv->xs[2]; csa = cv->xs[3];
+                } else {
+                    gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_im2col_rows, &j);
+                }
+                if (y_direct) {
+                    c = (float *)gpuml_tensor_data(cv->y) + m0 * cv->ys[2] + g * cv->kg * cv->ys[3];
+                    rsc = cv->ys[2]; csc = cv->ys[3];
+                }
+                if (small_m)   /* t[kk][m] = sum_j w[kk][j] a[m][j] */
+                    rc = gpuml__cpu_gemm(ctx->pool, cv->kg, mc, cv->ncol, 1.0f, wg, wt, cv->ncol, 1, a, at, csa, rsa, 0.0f, j.t, j.tsk, 1);
+                else
+                    rc = gpuml__cpu_gemm(ctx->pool, mc, cv->kg, cv->ncol, 1.0f, a, at, rsa, csa, wg, wt, cv->k, 1, 0.0f, c, rsc, csc);
+                if (rc == 0 && (!y_direct || cv->bias || cv->act || cv->res))
+                    gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_epi_rows, &j);
+            } else if (kind == 1) {
+                gpuml__parallel_for(ctx->pool, mc, 64, gpuml__cv_dy_rows, &j);
+                rc = gpuml__cpu_gemm(ctx->pool, mc, cv->ncol, cv->kg, 1.0f, j.t, GPUML__GEMM_F32, cv->kg, 1,
+                                     wg, wt, cv->ncol, 1, 0.0f, j.col, cv->ncol, 1);
+                if (rc == 0) gpuml__parallel_for(ctx->pool, (mc / pq) * cv->h, 1, gpuml__cv_col2im_rows, &j);
+            } else {
+                gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_im2col_rows, &j);
+                gpuml__parallel_for(ctx->pool, mc, 64, gpuml__cv_dy_rows, &j);
+                rc = gpuml__cpu_gemm(ctx->pool, cv->kg, cv->ncol, mc, 1.0f, j.t, GPUML__GEMM_F32, 1, cv->kg,
+                                     j.col, GPUML__GEMM_F32, cv->ncol, 1, 1.0f, j.wp + g * cv->kg * cv->ncol, cv->ncol, 1);
+            }
+        }
+    }
+    if (rc == 0 && kind == 2) gpuml__cv_pack(ctx, cv, j.wp, 1, 0);
+    gpuml__aligned_free(j.col);
+    gpuml__aligned_free(j.t);
+    gpuml__aligned_free(j.wp);
+    if (rc != 0) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the im2col buffers", op);
+    return GPUML_SUCCESS;
+}
+
+#ifndef GPUML_NO_CUDA
+/* the params struct of kernels/conv.cu */
+typedef struct gpuml__conv_params {
+    int64_t n, h, w, c, k, r, s, p, q, cg, kg;
+    int sh, sw, ph, pw, dh, dw, order, count_pad;
+    int64_t xn, xh, xw, xc, wk, wr, ws, wc, yn, yp, yq, yk, rn, rp, rq, rk;
+    gpuml__CUdeviceptr x, wt, y, bias, res, col;
+    int64_t ldcol, n0, g, total;
+} gpuml__conv_params;
+
+GPUML__FN void gpuml__cv_kparams(const gpuml__cv *cv, gpuml__conv_params *kp)
+{
+    memset(kp, 0, sizeof *kp);
+    kp->n = cv->n; kp->h = cv->h; kp->w = cv->w; kp->c = cv->c; kp->k = cv->k; kp->r = cv->r; kp->s = cv->s;
+    kp->p = cv->p; kp->q = cv->q; kp->cg = cv->cg; kp->kg = cv->kg;
+    kp->sh = cv->sh; kp->sw = cv->sw; kp->ph = cv->pt; kp->pw = cv->pl; kp->dh = cv->dh; kp->dw = cv->dw;
+    kp->order = cv->layout == GPUML_LAYOUT_NCHW;
+    kp->xn = cv->xs[0]; kp->xh = cv->xs[1]; kp->xw = cv->xs[2]; kp->xc = cv->xs[3];
+    kp->wk = cv->ws[0]; kp->wr = cv->ws[1]; kp->ws = cv->ws[2]; kp->wc = cv->ws[3];
+    kp->yn = cv->ys[0]; kp->yp = cv->ys[1]; kp->yq = cv->ys[2]; kp->yk = cv->ys[3];
+    kp->rn = cv->rs[0]; kp->rp = cv->rs[1]; kp->rq = cv->rs[2]; kp->rk = cv->rs[3];
+    kp->x = gpuml__dptr(cv->x); kp->wt = gpuml__dptr(cv->wt); kp->y = gpuml__dptr(cv->y);
+    kp->bias = cv->bias ? gpuml__dptr(cv->bias) : 0;
+    kp->res = cv->res ? gpuml__dptr(cv->res) : 0;
+}
+/* 1 when every offset a kernel forms fits in 31 bits (32-bit index math) */
+GPUML__FN int gpuml__cv_fits32(const gpuml__cv *cv, int64_t extra)
+{
+    const gpuml_tensor *t[4];
+    int i;
+    t[0] = cv->x; t[1] = cv->wt; t[2] = cv->y; t[3] = cv->res;
+    for (i = 0; i < 4; i++) {
+        int64_t lo, hi, j;
+        if (!t[i]) continue;
+        gpuml__span(t[i], &lo, &hi);
+        if (hi - t[i]->offset >= INT32_MAX || lo < t[i]->offset) return 0;   /* negative strides: 64-bit */
+        for (j = 0; j < 4; j++) if (t[i]->strides[j] < 0) return 0;
+    }
+    return extra < INT32_MAX;
+}
+GPUML__FN gpuml_status gpuml__cv_launch_x(gpuml_ctx *ctx, const gpuml__cv *cv, const char *name, gpuml__conv_params *kp,
+                                          int epi, int pool_max, int64_t col_elems, const char *extra, const char *op)
+{
+    char opts[300];
+    gpuml__CUfunction fn;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
+    void *args[1];
+    int bf = strcmp(name, "gpuml_conv_bwd_filter") == 0;
+    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=%d%s", (int)cv->dt,
+             epi ? cv->act : 0, epi && cv->bias != NULL, epi && cv->res != NULL,
+             gpuml__cv_fits32(cv, GPUML__MAX(col_elems, kp->total)), pool_max, extra);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, name, &fn));
+    if (kp->total <= 0) return GPUML_SUCCESS;
+    grid[0] = bf ? (unsigned)GPUML__MIN(kp->total, (int64_t)GPUML__MAX(ctx->sm_count, 1) * 64) : gpuml__grid_for(ctx, kp->total, 256);
+    args[0] = kp;
+    return gpuml__launch(ctx, fn, grid, block, 0, args, op);
+}
+GPUML__FN gpuml_status gpuml__cv_launch(gpuml_ctx *ctx, const gpuml__cv *cv, const char *name, gpuml__conv_params *kp,
+                                        int epi, int pool_max, int64_t col_elems, const char *op)
+{
+    return gpuml__cv_launch_x(ctx, cv, name, kp, epi, pool_max, col_elems, "", op);
+}
+
+/* depthwise with multiplier 1 through the register-blocked kernel (16-byte channel vectors
+   where the layout allows); NOT_SUPPORTED (no message) for other shapes */
+GPUML__FN gpuml_status gpuml__cv_dw_fast(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml__conv_params kp;
+    char extra[120];
+    int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 16 / es, qt, i, span;
+    int ok_vec = 1;
+    if (cv->cg != 1 || cv->kg != 1 || cv->s > 7 || cv->sw > 4 || cv->dw > 4) return GPUML_ERROR_NOT_SUPPORTED;
+    /* 16-byte vectors along c: unit channel strides, aligned rows */
+    if (cv->xs[3] != 1 || cv->ys[3] != 1 || (cv->res && cv->rs[3] != 1) || cv->c % vec) ok_vec = 0;
+    for (i = 0; ok_vec && i < 3; i++)
+        if (cv->xs[i] % vec || cv->ys[i] % vec || (cv->res && cv->rs[i] % vec)) ok_vec = 0;
+    if (ok_vec && ((gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0)) & 15)) ok_vec = 0;
+    if (!ok_vec) vec = 1;
+    qt = vec == 8 ? 2 : 4;
+    span = (qt - 1) * cv->sw + (cv->s - 1) * cv->dw + 1;
+    if (span * vec > 48 || span > 16) return GPUML_ERROR_NOT_SUPPORTED;   /* registers (measured spill-free up to here) */
+    gpuml__cv_kparams(cv, &kp);
+    kp.order = vec == 1 && cv->xs[2] == 1;   /* q-blocks fastest where w is the unit-stride dim (NCHW) */
+    kp.total = cv->n * cv->p * ((cv->q + qt - 1) / qt) * (cv->k / vec);
+    snprintf(extra, sizeof extra, " -DDW_VEC=%d -DDW_QT=%d -DDW_S=%d -DDW_SW=%d -DDW_DW=%d", (int)vec, (int)qt, (int)cv->s, cv->sw, cv->dw);
+    return gpuml__cv_launch_x(ctx, cv, "gpuml_conv_dw_fast", &kp, 1, 0, 0, extra, op);
+}
+
+/* weights as a contiguous [K][R][S][cg] tensor of the problem's dtype: w itself when it is one
+   already, else a copy into *tmp (freed by the caller) */
+GPUML__FN gpuml_status gpuml__cv_krsc(gpuml_ctx *ctx, const gpuml__cv *cv, const gpuml_tensor *w, gpuml_tensor **tmp,
+                                      const gpuml_tensor **out, gpuml_dtype dt, const char *op)
+{
+    int64_t shape[4], st[4], dims[4], strides[4];
+    gpuml_tensor v;
+    int i;
+    static const int perm[2][4] = { { 0, 1, 2, 3 }, { 0, 2, 3, 1 } };
+    *tmp = NULL;
+    if (w && w->dtype == dt && cv->ws[3] == 1 && cv->ws[2] == cv->cg && cv->ws[1] == cv->s * cv->cg && cv->ws[0] == cv->ncol) {
+        *out = w;
+        return GPUML_SUCCESS;
+    }
+    shape[0] = cv->k; shape[1] = cv->r; shape[2] = cv->s; shape[3] = cv->cg;
+    *tmp = gpuml__tensor_new(ctx, dt, 4, shape, op);
+    if (!*tmp) return ctx->status;
+    *out = *tmp;
+    if (!w) return GPUML_SUCCESS;
+    /* the contiguous KRSC strides, seen in w's own dim order */
+    st[0] = cv->ncol; st[1] = cv->s * cv->cg; st[2] = cv->cg; st[3] = 1;
+    for (i = 0; i < 4; i++) { dims[perm[cv->layout][i]] = shape[i]; strides[perm[cv->layout][i]] = st[i]; }
+    v = gpuml__cv_view(*tmp, 4, dims, strides, 0);
+    return gpuml__copy(ctx, &v, w);
+}
+
+/* Device budget of one im2col chunk, in elements (256 MiB of f32; tests make it small). */
+#ifndef GPUML__CV_GPU_COL
+#define GPUML__CV_GPU_COL ((int64_t)64 << 20)
+#endif
+
+/* forward as GEMM for outputs whose q dim has unit stride (NCHW): y[n] = w_g [kg, ncol] @ col[n]
+   [ncol, pq] with the transposed im2col (or x itself for 1x1 stride-1 unpadded), an NN GEMM
+   with rows of y contiguous; bias, act and residual follow in one pass (the GEMM's epilogue adds
+   bias per column, not per row).  Not for a residual that overlaps y (the GEMM overwrites it). */
+GPUML__FN gpuml_status gpuml__cv_gemm_fwd_t(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml_tensor *wtmp = NULL, *col = NULL;
+    const gpuml_tensor *wk;
+    gpuml_status st = GPUML_SUCCESS;
+    int64_t pq = cv->p * cv->q, nb, n0, g;
+    int direct = cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
+                 (cv->xs[1] == cv->w * cv->xs[2] || cv->h == 1);
+    GPUML__TRY(gpuml__cv_krsc(ctx, cv, cv->wt, &wtmp, &wk, cv->dt, op));
+    nb = direct ? cv->n : GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), cv->n), (int64_t)1);
+    if (!direct) {
+        int64_t shape[1];
+        shape[0] = nb * pq * cv->ncol;
+        col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
+        if (!col) { gpuml_tensor_free(wtmp); return ctx->status; }
+    }
+    for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
+        int64_t cnt = GPUML__MIN(nb, cv->n - n0);
+        for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
+            gpuml_tensor a, b, c;
+            int64_t da[2], sa[2], db[3], sb[3], dc[3], sc[3];
+            if (!direct) {
+                gpuml__conv_params kp;
+                gpuml__cv_kparams(cv, &kp);
+                kp.col = gpuml__dptr(col); kp.ldcol = cv->ncol; kp.n0 = n0; kp.g = g; kp.total = cnt * pq * cv->ncol;
+                kp.order = 1;   /* transposed: col[n][j][m] */
+                st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, kp.total, op);
+                if (st != GPUML_SUCCESS) break;
+                db[0] = cnt; db[1] = cv->ncol; db[2] = pq; sb[0] = cv->ncol * pq; sb[1] = pq; sb[2] = 1;
+                b = gpuml__cv_view(col, 3, db, sb, 0);
+            } else {
+                db[0] = cnt; db[1] = cv->cg; db[2] = pq; sb[0] = cv->xs[0]; sb[1] = cv->xs[3]; sb[2] = cv->xs[2];
+                b = gpuml__cv_view(cv->x, 3, db, sb, n0 * cv->xs[0] + g * cv->cg * cv->xs[3]);
+            }
+            da[0] = cv->kg; da[1] = cv->ncol; sa[0] = cv->ncol; sa[1] = 1;
+            dc[0] = cnt; dc[1] = cv->kg; dc[2] = pq; sc[0] = cv->ys[0]; sc[1] = cv->ys[3]; sc[2] = cv->ys[2];
+            a = gpuml__cv_view(wk, 2, da, sa, g * cv->kg * cv->ncol);
+            c = gpuml__cv_view(cv->y, 3, dc, sc, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            st = gpuml_matmul(ctx, &c, &a, &b, NULL);
+        }
+    }
+    gpuml_tensor_free(col);
+    gpuml_tensor_free(wtmp);
+    if (st == GPUML_SUCCESS && (cv->bias || cv->act || cv->res)) {
+        gpuml__conv_params kp;
+        gpuml__cv_kparams(cv, &kp);
+        kp.order = 1;
+        kp.total = cv->n * pq * cv->k;
+        st = gpuml__cv_launch(ctx, cv, "gpuml_conv_epi", &kp, 1, 0, 0, op);
+    }
+    return st;
+}
+
+/* forward as GEMM: 1x1 stride-1 unpadded with groups 1 as one gpuml_matmul, else im2col chunks
+   (whole images) + one batched gpuml_matmul per chunk and group.  NOT_SUPPORTED where y's
+   (p, q) dims do not merge into one. */
+GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml_matmul_desc md;
+    gpuml_tensor *wtmp = NULL, *col = NULL;
+    const gpuml_tensor *wk;
+    gpuml_status st = GPUML_SUCCESS;
+    int64_t pq = cv->p * cv->q, nb, n0, g;
+    int merge_y = cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1, fold;
+    if (!merge_y || (cv->res && !(cv->rs[1] == cv->q * cv->rs[2] || cv->p == 1)))
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs y's (and the residual's) rows and columns "
+                           "to merge into one dim (NHWC or NCHW layouts)", op);
+    if (cv->ys[3] != 1 && cv->ys[2] == 1 && !(cv->res && gpuml__overlap(cv->res, cv->y)))
+        return gpuml__cv_gemm_fwd_t(ctx, cv, op);
+    memset(&md, 0, sizeof md);
+    md.act = (gpuml_activation)cv->act;
+    if (cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr && cv->groups == 1 &&
+        (cv->xs[1] == cv->w * cv->xs[2] || cv->h == 1)) {
+        /* y[n][pq][k] = x[n][hw][c] @ w[k][c]^T, with the batch folded into the rows where all of them allow it */
+        int64_t sa[3], sb[2], sc[3], sr[3], da[3], db[2], dc[3];
+        int fold = cv->xs[0] == pq * cv->xs[2] && cv->ys[0] == pq * cv->ys[2] && (!cv->res || cv->rs[0] == pq * cv->rs[2]);
+        gpuml_tensor a, b, c, r, bias;
+        int nd = fold ? 2 : 3, o = fold ? 1 : 0;
+        da[0] = cv->n; da[1] = pq; da[2] = cv->c; sa[0] = cv->xs[0]; sa[1] = cv->xs[2]; sa[2] = cv->xs[3];
+        dc[0] = cv->n; dc[1] = pq; dc[2] = cv->k; sc[0] = cv->ys[0]; sc[1] = cv->ys[2]; sc[2] = cv->ys[3];
+        sr[0] = cv->rs[0]; sr[1] = cv->rs[2]; sr[2] = cv->rs[3];
+        if (fold) { da[1] = dc[1] = cv->n * pq; }
+        db[0] = cv->c; db[1] = cv->k; sb[0] = cv->ws[3]; sb[1] = cv->ws[0];
+        a = gpuml__cv_view(cv->x, nd, da + o, sa + o, 0);
+        b = gpuml__cv_view(cv->wt, 2, db, sb, 0);
+        c = gpuml__cv_view(cv->y, nd, dc + o, sc + o, 0);
+        if (cv->res) { r = gpuml__cv_view(cv->res, nd, dc + o, sr + o, 0); md.residual = &r; }
+        if (cv->bias) { bias = *cv->bias; md.bias = &bias; }
+        return gpuml_matmul(ctx, &c, &a, &b, &md);
+    }
+    fold = (cv->ys[0] == pq * cv->ys[2] || cv->n == 1) && (!cv->res || cv->rs[0] == pq * cv->rs[2] || cv->n == 1);
+    GPUML__TRY(gpuml__cv_krsc(ctx, cv, cv->wt, &wtmp, &wk, cv->dt, op));
+    nb = GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), cv->n), (int64_t)1);
+    {
+        int64_t shape[1];
+        shape[0] = nb * pq * cv->ncol;
+        col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
+        if (!col) { gpuml_tensor_free(wtmp); return ctx->status; }
+    }
+    for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
+        int64_t cnt = GPUML__MIN(nb, cv->n - n0);
+        for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
+            gpuml__conv_params kp;
+            gpuml_tensor a, b, c, r, bias;
+            int64_t da[3], sa[3], db[2], sb[2], dc[3], sc[3], sr[3], dbias[1], sbias[1];
+            gpuml__cv_kparams(cv, &kp);
+            kp.col = gpuml__dptr(col); kp.ldcol = cv->ncol; kp.n0 = n0; kp.g = g; kp.total = cnt * pq * cv->ncol;
+            kp.order = 0;   /* row-major col[m][j] (the kernel's order 1 is the transposed layout) */
+            st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, kp.total, op);
+            if (st != GPUML_SUCCESS) break;
+            da[0] = cnt; da[1] = pq; da[2] = cv->ncol; sa[0] = pq * cv->ncol; sa[1] = cv->ncol; sa[2] = 1;
+            db[0] = cv->ncol; db[1] = cv->kg; sb[0] = 1; sb[1] = cv->ncol;
+            dc[0] = cnt; dc[1] = pq; dc[2] = cv->kg; sc[0] = cv->ys[0]; sc[1] = cv->ys[2]; sc[2] = cv->ys[3];
+            sr[0] = cv->rs[0]; sr[1] = cv->rs[2]; sr[2] = cv->rs[3];
+            if (fold) da[1] = dc[1] = cnt * pq;   /* one GEMM of cnt*P*Q rows instead of a batch of images */
+            a = gpuml__cv_view(col, 3 - fold, da + fold, sa + fold, 0);
+            b = gpuml__cv_view(wk, 2, db, sb, g * cv->kg * cv->ncol);
+            c = gpuml__cv_view(cv->y, 3 - fold, dc + fold, sc + fold, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            md.residual = NULL; md.bias = NULL;
+            if (cv->res) { r = gpuml__cv_view(cv->res, 3 - fold, dc + fold, sr + fold, n0 * cv->rs[0] + g * cv->kg * cv->rs[3]); md.residual = &r; }
+            if (cv->bias) { dbias[0] = cv->kg; sbias[0] = 1; bias = gpuml__cv_view(cv->bias, 1, dbias, sbias, g * cv->kg); md.bias = &bias; }
+            st = gpuml_matmul(ctx, &c, &a, &b, &md);
+        }
+    }
+    gpuml_tensor_free(col);
+    gpuml_tensor_free(wtmp);
+    return st;
+}
+
+/* backward data as GEMM: dcol (f32) = dy @ w per chunk of whole images and group, then a
+   gather col2im.  NOT_SUPPORTED where dy's (p, q) do not merge. */
+GPUML__FN gpuml_status gpuml__cv_gemm_bwd_data(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml_tensor *wtmp = NULL, *col = NULL;
+    const gpuml_tensor *wk;
+    gpuml_status st = GPUML_SUCCESS;
+    int64_t pq = cv->p * cv->q, nb, n0, g, shape[1];
+    int fold = cv->ys[0] == pq * cv->ys[2] || cv->n == 1;
+    if (!(cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1))
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs dy's rows and columns to merge into one dim", op);
+    GPUML__TRY(gpuml__cv_krsc(ctx, cv, cv->wt, &wtmp, &wk, cv->dt, op));
+    nb = GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), cv->n), (int64_t)1);
+    shape[0] = nb * pq * cv->ncol;
+    col = gpuml__tensor_new(ctx, GPUML_F32, 1, shape, op);
+    if (!col) { gpuml_tensor_free(wtmp); return ctx->status; }
+    for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
+        int64_t cnt = GPUML__MIN(nb, cv->n - n0);
+        for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
+            gpuml__conv_params kp;
+            gpuml_tensor a, b, c;
+            int64_t da[3], sa[3], db[2], sb[2], dc[3], sc[3];
+            da[0] = cnt; da[1] = pq; da[2] = cv->kg; sa[0] = cv->ys[0]; sa[1] = cv->ys[2]; sa[2] = cv->ys[3];
+            db[0] = cv->kg; db[1] = cv->ncol; sb[0] = cv->ncol; sb[1] = 1;
+            dc[0] = cnt; dc[1] = pq; dc[2] = cv->ncol; sc[0] = pq * cv->ncol; sc[1] = cv->ncol; sc[2] = 1;
+            if (fold) da[1] = dc[1] = cnt * pq;
+            a = gpuml__cv_view(cv->y, 3 - fold, da + fold, sa + fold, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            b = gpuml__cv_view(wk, 2, db, sb, g * cv->kg * cv->ncol);
+            c = gpuml__cv_view(col, 3 - fold, dc + fold, sc + fold, 0);
+            st = gpuml_matmul(ctx, &c, &a, &b, NULL);
+            if (st != GPUML_SUCCESS) break;
+            gpuml__cv_kparams(cv, &kp);
+            kp.col = gpuml__dptr(col); kp.ldcol = cv->ncol; kp.n0 = n0; kp.g = g; kp.total = cnt * cv->h * cv->w * cv->cg;
+            st = gpuml__cv_launch(ctx, cv, "gpuml_conv_col2im", &kp, 0, 0, cnt * pq * cv->ncol, op);
+        }
+    }
+    gpuml_tensor_free(col);
+    gpuml_tensor_free(wtmp);
+    return st;
+}
+
+/* backward filter as GEMM: per image n, part[n] = dy[n]^T [kg, pq] @ im2col(x[n]) [pq, ncol] as one
+   batched gpuml_matmul over the images of a chunk (a single GEMM over all N*P*Q rows would give
+   only kg*ncol outputs to parallelize), then dw (f32 [K][R][S][cg]) = the sum over images
+   (gpuml_reduce), cast into dw at the end */
+GPUML__FN gpuml_status gpuml__cv_gemm_bwd_filter(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml_tensor *acc = NULL, *col = NULL, *part = NULL, *sum = NULL;
+    const gpuml_tensor *acc_c;
+    gpuml_status st = GPUML_SUCCESS;
+    int64_t pq = cv->p * cv->q, wg = cv->kg * cv->ncol, nb, n0, g, shape[3];
+    int axis0 = 0;
+    if (!(cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1))
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs dy's rows and columns to merge into one dim", op);
+    GPUML__TRY(gpuml__cv_krsc(ctx, cv, NULL, &acc, &acc_c, GPUML_F32, op));
+    nb = GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), GPUML__CV_GPU_COL / wg);
+    nb = GPUML__MAX(GPUML__MIN(nb, cv->n), (int64_t)1);
+    shape[0] = nb * pq * cv->ncol;
+    col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
+    shape[0] = nb; shape[1] = cv->kg; shape[2] = cv->ncol;
+    part = col ? gpuml__tensor_new(ctx, GPUML_F32, 3, shape, op) : NULL;
+    sum = part && nb < cv->n ? gpuml__tensor_new(ctx, GPUML_F32, 2, shape + 1, op) : NULL;
+    if (!col || !part || (nb < cv->n && !sum)) {
+        st = ctx->status;
+        gpuml_tensor_free(col); gpuml_tensor_free(part); gpuml_tensor_free(acc);
+        return st;
+    }
+    for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
+        int64_t cnt = GPUML__MIN(nb, cv->n - n0);
+        for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
+            gpuml__conv_params kp;
+            gpuml_tensor a, b, c, accg;
+            int64_t da[3], sa[3], db[3], sb[3], dc[3], sc[3];
+            gpuml__cv_kparams(cv, &kp);
+            kp.col = gpuml__dptr(col); kp.ldcol = cv->ncol; kp.n0 = n0; kp.g = g; kp.total = cnt * pq * cv->ncol;
+            kp.order = 0;   /* row-major col[m][j] (the kernel's order 1 is the transposed layout) */
+            st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, kp.total, op);
+            if (st != GPUML_SUCCESS) break;
+            da[0] = cnt; da[1] = cv->kg; da[2] = pq; sa[0] = cv->ys[0]; sa[1] = cv->ys[3]; sa[2] = cv->ys[2];
+            db[0] = cnt; db[1] = pq; db[2] = cv->ncol; sb[0] = pq * cv->ncol; sb[1] = cv->ncol; sb[2] = 1;
+            dc[0] = cnt; dc[1] = cv->kg; dc[2] = cv->ncol; sc[0] = wg; sc[1] = cv->ncol; sc[2] = 1;
+            a = gpuml__cv_view(cv->y, 3, da, sa, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            b = gpuml__cv_view(col, 3, db, sb, 0);
+            c = gpuml__cv_view(part, 3, dc, sc, 0);
+            st = gpuml_matmul(ctx, &c, &a, &b, NULL);
+            if (st != GPUML_SUCCESS) break;
+            accg = gpuml__cv_view(acc, 2, dc + 1, sc + 1, g * wg);
+            if (n0 == 0) {
+                st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, &accg, &c, &axis0, 1, 0);
+            } else {
+                st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, sum, &c, &axis0, 1, 0);
+                if (st == GPUML_SUCCESS) st = gpuml_add(ctx, &accg, &accg, sum);
+            }
+        }
+    }
+    if (st == GPUML_SUCCESS) {
+        /* acc (k, r, s, c) contiguous, seen in dw's own dim order */
+        static const int perm[2][4] = { { 0, 1, 2, 3 }, { 0, 2, 3, 1 } };
+        int64_t dims[4], strides[4], st4[4], sh4[4];
+        gpuml_tensor v;
+        int i;
+        sh4[0] = cv->k; sh4[1] = cv->r; sh4[2] = cv->s; sh4[3] = cv->cg;
+        st4[0] = cv->ncol; st4[1] = cv->s * cv->cg; st4[2] = cv->cg; st4[3] = 1;
+        for (i = 0; i < 4; i++) { dims[perm[cv->layout][i]] = sh4[i]; strides[perm[cv->layout][i]] = st4[i]; }
+        v = gpuml__cv_view(acc, 4, dims, strides, 0);
+        st = gpuml__copy(ctx, (gpuml_tensor *)cv->wt, &v);
+    }
+    gpuml_tensor_free(sum);
+    gpuml_tensor_free(part);
+    gpuml_tensor_free(col);
+    gpuml_tensor_free(acc);
+    return st;
+}
+
+/* the contiguous NHWC problem for the implicit-GEMM kernel, or 0 where it cannot be one */
+GPUML__FN int gpuml__cv_igemm_problem(const gpuml__cv *cv, gpuml__conv_problem *pr)
+{
+    if (cv->layout != GPUML_LAYOUT_NHWC || !gpuml__is_contig(cv->x) || !gpuml__is_contig(cv->wt) || !gpuml__is_contig(cv->y) ||
+        (cv->res && !gpuml__is_contig(cv->res)) || cv->pb < 0 || cv->pr < 0)
+        return 0;
+    memset(pr, 0, sizeof *pr);
+    pr->n = cv->n; pr->h = cv->h; pr->w = cv->w; pr->c = cv->c; pr->k = cv->k; pr->r = cv->r; pr->s = cv->s; pr->p = cv->p; pr->q = cv->q;
+    pr->stride_h = cv->sh; pr->stride_w = cv->sw; pr->pad_h = cv->pt; pr->pad_w = cv->pl; pr->dil_h = cv->dh; pr->dil_w = cv->dw;
+    pr->groups = cv->groups;
+    pr->x = cv->x; pr->wt = cv->wt; pr->y = cv->y; pr->bias = cv->bias; pr->residual = cv->res; pr->act = cv->act;
+    return 1;
+}
+
+GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpuml_conv_path path, const char *op)
+{
+    gpuml__conv_params kp;
+    if (kind == 0 && (path == GPUML_CONV_AUTO || path == GPUML_CONV_IGEMM)) {
+        gpuml__conv_problem pr;
+        if (gpuml__cv_igemm_problem(cv, &pr)) {
+            gpuml_status st = gpuml__conv2d_igemm(ctx, &pr);
+            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+            gpuml_clear_error(ctx);
+        }
+        if (path == GPUML_CONV_IGEMM)
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM path cannot take this problem (it needs "
+                               "f16/bf16, contiguous NHWC x, y and residual, contiguous KRSC weights, sm_80+; %s on sm_%d)", op,
+                               gpuml__dtype_names[cv->dt], ctx->arch);
+    }
+    if (kind != 0 && path == GPUML_CONV_IGEMM)
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM path is forward only", op);
+    /* AUTO takes GEMM for groups 1 (tensor cores / the tuned matmul); grouped and depthwise
+       convs go to the direct kernels, whose per-group GEMMs would be tiny */
+    if (path == GPUML_CONV_GEMM || (path == GPUML_CONV_AUTO && cv->groups == 1)) {
+        gpuml_status st = kind == 0 ? gpuml__cv_gemm_fwd(ctx, cv, op) : kind == 1 ? gpuml__cv_gemm_bwd_data(ctx, cv, op)
+                                                                                  : gpuml__cv_gemm_bwd_filter(ctx, cv, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED || path == GPUML_CONV_GEMM) return st;
+        gpuml_clear_error(ctx);
+    }
+    if (kind == 0 && path == GPUML_CONV_AUTO && cv->cg == 1) {
+        gpuml_status st = gpuml__cv_dw_fast(ctx, cv, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+    }
+    gpuml__cv_kparams(cv, &kp);
+    if (kind == 0) {
+        kp.total = cv->n * cv->p * cv->q * cv->k;
+        return gpuml__cv_launch(ctx, cv, path == GPUML_CONV_AUTO && cv->cg == 1 ? "gpuml_conv_depthwise" : "gpuml_conv_direct",
+                                &kp, 1, 0, 0, op);
+    }
+    if (kind == 1) {
+        kp.total = cv->n * cv->h * cv->w * cv->c;
+        return gpuml__cv_launch(ctx, cv, "gpuml_conv_bwd_data", &kp, 0, 0, 0, op);
+    }
+    kp.total = cv->k * cv->ncol;
+    return gpuml__cv_launch(ctx, cv, "gpuml_conv_bwd_filter", &kp, 0, 0, cv->n * cv->p * cv->q, op);
+}
+#endif
+
+GPUML__FN gpuml_status gpuml__cv_run(gpuml_ctx *ctx, const char *op, int kind, const gpuml_tensor *x, const gpuml_tensor *w,
+                                     const gpuml_tensor *y, const gpuml_conv2d_desc *desc)
+{
+    gpuml__cv cv;
+    gpuml_conv_path path = desc ? desc->path : GPUML_CONV_AUTO;
+    GPUML__TRY(gpuml__enter(ctx));
+    GPUML__TRY(gpuml__cv_setup(ctx, op, kind, x, w, y, desc, &cv));
+    if (cv.n == 0 || cv.k == 0 || cv.c == 0) {
+        /* nothing to sum: the written tensor is zero (or, forward, the epilogue of zero) */
+        if (kind == 0 && cv.n * cv.p * cv.q * cv.k > 0 && (cv.bias || cv.act || cv.res))
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: an epilogue over zero input channels", op);
+        return gpuml__numel(kind == 0 ? y : kind == 1 ? x : w) ? gpuml_fill(ctx, (gpuml_tensor *)(kind == 0 ? y : kind == 1 ? x : w), 0.0)
+                                                               : GPUML_SUCCESS;
+    }
+    if (ctx->backend == GPUML_BACKEND_CPU) {
+        if (path != GPUML_CONV_AUTO && path != GPUML_CONV_GEMM)
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: path %d is a GPU kernel; this context runs on the CPU", op, (int)path);
+        return gpuml__cv_cpu_run(ctx, &cv, kind, op);
+    }
+#ifndef GPUML_NO_CUDA
+    return gpuml__cv_cuda(ctx, &cv, kind, path, op);
+#else
+    return GPUML_ERROR_BACKEND_UNAVAILABLE;
+#endif
+}
+
+GPUML__DEF gpuml_status gpuml_conv2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_tensor *w,
+                                     const gpuml_conv2d_desc *desc)
+{
+    return gpuml__cv_run(ctx, "gpuml_conv2d", 0, x, w, y, desc);
+}
+GPUML__DEF gpuml_status gpuml_conv2d_backward_data(gpuml_ctx *ctx, gpuml_tensor *dx, const gpuml_tensor *dy, const gpuml_tensor *w,
+                                                   const gpuml_conv2d_desc *desc)
+{
+    return gpuml__cv_run(ctx, "gpuml_conv2d_backward_data", 1, dx, w, dy, desc);
+}
+GPUML__DEF gpuml_status gpuml_conv2d_backward_filter(gpuml_ctx *ctx, gpuml_tensor *dw, const gpuml_tensor *x, const gpuml_tensor *dy,
+                                                     const gpuml_conv2d_desc *desc)
+{
+    return gpuml__cv_run(ctx, "gpuml_conv2d_backward_filter", 2, x, dw, dy, desc);
+}
+
+GPUML__DEF gpuml_status gpuml_conv1d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_tensor *w,
+                                     const gpuml_conv2d_desc *desc)
+{
+    static const char op[] = "gpuml_conv1d";
+    const gpuml_tensor *t[4];
+    gpuml_tensor v[4];
+    gpuml_conv2d_desc d;
+    char s1[200];
+    int i;
+    GPUML__TRY(gpuml__enter(ctx));
+    if (desc) d = *desc; else memset(&d, 0, sizeof d);
+    t[0] = y; t[1] = x; t[2] = w; t[3] = d.residual;
+    for (i = 0; i < 4; i++) {
+        int64_t sh[4], st[4];
+        int at = d.layout == GPUML_LAYOUT_NCHW ? 2 : 1, j, o = 0;
+        if (!t[i]) continue;
+        GPUML__TRY(gpuml__check_tensor(ctx, t[i], op, i == 0 ? "y" : i == 1 ? "x" : i == 2 ? "w" : "desc.residual"));
+        if (t[i]->ndim != 3)
+            return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: %s is %s but must be 3-D (%s)", op, i == 0 ? "y" : i == 1 ? "x" : i == 2 ? "w" : "residual",
+                               gpuml__shape_str(t[i], s1, sizeof s1), d.layout == GPUML_LAYOUT_NCHW ? "NCW, weights KCS" : "NWC, weights KSC");
+        for (j = 0; j < 4; j++) {
+            if (j == at) { sh[j] = 1; st[j] = t[i]->strides[at] * t[i]->shape[at]; continue; }
+            sh[j] = t[i]->shape[o]; st[j] = t[i]->strides[o]; o++;
+        }
+        v[i] = gpuml__cv_view(t[i], 4, sh, st, 0);
+    }
+    if ((d.stride[0] > 1) || d.pad[0] || d.pad[1] || d.dilation[0] > 1)
+        return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: the height fields of desc (stride[0], pad[0..1], dilation[0]) must be "
+                           "0 (or 1) for conv1d", op);
+    if (d.residual) d.residual = &v[3];
+    return gpuml_conv2d(ctx, &v[0], &v[1], &v[2], &d);
+}
+
+/* ------------------------------------------------------------------ pooling ---- */
+GPUML__FN void gpuml__pool_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
+    const gpuml__cv *cv = j->cv;
+    int is_max = j->pool_max, count_pad = j->count_pad;
+    int64_t np, q, c, h, w;
+    (void)tid;
+    for (np = b; np < e; np++) {
+        int64_t n = np / cv->p, p = np % cv->p;
+        int64_t h0 = p * cv->sh - cv->pt, hs = GPUML__MAX(h0, (int64_t)0), he = GPUML__MIN(h0 + cv->r, cv->h);
+        for (q = 0; q < cv->q; q++) {
+            int64_t w0 = q * cv->sw - cv->pl, ws = GPUML__MAX(w0, (int64_t)0), we = GPUML__MIN(w0 + cv->s, cv->w);
+            for (c = 0; c < cv->c; c++) {
+                int64_t xo = n * cv->xs[0] + c * cv->xs[3];
+                float acc = is_max ? -INFINITY : 0.0f;
+                for (h = hs; h < he; h++)
+                    for (w = ws; w < we; w++) {
+                        float v = gpuml__cv_ld(cv->dt, cv->x, xo + h * cv->xs[1] + w * cv->xs[2]);
+                        if (is_max) acc = (v > acc || v != v) ? v : acc;
+                        else acc += v;
+                    }
+                if (!is_max) {
+                    float cnt = count_pad ? (float)((GPUML__MIN(h0 + cv->r, cv->h + cv->pb) - h0) * (GPUML__MIN(w0 + cv->s, cv->w + cv->pr) - w0))
+                                          : (float)((he - hs) * (we - ws));
+                    acc = acc / cnt;
+                }
+                gpuml__cv_st(cv->dt, cv->y, n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c * cv->ys[3], acc);
+            }
+        }
+    }
+}
+
+GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_pool2d_desc *desc)
+{
+    static const char op[] = "gpuml_pool2d";
+    gpuml_pool2d_desc d;
+    gpuml__cv cv;
+    int64_t xd[4], yd[4];
+    char s1[200], s2[200];
+    int i;
+    GPUML__TRY(gpuml__enter(ctx));
+    if (desc) d = *desc; else memset(&d, 0, sizeof d);
+    GPUML__TRY(gpuml__check_tensor(ctx, y, op, "y"));
+    GPUML__TRY(gpuml__check_tensor(ctx, x, op, "x"));
+    GPUML__TRY(gpuml__check_output(ctx, y, op));
+    if ((unsigned)d.layout > GPUML_LAYOUT_NCHW) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown layout %d", op, (int)d.layout);
+    if ((unsigned)d.op > GPUML_POOL_AVG) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown pooling op %d", op, (int)d.op);
+    if (x->ndim != 4 || y->ndim != 4)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: x %s and y %s must be 4-D (%s)", op, gpuml__shape_str(x, s1, sizeof s1),
+                           gpuml__shape_str(y, s2, sizeof s2), d.layout == GPUML_LAYOUT_NCHW ? "NCHW" : "NHWC");
+    GPUML__TRY(gpuml__need_float(ctx, x, op, "x"));
+    GPUML__TRY(gpuml__need_dtype(ctx, y, x->dtype, op, "y"));
+    if (gpuml__overlap(y, x)) return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: y overlaps x", op);
+    memset(&cv, 0, sizeof cv);
+    cv.layout = (int)d.layout;
+    gpuml__cv_dims(x, cv.layout, xd, cv.xs);
+    gpuml__cv_dims(y, cv.layout, yd, cv.ys);
+    cv.n = xd[0]; cv.h = xd[1]; cv.w = xd[2]; cv.c = cv.k = xd[3];
+    if (d.global) {
+        if (d.window[0] || d.window[1] || d.stride[0] || d.stride[1] || d.pad[0] || d.pad[1] || d.pad[2] || d.pad[3])
+            return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: global pooling takes no window, stride or padding", op);
+        d.window[0] = (int)cv.h; d.window[1] = (int)cv.w;
+        if (cv.h > INT32_MAX || cv.w > INT32_MAX || cv.h == 0 || cv.w == 0)
+            return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: global pooling of an empty image %s", op, gpuml__shape_str(x, s1, sizeof s1));
+    }
+    if (d.window[0] <= 0 || d.window[1] <= 0 || d.stride[0] < 0 || d.stride[1] < 0)
+        return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: window {%d,%d} must be positive and stride {%d,%d} not negative", op,
+                           d.window[0], d.window[1], d.stride[0], d.stride[1]);
+    for (i = 0; i < 4; i++)
+        if (d.pad[i] < 0 || d.pad[i] >= d.window[i / 2])
+            return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: padding {%d,%d,%d,%d} must be at least 0 and below the window {%d,%d}",
+                               op, d.pad[0], d.pad[1], d.pad[2], d.pad[3], d.window[0], d.window[1]);
+    cv.r = d.window[0]; cv.s = d.window[1];
+    cv.sh = d.stride[0] ? d.stride[0] : d.window[0]; cv.sw = d.stride[1] ? d.stride[1] : d.window[1];
+    cv.pt = d.pad[0]; cv.pb = d.pad[1]; cv.pl = d.pad[2]; cv.pr = d.pad[3];
+    cv.dh = cv.dw = 1;
+    cv.p = gpuml_conv2d_out_dim(cv.h, cv.r, cv.sh, cv.pt, cv.pb, 1);
+    cv.q = gpuml_conv2d_out_dim(cv.w, cv.s, cv.sw, cv.pl, cv.pr, 1);
+    cv.dt = x->dtype;
+    cv.x = x; cv.y = y; cv.cg = cv.kg = 1; cv.groups = 1;
+    if (cv.p <= 0 || cv.q <= 0)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: the output would be empty: input %lldx%lld, window %dx%d, padding {%d,%d,%d,%d}",
+                           op, (long long)cv.h, (long long)cv.w, d.window[0], d.window[1], cv.pt, cv.pb, cv.pl, cv.pr);
+    if (yd[0] != cv.n || yd[1] != cv.p || yd[2] != cv.q || yd[3] != cv.c)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: y is %s but x %s gives [%lld,%lld,%lld,%lld] (%s)", op, gpuml__shape_str(y, s1, sizeof s1),
+                           gpuml__shape_str(x, s2, sizeof s2), (long long)cv.n, (long long)(d.layout ? cv.c : cv.p),
+                           (long long)(d.layout ? cv.p : cv.q), (long long)(d.layout ? cv.q : cv.c), d.layout == GPUML_LAYOUT_NCHW ? "NCHW" : "NHWC");
+    if (gpuml__numel(y) == 0) return GPUML_SUCCESS;
+    if (ctx->backend == GPUML_BACKEND_CPU) {
+        gpuml__cv_cpu j;
+        memset(&j, 0, sizeof j);
+        j.cv = &cv; j.pool_max = d.op == GPUML_POOL_MAX; j.count_pad = d.count_include_pad != 0;
+        gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, gpuml__pool_rows, &j);
+        return GPUML_SUCCESS;
+    }
+#ifndef GPUML_NO_CUDA
+    {
+        gpuml__conv_params kp;
+        cv.wt = x;   /* no weights: keep the offset checks on real tensors */
+        gpuml__cv_kparams(&cv, &kp);
+        kp.wt = 0;
+        kp.dh = cv.pb; kp.dw = cv.pr;   /* the pool kernel reads the bottom/right pads here */
+        kp.count_pad = d.count_include_pad != 0;
+        kp.total = cv.n * cv.p * cv.q * cv.c;
+        return gpuml__cv_launch(ctx, &cv, "gpuml_pool", &kp, 0, d.op == GPUML_POOL_MAX, 0, op);
+    }
+#else
+    return GPUML_ERROR_BACKEND_UNAVAILABLE;
+#endif
+}
+
+#define GPUML__CONV_FAMILIES &gpuml__fam_conv,
+#define GPUML__CONV_VARIANTS \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" },
+
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_conv_igemm, GPUML__OPS_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_conv_igemm, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
@@ -7359,6 +8488,7 @@ static const char *const gpuml__family_variants[][2] = {
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif
+    GPUML__CONV_VARIANTS
     { 0, 0 }
 };
 

@@ -22,7 +22,7 @@ tests/run_all.sh > "$OUT/tests.log" 2>&1
 summary+="tests: $(tail -n 1 "$OUT/tests.log")\n"
 # sanitizers over the GPU tests (the plain builds)
 # (program, test filter): the foundation tests whole, the kernel-heavy suites on a subset
-for spec in "test_core:" "test_profile:" "test_ops:softmax" "test_ops:norms" "test_ops:binary" "test_ops:reduce" "test_ops:optimizers" "test_matmul:bf16_gpu" "test_matmul:f32_gpu" "test_matmul:forced_wgmma_tf32_fp8" "test_conv_igemm:"; do
+for spec in "test_core:" "test_profile:" "test_ops:softmax" "test_ops:norms" "test_ops:binary" "test_ops:reduce" "test_ops:optimizers" "test_matmul:bf16_gpu" "test_matmul:f32_gpu" "test_matmul:forced_wgmma_tf32_fp8" "test_conv_igemm:" "test_conv:fuzz_forward" "test_conv:fuzz_backward" "test_conv:depthwise" "test_conv:pool"; do
     t=${spec%%:*}; f=${spec#*:}
     [ -x build/$t ] || continue
     for tool in memcheck racecheck; do
@@ -30,7 +30,7 @@ for spec in "test_core:" "test_profile:" "test_ops:softmax" "test_ops:norms" "te
         summary+="compute-sanitizer $tool $t $f: rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_${tool}_$t$f.log" | tail -n 1) $(tail -n 1 "$OUT/san_${tool}_$t$f.log")\n"
     done
 done
-for b in bench/run_core.sh bench/run_matmul.sh bench/run_ops.sh bench/run_conv_igemm.sh bench/run_graphs.sh; do
+for b in bench/run_core.sh bench/run_matmul.sh bench/run_ops.sh bench/run_conv_igemm.sh bench/run_conv.sh bench/run_graphs.sh; do
     [ -x "$b" ] || continue
     "$b" > "$OUT/$(basename "$b" .sh).log" 2>&1
     summary+="bench $(basename "$b"): rc=$?\n"

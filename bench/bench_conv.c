@@ -1,0 +1,235 @@
+/* Benchmark of gpuml_conv2d (not a test).  GPU: time per call from CUDA events around
+   back-to-back calls after warm-up; depthwise 3x3 (MobileNetV2 layers) as GB/s and the fraction
+   of the device copy bandwidth measured in the same run; ResNet-50 layers (batch 32) as TFLOP/s,
+   f32 NCHW and f16 NHWC.  bench/conv_torch.py prints the same lines for PyTorch/cuDNN.
+   CPU (GPUML_BACKEND=cpu): ResNet-50 layers at batch 1 as GFLOP/s next to OpenBLAS's sgemm on
+   the equivalent im2col GEMM (M = N*P*Q, N = K, K = R*S*C), the same machine, the same run.
+   Build: cc -std=c99 -O2 -I. bench/bench_conv.c -o build/bench_conv -ldl -lpthread -lm
+   Run:   build/bench_conv [filter] */
+#define _POSIX_C_SOURCE 200809L
+#define GPUML_IMPLEMENTATION
+#include "../gpuml.h"
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static gpuml_ctx *ctx;
+static const char *filter;
+static int on_gpu;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy, kind; } job;   /* kind: 0 forward, 1 backward data, 2 filter */
+static gpuml_status run(job *j)
+{
+    if (j->copy) return gpuml_copy(ctx, j->y, j->x);
+    if (j->kind == 1) return gpuml_conv2d_backward_data(ctx, j->x, j->y, j->w, &j->d);
+    if (j->kind == 2) return gpuml_conv2d_backward_filter(ctx, j->w, j->x, j->y, &j->d);
+    return gpuml_conv2d(ctx, j->y, j->x, j->w, &j->d);
+}
+/* seconds per call; inputs rotate over nj jobs (copies of the problem) so that they exceed L2 */
+static double time_it(job *js, int nj, int iters)
+{
+    int i;
+    for (i = 0; i < 2 * nj; i++)
+        if (run(&js[i % nj]) != GPUML_SUCCESS) { printf("error: %s\n", gpuml_last_error(ctx)); return -1; }
+    gpuml_sync(ctx);
+#ifndef GPUML_NO_CUDA
+    if (on_gpu) {
+        gpuml__CUevent a, b;
+        gpuml__bench_event(ctx, &a);
+        for (i = 0; i < iters; i++) run(&js[i % nj]);
+        gpuml__bench_event(ctx, &b);
+        return gpuml__bench_elapsed(ctx, a, b) * 1e-3 / iters;
+    }
+#endif
+    {
+        double t0 = now_s();
+        for (i = 0; i < iters; i++) run(&js[i % nj]);
+        return (now_s() - t0) / iters;
+    }
+}
+static gpuml_tensor *rnd(gpuml_dtype dt, int ndim, const int64_t *s, uint64_t seed)
+{
+    gpuml_tensor *t = gpuml_tensor_new(ctx, dt, ndim, s);
+    if (!t) { printf("alloc: %s\n", gpuml_last_error(ctx)); exit(1); }
+    gpuml_rand_uniform(ctx, t, seed, -1, 1);
+    return t;
+}
+/* nj jobs of one conv problem */
+static int make_jobs(job *js, int nj, int n, int c, int h, int k, int r, int stride, int pad, int groups, int layout, gpuml_dtype dt)
+{
+    int64_t xs[4], ws[4], ys[4], bs[1];
+    int p = (int)gpuml_conv2d_out_dim(h, r, stride, pad, pad, 1), i;
+    xs[0] = ys[0] = n; ws[0] = k;
+    if (layout) { xs[1] = c; xs[2] = xs[3] = h; ys[1] = k; ys[2] = ys[3] = p; ws[1] = c / groups; ws[2] = ws[3] = r; }
+    else { xs[1] = xs[2] = h; xs[3] = c; ys[1] = ys[2] = p; ys[3] = k; ws[1] = ws[2] = r; ws[3] = c / groups; }
+    bs[0] = k;
+    for (i = 0; i < nj; i++) {
+        memset(&js[i], 0, sizeof js[i]);
+        js[i].x = rnd(dt, 4, xs, 1 + i); js[i].w = rnd(dt, 4, ws, 100 + i); js[i].y = gpuml_tensor_new(ctx, dt, 4, ys);
+        js[i].bias = rnd(GPUML_F32, 1, bs, 200 + i);
+        js[i].d.stride[0] = js[i].d.stride[1] = stride;
+        js[i].d.pad[0] = js[i].d.pad[1] = js[i].d.pad[2] = js[i].d.pad[3] = pad;
+        js[i].d.groups = groups; js[i].d.layout = (gpuml_layout)layout;
+    }
+    return p;
+}
+static void free_jobs(job *js, int nj)
+{
+    int i;
+    for (i = 0; i < nj; i++) { gpuml_tensor_free(js[i].x); gpuml_tensor_free(js[i].w); gpuml_tensor_free(js[i].y); gpuml_tensor_free(js[i].bias); }
+}
+static int want(const char *s) { return !filter || strstr(s, filter) != NULL; }
+
+/* ResNet-50's distinct conv layers: c, h, k, r, stride, pad */
+static const int R50[][6] = {
+    { 3, 224, 64, 7, 2, 3 },
+    { 64, 56, 64, 1, 1, 0 }, { 64, 56, 64, 3, 1, 1 }, { 64, 56, 256, 1, 1, 0 }, { 256, 56, 64, 1, 1, 0 },
+    { 256, 56, 128, 1, 1, 0 }, { 128, 56, 128, 3, 2, 1 }, { 128, 28, 512, 1, 1, 0 }, { 256, 56, 512, 1, 2, 0 },
+    { 512, 28, 128, 1, 1, 0 }, { 128, 28, 128, 3, 1, 1 },
+    { 512, 28, 256, 1, 1, 0 }, { 256, 28, 256, 3, 2, 1 }, { 256, 14, 1024, 1, 1, 0 }, { 512, 28, 1024, 1, 2, 0 },
+    { 1024, 14, 256, 1, 1, 0 }, { 256, 14, 256, 3, 1, 1 },
+    { 1024, 14, 512, 1, 1, 0 }, { 512, 14, 512, 3, 2, 1 }, { 512, 7, 2048, 1, 1, 0 }, { 1024, 14, 2048, 1, 2, 0 },
+    { 2048, 7, 512, 1, 1, 0 }, { 512, 7, 512, 3, 1, 1 },
+};
+/* MobileNetV2's depthwise 3x3 layers: c, h, stride */
+static const int MBV2[][3] = { { 32, 112, 1 }, { 96, 112, 2 }, { 144, 56, 1 }, { 144, 56, 2 }, { 192, 28, 1 }, { 384, 14, 1 },
+                               { 576, 14, 1 }, { 960, 7, 1 } };
+
+typedef void (*sgemm_fn)(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
+                         const float *b, int ldb, float beta, float *c, int ldc);
+
+int main(int argc, char **argv)
+{
+    gpuml_desc desc;
+    double roof = 0;
+    unsigned l;
+    filter = argc > 1 ? argv[1] : NULL;
+    memset(&desc, 0, sizeof desc);
+    if (gpuml_init(&ctx, &desc) != GPUML_SUCCESS) { printf("init: %s\n", gpuml_last_error(ctx)); return 1; }
+    on_gpu = gpuml_get_backend(ctx) == GPUML_BACKEND_CUDA;
+    printf("device: %s\n", gpuml_device_name(ctx));
+    if (on_gpu) {
+        job c;
+        int64_t n = (int64_t)1 << 28;
+        memset(&c, 0, sizeof c);
+        c.copy = 1; c.x = rnd(GPUML_F32, 1, &n, 7); c.y = gpuml_tensor_new(ctx, GPUML_F32, 1, &n);
+        roof = 2.0 * (double)n * 4 / time_it(&c, 1, 10) * 1e-9;
+        printf("copy roof: %.1f GB/s (read + write)\n", roof);
+        gpuml_tensor_free(c.x); gpuml_tensor_free(c.y);
+        /* depthwise: bytes = x + y + w */
+        if (want("depthwise"))
+            for (l = 0; l < sizeof MBV2 / sizeof MBV2[0]; l++) {
+                int layout, di;
+                for (di = 0; di < 2; di++)
+                    for (layout = 0; layout < 2; layout++) {
+                        job js[4];
+                        gpuml_dtype dt = di ? GPUML_F16 : GPUML_F32;
+                        int c0 = MBV2[l][0], h = MBV2[l][1], s = MBV2[l][2], p = make_jobs(js, 4, 32, c0, h, c0, 3, s, 1, c0, layout, dt);
+                        double es = di ? 2 : 4, bytes = es * (32.0 * h * h * c0 + 32.0 * p * p * c0 + 9.0 * c0), t = time_it(js, 4, 50);
+                        printf("gpuml  depthwise %-4s %s c%-4d %3dx%-3d s%d  %9.1f us %8.1f GB/s  %5.3f of copy\n", di ? "f16" : "f32",
+                               layout ? "NCHW" : "NHWC", c0, h, h, s, t * 1e6, bytes / t * 1e-9, bytes / t * 1e-9 / roof);
+                        free_jobs(js, 4);
+                    }
+            }
+        if (want("resnet"))
+            for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {
+                int v;
+                for (v = 0; v < 2; v++) {   /* f32 NCHW, f16 NHWC */
+                    job js[2];
+                    const int *L = R50[l];
+                    int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v == 0, v ? GPUML_F16 : GPUML_F32);
+                    double flop = 2.0 * 32 * p * p * L[2] * L[0] * L[3] * L[3], t;
+                    js[0].d.bias = js[0].bias; js[1].d.bias = js[1].bias;
+                    js[0].d.act = js[1].d.act = GPUML_ACT_RELU;
+                    t = time_it(js, 2, 10);
+                    printf("gpuml  resnet %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", v ? "f16 NHWC" : "f32 NCHW", L[0], L[1], L[2], L[3], L[4],
+                           t * 1e6, flop / t * 1e-12);
+                    free_jobs(js, 2);
+                }
+            }
+        if (want("bwd"))
+            for (l = 0; l < 3; l++) {
+                static const int B[3][6] = { { 64, 56, 64, 3, 1, 1 }, { 256, 14, 256, 3, 1, 1 }, { 256, 56, 64, 1, 1, 0 } };
+                int v, kind;
+                for (v = 0; v < 2; v++)
+                    for (kind = 1; kind <= 2; kind++) {
+                        job js[2];
+                        const int *L = B[l];
+                        int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v == 0, v ? GPUML_F16 : GPUML_F32);
+                        double flop = 2.0 * 32 * p * p * L[2] * L[0] * L[3] * L[3], t;
+                        gpuml_rand_uniform(ctx, js[0].y, 5, -1, 1); gpuml_rand_uniform(ctx, js[1].y, 6, -1, 1);
+                        js[0].kind = js[1].kind = kind;
+                        t = time_it(js, 2, 10);
+                        printf("gpuml  %s %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", kind == 1 ? "bwd_data" : "bwd_filter",
+                               v ? "f16 NHWC" : "f32 NCHW", L[0], L[1], L[2], L[3], L[4], t * 1e6, flop / t * 1e-12);
+                        free_jobs(js, 2);
+                    }
+            }
+    } else {
+        /* CPU: batch 1, f32 NHWC, against OpenBLAS (as many threads as gpuml's pool) on the im2col
+           GEMM.  All gpuml layers first, then all OpenBLAS calls: OpenBLAS's idle threads spin
+           for a while after each call and would steal the cores gpuml's pool runs on. */
+        void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+        sgemm_fn sgemm = NULL;
+        void (*set_threads)(int) = NULL;
+        double tg[sizeof R50 / sizeof R50[0]];
+        int nth = 1;
+        const char *env = getenv("GPUML_NUM_THREADS");
+        if (lib) {
+            void *sym = dlsym(lib, "cblas_sgemm"); memcpy(&sgemm, &sym, sizeof sym);
+            sym = dlsym(lib, "openblas_set_num_threads"); memcpy(&set_threads, &sym, sizeof sym);
+        }
+        if (!sgemm) printf("OpenBLAS not found (apt-get install libopenblas-dev): gpuml figures only\n");
+        sscanf(gpuml_device_name(ctx), "CPU (%d", &nth);
+        if (set_threads) set_threads(nth);
+        printf("threads: %d (GPUML_NUM_THREADS=%s, OPENBLAS_CORETYPE=%s)\n", nth, env ? env : "", getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "auto");
+        for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {
+            job js[1];
+            const int *L = R50[l];
+            make_jobs(js, 1, 1, L[0], L[1], L[2], L[3], L[4], L[5], 1, 0, GPUML_F32);
+            tg[l] = 0;
+            if (want("cpu")) {   /* best of 3 rounds: shared hosts are noisy */
+                int rd;
+                for (rd = 0; rd < 3; rd++) { double t = time_it(js, 1, 5); if (rd == 0 || t < tg[l]) tg[l] = t; }
+            }
+            free_jobs(js, 1);
+        }
+        for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {
+            const int *L = R50[l];
+            int p = (int)gpuml_conv2d_out_dim(L[1], L[3], L[4], L[5], L[5], 1);
+            double flop = 2.0 * p * p * L[2] * L[0] * L[3] * L[3], tb = 0;
+            if (!want("cpu")) break;
+            if (sgemm) {
+                int M = p * p, N = L[2], K = L[0] * L[3] * L[3], i;
+                float *A = (float *)malloc(sizeof(float) * (size_t)M * K), *B = (float *)malloc(sizeof(float) * (size_t)K * N),
+                      *C = (float *)malloc(sizeof(float) * (size_t)M * N);
+                for (i = 0; i < M * K; i++) A[i] = (float)((i * 7 % 13) - 6) * 0.1f;
+                for (i = 0; i < K * N; i++) B[i] = (float)((i * 5 % 11) - 5) * 0.1f;
+                for (i = 0; i < 2; i++) sgemm(101, 111, 112, M, N, K, 1.0f, A, K, B, K, 0.0f, C, N);   /* B as [N][K]: weights KRSC */
+                {
+                    int rd;
+                    for (rd = 0; rd < 3; rd++) {
+                        double t0 = now_s(), t;
+                        for (i = 0; i < 5; i++) sgemm(101, 111, 112, M, N, K, 1.0f, A, K, B, K, 0.0f, C, N);
+                        t = (now_s() - t0) / 5;
+                        if (rd == 0 || t < tb) tb = t;
+                    }
+                }
+                free(A); free(B); free(C);
+            }
+            printf("cpu    resnet f32 NHWC n1 c%-4d %3d k%-4d r%d s%d  gpuml %7.1f GFLOP/s  openblas-gemm %7.1f GFLOP/s  ratio %.2f\n",
+                   L[0], L[1], L[2], L[3], L[4], flop / tg[l] * 1e-9, tb > 0 ? flop / tb * 1e-9 : 0, tb > 0 ? tb / tg[l] : 0);
+        }
+    }
+    gpuml_shutdown(ctx);
+    return 0;
+}

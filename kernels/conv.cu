@@ -1,0 +1,462 @@
+/* Convolution and pooling on CUDA cores: the generic paths of gpuml_conv2d, its backward
+   passes and gpuml_pool2d.  Correct for every stride, padding (asymmetric included),
+   dilation, group count and layout: every tensor is addressed through logical strides
+   (x as n,h,w,c; w as k,r,s,c-in-group; y as n,p,q,k), so NHWC, NCHW and any other strided
+   view take the same code.  Math in f32.
+   Macros: CONV_DT (gpuml_dtype of x, w, y, dx, dw, col), CONV_EPI (0 none, 1 relu, 2 gelu
+   (tanh), 3 silu), CONV_BIAS, CONV_RES (0/1), CONV_I32 (1: every index fits in 31 bits),
+   POOL_MAX (pool kernel: 1 max, 0 average).  Launch contract: 1-D grid-stride loops of
+   256 threads over p.total items, except gpuml_conv_bwd_filter (one 256-thread block per
+   weight element, p.total of them).  Mirrored by gpuml__conv_params in gpuml.h. */
+#ifndef CONV_DT
+#define CONV_DT 0
+#endif
+#ifndef CONV_EPI
+#define CONV_EPI 0
+#endif
+#ifndef CONV_BIAS
+#define CONV_BIAS 0
+#endif
+#ifndef CONV_RES
+#define CONV_RES 0
+#endif
+#ifndef CONV_I32
+#define CONV_I32 0
+#endif
+#ifndef POOL_MAX
+#define POOL_MAX 1
+#endif
+
+#if CONV_I32
+typedef int gpuml__ix;
+#else
+typedef gpuml__i64 gpuml__ix;
+#endif
+typedef gpuml__dt<CONV_DT> gpuml__C;
+typedef gpuml__C::T gpuml__ct;
+
+struct gpuml__conv_params {
+    gpuml__i64 n, h, w, c, k, r, s, p, q, cg, kg;   /* cg, kg: channels per group in x, y */
+    int sh, sw, ph, pw, dh, dw;                     /* stride, top/left padding, dilation */
+    int order;                                      /* item order: 0 channel fastest, 1 (n, channel, row, col) */
+    int count_pad;                                  /* pool: average counts padding (within the padded image) */
+    gpuml__i64 xn, xh, xw, xc;                      /* x (or dx) strides, elements */
+    gpuml__i64 wk, wr, ws, wc;                      /* w (or dw) strides */
+    gpuml__i64 yn, yp, yq, yk;                      /* y (or dy) strides */
+    gpuml__i64 rn, rp, rq, rk;                      /* residual strides */
+    const void *x, *wt, *y;                         /* the one written depends on the kernel */
+    const float *bias;
+    const void *res;
+    void *col;                                      /* im2col / col2im buffer */
+    gpuml__i64 ldcol, n0, g;                        /* its row stride; first image; group */
+    gpuml__i64 total;                               /* work items */
+};
+
+static __device__ __forceinline__ float gpuml__conv_act(float v)
+{
+#if CONV_EPI == 1
+    return v > 0.0f ? v : 0.0f;
+#elif CONV_EPI == 2
+    return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+#elif CONV_EPI == 3
+    return v / (1.0f + expf(-v));
+#else
+    return v;
+#endif
+}
+/* element conversions: the hardware cvt for f16 (exact, the same values as the portable
+   gpuml__f16_to_f32 / round-to-nearest-even gpuml__f32_to_f16 of shared.h) */
+static __device__ __forceinline__ float gpuml__cvl(gpuml__ct v)
+{
+#if CONV_DT == 1 && __CUDA_ARCH__ >= 530
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"((gpuml__u16)v));
+    return f;
+#else
+    return gpuml__C::ld(v);
+#endif
+}
+static __device__ __forceinline__ gpuml__ct gpuml__cvs(float f)
+{
+#if CONV_DT == 1 && __CUDA_ARCH__ >= 530
+    gpuml__u16 h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return (gpuml__ct)h;
+#else
+    return gpuml__C::st(f);
+#endif
+}
+static __device__ __forceinline__ float gpuml__ldc(const void *base, gpuml__ix off)
+{
+    return gpuml__cvl(((const gpuml__ct *)base)[off]);
+}
+
+/* item index -> (n, row, col, channel) of an output of rows x cols x chans */
+static __device__ __forceinline__ void gpuml__conv_split(gpuml__ix i, int order, gpuml__ix rows, gpuml__ix cols, gpuml__ix chans,
+                                                          gpuml__ix &n, gpuml__ix &a, gpuml__ix &b, gpuml__ix &ch)
+{
+    if (order == 0) { ch = i % chans; i /= chans; b = i % cols; i /= cols; a = i % rows; n = i / rows; }
+    else { b = i % cols; i /= cols; a = i % rows; i /= rows; ch = i % chans; n = i / chans; }
+}
+
+static __device__ __forceinline__ void gpuml__conv_store(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix pp, gpuml__ix q,
+                                                          gpuml__ix k, float acc)
+{
+#if CONV_BIAS
+    acc += p.bias[k];
+#endif
+    acc = gpuml__conv_act(acc);
+#if CONV_RES
+    acc += gpuml__ldc(p.res, n * (gpuml__ix)p.rn + pp * (gpuml__ix)p.rp + q * (gpuml__ix)p.rq + k * (gpuml__ix)p.rk);
+#endif
+    ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + k * (gpuml__ix)p.yk] = gpuml__cvs(acc);
+}
+
+/* forward, one output element per thread: y[n,p,q,k] = epi(sum_{r,s,c} x[n,h,w,g*cg+c] w[k,r,s,c]) */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_direct(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, pp, q, k;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.p, (gpuml__ix)p.q, (gpuml__ix)p.k, n, pp, q, k);
+        const gpuml__ix c0 = (k / (gpuml__ix)p.kg) * (gpuml__ix)p.cg;
+        float acc = 0.0f;
+        for (int r = 0; r < (int)p.r; r++) {
+            const gpuml__ix h = pp * p.sh - p.ph + (gpuml__ix)r * p.dh;
+            if (h < 0 || h >= (gpuml__ix)p.h) continue;
+            for (int s = 0; s < (int)p.s; s++) {
+                const gpuml__ix w = q * p.sw - p.pw + (gpuml__ix)s * p.dw;
+                if (w < 0 || w >= (gpuml__ix)p.w) continue;
+                gpuml__ix xo = n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c0 * (gpuml__ix)p.xc;
+                gpuml__ix wo = k * (gpuml__ix)p.wk + (gpuml__ix)r * (gpuml__ix)p.wr + (gpuml__ix)s * (gpuml__ix)p.ws;
+                for (gpuml__ix c = 0; c < (gpuml__ix)p.cg; c++)
+                    acc = fmaf(gpuml__ldc(p.x, xo + c * (gpuml__ix)p.xc), gpuml__ldc(p.wt, wo + c * (gpuml__ix)p.wc), acc);
+            }
+        }
+        gpuml__conv_store(p, n, pp, q, k, acc);
+    }
+}
+
+/* depthwise forward (one input channel per group, k = c * (K / C) + m): memory-bound, one
+   output per thread, consecutive threads on the layout's fastest output dim so that the
+   R x S loads of neighbouring threads coalesce and the re-reads hit L1/L2 */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_depthwise(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    const gpuml__ct *__restrict__ x = (const gpuml__ct *)p.x;
+    const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, pp, q, k;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.p, (gpuml__ix)p.q, (gpuml__ix)p.k, n, pp, q, k);
+        const gpuml__ix c = k / (gpuml__ix)p.kg;
+        const gpuml__ix h0 = pp * p.sh - p.ph, w0 = q * p.sw - p.pw;
+        const gpuml__ct *xb = x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc;
+        const gpuml__ct *wb = wt + k * (gpuml__ix)p.wk;
+        float acc = 0.0f;
+        for (int r = 0; r < (int)p.r; r++) {
+            const gpuml__ix h = h0 + (gpuml__ix)r * p.dh;
+            if (h < 0 || h >= (gpuml__ix)p.h) continue;
+            for (int s = 0; s < (int)p.s; s++) {
+                const gpuml__ix w = w0 + (gpuml__ix)s * p.dw;
+                if (w < 0 || w >= (gpuml__ix)p.w) continue;
+                acc = fmaf(gpuml__cvl(__ldg(xb + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw)),
+                           gpuml__cvl(__ldg(wb + (gpuml__ix)r * (gpuml__ix)p.wr + (gpuml__ix)s * (gpuml__ix)p.ws)), acc);
+            }
+        }
+        gpuml__conv_store(p, n, pp, q, k, acc);
+    }
+}
+
+/* depthwise (multiplier 1: k = c) with register blocking: a thread computes DW_QT consecutive
+   outputs along q for DW_VEC consecutive channels, reading each input row segment once into
+   registers.  DW_S, DW_SW, DW_DW (taps, stride and dilation along w) are compile-time; R and
+   the rest run-time.  DW_VEC > 1 (16-byte loads along c) needs unit channel strides, C % DW_VEC
+   == 0, and 16-byte aligned rows (the host checks).  Items: (n, p, q-block, c-vector), the
+   c-vector fastest for order 0, the q-block fastest for order 1. */
+#ifndef DW_VEC
+#define DW_VEC 1
+#endif
+#ifndef DW_QT
+#define DW_QT 4
+#endif
+#ifndef DW_S
+#define DW_S 3
+#endif
+#ifndef DW_SW
+#define DW_SW 1
+#endif
+#ifndef DW_DW
+#define DW_DW 1
+#endif
+#define DW_SPAN ((DW_QT - 1) * DW_SW + (DW_S - 1) * DW_DW + 1)
+struct gpuml__dwv { gpuml__ct v[DW_VEC]; };
+static __device__ __forceinline__ void gpuml__dw_load(const gpuml__ct *ptr, float *out)
+{
+    gpuml__dwv t;
+#if DW_VEC > 1
+    if (sizeof(gpuml__dwv) == 16) {
+        union { uint4 u; gpuml__dwv d; } cv;
+        cv.u = __ldg((const uint4 *)ptr);
+        t = cv.d;
+    } else
+#endif
+    {
+#pragma unroll
+        for (int v = 0; v < DW_VEC; v++) t.v[v] = __ldg(ptr + v);
+    }
+#pragma unroll
+    for (int v = 0; v < DW_VEC; v++) out[v] = gpuml__cvl(t.v[v]);
+}
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dw_fast(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    const gpuml__ix ncv = (gpuml__ix)p.k / DW_VEC, nqb = ((gpuml__ix)p.q + DW_QT - 1) / DW_QT;
+    const gpuml__ct *__restrict__ x = (const gpuml__ct *)p.x;
+    const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, pp, qb, cv, t = i;
+        if (p.order == 0) { cv = t % ncv; t /= ncv; qb = t % nqb; t /= nqb; pp = t % (gpuml__ix)p.p; n = t / (gpuml__ix)p.p; }
+        else { qb = t % nqb; t /= nqb; pp = t % (gpuml__ix)p.p; t /= (gpuml__ix)p.p; cv = t % ncv; n = t / ncv; }
+        const gpuml__ix c0 = cv * DW_VEC, q0 = qb * DW_QT, w0 = q0 * DW_SW - p.pw;
+        float acc[DW_QT][DW_VEC];
+#pragma unroll
+        for (int a = 0; a < DW_QT; a++)
+#pragma unroll
+            for (int v = 0; v < DW_VEC; v++) acc[a][v] = 0.0f;
+        for (int r = 0; r < (int)p.r; r++) {
+            const gpuml__ix h = pp * p.sh - p.ph + (gpuml__ix)r * p.dh;
+            if (h < 0 || h >= (gpuml__ix)p.h) continue;
+            const gpuml__ct *xr = x + n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + c0 * (gpuml__ix)p.xc;
+            float xin[DW_SPAN][DW_VEC], wv[DW_S][DW_VEC];
+#pragma unroll
+            for (int j = 0; j < DW_SPAN; j++) {
+                const gpuml__ix w = w0 + j;
+                if (w >= 0 && w < (gpuml__ix)p.w) {
+#if DW_VEC > 1
+                    gpuml__dw_load(xr + w * (gpuml__ix)p.xw, xin[j]);
+#else
+                    xin[j][0] = gpuml__cvl(__ldg(xr + w * (gpuml__ix)p.xw));
+#endif
+                } else {
+#pragma unroll
+                    for (int v = 0; v < DW_VEC; v++) xin[j][v] = 0.0f;
+                }
+            }
+#pragma unroll
+            for (int s = 0; s < DW_S; s++)
+#pragma unroll
+                for (int v = 0; v < DW_VEC; v++)
+                    wv[s][v] = gpuml__cvl(__ldg(wt + (c0 + v) * (gpuml__ix)p.wk + (gpuml__ix)r * (gpuml__ix)p.wr + (gpuml__ix)s * (gpuml__ix)p.ws));
+#pragma unroll
+            for (int a = 0; a < DW_QT; a++)
+#pragma unroll
+                for (int s = 0; s < DW_S; s++)
+#pragma unroll
+                    for (int v = 0; v < DW_VEC; v++) acc[a][v] = fmaf(xin[a * DW_SW + s * DW_DW][v], wv[s][v], acc[a][v]);
+        }
+#pragma unroll
+        for (int a = 0; a < DW_QT; a++) {
+            if (q0 + a >= (gpuml__ix)p.q) break;
+            gpuml__ct *yp = (gpuml__ct *)p.y + n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + (q0 + a) * (gpuml__ix)p.yq + c0 * (gpuml__ix)p.yk;
+            gpuml__dwv o;
+#if CONV_RES
+            float res[DW_VEC];
+            const gpuml__ct *rp = (const gpuml__ct *)p.res + n * (gpuml__ix)p.rn + pp * (gpuml__ix)p.rp + (q0 + a) * (gpuml__ix)p.rq + c0 * (gpuml__ix)p.rk;
+#if DW_VEC > 1
+            gpuml__dw_load(rp, res);
+#else
+            res[0] = gpuml__cvl(rp[0]);
+#endif
+#endif
+#pragma unroll
+            for (int v = 0; v < DW_VEC; v++) {
+                float f = acc[a][v];
+#if CONV_BIAS
+                f += p.bias[c0 + v];
+#endif
+                f = gpuml__conv_act(f);
+#if CONV_RES
+                f += res[v];
+#endif
+                o.v[v] = gpuml__cvs(f);
+            }
+#if DW_VEC > 1
+            if (sizeof(gpuml__dwv) == 16) { union { uint4 u; gpuml__dwv d; } cv; cv.d = o; *(uint4 *)yp = cv.u; }
+            else
+#endif
+            {
+#pragma unroll
+                for (int v = 0; v < DW_VEC; v++) yp[v] = o.v[v];
+            }
+        }
+    }
+}
+
+/* backward data, one dx element per thread (x is dx here, y is dy):
+   dx[n,h,w,c] = sum over k of c's group and the (r,s) that reach (h,w) of dy[n,p,q,k] w[k,r,s,c'] */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_data(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, h, w, c;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.h, (gpuml__ix)p.w, (gpuml__ix)p.c, n, h, w, c);
+        const gpuml__ix g = c / (gpuml__ix)p.cg, cl = c - g * (gpuml__ix)p.cg;
+        float acc = 0.0f;
+        for (int r = 0; r < (int)p.r; r++) {
+            const gpuml__ix ht = h + p.ph - (gpuml__ix)r * p.dh;
+            if (ht < 0 || ht % p.sh) continue;
+            const gpuml__ix pp = ht / p.sh;
+            if (pp >= (gpuml__ix)p.p) continue;
+            for (int s = 0; s < (int)p.s; s++) {
+                const gpuml__ix wt = w + p.pw - (gpuml__ix)s * p.dw;
+                if (wt < 0 || wt % p.sw) continue;
+                const gpuml__ix q = wt / p.sw;
+                if (q >= (gpuml__ix)p.q) continue;
+                gpuml__ix yo = n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq;
+                gpuml__ix wo = (gpuml__ix)r * (gpuml__ix)p.wr + (gpuml__ix)s * (gpuml__ix)p.ws + cl * (gpuml__ix)p.wc;
+                for (gpuml__ix k = g * (gpuml__ix)p.kg; k < (g + 1) * (gpuml__ix)p.kg; k++)
+                    acc = fmaf(gpuml__ldc(p.y, yo + k * (gpuml__ix)p.yk), gpuml__ldc(p.wt, wo + k * (gpuml__ix)p.wk), acc);
+            }
+        }
+        ((gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * (gpuml__ix)p.xc] = gpuml__cvs(acc);
+    }
+}
+
+/* backward filter, one 256-thread block per dw element (w is dw here, y is dy):
+   dw[k,r,s,c] = sum over (n,p,q) of x[n,h,w,g*cg+c] dy[n,p,q,k] */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_filter(gpuml__conv_params p)
+{
+    __shared__ float part[8];
+    for (gpuml__ix e = blockIdx.x; e < (gpuml__ix)p.total; e += gridDim.x) {
+        gpuml__ix t = e;
+        const gpuml__ix c = t % (gpuml__ix)p.cg; t /= (gpuml__ix)p.cg;
+        const gpuml__ix s = t % (gpuml__ix)p.s; t /= (gpuml__ix)p.s;
+        const gpuml__ix r = t % (gpuml__ix)p.r;
+        const gpuml__ix k = t / (gpuml__ix)p.r;
+        const gpuml__ix cx = (k / (gpuml__ix)p.kg) * (gpuml__ix)p.cg + c;
+        const gpuml__ix m_total = (gpuml__ix)p.n * (gpuml__ix)p.p * (gpuml__ix)p.q;
+        float acc = 0.0f;
+        for (gpuml__ix m = threadIdx.x; m < m_total; m += blockDim.x) {
+            const gpuml__ix q = m % (gpuml__ix)p.q, pq = m / (gpuml__ix)p.q;
+            const gpuml__ix pp = pq % (gpuml__ix)p.p, n = pq / (gpuml__ix)p.p;
+            const gpuml__ix h = pp * p.sh - p.ph + r * p.dh, w = q * p.sw - p.pw + s * p.dw;
+            if (h < 0 || h >= (gpuml__ix)p.h || w < 0 || w >= (gpuml__ix)p.w) continue;
+            acc = fmaf(gpuml__ldc(p.x, n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + cx * (gpuml__ix)p.xc),
+                       gpuml__ldc(p.y, n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + k * (gpuml__ix)p.yk), acc);
+        }
+        for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+        if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = acc;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            float sum = 0.0f;
+            for (int j = 0; j < (int)(blockDim.x >> 5); j++) sum += part[j];
+            ((gpuml__ct *)p.wt)[k * (gpuml__ix)p.wk + r * (gpuml__ix)p.wr + s * (gpuml__ix)p.ws + c * (gpuml__ix)p.wc] = gpuml__cvs(sum);
+        }
+        __syncthreads();
+    }
+}
+
+/* im2col of group p.g for images [n0, n0 + total / (P*Q*R*S*cg)): col[m][j], m = (n-n0, p, q),
+   j = (r, s, c), zeros where the window reads padding; col is in x's dtype.  order 1 writes
+   it transposed per image, col[n-n0][j][(p, q)] (the B operand of y[n] = w @ col[n], NCHW). */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_im2col(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    const gpuml__ix ncol = (gpuml__ix)p.r * (gpuml__ix)p.s * (gpuml__ix)p.cg;
+    const gpuml__ix pqn = (gpuml__ix)p.p * (gpuml__ix)p.q;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix j, m, co;
+        if (p.order == 0) { j = i % ncol; m = i / ncol; co = m * (gpuml__ix)p.ldcol + j; }
+        else { const gpuml__ix pq_ = i % pqn, t = i / pqn; j = t % ncol; m = (t / ncol) * pqn + pq_; co = i; }
+        const gpuml__ix c = j % (gpuml__ix)p.cg, rs = j / (gpuml__ix)p.cg;
+        const gpuml__ix s = rs % (gpuml__ix)p.s, r = rs / (gpuml__ix)p.s;
+        const gpuml__ix q = m % (gpuml__ix)p.q, pq = m / (gpuml__ix)p.q;
+        const gpuml__ix pp = pq % (gpuml__ix)p.p, n = (gpuml__ix)p.n0 + pq / (gpuml__ix)p.p;
+        const gpuml__ix h = pp * p.sh - p.ph + r * p.dh, w = q * p.sw - p.pw + s * p.dw;
+        gpuml__ct v = gpuml__C::st(0.0f);
+        if (h >= 0 && h < (gpuml__ix)p.h && w >= 0 && w < (gpuml__ix)p.w)
+            v = ((const gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw +
+                                         ((gpuml__ix)p.g * (gpuml__ix)p.cg + c) * (gpuml__ix)p.xc];
+        ((gpuml__ct *)p.col)[co] = v;
+    }
+}
+
+/* col2im of group p.g as a gather (no atomics): dx[n,h,w,g*cg+c] = sum of the f32 col entries
+   of the windows that read (h,w); items are (n-n0, h, w, c) with c fastest */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_col2im(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    const float *col = (const float *)p.col;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix nl, h, w, c;
+        gpuml__conv_split(i, 0, (gpuml__ix)p.h, (gpuml__ix)p.w, (gpuml__ix)p.cg, nl, h, w, c);
+        float acc = 0.0f;
+        for (int r = 0; r < (int)p.r; r++) {
+            const gpuml__ix ht = h + p.ph - (gpuml__ix)r * p.dh;
+            if (ht < 0 || ht % p.sh) continue;
+            const gpuml__ix pp = ht / p.sh;
+            if (pp >= (gpuml__ix)p.p) continue;
+            for (int s = 0; s < (int)p.s; s++) {
+                const gpuml__ix wt = w + p.pw - (gpuml__ix)s * p.dw;
+                if (wt < 0 || wt % p.sw) continue;
+                const gpuml__ix q = wt / p.sw;
+                if (q >= (gpuml__ix)p.q) continue;
+                acc += col[((nl * (gpuml__ix)p.p + pp) * (gpuml__ix)p.q + q) * (gpuml__ix)p.ldcol +
+                           ((gpuml__ix)r * (gpuml__ix)p.s + s) * (gpuml__ix)p.cg + c];
+            }
+        }
+        ((gpuml__ct *)p.x)[((gpuml__ix)p.n0 + nl) * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw +
+                           ((gpuml__ix)p.g * (gpuml__ix)p.cg + c) * (gpuml__ix)p.xc] = gpuml__cvs(acc);
+    }
+}
+
+/* the forward epilogue as its own pass, in place on y: y = residual + act(y + bias)
+   (after a GEMM whose own epilogue cannot add a per-row bias) */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_epi(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, pp, q, k;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.p, (gpuml__ix)p.q, (gpuml__ix)p.k, n, pp, q, k);
+        gpuml__conv_store(p, n, pp, q, k, gpuml__ldc(p.y, n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + k * (gpuml__ix)p.yk));
+    }
+}
+
+/* pooling, one output per thread: window r x s at stride (sh, sw), padding (ph, pw) top/left;
+   max ignores padding; average divides by the in-image count, or with count_pad by the window
+   clipped to the padded image [-ph, h + pad_bottom) (p.dh / p.dw carry the bottom/right pads) */
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, pp, q, c;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.p, (gpuml__ix)p.q, (gpuml__ix)p.c, n, pp, q, c);
+        const gpuml__ix h0 = pp * p.sh - p.ph, w0 = q * p.sw - p.pw;
+        const gpuml__ix hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0;
+        const gpuml__ix he = h0 + (gpuml__ix)p.r < (gpuml__ix)p.h ? h0 + (gpuml__ix)p.r : (gpuml__ix)p.h;
+        const gpuml__ix we = w0 + (gpuml__ix)p.s < (gpuml__ix)p.w ? w0 + (gpuml__ix)p.s : (gpuml__ix)p.w;
+        const gpuml__ct *xb = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc;
+#if POOL_MAX
+        float acc = -__int_as_float(0x7f800000);
+        for (gpuml__ix h = hs; h < he; h++)
+            for (gpuml__ix w = ws; w < we; w++) {
+                float v = gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
+                acc = (v > acc || v != v) ? v : acc;   /* NaN propagates */
+            }
+#else
+        float acc = 0.0f, cnt;
+        for (gpuml__ix h = hs; h < he; h++)
+            for (gpuml__ix w = ws; w < we; w++) acc += gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
+        if (p.count_pad) {
+            const gpuml__ix hb = (gpuml__ix)p.h + p.dh, wb = (gpuml__ix)p.w + p.dw;
+            const gpuml__ix hh = (h0 + (gpuml__ix)p.r < hb ? h0 + (gpuml__ix)p.r : hb) - h0;
+            const gpuml__ix ww = (w0 + (gpuml__ix)p.s < wb ? w0 + (gpuml__ix)p.s : wb) - w0;
+            cnt = (float)(hh * ww);
+        } else {
+            cnt = (float)((he - hs) * (we - ws));
+        }
+        acc = acc / cnt;
+#endif
+        ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c * (gpuml__ix)p.yk] = gpuml__cvs(acc);
+    }
+}

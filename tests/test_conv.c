@@ -1,0 +1,745 @@
+/* Tests of gpuml_conv2d, its backward passes, gpuml_conv1d and gpuml_pool2d: a float64 direct
+   reference on fresh random inputs, fuzzed small shapes over stride / asymmetric padding /
+   dilation / groups (depthwise included) / both layouts / every dtype / epilogues, on the CPU
+   and (where present) the GPU through every forced path; real ResNet-50 layer shapes (checked
+   at sampled outputs); backward passes against the reference and by finite differences;
+   pooling; bad parameters. */
+#define GPUML_IMPLEMENTATION
+/* small im2col chunks (CPU: 64 rows for most shapes here; GPU: about one image), so that the
+   chunked loops run */
+#define GPUML__CV_CPU_COL 4096
+#define GPUML__CV_GPU_COL ((int64_t)1 << 14)
+#include "harness.h"
+
+static const gpuml_dtype FDT[3] = { GPUML_F32, GPUML_F16, GPUML_BF16 };
+/* relative to the sum of |terms| of each output (the rounding error's scale) */
+static double tol_of(gpuml_dtype d) { return d == GPUML_F32 ? 2e-5 : d == GPUML_F16 ? 2e-3 : 1.2e-2; }
+static int nctx(void) { return tu_gpu ? 2 : 1; }
+static gpuml_ctx *ctx_at(int i) { return i == 0 ? tu_cpu : tu_gpu; }
+static const char *cname(int i) { return i == 0 ? "cpu" : "gpu"; }
+static int irand(int lo, int hi) { return lo + (int)((tu_rand() + 1.0) * 0.5 * (hi - lo + 1)) % (hi - lo + 1); }
+
+static double round_to(gpuml_dtype d, double v)
+{
+    unsigned char b[4];
+    gpuml__st_f32(d, b, (float)v);
+    return gpuml__ld_f32(d, b);
+}
+static void t_write(gpuml_tensor *t, const double *v)
+{
+    long long n = gpuml_tensor_numel(t), i;
+    gpuml_dtype d = gpuml_tensor_dtype(t);
+    size_t es = gpuml_dtype_size(d);
+    unsigned char *buf = (unsigned char *)calloc((size_t)n * es + 1, 1);
+    for (i = 0; i < n; i++) gpuml__st_f32(d, buf + (size_t)i * es, (float)v[i]);
+    CHECK(gpuml_tensor_write(t, buf, (size_t)n * es) == GPUML_SUCCESS, "write: %s", gpuml_last_error(gpuml_tensor_ctx(t)));
+    free(buf);
+}
+static double *t_read(const gpuml_tensor *t)
+{
+    long long n = gpuml_tensor_numel(t), i;
+    gpuml_dtype d = gpuml_tensor_dtype(t);
+    size_t es = gpuml_dtype_size(d);
+    unsigned char *buf = (unsigned char *)malloc((size_t)n * es + 1);
+    double *v = (double *)malloc(sizeof(double) * (size_t)(n + 1));
+    CHECK(gpuml_tensor_read(t, buf, (size_t)n * es) == GPUML_SUCCESS, "read: %s", gpuml_last_error(gpuml_tensor_ctx(t)));
+    for (i = 0; i < n; i++) v[i] = gpuml__ld_f32(d, buf + (size_t)i * es);
+    free(buf);
+    return v;
+}
+/* fresh random values in [-1, 1), never zero, rounded to the dtype */
+static double *t_rand(gpuml_tensor *t)
+{
+    long long n = gpuml_tensor_numel(t), i;
+    double *v = (double *)malloc(sizeof(double) * (size_t)(n + 1));
+    for (i = 0; i < n; i++) {
+        double x = tu_rand();
+        if (x == 0.0) x = 0.125;
+        v[i] = round_to(gpuml_tensor_dtype(t), x);
+    }
+    t_write(t, v);
+    return v;
+}
+static void poison(gpuml_ctx *ctx, gpuml_tensor *t)
+{
+    CHECK(gpuml_fill(ctx, t, NAN) == GPUML_SUCCESS, "fill: %s", gpuml_last_error(ctx));
+}
+
+/* ---- the problem and its float64 reference ---- */
+typedef struct cv_case {
+    int n, c, h, w, k, r, s, sh, sw, pad[4], dh, dw, groups, layout, act, bias, res;
+    gpuml_dtype dt;
+    int p, q;
+} cv_case;
+static int cv_out(cv_case *c)
+{
+    c->p = (int)gpuml_conv2d_out_dim(c->h, c->r, c->sh, c->pad[0], c->pad[1], c->dh);
+    c->q = (int)gpuml_conv2d_out_dim(c->w, c->s, c->sw, c->pad[2], c->pad[3], c->dw);
+    return c->p > 0 && c->q > 0;
+}
+/* physical indices: activations NHWC or NCHW, weights KRSC or KCRS */
+static long long ai(const cv_case *c, int C, int H, int W, int n, int h, int w, int ch)
+{
+    return c->layout ? (((long long)n * C + ch) * H + h) * W + w : (((long long)n * H + h) * W + w) * C + ch;
+}
+static long long wi(const cv_case *c, int k, int r, int s, int ch)
+{
+    int cg = c->c / c->groups;
+    return c->layout ? (((long long)k * cg + ch) * c->r + r) * c->s + s : (((long long)k * c->r + r) * c->s + s) * cg + ch;
+}
+static void shape_act(const cv_case *c, int C, int H, int W, int64_t *s)
+{
+    s[0] = c->n;
+    if (c->layout) { s[1] = C; s[2] = H; s[3] = W; } else { s[1] = H; s[2] = W; s[3] = C; }
+}
+static void shape_w(const cv_case *c, int64_t *s)
+{
+    s[0] = c->k;
+    if (c->layout) { s[1] = c->c / c->groups; s[2] = c->r; s[3] = c->s; } else { s[1] = c->r; s[2] = c->s; s[3] = c->c / c->groups; }
+}
+static double act_ref(int act, double v)
+{
+    switch (act) {
+    case GPUML_ACT_RELU: return v > 0 ? v : 0;
+    case GPUML_ACT_GELU: return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+    case GPUML_ACT_SILU: return v / (1.0 + exp(-v));
+    default: return v;
+    }
+}
+/* y[n,p,q,k] before the epilogue, and the sum of |terms| */
+static double ref_y(const cv_case *c, const double *x, const double *w, int n, int p, int q, int k, double *abs_sum)
+{
+    int cg = c->c / c->groups, kg = c->k / c->groups, g = k / kg, r, s, ch;
+    double acc = 0, a = 0;
+    for (r = 0; r < c->r; r++)
+        for (s = 0; s < c->s; s++) {
+            int h = p * c->sh - c->pad[0] + r * c->dh, ww = q * c->sw - c->pad[2] + s * c->dw;
+            if (h < 0 || h >= c->h || ww < 0 || ww >= c->w) continue;
+            for (ch = 0; ch < cg; ch++) {
+                double t = x[ai(c, c->c, c->h, c->w, n, h, ww, g * cg + ch)] * w[wi(c, k, r, s, ch)];
+                acc += t; a += fabs(t);
+            }
+        }
+    *abs_sum = a;
+    return acc;
+}
+static double ref_dx(const cv_case *c, const double *dy, const double *w, int n, int h, int ww, int ch, double *abs_sum)
+{
+    int cg = c->c / c->groups, kg = c->k / c->groups, g = ch / cg, r, s, k;
+    double acc = 0, a = 0;
+    for (r = 0; r < c->r; r++)
+        for (s = 0; s < c->s; s++) {
+            int ht = h + c->pad[0] - r * c->dh, wt = ww + c->pad[2] - s * c->dw, p, q;
+            if (ht < 0 || wt < 0 || ht % c->sh || wt % c->sw) continue;
+            p = ht / c->sh; q = wt / c->sw;
+            if (p >= c->p || q >= c->q) continue;
+            for (k = g * kg; k < (g + 1) * kg; k++) {
+                double t = dy[ai(c, c->k, c->p, c->q, n, p, q, k)] * w[wi(c, k, r, s, ch - g * cg)];
+                acc += t; a += fabs(t);
+            }
+        }
+    *abs_sum = a;
+    return acc;
+}
+static double ref_dw(const cv_case *c, const double *x, const double *dy, int k, int r, int s, int ch, double *abs_sum)
+{
+    int cg = c->c / c->groups, kg = c->k / c->groups, g = k / kg, n, p, q;
+    double acc = 0, a = 0;
+    for (n = 0; n < c->n; n++)
+        for (p = 0; p < c->p; p++)
+            for (q = 0; q < c->q; q++) {
+                int h = p * c->sh - c->pad[0] + r * c->dh, ww = q * c->sw - c->pad[2] + s * c->dw;
+                double t;
+                if (h < 0 || h >= c->h || ww < 0 || ww >= c->w) continue;
+                t = x[ai(c, c->c, c->h, c->w, n, h, ww, g * cg + ch)] * dy[ai(c, c->k, c->p, c->q, n, p, q, k)];
+                acc += t; a += fabs(t);
+            }
+    *abs_sum = a;
+    return acc;
+}
+static gpuml_conv2d_desc cv_desc(const cv_case *c, gpuml_conv_path path)
+{
+    gpuml_conv2d_desc d;
+    memset(&d, 0, sizeof d);
+    d.stride[0] = c->sh; d.stride[1] = c->sw;
+    memcpy(d.pad, c->pad, sizeof d.pad);
+    d.dilation[0] = c->dh; d.dilation[1] = c->dw;
+    d.groups = c->groups;
+    d.layout = (gpuml_layout)c->layout;
+    d.act = (gpuml_activation)c->act;
+    d.path = path;
+    return d;
+}
+static void cv_name(const cv_case *c, char *buf, size_t cap, const char *what, const char *ctx, int path)
+{
+    snprintf(buf, cap, "%s %s path %d %s %s n%d c%d %dx%d k%d %dx%d stride %d,%d pad %d,%d,%d,%d dil %d,%d g%d act%d b%d r%d", what, ctx,
+             path, gpuml_dtype_name(c->dt), c->layout ? "NCHW" : "NHWC", c->n, c->c, c->h, c->w, c->k, c->r, c->s, c->sh, c->sw, c->pad[0],
+             c->pad[1], c->pad[2], c->pad[3], c->dh, c->dw, c->groups, c->act, c->bias, c->res);
+}
+/* the fraction of outputs to check (1 = all); returns 1 when it ran (0: path not supported) */
+static int run_fwd(gpuml_ctx *ctx, const char *cn, const cv_case *c, gpuml_conv_path path, int sample)
+{
+    int64_t xs[4], wsh[4], ysh[4], bs[1];
+    gpuml_tensor *x, *w, *y, *bias = NULL, *res = NULL;
+    double *xv, *wv, *bv = NULL, *rv = NULL, *got, *ref, *tol;
+    long long ny, i, m = 0;
+    gpuml_conv2d_desc d = cv_desc(c, path);
+    gpuml_status st;
+    char name[400];
+    int ran = 1;
+    shape_act(c, c->c, c->h, c->w, xs); shape_w(c, wsh); shape_act(c, c->k, c->p, c->q, ysh);
+    x = gpuml_tensor_new(ctx, c->dt, 4, xs); w = gpuml_tensor_new(ctx, c->dt, 4, wsh); y = gpuml_tensor_new(ctx, c->dt, 4, ysh);
+    xv = t_rand(x); wv = t_rand(w);
+    if (c->bias) { bs[0] = c->k; bias = gpuml_tensor_new(ctx, GPUML_F32, 1, bs); bv = t_rand(bias); d.bias = bias; }
+    if (c->res) { res = gpuml_tensor_new(ctx, c->dt, 4, ysh); rv = t_rand(res); d.residual = res; }
+    poison(ctx, y);
+    st = gpuml_conv2d(ctx, y, x, w, &d);
+    cv_name(c, name, sizeof name, "conv2d", cn, (int)path);
+    if (path == GPUML_CONV_IGEMM && st == GPUML_ERROR_NOT_SUPPORTED) {
+        ran = 0;   /* the implicit-GEMM kernel lives in another branch until the merge */
+    } else {
+        CHECK(st == GPUML_SUCCESS, "%s: %s", name, gpuml_last_error(ctx));
+        got = t_read(y);
+        ny = gpuml_tensor_numel(y);
+        ref = (double *)malloc(sizeof(double) * (size_t)ny);
+        tol = (double *)malloc(sizeof(double) * (size_t)ny);
+        for (i = 0; i < ny; i++) {
+            /* physical index -> (n, p, q, k) */
+            long long t = i;
+            int n, p, q, k;
+            double a, v;
+            if (sample > 1 && (i * 7919) % sample) continue;
+            if (c->layout) { q = (int)(t % c->q); t /= c->q; p = (int)(t % c->p); t /= c->p; k = (int)(t % c->k); n = (int)(t / c->k); }
+            else { k = (int)(t % c->k); t /= c->k; q = (int)(t % c->q); t /= c->q; p = (int)(t % c->p); n = (int)(t / c->p); }
+            v = ref_y(c, xv, wv, n, p, q, k, &a);
+            if (bv) { v += bv[k]; a += fabs(bv[k]); }
+            v = act_ref(c->act, v);
+            if (rv) { v += rv[i]; a += fabs(rv[i]); }
+            ref[m] = v; tol[m] = got[i];
+            if (fabs(got[i] - v) > tol_of(c->dt) * (a + fabs(v)) + 1e-6 || got[i] != got[i]) {
+                char buf[600];
+                snprintf(buf, sizeof buf, "%s (at %lld)", name, i);
+                tu_close(buf, &got[i], &v, 1, 0, tol_of(c->dt) * (a + fabs(v)) + 1e-6);
+                break;
+            }
+            m++;
+        }
+        free(got); free(ref); free(tol);
+    }
+    free(xv); free(wv); free(bv); free(rv);
+    gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(bias); gpuml_tensor_free(res);
+    return ran;
+}
+/* backward data and filter against the reference */
+static void run_bwd(gpuml_ctx *ctx, const char *cn, const cv_case *c, gpuml_conv_path path, int sample)
+{
+    int64_t xs[4], wsh[4], ysh[4];
+    gpuml_tensor *x, *w, *dy, *dx, *dw;
+    double *xv, *wv, *dyv, *got;
+    long long i, nx, nw;
+    gpuml_conv2d_desc d = cv_desc(c, path);
+    gpuml_status st;
+    char name[400];
+    int cg = c->c / c->groups;
+    d.act = GPUML_ACT_NONE;
+    shape_act(c, c->c, c->h, c->w, xs); shape_w(c, wsh); shape_act(c, c->k, c->p, c->q, ysh);
+    x = gpuml_tensor_new(ctx, c->dt, 4, xs); w = gpuml_tensor_new(ctx, c->dt, 4, wsh); dy = gpuml_tensor_new(ctx, c->dt, 4, ysh);
+    dx = gpuml_tensor_new(ctx, c->dt, 4, xs); dw = gpuml_tensor_new(ctx, c->dt, 4, wsh);
+    xv = t_rand(x); wv = t_rand(w); dyv = t_rand(dy);
+    poison(ctx, dx); poison(ctx, dw);
+    cv_name(c, name, sizeof name, "backward_data", cn, (int)path);
+    st = gpuml_conv2d_backward_data(ctx, dx, dy, w, &d);
+    CHECK(st == GPUML_SUCCESS, "%s: %s", name, gpuml_last_error(ctx));
+    got = t_read(dx);
+    nx = gpuml_tensor_numel(dx);
+    for (i = 0; i < nx; i++) {
+        long long t = i;
+        int n, h, ww, ch;
+        double a, v;
+        if (sample > 1 && (i * 7919) % sample) continue;
+        if (c->layout) { ww = (int)(t % c->w); t /= c->w; h = (int)(t % c->h); t /= c->h; ch = (int)(t % c->c); n = (int)(t / c->c); }
+        else { ch = (int)(t % c->c); t /= c->c; ww = (int)(t % c->w); t /= c->w; h = (int)(t % c->h); n = (int)(t / c->h); }
+        v = ref_dx(c, dyv, wv, n, h, ww, ch, &a);
+        if (!(fabs(got[i] - v) <= tol_of(c->dt) * (a + fabs(v)) + 1e-6)) {
+            char buf[600];
+            snprintf(buf, sizeof buf, "%s (at %lld)", name, i);
+            tu_close(buf, &got[i], &v, 1, 0, tol_of(c->dt) * (a + fabs(v)) + 1e-6);
+            break;
+        }
+    }
+    free(got);
+    cv_name(c, name, sizeof name, "backward_filter", cn, (int)path);
+    st = gpuml_conv2d_backward_filter(ctx, dw, x, dy, &d);
+    CHECK(st == GPUML_SUCCESS, "%s: %s", name, gpuml_last_error(ctx));
+    got = t_read(dw);
+    nw = gpuml_tensor_numel(dw);
+    for (i = 0; i < nw; i++) {
+        long long t = i;
+        int k, r, s, ch;
+        double a, v;
+        if (sample > 1 && (i * 7919) % sample) continue;
+        if (c->layout) { s = (int)(t % c->s); t /= c->s; r = (int)(t % c->r); t /= c->r; ch = (int)(t % cg); k = (int)(t / cg); }
+        else { ch = (int)(t % cg); t /= cg; s = (int)(t % c->s); t /= c->s; r = (int)(t % c->r); k = (int)(t / c->r); }
+        v = ref_dw(c, xv, dyv, k, r, s, ch, &a);
+        if (!(fabs(got[i] - v) <= tol_of(c->dt) * (a + fabs(v)) + 1e-6)) {
+            char buf[600];
+            snprintf(buf, sizeof buf, "%s (at %lld)", name, i);
+            tu_close(buf, &got[i], &v, 1, 0, tol_of(c->dt) * (a + fabs(v)) + 1e-6);
+            break;
+        }
+    }
+    free(got);
+    free(xv); free(wv); free(dyv);
+    gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(dy); gpuml_tensor_free(dx); gpuml_tensor_free(dw);
+}
+/* a random small problem with a non-empty output */
+static cv_case random_case(int i)
+{
+    cv_case c;
+    for (;;) {
+        int gk, gc, j;
+        memset(&c, 0, sizeof c);
+        c.n = irand(1, 3); c.h = irand(1, 9); c.w = irand(1, 9); c.r = irand(1, 3); c.s = irand(1, 3);
+        c.sh = irand(1, 3); c.sw = irand(1, 3); c.dh = irand(1, 2); c.dw = irand(1, 2);
+        for (j = 0; j < 4; j++) c.pad[j] = irand(0, 2);
+        switch (irand(0, 3)) {
+        case 0: c.groups = 1; break;
+        case 1: c.groups = irand(2, 3); break;
+        default: c.groups = irand(1, 6); break;
+        }
+        gc = irand(1, 4); gk = irand(1, 3);
+        if (i % 5 == 0) { gc = 1; gk = 1; c.groups = irand(2, 9); }   /* depthwise */
+        c.c = c.groups * gc; c.k = c.groups * gk;
+        c.layout = i & 1;
+        c.dt = FDT[(i / 2) % 3];
+        {   /* four epilogues (each one JIT specialization per dtype on the GPU) */
+            static const int epi[4][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 1 }, { 3, 0, 1 } };
+            j = irand(0, 3);
+            c.act = epi[j][0]; c.bias = epi[j][1]; c.res = epi[j][2];
+        }
+        if (cv_out(&c)) return c;
+    }
+}
+
+/* ---------------------------------------------------------------- tests ---- */
+static void test_fuzz_forward(void)
+{
+    int i, ci;
+    for (ci = 0; ci < nctx(); ci++)
+        for (i = 0; i < 60; i++) {
+            cv_case c = random_case(i);
+            if (ci == 0) run_fwd(tu_cpu, "cpu", &c, i % 3 == 0 ? GPUML_CONV_GEMM : GPUML_CONV_AUTO, 1);
+            else {
+                int path;
+                for (path = 0; path <= 3; path++) run_fwd(tu_gpu, "gpu", &c, (gpuml_conv_path)path, 1);
+            }
+        }
+}
+static void test_fuzz_backward(void)
+{
+    int i, ci;
+    for (ci = 0; ci < nctx(); ci++)
+        for (i = 0; i < 40; i++) {
+            cv_case c = random_case(i + 1000);
+            c.bias = c.res = 0; c.act = 0;
+            if (ci == 0) run_bwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1);
+            else { run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_GEMM, 1); }
+        }
+}
+/* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
+   widths (partial q-blocks), strides 1 and 2, a dilated 5x5, with the full epilogue */
+static void test_depthwise(void)
+{
+    int ci, di, layout, v;
+    for (ci = 0; ci < nctx(); ci++)
+        for (di = 0; di < 3; di++)
+            for (layout = 0; layout < 2; layout++)
+                for (v = 0; v < 3; v++) {
+                    cv_case c;
+                    memset(&c, 0, sizeof c);
+                    c.n = 2; c.c = c.k = c.groups = v == 2 ? 8 : 24; c.h = 9; c.w = v ? 11 : 10;
+                    c.r = c.s = v == 2 ? 5 : 3; c.sh = c.sw = v == 1 ? 2 : 1; c.dh = c.dw = v == 2 ? 2 : 1;
+                    c.pad[0] = c.pad[2] = v == 2 ? 4 : 1; c.pad[1] = c.pad[3] = v == 2 ? 3 : 1;
+                    c.dt = FDT[di]; c.layout = layout; c.act = v == 0 ? GPUML_ACT_RELU : GPUML_ACT_SILU; c.bias = 1; c.res = v != 1;
+                    cv_out(&c);
+                    run_fwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
+                    if (ci) run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1);
+                }
+}
+/* shapes that take the CPU's special cases: fewer output pixels than channels (y^T = w @ col^T)
+   over several chunks, 1x1 stride-1 convs reading x in place, f32 y written in place */
+static void test_cpu_special(void)
+{
+    static const int S[][6] = {   /* c, h, k, r, stride, pad */
+        { 8, 9, 96, 3, 1, 1 }, { 12, 10, 80, 1, 1, 0 }, { 16, 11, 24, 1, 1, 0 }, { 6, 13, 100, 3, 2, 1 },
+    };
+    int ci, l, di, layout;
+    for (ci = 0; ci < nctx(); ci++)
+        for (l = 0; l < (int)(sizeof S / sizeof S[0]); l++)
+            for (di = 0; di < 3; di++)
+                for (layout = 0; layout < 2; layout++) {
+                    cv_case c;
+                    memset(&c, 0, sizeof c);
+                    c.n = 1 + (l & 1); c.c = S[l][0]; c.h = c.w = S[l][1]; c.k = S[l][2]; c.r = c.s = S[l][3]; c.sh = c.sw = S[l][4];
+                    c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = S[l][5]; c.dh = c.dw = 1; c.groups = l == 3 ? 2 : 1;
+                    c.dt = FDT[di]; c.layout = layout; c.act = (l + di) % 4; c.bias = (l + layout) & 1; c.res = di != 1;
+                    cv_out(&c);
+                    run_fwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
+                    if (di == 0) run_bwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
+                }
+}
+/* forcing the implicit-GEMM path: runs, or says NOT_SUPPORTED (before the merge always) */
+static void test_forced_igemm(void)
+{
+    cv_case c;
+    gpuml_conv2d_desc d;
+    int64_t s[4] = {1, 4, 4, 8}, ws[4] = {8, 3, 3, 8};
+    gpuml_tensor *x = gpuml_tensor_new(tu_cpu, GPUML_F16, 4, s), *w = gpuml_tensor_new(tu_cpu, GPUML_F16, 4, ws);
+    gpuml_tensor *y;
+    s[1] = s[2] = 2;
+    y = gpuml_tensor_new(tu_cpu, GPUML_F16, 4, s);
+    memset(&d, 0, sizeof d);
+    d.path = GPUML_CONV_IGEMM;
+    CHECK_STATUS(tu_cpu, gpuml_conv2d(tu_cpu, y, x, w, &d), GPUML_ERROR_NOT_SUPPORTED, "GPU kernel");
+    gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y);
+    NEED_GPU();
+    memset(&c, 0, sizeof c);
+    c.n = 2; c.c = 16; c.h = 9; c.w = 7; c.k = 24; c.r = c.s = 3; c.sh = c.sw = 1; c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = 1;
+    c.dh = c.dw = 1; c.groups = 1; c.dt = GPUML_F16; c.act = GPUML_ACT_RELU; c.bias = 1; c.res = 1;
+    cv_out(&c);
+    if (!run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_IGEMM, 1)) {
+        CHECK(strstr(gpuml_last_error(tu_gpu), "implicit-GEMM") != NULL, "message: %s", gpuml_last_error(tu_gpu));
+        printf("    (forced IGEMM: NOT_SUPPORTED -- no implicit-GEMM kernel in this build)\n");
+    }
+}
+/* real ResNet-50 layers (batch 1 on the CPU, 2 on the GPU), checked at sampled outputs */
+static void test_resnet_layers(void)
+{
+    static const int L[][7] = {   /* c, h, k, r, stride, pad, -- */
+        { 3, 56, 64, 7, 2, 3, 0 }, { 64, 56, 64, 1, 1, 0, 0 }, { 64, 28, 64, 3, 1, 1, 0 }, { 256, 14, 512, 1, 2, 0, 0 },
+        { 128, 28, 128, 3, 2, 1, 0 },
+    };
+    int ci, l;
+    for (ci = 0; ci < nctx(); ci++)
+        for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++) {
+            cv_case c;
+            int di;
+            for (di = 0; di < (ci ? 3 : 1); di++) {
+                memset(&c, 0, sizeof c);
+                c.n = ci ? 2 : 1; c.c = L[l][0]; c.h = c.w = L[l][1]; c.k = L[l][2]; c.r = c.s = L[l][3]; c.sh = c.sw = L[l][4];
+                c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = L[l][5]; c.dh = c.dw = 1; c.groups = 1;
+                c.dt = FDT[di]; c.layout = (l + di) & 1; c.act = GPUML_ACT_RELU; c.bias = 1; c.res = l & 1;
+                cv_out(&c);
+                run_fwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 97);
+                if (l == 2) run_bwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 31);
+            }
+        }
+}
+/* gradients by central finite differences of L = sum(y * g), f32 */
+static void test_finite_differences(void)
+{
+    int ci, t;
+    for (ci = 0; ci < nctx(); ci++) {
+        gpuml_ctx *ctx = ctx_at(ci);
+        cv_case c;
+        int64_t xs[4], wsh[4], ysh[4];
+        gpuml_tensor *x, *w, *y, *g, *dx, *dw;
+        double *xv, *wv, *gv, *dxv, *dwv;
+        gpuml_conv2d_desc d;
+        memset(&c, 0, sizeof c);
+        c.n = 2; c.c = 6; c.h = 7; c.w = 6; c.k = 4; c.r = 3; c.s = 2; c.sh = 2; c.sw = 1; c.pad[0] = 1; c.pad[1] = 2; c.pad[2] = 0;
+        c.pad[3] = 1; c.dh = 1; c.dw = 2; c.groups = 2; c.dt = GPUML_F32; c.layout = ci;
+        cv_out(&c);
+        d = cv_desc(&c, GPUML_CONV_AUTO);
+        shape_act(&c, c.c, c.h, c.w, xs); shape_w(&c, wsh); shape_act(&c, c.k, c.p, c.q, ysh);
+        x = gpuml_tensor_new(ctx, GPUML_F32, 4, xs); w = gpuml_tensor_new(ctx, GPUML_F32, 4, wsh);
+        y = gpuml_tensor_new(ctx, GPUML_F32, 4, ysh); g = gpuml_tensor_new(ctx, GPUML_F32, 4, ysh);
+        dx = gpuml_tensor_new(ctx, GPUML_F32, 4, xs); dw = gpuml_tensor_new(ctx, GPUML_F32, 4, wsh);
+        xv = t_rand(x); wv = t_rand(w); gv = t_rand(g);
+        CHECK(gpuml_conv2d_backward_data(ctx, dx, g, w, &d) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        CHECK(gpuml_conv2d_backward_filter(ctx, dw, x, g, &d) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        dxv = t_read(dx); dwv = t_read(dw);
+        for (t = 0; t < 12; t++) {
+            int which = t & 1;   /* 0: an x entry, 1: a w entry */
+            double *v = which ? wv : xv, fd, lp = 0, lm = 0, save, eps = 1e-2, *yv;
+            gpuml_tensor *tt = which ? w : x;
+            long long i = (long long)((tu_rand() + 1.0) * 0.5 * (double)gpuml_tensor_numel(tt)) % gpuml_tensor_numel(tt), j, ny = gpuml_tensor_numel(y);
+            int sgn;
+            save = v[i];
+            for (sgn = 1; sgn >= -1; sgn -= 2) {
+                double l = 0;
+                v[i] = save + sgn * eps;
+                t_write(tt, v);
+                CHECK(gpuml_conv2d(ctx, y, x, w, &d) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                yv = t_read(y);
+                for (j = 0; j < ny; j++) l += yv[j] * gv[j];
+                free(yv);
+                if (sgn > 0) lp = l; else lm = l;
+            }
+            v[i] = save;
+            t_write(tt, v);
+            fd = (lp - lm) / (2 * eps);
+            {
+                double an = which ? dwv[i] : dxv[i];
+                char buf[200];
+                snprintf(buf, sizeof buf, "%s finite difference of %s[%lld]", cname(ci), which ? "w" : "x", i);
+                tu_close(buf, &an, &fd, 1, 2e-3, 2e-3);
+            }
+        }
+        free(xv); free(wv); free(gv); free(dxv); free(dwv);
+        gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(g); gpuml_tensor_free(dx); gpuml_tensor_free(dw);
+    }
+}
+/* strided views (a channel slice of a wider tensor) take the generic paths */
+static void test_views(void)
+{
+    int ci;
+    for (ci = 0; ci < nctx(); ci++) {
+        gpuml_ctx *ctx = ctx_at(ci);
+        int64_t xs[4] = {2, 5, 6, 7}, ws[4] = {3, 3, 2, 4}, ys[4] = {2, 3, 6, 3};   /* NHWC; x is a view with c = 4 of 7 */
+        gpuml_tensor *xb = gpuml_tensor_new(ctx, GPUML_F32, 4, xs), *x = gpuml_tensor_slice(xb, 3, 1, 5, 1);
+        gpuml_tensor *w = gpuml_tensor_new(ctx, GPUML_F32, 4, ws), *y = gpuml_tensor_new(ctx, GPUML_F32, 4, ys), *xc;
+        gpuml_tensor *y2 = gpuml_tensor_new(ctx, GPUML_F32, 4, ys);
+        gpuml_conv2d_desc d;
+        double *a, *b, *xv, *wv;
+        int64_t cs[4] = {2, 5, 6, 4};
+        memset(&d, 0, sizeof d);
+        d.pad[2] = 1;
+        xv = t_rand(xb); wv = t_rand(w);
+        xc = gpuml_tensor_new(ctx, GPUML_F32, 4, cs);
+        CHECK(gpuml_copy(ctx, xc, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        poison(ctx, y); poison(ctx, y2);
+        CHECK(gpuml_conv2d(ctx, y, x, w, &d) == GPUML_SUCCESS, "view: %s", gpuml_last_error(ctx));
+        CHECK(gpuml_conv2d(ctx, y2, xc, w, &d) == GPUML_SUCCESS, "contiguous: %s", gpuml_last_error(ctx));
+        a = t_read(y); b = t_read(y2);
+        tu_close(ci ? "gpu view vs contiguous" : "cpu view vs contiguous", a, b, gpuml_tensor_numel(y), 1e-6, 1e-6);
+        free(a); free(b); free(xv); free(wv);
+        gpuml_tensor_free(xb); gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(y2); gpuml_tensor_free(xc);
+    }
+}
+static void test_conv1d(void)
+{
+    int ci, layout;
+    for (ci = 0; ci < nctx(); ci++)
+        for (layout = 0; layout < 2; layout++) {
+            gpuml_ctx *ctx = ctx_at(ci);
+            cv_case c;
+            int64_t xs[3], ws[3], ys[3];
+            gpuml_tensor *x, *w, *y;
+            gpuml_conv2d_desc d;
+            double *xv, *wv, *got;
+            int n, q, k;
+            memset(&c, 0, sizeof c);
+            c.n = 2; c.c = 4; c.h = 1; c.w = 11; c.k = 6; c.r = 1; c.s = 3; c.sh = 1; c.sw = 2; c.pad[2] = 2; c.pad[3] = 1;
+            c.dh = 1; c.dw = 2; c.groups = 2; c.dt = GPUML_F32; c.layout = layout;
+            cv_out(&c);
+            xs[0] = c.n; ws[0] = c.k; ys[0] = c.n;
+            if (layout) { xs[1] = c.c; xs[2] = c.w; ws[1] = c.c / c.groups; ws[2] = c.s; ys[1] = c.k; ys[2] = c.q; }
+            else { xs[1] = c.w; xs[2] = c.c; ws[1] = c.s; ws[2] = c.c / c.groups; ys[1] = c.q; ys[2] = c.k; }
+            x = gpuml_tensor_new(ctx, GPUML_F32, 3, xs); w = gpuml_tensor_new(ctx, GPUML_F32, 3, ws); y = gpuml_tensor_new(ctx, GPUML_F32, 3, ys);
+            xv = t_rand(x); wv = t_rand(w);
+            poison(ctx, y);
+            memset(&d, 0, sizeof d);
+            d.stride[1] = c.sw; d.pad[2] = c.pad[2]; d.pad[3] = c.pad[3]; d.dilation[1] = c.dw; d.groups = c.groups; d.layout = (gpuml_layout)layout;
+            CHECK(gpuml_conv1d(ctx, y, x, w, &d) == GPUML_SUCCESS, "conv1d: %s", gpuml_last_error(ctx));
+            got = t_read(y);
+            for (n = 0; n < c.n; n++)
+                for (q = 0; q < c.q; q++)
+                    for (k = 0; k < c.k; k++) {
+                        double a, v = ref_y(&c, xv, wv, n, 0, q, k, &a);
+                        double gv = got[layout ? ((long long)n * c.k + k) * c.q + q : ((long long)n * c.q + q) * c.k + k];
+                        tu_close(layout ? "conv1d NCW" : "conv1d NWC", &gv, &v, 1, 1e-5, 1e-5 * a + 1e-6);
+                    }
+            free(xv); free(wv); free(got);
+            gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y);
+        }
+}
+
+/* ---- pooling ---- */
+static void run_pool(gpuml_ctx *ctx, const char *cn, int n, int ch, int h, int w, const gpuml_pool2d_desc *d, gpuml_dtype dt)
+{
+    int wh = d->global ? h : d->window[0], ww = d->global ? w : d->window[1];
+    int sh = d->stride[0] ? d->stride[0] : wh, sw = d->stride[1] ? d->stride[1] : ww;
+    int p = (int)gpuml_conv2d_out_dim(h, wh, sh, d->pad[0], d->pad[1], 1), q = (int)gpuml_conv2d_out_dim(w, ww, sw, d->pad[2], d->pad[3], 1);
+    int64_t xs[4], ys[4];
+    gpuml_tensor *x, *y;
+    double *xv, *got;
+    int i, pp, qq, c, hh, wi2;
+    char name[300];
+    cv_case lc;
+    memset(&lc, 0, sizeof lc);
+    lc.layout = (int)d->layout; lc.n = n;
+    shape_act(&lc, ch, h, w, xs); shape_act(&lc, ch, p, q, ys);
+    x = gpuml_tensor_new(ctx, dt, 4, xs); y = gpuml_tensor_new(ctx, dt, 4, ys);
+    xv = t_rand(x);
+    poison(ctx, y);
+    snprintf(name, sizeof name, "pool2d %s %s %s %s %dx%d window %dx%d stride %d,%d pad %d,%d,%d,%d incl %d global %d", cn,
+             d->op ? "avg" : "max", gpuml_dtype_name(dt), d->layout ? "NCHW" : "NHWC", h, w, wh, ww, sh, sw, d->pad[0], d->pad[1],
+             d->pad[2], d->pad[3], d->count_include_pad, d->global);
+    CHECK(gpuml_pool2d(ctx, y, x, d) == GPUML_SUCCESS, "%s: %s", name, gpuml_last_error(ctx));
+    got = t_read(y);
+    for (i = 0; i < n; i++)
+        for (pp = 0; pp < p; pp++)
+            for (qq = 0; qq < q; qq++)
+                for (c = 0; c < ch; c++) {
+                    int h0 = pp * sh - d->pad[0], w0 = qq * sw - d->pad[2], cnt = 0;
+                    double acc = d->op == GPUML_POOL_MAX ? -INFINITY : 0.0, g, a = 0;
+                    for (hh = h0; hh < h0 + wh; hh++)
+                        for (wi2 = w0; wi2 < w0 + ww; wi2++) {
+                            double v;
+                            if (hh < 0 || hh >= h || wi2 < 0 || wi2 >= w) continue;
+                            v = xv[ai(&lc, ch, h, w, i, hh, wi2, c)];
+                            if (d->op == GPUML_POOL_MAX) acc = v > acc ? v : acc; else { acc += v; a += fabs(v); }
+                            cnt++;
+                        }
+                    if (d->op == GPUML_POOL_AVG) {
+                        if (d->count_include_pad) {
+                            int he = h0 + wh < h + d->pad[1] ? h0 + wh : h + d->pad[1], we = w0 + ww < w + d->pad[3] ? w0 + ww : w + d->pad[3];
+                            cnt = (he - h0) * (we - w0);
+                        }
+                        acc /= cnt; a /= cnt;
+                    }
+                    g = got[ai(&lc, ch, p, q, i, pp, qq, c)];
+                    if (!tu_close(name, &g, &acc, 1, tol_of(dt), tol_of(dt) * a + 1e-6)) goto done;
+                }
+done:
+    free(xv); free(got);
+    gpuml_tensor_free(x); gpuml_tensor_free(y);
+}
+static void test_pool(void)
+{
+    int ci, i;
+    for (ci = 0; ci < nctx(); ci++)
+        for (i = 0; i < 48; i++) {
+            gpuml_pool2d_desc d;
+            int j, h = irand(1, 9), w = irand(1, 9);
+            memset(&d, 0, sizeof d);
+            d.op = (gpuml_pool_op)(i & 1); d.layout = (gpuml_layout)((i >> 1) & 1);
+            d.count_include_pad = (i >> 2) & 1;
+            if (i % 8 == 7) d.global = 1;
+            else {
+                d.window[0] = irand(1, 3); d.window[1] = irand(1, 3);
+                d.stride[0] = irand(0, 3); d.stride[1] = irand(0, 3);
+                for (j = 0; j < 4; j++) d.pad[j] = irand(0, d.window[j / 2] - 1);
+                if (gpuml_conv2d_out_dim(h, d.window[0], d.stride[0] ? d.stride[0] : d.window[0], d.pad[0], d.pad[1], 1) <= 0 ||
+                    gpuml_conv2d_out_dim(w, d.window[1], d.stride[1] ? d.stride[1] : d.window[1], d.pad[2], d.pad[3], 1) <= 0) continue;
+            }
+            run_pool(ctx_at(ci), cname(ci), irand(1, 2), irand(1, 5), h, w, &d, FDT[(i / 3) % 3]);
+        }
+}
+/* ResNet's stem pooling (3x3 stride 2 pad 1 max) and the head (global average), real sizes */
+static void test_pool_resnet(void)
+{
+    int ci;
+    for (ci = 0; ci < nctx(); ci++) {
+        gpuml_pool2d_desc d;
+        memset(&d, 0, sizeof d);
+        d.window[0] = d.window[1] = 3; d.stride[0] = d.stride[1] = 2; d.pad[0] = d.pad[1] = d.pad[2] = d.pad[3] = 1;
+        run_pool(ctx_at(ci), cname(ci), 1, 64, 112, 112, &d, GPUML_F32);
+        memset(&d, 0, sizeof d);
+        d.op = GPUML_POOL_AVG; d.global = 1; d.layout = GPUML_LAYOUT_NCHW;
+        run_pool(ctx_at(ci), cname(ci), 2, 2048, 7, 7, &d, GPUML_F16);
+    }
+}
+/* the bias gradient is a gpuml_reduce over N, H, W (documented recipe) */
+static void test_bias_grad(void)
+{
+    int ci;
+    for (ci = 0; ci < nctx(); ci++) {
+        gpuml_ctx *ctx = ctx_at(ci);
+        int64_t ys[4] = {3, 4, 5, 6}, bs[1] = {6};
+        int axes[3] = {0, 1, 2}, i, k;
+        gpuml_tensor *dy = gpuml_tensor_new(ctx, GPUML_F32, 4, ys), *db = gpuml_tensor_new(ctx, GPUML_F32, 1, bs);
+        double *v = t_rand(dy), *got, ref[6];
+        CHECK(gpuml_reduce(ctx, GPUML_REDUCE_SUM, db, dy, axes, 3, 0) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        got = t_read(db);
+        for (k = 0; k < 6; k++) { ref[k] = 0; for (i = 0; i < 60; i++) ref[k] += v[i * 6 + k]; }
+        tu_close("bias gradient", got, ref, 6, 1e-5, 1e-5);
+        free(v); free(got);
+        gpuml_tensor_free(dy); gpuml_tensor_free(db);
+    }
+}
+
+static void test_errors(void)
+{
+    gpuml_ctx *ctx = tu_cpu;
+    int64_t xs[4] = {2, 8, 8, 4}, ws[4] = {6, 3, 3, 4}, ys[4] = {2, 6, 6, 6}, bs[1] = {5}, is[4] = {2, 8, 8, 4};
+    gpuml_tensor *x = gpuml_tensor_new(ctx, GPUML_F32, 4, xs), *w = gpuml_tensor_new(ctx, GPUML_F32, 4, ws);
+    gpuml_tensor *y = gpuml_tensor_new(ctx, GPUML_F32, 4, ys), *b5 = gpuml_tensor_new(ctx, GPUML_F32, 1, bs);
+    gpuml_tensor *xi = gpuml_tensor_new(ctx, GPUML_I32, 4, is), *wh = gpuml_tensor_new(ctx, GPUML_F16, 4, ws);
+    gpuml_tensor *x3 = gpuml_tensor_new(ctx, GPUML_F32, 3, xs), *yv;
+    gpuml_conv2d_desc d;
+    gpuml_pool2d_desc pd;
+    int64_t big[4] = {2, 8, 8, 12};
+    gpuml_tensor *xg = gpuml_tensor_new(ctx, GPUML_F32, 4, big);
+    memset(&d, 0, sizeof d);
+    CHECK(gpuml_conv2d(ctx, y, x, w, &d) == GPUML_SUCCESS, "valid call: %s", gpuml_last_error(ctx));
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, NULL), GPUML_SUCCESS, NULL);
+    d.pad[0] = -1;
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, &d), GPUML_ERROR_INVALID_ARGUMENT, "padding");
+    memset(&d, 0, sizeof d);
+    d.dilation[0] = 5;   /* span 11 > 8: empty output */
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, &d), GPUML_ERROR_SHAPE, "empty");
+    memset(&d, 0, sizeof d);
+    d.groups = 3;        /* 4 channels */
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, &d), GPUML_ERROR_SHAPE, "divisible by groups");
+    d.groups = 2;        /* w has 4 channels per group, 2 needed */
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, &d), GPUML_ERROR_SHAPE, "per group");
+    memset(&d, 0, sizeof d);
+    d.stride[0] = 2;     /* y should be 3 rows */
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, &d), GPUML_ERROR_SHAPE, "but x");
+    memset(&d, 0, sizeof d);
+    d.layout = GPUML_LAYOUT_NCHW;   /* x read as NCHW has 8 channels, w has 3 per group: mismatched layout */
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, &d), GPUML_ERROR_SHAPE, "KCRS");
+    d.layout = (gpuml_layout)7;
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, &d), GPUML_ERROR_INVALID_ARGUMENT, "layout");
+    memset(&d, 0, sizeof d);
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, xi, w, &d), GPUML_ERROR_DTYPE, "f32, f16 or bf16");
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, wh, &d), GPUML_ERROR_DTYPE, "must match");
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x3, w, &d), GPUML_ERROR_SHAPE, "4-D");
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, NULL, w, &d), GPUML_ERROR_INVALID_ARGUMENT, "NULL");
+    d.bias = b5;
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, &d), GPUML_ERROR_SHAPE, "bias");
+    CHECK_STATUS(ctx, gpuml_conv2d_backward_data(ctx, x, y, w, &d), GPUML_ERROR_INVALID_ARGUMENT, "forward pass");
+    memset(&d, 0, sizeof d);
+    d.path = GPUML_CONV_DIRECT;
+    CHECK_STATUS(ctx, gpuml_conv2d(ctx, y, x, w, &d), GPUML_ERROR_NOT_SUPPORTED, "GPU kernel");
+    memset(&d, 0, sizeof d);
+    /* y as a view into x's own storage: aliasing */
+    {
+        int64_t vs[4] = {2, 6, 6, 6}, vst[4] = {6 * 6 * 6, 36, 6, 1};
+        gpuml_tensor v = gpuml__cv_view(xg, 4, vs, vst, 0), xv = gpuml__cv_view(xg, 4, xs, xg->strides, 0);
+        yv = &v;
+        xv.shape[3] = 4;
+        CHECK_STATUS(ctx, gpuml_conv2d(ctx, yv, &xv, w, &d), GPUML_ERROR_ALIAS, "overlaps");
+    }
+    memset(&pd, 0, sizeof pd);
+    CHECK_STATUS(ctx, gpuml_pool2d(ctx, y, x, &pd), GPUML_ERROR_INVALID_ARGUMENT, "window");
+    pd.window[0] = pd.window[1] = 2; pd.pad[0] = 2;
+    CHECK_STATUS(ctx, gpuml_pool2d(ctx, y, x, &pd), GPUML_ERROR_INVALID_ARGUMENT, "below the window");
+    pd.pad[0] = 0;
+    CHECK_STATUS(ctx, gpuml_pool2d(ctx, y, x, &pd), GPUML_ERROR_SHAPE, "gives");
+    CHECK_STATUS(ctx, gpuml_conv1d(ctx, y, x, w, &d), GPUML_ERROR_SHAPE, "3-D");
+    gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(b5); gpuml_tensor_free(xi);
+    gpuml_tensor_free(wh); gpuml_tensor_free(x3); gpuml_tensor_free(xg);
+}
+
+int main(int argc, char **argv)
+{
+    static const tu_test tests[] = {
+        { "errors", test_errors },
+        { "fuzz_forward", test_fuzz_forward },
+        { "fuzz_backward", test_fuzz_backward },
+        { "depthwise", test_depthwise },
+        { "cpu_special", test_cpu_special },
+        { "forced_igemm", test_forced_igemm },
+        { "finite_differences", test_finite_differences },
+        { "views", test_views },
+        { "conv1d", test_conv1d },
+        { "resnet_layers", test_resnet_layers },
+        { "pool", test_pool },
+        { "pool_resnet", test_pool_resnet },
+        { "bias_grad", test_bias_grad },
+    };
+    return TU_RUN("test_conv", tests, argc, argv);
+}
