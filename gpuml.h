@@ -8217,7 +8217,11 @@ GPUML__FN int gpuml__cv_igemm_problem(const gpuml__cv *cv, gpuml__conv_problem *
 GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpuml_conv_path path, const char *op)
 {
     gpuml__conv_params kp;
-    if (kind == 0 && (path == GPUML_CONV_AUTO || path == GPUML_CONV_IGEMM)) {
+    /* AUTO on Hopper: a 1x1, stride-1, unpadded conv is one plain GEMM, which the wgmma matmul
+       runs faster than the mma.sync implicit GEMM (bench/NOTES_conv.md, NOTES_conv_igemm.md) */
+    int gemm_1x1 = path == GPUML_CONV_AUTO && ctx->arch == 90 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 &&
+                   cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1;
+    if (kind == 0 && !gemm_1x1 && (path == GPUML_CONV_AUTO || path == GPUML_CONV_IGEMM)) {
         gpuml__conv_problem pr;
         if (gpuml__cv_igemm_problem(cv, &pr)) {
             gpuml_status st = gpuml__conv2d_igemm(ctx, &pr);
@@ -8272,16 +8276,25 @@ GPUML__FN gpuml_status gpuml__cv_run(gpuml_ctx *ctx, const char *op, int kind, c
         return gpuml__numel(kind == 0 ? y : kind == 1 ? x : w) ? gpuml_fill(ctx, (gpuml_tensor *)(kind == 0 ? y : kind == 1 ? x : w), 0.0)
                                                                : GPUML_SUCCESS;
     }
-    if (ctx->backend == GPUML_BACKEND_CPU) {
-        if (path != GPUML_CONV_AUTO && path != GPUML_CONV_GEMM)
-            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: path %d is a GPU kernel; this context runs on the CPU", op, (int)path);
-        return gpuml__cv_cpu_run(ctx, &cv, kind, op);
-    }
+    {
+        /* profiler record: 2*N*P*Q*K*(R*S*C/groups) FLOPs for every pass; named by op less "gpuml_" */
+        const gpuml_tensor *t0 = kind == 1 ? y : x, *t1 = kind == 2 ? y : w, *out = kind == 0 ? y : kind == 1 ? x : w;
+#define GPUML__CV_PROF(call) GPUML__PROF(ctx, call, op + 6, cv.dt == GPUML_F32 ? GPUML_UNIT_FP32 : GPUML_UNIT_F16_TENSOR, \
+                                         2.0 * (double)cv.n * (double)cv.p * (double)cv.q * (double)cv.k * (double)cv.ncol, \
+                                         gpuml__tb(x) + gpuml__tb(w) + gpuml__tb(y), t0, t1, out)
+        if (ctx->backend == GPUML_BACKEND_CPU) {
+            if (path != GPUML_CONV_AUTO && path != GPUML_CONV_GEMM)
+                return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: path %d is a GPU kernel; this context runs on the CPU", op, (int)path);
+            return GPUML__CV_PROF(gpuml__cv_cpu_run(ctx, &cv, kind, op));
+        }
 #ifndef GPUML_NO_CUDA
-    return gpuml__cv_cuda(ctx, &cv, kind, path, op);
+        return GPUML__CV_PROF(gpuml__cv_cuda(ctx, &cv, kind, path, op));
 #else
-    return GPUML_ERROR_BACKEND_UNAVAILABLE;
+        (void)t0; (void)t1; (void)out;
+        return GPUML_ERROR_BACKEND_UNAVAILABLE;
 #endif
+#undef GPUML__CV_PROF
+    }
 }
 
 GPUML__DEF gpuml_status gpuml_conv2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_tensor *w,
@@ -8422,12 +8435,14 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
                            gpuml__shape_str(x, s2, sizeof s2), (long long)cv.n, (long long)(d.layout ? cv.c : cv.p),
                            (long long)(d.layout ? cv.p : cv.q), (long long)(d.layout ? cv.q : cv.c), d.layout == GPUML_LAYOUT_NCHW ? "NCHW" : "NHWC");
     if (gpuml__numel(y) == 0) return GPUML_SUCCESS;
+#define GPUML__POOL_PROF(call) GPUML__PROF(ctx, call, "pool2d", GPUML_UNIT_FP32, \
+                                           (double)gpuml__numel(y) * (double)d.window[0] * (double)d.window[1], \
+                                           gpuml__tb(x) + gpuml__tb(y), x, NULL, y)
     if (ctx->backend == GPUML_BACKEND_CPU) {
         gpuml__cv_cpu j;
         memset(&j, 0, sizeof j);
         j.cv = &cv; j.pool_max = d.op == GPUML_POOL_MAX; j.count_pad = d.count_include_pad != 0;
-        gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, gpuml__pool_rows, &j);
-        return GPUML_SUCCESS;
+        return GPUML__POOL_PROF((gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, gpuml__pool_rows, &j), GPUML_SUCCESS));
     }
 #ifndef GPUML_NO_CUDA
     {
@@ -8438,11 +8453,12 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
         kp.dh = cv.pb; kp.dw = cv.pr;   /* the pool kernel reads the bottom/right pads here */
         kp.count_pad = d.count_include_pad != 0;
         kp.total = cv.n * cv.p * cv.q * cv.c;
-        return gpuml__cv_launch(ctx, &cv, "gpuml_pool", &kp, 0, d.op == GPUML_POOL_MAX, 0, op);
+        return GPUML__POOL_PROF(gpuml__cv_launch(ctx, &cv, "gpuml_pool", &kp, 0, d.op == GPUML_POOL_MAX, 0, op));
     }
 #else
     return GPUML_ERROR_BACKEND_UNAVAILABLE;
 #endif
+#undef GPUML__POOL_PROF
 }
 
 #define GPUML__CONV_FAMILIES &gpuml__fam_conv,

@@ -196,7 +196,11 @@ static int run_fwd(gpuml_ctx *ctx, const char *cn, const cv_case *c, gpuml_conv_
     st = gpuml_conv2d(ctx, y, x, w, &d);
     cv_name(c, name, sizeof name, "conv2d", cn, (int)path);
     if (path == GPUML_CONV_IGEMM && st == GPUML_ERROR_NOT_SUPPORTED) {
-        ran = 0;   /* the implicit-GEMM kernel lives in another branch until the merge */
+        /* the implicit-GEMM kernel takes every f16/bf16 NHWC problem with groups 1 on sm_80+
+           (tensors here are contiguous); refusing one of those is a failure */
+        int eligible = c->dt != GPUML_F32 && c->groups == 1 && c->layout == GPUML_LAYOUT_NHWC && gpuml_device_arch(ctx) >= 80;
+        CHECK(!eligible, "%s: the implicit-GEMM path refused an eligible problem: %s", name, gpuml_last_error(ctx));
+        ran = 0;
     } else {
         CHECK(st == GPUML_SUCCESS, "%s: %s", name, gpuml_last_error(ctx));
         got = t_read(y);
@@ -388,7 +392,7 @@ static void test_cpu_special(void)
                     if (di == 0) run_bwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
                 }
 }
-/* forcing the implicit-GEMM path: runs, or says NOT_SUPPORTED (before the merge always) */
+/* forcing the implicit-GEMM path: NOT_SUPPORTED on the CPU and below sm_80, runs on sm_80+ */
 static void test_forced_igemm(void)
 {
     cv_case c;
@@ -407,9 +411,11 @@ static void test_forced_igemm(void)
     c.n = 2; c.c = 16; c.h = 9; c.w = 7; c.k = 24; c.r = c.s = 3; c.sh = c.sw = 1; c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = 1;
     c.dh = c.dw = 1; c.groups = 1; c.dt = GPUML_F16; c.act = GPUML_ACT_RELU; c.bias = 1; c.res = 1;
     cv_out(&c);
-    if (!run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_IGEMM, 1)) {
+    if (gpuml_device_arch(tu_gpu) < 80) {
+        CHECK(!run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_IGEMM, 1), "forced IGEMM ran below sm_80");
         CHECK(strstr(gpuml_last_error(tu_gpu), "implicit-GEMM") != NULL, "message: %s", gpuml_last_error(tu_gpu));
-        printf("    (forced IGEMM: NOT_SUPPORTED -- no implicit-GEMM kernel in this build)\n");
+    } else {
+        CHECK(run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_IGEMM, 1), "forced IGEMM did not run on sm_%d", gpuml_device_arch(tu_gpu));
     }
 }
 /* real ResNet-50 layers (batch 1 on the CPU, 2 on the GPU), checked at sampled outputs */

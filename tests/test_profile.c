@@ -188,6 +188,44 @@ static void check_records(int gpu)
     gpuml_tensor_free(p); gpuml_tensor_free(g); gpuml_tensor_free(m); gpuml_tensor_free(v);
     gpuml_shutdown(ctx);
 }
+/* conv2d, its backward passes and pooling make records with the convolution's FLOPs */
+static void check_conv_records(int gpu)
+{
+    gpuml_ctx *ctx = open_ctx(gpu, 1, 0);
+    int64_t xs[4] = {2, 9, 7, 16}, ws[4] = {24, 3, 3, 16}, ys[4] = {2, 9, 7, 24}, ps[4] = {2, 4, 3, 24};
+    gpuml_tensor *x, *w, *y, *dx, *dw, *py;
+    gpuml_conv2d_desc d;
+    gpuml_pool2d_desc pd;
+    gpuml_profile_record r;
+    double fl = 2.0 * 2 * 9 * 7 * 24 * (3 * 3 * 16);
+    static const char *const names[4] = { "conv2d", "conv2d_backward_data", "conv2d_backward_filter", "pool2d" };
+    int i;
+    if (!ctx) return;
+    x = rand_tensor(ctx, GPUML_F16, 4, xs); w = rand_tensor(ctx, GPUML_F16, 4, ws);
+    y = gpuml_tensor_new(ctx, GPUML_F16, 4, ys); dx = gpuml_tensor_new(ctx, GPUML_F16, 4, xs); dw = gpuml_tensor_new(ctx, GPUML_F16, 4, ws);
+    py = gpuml_tensor_new(ctx, GPUML_F16, 4, ps);
+    memset(&d, 0, sizeof d);
+    d.pad[0] = d.pad[1] = d.pad[2] = d.pad[3] = 1;
+    memset(&pd, 0, sizeof pd);
+    pd.op = GPUML_POOL_MAX; pd.window[0] = pd.window[1] = 2;
+    gpuml_profile_reset(ctx);
+    CHECK(gpuml_conv2d(ctx, y, x, w, &d) == GPUML_SUCCESS, "conv2d: %s", gpuml_last_error(ctx));
+    CHECK(gpuml_conv2d_backward_data(ctx, dx, y, w, &d) == GPUML_SUCCESS, "bwd data: %s", gpuml_last_error(ctx));
+    CHECK(gpuml_conv2d_backward_filter(ctx, dw, x, y, &d) == GPUML_SUCCESS, "bwd filter: %s", gpuml_last_error(ctx));
+    CHECK(gpuml_pool2d(ctx, py, y, &pd) == GPUML_SUCCESS, "pool: %s", gpuml_last_error(ctx));
+    CHECK(gpuml_profile_count(ctx) == 4, "%d records for 4 ops", gpuml_profile_count(ctx));
+    for (i = 0; i < 4 && i < gpuml_profile_count(ctx); i++) {
+        CHECK(gpuml_profile_get(ctx, i, &r) == GPUML_SUCCESS, "get %d", i);
+        CHECK(strcmp(r.name, names[i]) == 0, "record %d is \"%s\", want %s", i, r.name, names[i]);
+        CHECK(r.time_us > 0, "%s time %g", r.name, r.time_us);
+        if (i < 3) CHECK(r.flops == fl && r.unit == GPUML_UNIT_F16_TENSOR, "%s flops %.17g unit %d", r.name, r.flops, (int)r.unit);
+        else CHECK(r.flops == 2.0 * 4 * 3 * 24 * 4 && r.bytes == 2.0 * (2 * 9 * 7 * 24 + 2 * 4 * 3 * 24), "pool flops %g bytes %g", r.flops, r.bytes);
+    }
+    gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(dx); gpuml_tensor_free(dw); gpuml_tensor_free(py);
+    gpuml_shutdown(ctx);
+}
+static void test_conv_records_cpu(void) { check_conv_records(0); }
+static void test_conv_records_gpu(void) { NEED_GPU(); check_conv_records(1); }
 static void test_records_cpu(void) { check_records(0); }
 static void test_records_gpu(void) { NEED_GPU(); check_records(1); }
 
@@ -714,7 +752,7 @@ static void test_graph_profile_cpu(void) { check_graph_profile(0); }
 static void test_graph_profile_gpu(void) { NEED_GPU(); check_graph_profile(1); }
 
 static const tu_test tests[] = {
-    { "records_cpu", test_records_cpu },
+    { "records_cpu", test_records_cpu }, { "conv_records_cpu", test_conv_records_cpu }, { "conv_records_gpu", test_conv_records_gpu },
     { "records_gpu", test_records_gpu },
     { "off_records_nothing", test_off_records_nothing },
     { "misuse", test_misuse },
