@@ -117,6 +117,21 @@ else
     bad "matmul_bench" "build/matmul_bench was not built"
 fi
 
+# ---- cnn on the CPU: the forward pass against its float64 reference, each dtype ----
+if [ -x build/cnn ]; then
+    for d in f32 f16 bf16; do
+        build/cnn --backend cpu --dtype $d --batch 3 > $L/cnn_$d.log 2>&1; rc=$?
+        e=$(field $L/cnn_$d.log max_err); c=$(field $L/cnn_$d.log check)
+        if [ $rc -eq 0 ] && [ "$c" = ok ] && grep -q '^image 0: class' $L/cnn_$d.log
+        then ok "cnn $d on the CPU: probabilities within $e of float64"; else bad "cnn $d" "exit $rc, check '$c'" $L/cnn_$d.log; fi
+    done
+    build/cnn --dtype f64 > $L/cnn_bad.log 2>&1; rc=$?
+    if [ $rc -eq 2 ] && grep -q 'unknown dtype' $L/cnn_bad.log; then ok "cnn: bad arguments are reported"
+    else bad "cnn bad arguments" "exit $rc" $L/cnn_bad.log; fi
+else
+    bad "cnn" "build/cnn was not built"
+fi
+
 # ---- GPU: the same runs on cuda ----
 gpu_reason=""
 if [ -n "${GPUML_TEST_NO_GPU:-}" ]; then gpu_reason="GPUML_TEST_NO_GPU set"
@@ -132,7 +147,7 @@ elif [ -x $T ]; then
 else gpu_reason="build/train_mlp was not built"; fi
 
 if [ -n "$gpu_reason" ]; then
-    [ "$gpu_reason" = "(failed)" ] || for t in "train_mlp relu: cuda vs cpu" "train_mlp gelu: cuda vs cpu" "train_mlp --gradcheck on cuda" "jit_kernel on cuda" "matmul_bench on cuda"; do skipped "$t" "$gpu_reason"; done
+    [ "$gpu_reason" = "(failed)" ] || for t in "train_mlp relu: cuda vs cpu" "train_mlp gelu: cuda vs cpu" "train_mlp --gradcheck on cuda" "jit_kernel on cuda" "matmul_bench on cuda" "cnn on cuda"; do skipped "$t" "$gpu_reason"; done
 else
     # Same seed: same data, initial weights and batches; the backends differ only by rounding
     # (summation order, libm vs CUDA math), ~1e-7 relative per op.
@@ -170,6 +185,12 @@ else
         t=$(field $L/gpu_mm_$name.log tflops); c=$(field $L/gpu_mm_$name.log check)
         if [ $rc -eq 0 ] && [ "$c" = ok ]; then ok "matmul_bench $args on cuda: $t TFLOP/s, spot check ok"
         else bad "matmul_bench $args on cuda" "exit $rc, check '$c'" $L/gpu_mm_$name.log; fi
+    done
+    for d in f32 f16 bf16; do
+        build/cnn --backend cuda --dtype $d --batch 16 > $L/gpu_cnn_$d.log 2>&1; rc=$?
+        e=$(field $L/gpu_cnn_$d.log max_err); c=$(field $L/gpu_cnn_$d.log check); m=$(field $L/gpu_cnn_$d.log ms)
+        if [ $rc -eq 0 ] && [ "$c" = ok ]; then ok "cnn $d on cuda: probabilities within $e of float64, $m ms a forward pass"
+        else bad "cnn $d on cuda" "exit $rc, check '$c'" $L/gpu_cnn_$d.log; fi
     done
 fi
 echo "$pass passed, $fail failed, $skip skipped"
