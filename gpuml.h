@@ -8217,10 +8217,11 @@ GPUML__FN int gpuml__cv_igemm_problem(const gpuml__cv *cv, gpuml__conv_problem *
 GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpuml_conv_path path, const char *op)
 {
     gpuml__conv_params kp;
-    /* AUTO on Hopper: a 1x1, stride-1, unpadded conv is one plain GEMM, which the wgmma matmul
-       runs faster than the mma.sync implicit GEMM (bench/NOTES_conv.md, NOTES_conv_igemm.md) */
+    /* AUTO on Hopper: a 1x1, stride-1, unpadded conv with C >= 512 is one plain GEMM, which the
+       wgmma matmul runs faster than the mma.sync implicit GEMM; below that the implicit GEMM's
+       smaller tiles win (H200, ResNet-50 1x1 layers at batch 32: bench/NOTES_conv.md) */
     int gemm_1x1 = path == GPUML_CONV_AUTO && ctx->arch == 90 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 &&
-                   cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1;
+                   cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1 && cv->c >= 512;
     if (kind == 0 && !gemm_1x1 && (path == GPUML_CONV_AUTO || path == GPUML_CONV_IGEMM)) {
         gpuml__conv_problem pr;
         if (gpuml__cv_igemm_problem(cv, &pr)) {

@@ -83,7 +83,10 @@ if want("resnet"):
         for c, h, k, r, s, p in R50:
             for dt, name, nhwc in variants:
                 js = jobs(32, c, h, k, r, s, p, 1, dt, nhwc, 2)
-                fns = [lambda x=x, w=w, b=b: F.relu(F.conv2d(x, w, b, s, p)) for x, w, b in js]
+                # the convolution alone: gpuml's rows include a fused bias + ReLU, PyTorch would
+                # add an unfused bias and ReLU pass (timed before 2026-11-22, it inflated the
+                # cuDNN times of the small layers by up to 5x)
+                fns = [lambda x=x, w=w: F.conv2d(x, w, None, s, p) for x, w, b in js]
                 t = time_it(fns, 10)
                 q = (h + 2 * p - r) // s + 1
                 flop = 2.0 * 32 * q * q * k * c * r * r
