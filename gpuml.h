@@ -4954,26 +4954,36 @@ enum { GPUML__GEMM_F32 = 0, GPUML__GEMM_F16 = 1, GPUML__GEMM_BF16 = 2 };
 #define GPUML__GEMM_AVX2 0
 #endif
 
-/* AVX-512F kernel, chosen at run time where the AVX2 path compiles: 14x32
-   uses 28 zmm accumulators + 2 B vectors, with A broadcast from memory
-   inside the FMA ({1to16}), so 30 of 32 zmm.  Per k: 2 loads + 14 FMAs
-   with a folded load, 7 cycles on two 512-bit FMA pipes. */
+/* AVX-512F kernel, chosen at run time where the AVX2 path compiles: 12x32
+   uses 24 zmm accumulators + 2 B vectors + 1 broadcast (27 of 32 zmm);
+   per k 2 vector loads + 12 broadcasts feed 24 FMAs, 12 cycles on two
+   512-bit FMA pipes.  14x32 (31 zmm) runs as fast in L1 but wastes more
+   on the M edge (256 = 18*14 + 4); it stays selectable for experiments. */
 #if GPUML__GEMM_AVX2
 #define GPUML__GEMM_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
 #ifndef GPUML__GEMM_MR512
-#define GPUML__GEMM_MR512 14
+#define GPUML__GEMM_MR512 12
 #endif
 #define GPUML__GEMM_NR512 32
-/* Blocking for the AVX-512 kernel (measured on a 48 KB L1d / 2 MB L2
-   Xeon, see bench/NOTES_cpu_gemm.md). */
+/* Blocking for the AVX-512 kernel, measured on a 48 KB L1d / 2 MB L2 Xeon
+   (bench/NOTES_cpu_gemm.md).  The loop order is the other way round from
+   the AVX2 one (A_L1 = 1): the A micro-panel (12 x 384 x 4 = 18 KB) stays
+   in L1 while 48 KB B micro-panels stream from the L2-resident B block
+   (384 x 640 x 4 = 960 KB); the A block (up to MC rows) is packed once per
+   K block, so B is packed once per call for M <= MC.  Holding the 32-wide
+   B micro-panel in L1 instead (A_L1 = 0, KC = 256) was 3-5% slower at
+   n >= 1024. */
 #ifndef GPUML__GEMM_KC512
-#define GPUML__GEMM_KC512 256
+#define GPUML__GEMM_KC512 384
 #endif
 #ifndef GPUML__GEMM_MC512
-#define GPUML__GEMM_MC512 168
+#define GPUML__GEMM_MC512 2064
 #endif
 #ifndef GPUML__GEMM_NC512
-#define GPUML__GEMM_NC512 4096
+#define GPUML__GEMM_NC512 640
+#endif
+#ifndef GPUML__GEMM_A_L1_512
+#define GPUML__GEMM_A_L1_512 1
 #endif
 #endif
 /* Largest MR*NR of any kernel: the edge tile buffer. */
@@ -5340,7 +5350,18 @@ static void gpuml__gemm_ukr_avx2(int64_t kc, const float *a, const float *b,
 #define GPUML__GEMM_UKR_DECL_HI
 #define GPUML__GEMM_UKR_STORE_HI
 #endif
+#ifndef GPUML__GEMM_PFB512
+#define GPUML__GEMM_PFB512 0
+#endif
+#if GPUML__GEMM_PFB512
+#define GPUML__GEMM_UKR_PF(ko)                                                  \
+    _mm_prefetch((const char *)(b + 32 * ((ko) + GPUML__GEMM_PFB512)), _MM_HINT_T0); \
+    _mm_prefetch((const char *)(b + 32 * ((ko) + GPUML__GEMM_PFB512) + 16), _MM_HINT_T0);
+#else
+#define GPUML__GEMM_UKR_PF(ko)
+#endif
 #define GPUML__GEMM_UKR_STEP(ko)                                                \
+    GPUML__GEMM_UKR_PF(ko)                                                     \
     b0 = _mm512_load_ps(b + 32 * (ko));                                        \
     b1 = _mm512_load_ps(b + 32 * (ko) + 16);                                   \
     GPUML__GEMM_UKR_ROW(0, ko) GPUML__GEMM_UKR_ROW(1, ko)                      \
@@ -5410,6 +5431,7 @@ static void gpuml__gemm_ukr_avx512(int64_t kc, const float *a, const float *b,
 }
 #undef GPUML__GEMM_UKR_ROW
 #undef GPUML__GEMM_UKR_ROWS_HI
+#undef GPUML__GEMM_UKR_PF
 #undef GPUML__GEMM_UKR_DECL_HI
 #undef GPUML__GEMM_UKR_STORE_HI
 #undef GPUML__GEMM_UKR_STEP
@@ -5447,6 +5469,7 @@ static void gpuml__gemm_store_tile(const float *t, int64_t ldt, int64_t mr, int6
 typedef struct gpuml__gemm_kernel {
     gpuml__gemm_ukr_fn ukr;
     int64_t mr, nr, kc, mc, nc;
+    int a_l1; /* loop order: 0 B micro-panel in L1, A block in L2; 1 A micro-panel in L1, B block in L2 */
 } gpuml__gemm_kernel;
 
 static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t nc, int64_t kc,
@@ -5455,6 +5478,25 @@ static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t 
 {
     float tmp[GPUML__GEMM_TILE_MAX];
     int64_t ir, jr, MR = kr->mr, NR = kr->nr;
+    if (kr->a_l1) {
+        /* ir outer: one A micro-panel stays in L1 while all B micro-panels of
+           the (L2-resident) B block stream past it. */
+        for (ir = 0; ir < mc; ir += MR) {
+            int64_t mr = gpuml__gemm_min(MR, mc - ir);
+            const float *a = pa + ir * kc;
+            for (jr = 0; jr < nc; jr += NR) {
+                int64_t nr = gpuml__gemm_min(NR, nc - jr);
+                float *cc = c + ir * rsc + jr * csc;
+                if (mr == MR && nr == NR && csc == 1) {
+                    kr->ukr(kc, a, pb + jr * kc, cc, rsc, alpha, beta);
+                } else {
+                    kr->ukr(kc, a, pb + jr * kc, tmp, NR, 1.0f, 0.0f);
+                    gpuml__gemm_store_tile(tmp, NR, mr, nr, cc, rsc, csc, alpha, beta);
+                }
+            }
+        }
+        return;
+    }
     /* jr outer: one B micro-panel stays in L1 while all A micro-panels of the
        (L2-resident) A block stream past it. */
     for (jr = 0; jr < nc; jr += NR) {
@@ -5505,6 +5547,28 @@ static void gpuml__gemm_tile(const gpuml__gemm_job *job, int64_t m0, int64_t m1,
     if (M <= 0 || N <= 0) return;
     mb = gpuml__gemm_roundup(gpuml__gemm_ceil(M, gpuml__gemm_ceil(M, kr->mc)), kr->mr);
     nb = gpuml__gemm_roundup(gpuml__gemm_ceil(N, gpuml__gemm_ceil(N, kr->nc)), kr->nr);
+    if (kr->a_l1) {
+        /* the B block is the L2-resident one, so it is the inner block:
+           pack each A block once per K block, sweep B blocks past it */
+        for (ic = m0; ic < m1; ic += mb) {
+            int64_t mc = gpuml__gemm_min(mb, m1 - ic);
+            for (pc = 0; pc < K; pc += kb) {
+                int64_t kc = gpuml__gemm_min(kb, K - pc);
+                float beta = pc == 0 ? g->beta : 1.0f;
+                gpuml__gemm_pack(pa, kr->mr, mc, kc, g->A, g->at,
+                                 ic * g->rsa + pc * g->csa, g->rsa, g->csa, job->simd);
+                for (jc = n0; jc < n1; jc += nb) {
+                    int64_t nc = gpuml__gemm_min(nb, n1 - jc);
+                    gpuml__gemm_pack(pb, kr->nr, nc, kc, g->B, g->bt,
+                                     pc * g->rsb + jc * g->csb, g->csb, g->rsb, job->simd);
+                    gpuml__gemm_macro(kr, mc, nc, kc, pa, pb,
+                                      g->C + ic * g->rsc + jc * g->csc, g->rsc, g->csc,
+                                      g->alpha, beta);
+                }
+            }
+        }
+        return;
+    }
     for (jc = n0; jc < n1; jc += nb) {
         int64_t nc = gpuml__gemm_min(nb, n1 - jc);
         for (pc = 0; pc < K; pc += kb) {
@@ -5686,6 +5750,7 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
     job.kr.ukr = gpuml__gemm_ukr_ref;
     job.kr.mr = GPUML__GEMM_MR; job.kr.nr = GPUML__GEMM_NR;
     job.kr.kc = GPUML__GEMM_KC; job.kr.mc = GPUML__GEMM_MC; job.kr.nc = GPUML__GEMM_NC;
+    job.kr.a_l1 = 0;
 #if GPUML__GEMM_AVX2
     if (simd) job.kr.ukr = gpuml__gemm_ukr_avx2;
     if (simd && !(opts & GPUML__GEMM_OPT_NO_AVX512) && gpuml__gemm_has_avx512()) {
@@ -5693,6 +5758,7 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
         job.kr.ukr = gpuml__gemm_ukr_avx512;
         job.kr.mr = GPUML__GEMM_MR512; job.kr.nr = GPUML__GEMM_NR512;
         job.kr.kc = GPUML__GEMM_KC512; job.kr.mc = GPUML__GEMM_MC512; job.kr.nc = GPUML__GEMM_NC512;
+        job.kr.a_l1 = GPUML__GEMM_A_L1_512;
     }
 #endif
     job.simd = simd;
