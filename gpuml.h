@@ -5141,12 +5141,59 @@ static void gpuml__gemm_pack_b16_avx2(float *dst, int64_t kc, const float *x, in
 
 #if GPUML__GEMM_AVX2
 /* Transpose-pack of W rows contiguous along k, W = 4q or 4q + 2 (the
-   AVX-512 kernel's A panel): per 8 k, 4x8 transposes of row quads and a
-   pair interleave, stored as 128/64-bit pieces. */
+   AVX-512 kernel's A panel): per 16 (then 8) k, 4x4 transposes of row quads
+   in each 128-bit lane and a pair interleave, stored as 128/64-bit pieces. */
 GPUML__GEMM_TARGET_AVX512
 static void gpuml__gemm_pack_at_avx512(float *dst, int64_t W, int64_t kc, const float *x, int64_t sw)
 {
     int64_t k = 0, r, i;
+    /* 16 k per step: whole-line loads, so the W rows (often a power-of-two
+       stride apart, hence in one L1 set) are each read once per line; 10%
+       faster than 8 k per step at n = 2048 */
+    for (; k + 16 <= kc; k += 16) {
+        float *d = dst + k * W;
+        for (r = 0; r + 4 <= W; r += 4) {
+            const float *s = x + r * sw + k;
+            __m512 v0 = _mm512_loadu_ps(s), v1 = _mm512_loadu_ps(s + sw);
+            __m512 v2 = _mm512_loadu_ps(s + 2 * sw), v3 = _mm512_loadu_ps(s + 3 * sw);
+            __m512 t0 = _mm512_unpacklo_ps(v0, v1), t1 = _mm512_unpackhi_ps(v0, v1);
+            __m512 t2 = _mm512_unpacklo_ps(v2, v3), t3 = _mm512_unpackhi_ps(v2, v3);
+            __m512 q0 = _mm512_shuffle_ps(t0, t2, 0x44), q1 = _mm512_shuffle_ps(t0, t2, 0xEE);
+            __m512 q2 = _mm512_shuffle_ps(t1, t3, 0x44), q3 = _mm512_shuffle_ps(t1, t3, 0xEE);
+            _mm_storeu_ps(d + r, _mm512_castps512_ps128(q0));
+            _mm_storeu_ps(d + W + r, _mm512_castps512_ps128(q1));
+            _mm_storeu_ps(d + 2 * W + r, _mm512_castps512_ps128(q2));
+            _mm_storeu_ps(d + 3 * W + r, _mm512_castps512_ps128(q3));
+            _mm_storeu_ps(d + 4 * W + r, _mm512_extractf32x4_ps(q0, 1));
+            _mm_storeu_ps(d + 5 * W + r, _mm512_extractf32x4_ps(q1, 1));
+            _mm_storeu_ps(d + 6 * W + r, _mm512_extractf32x4_ps(q2, 1));
+            _mm_storeu_ps(d + 7 * W + r, _mm512_extractf32x4_ps(q3, 1));
+            _mm_storeu_ps(d + 8 * W + r, _mm512_extractf32x4_ps(q0, 2));
+            _mm_storeu_ps(d + 9 * W + r, _mm512_extractf32x4_ps(q1, 2));
+            _mm_storeu_ps(d + 10 * W + r, _mm512_extractf32x4_ps(q2, 2));
+            _mm_storeu_ps(d + 11 * W + r, _mm512_extractf32x4_ps(q3, 2));
+            _mm_storeu_ps(d + 12 * W + r, _mm512_extractf32x4_ps(q0, 3));
+            _mm_storeu_ps(d + 13 * W + r, _mm512_extractf32x4_ps(q1, 3));
+            _mm_storeu_ps(d + 14 * W + r, _mm512_extractf32x4_ps(q2, 3));
+            _mm_storeu_ps(d + 15 * W + r, _mm512_extractf32x4_ps(q3, 3));
+        }
+        if (r < W) {
+            const float *s = x + r * sw + k;
+            __m512 v0 = _mm512_loadu_ps(s), v1 = _mm512_loadu_ps(s + sw);
+            __m512 p0 = _mm512_unpacklo_ps(v0, v1), p1 = _mm512_unpackhi_ps(v0, v1);
+            int l;
+            for (l = 0; l < 4; ++l) {
+                __m128 a0 = l == 0 ? _mm512_castps512_ps128(p0) : l == 1 ? _mm512_extractf32x4_ps(p0, 1)
+                          : l == 2 ? _mm512_extractf32x4_ps(p0, 2) : _mm512_extractf32x4_ps(p0, 3);
+                __m128 a1 = l == 0 ? _mm512_castps512_ps128(p1) : l == 1 ? _mm512_extractf32x4_ps(p1, 1)
+                          : l == 2 ? _mm512_extractf32x4_ps(p1, 2) : _mm512_extractf32x4_ps(p1, 3);
+                _mm_storel_pi((__m64 *)(d + (4 * l) * W + r), a0);
+                _mm_storeh_pi((__m64 *)(d + (4 * l + 1) * W + r), a0);
+                _mm_storel_pi((__m64 *)(d + (4 * l + 2) * W + r), a1);
+                _mm_storeh_pi((__m64 *)(d + (4 * l + 3) * W + r), a1);
+            }
+        }
+    }
     for (; k + 8 <= kc; k += 8) {
         float *d = dst + k * W;
         for (r = 0; r + 4 <= W; r += 4) {
@@ -5487,6 +5534,7 @@ static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t 
             for (jr = 0; jr < nc; jr += NR) {
                 int64_t nr = gpuml__gemm_min(NR, nc - jr);
                 float *cc = c + ir * rsc + jr * csc;
+
                 if (mr == MR && nr == NR && csc == 1) {
                     kr->ukr(kc, a, pb + jr * kc, cc, rsc, alpha, beta);
                 } else {
