@@ -5484,6 +5484,44 @@ static void gpuml__gemm_ukr_avx512(int64_t kc, const float *a, const float *b,
 #undef GPUML__GEMM_UKR_STEP
 #undef GPUML__GEMM_UKR_STORE
 
+/* 4 rows of a 12/14-row A micro-panel (stride MR512) times a 32-wide B
+   micro-panel: the M edge (e.g. 256 = 21*12 + 4) then costs 4 rows of
+   FMAs, not 12.  8 accumulators cover the FMA latency on two pipes. */
+GPUML__GEMM_TARGET_AVX512
+static void gpuml__gemm_ukr4_avx512(int64_t kc, const float *a, const float *b,
+                                    float *c, int64_t ldc, float alpha, float beta)
+{
+    __m512 c00 = _mm512_setzero_ps(), c01 = _mm512_setzero_ps();
+    __m512 c10 = _mm512_setzero_ps(), c11 = _mm512_setzero_ps();
+    __m512 c20 = _mm512_setzero_ps(), c21 = _mm512_setzero_ps();
+    __m512 c30 = _mm512_setzero_ps(), c31 = _mm512_setzero_ps();
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    __m512 x[8];
+    int64_t k;
+    int r;
+    for (k = 0; k < kc; ++k) {
+        __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16), av;
+        av = _mm512_set1_ps(a[0]); c00 = _mm512_fmadd_ps(av, b0, c00); c01 = _mm512_fmadd_ps(av, b1, c01);
+        av = _mm512_set1_ps(a[1]); c10 = _mm512_fmadd_ps(av, b0, c10); c11 = _mm512_fmadd_ps(av, b1, c11);
+        av = _mm512_set1_ps(a[2]); c20 = _mm512_fmadd_ps(av, b0, c20); c21 = _mm512_fmadd_ps(av, b1, c21);
+        av = _mm512_set1_ps(a[3]); c30 = _mm512_fmadd_ps(av, b0, c30); c31 = _mm512_fmadd_ps(av, b1, c31);
+        a += GPUML__GEMM_MR512;
+        b += 32;
+    }
+    x[0] = c00; x[1] = c01; x[2] = c10; x[3] = c11;
+    x[4] = c20; x[5] = c21; x[6] = c30; x[7] = c31;
+    for (r = 0; r < 4; ++r) {
+        float *cr = c + r * ldc;
+        __m512 y0 = _mm512_mul_ps(va, x[2 * r]), y1 = _mm512_mul_ps(va, x[2 * r + 1]);
+        if (beta != 0.0f) {
+            y0 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr), y0);
+            y1 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr + 16), y1);
+        }
+        _mm512_storeu_ps(cr, y0);
+        _mm512_storeu_ps(cr + 16, y1);
+    }
+}
+
 /* Cached CPUID check (also covers the OS saving zmm state). */
 static int gpuml__gemm_has_avx512(void)
 {
@@ -5515,6 +5553,7 @@ static void gpuml__gemm_store_tile(const float *t, int64_t ldt, int64_t mr, int6
    and its cache blocking. */
 typedef struct gpuml__gemm_kernel {
     gpuml__gemm_ukr_fn ukr;
+    gpuml__gemm_ukr_fn ukr4; /* optional: 4 rows of an A micro-panel, for the M edge */
     int64_t mr, nr, kc, mc, nc;
     int a_l1; /* loop order: 0 B micro-panel in L1, A block in L2; 1 A micro-panel in L1, B block in L2 */
 } gpuml__gemm_kernel;
@@ -5537,6 +5576,18 @@ static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t 
 
                 if (mr == MR && nr == NR && csc == 1) {
                     kr->ukr(kc, a, pb + jr * kc, cc, rsc, alpha, beta);
+                } else if (mr < MR && kr->ukr4) {
+                    int64_t r0;
+                    for (r0 = 0; r0 < mr; r0 += 4) {
+                        int64_t m4 = gpuml__gemm_min(4, mr - r0);
+                        float *c4 = cc + r0 * rsc;
+                        if (m4 == 4 && nr == NR && csc == 1) {
+                            kr->ukr4(kc, a + r0, pb + jr * kc, c4, rsc, alpha, beta);
+                        } else {
+                            kr->ukr4(kc, a + r0, pb + jr * kc, tmp, NR, 1.0f, 0.0f);
+                            gpuml__gemm_store_tile(tmp, NR, m4, nr, c4, rsc, csc, alpha, beta);
+                        }
+                    }
                 } else {
                     kr->ukr(kc, a, pb + jr * kc, tmp, NR, 1.0f, 0.0f);
                     gpuml__gemm_store_tile(tmp, NR, mr, nr, cc, rsc, csc, alpha, beta);
@@ -5799,6 +5850,7 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
     job.kr.mr = GPUML__GEMM_MR; job.kr.nr = GPUML__GEMM_NR;
     job.kr.kc = GPUML__GEMM_KC; job.kr.mc = GPUML__GEMM_MC; job.kr.nc = GPUML__GEMM_NC;
     job.kr.a_l1 = 0;
+    job.kr.ukr4 = NULL;
 #if GPUML__GEMM_AVX2
     if (simd) job.kr.ukr = gpuml__gemm_ukr_avx2;
     if (simd && !(opts & GPUML__GEMM_OPT_NO_AVX512) && gpuml__gemm_has_avx512()) {
@@ -5807,6 +5859,7 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
         job.kr.mr = GPUML__GEMM_MR512; job.kr.nr = GPUML__GEMM_NR512;
         job.kr.kc = GPUML__GEMM_KC512; job.kr.mc = GPUML__GEMM_MC512; job.kr.nc = GPUML__GEMM_NC512;
         job.kr.a_l1 = GPUML__GEMM_A_L1_512;
+        job.kr.ukr4 = gpuml__gemm_ukr4_avx512;
     }
 #endif
     job.simd = simd;
