@@ -5491,6 +5491,53 @@ static void gpuml__gemm_ukr4_avx512(int64_t kc, const float *a, const float *b,
     }
 }
 
+/* A full 12/14-row A micro-panel times the first 16 columns of a 32-wide B
+   micro-panel: the N edge when at most 16 columns are left (e.g. 1000 =
+   31*32 + 8) costs half a tile.  12-14 accumulators cover the FMA latency. */
+#define GPUML__GEMM_UKR16_ROW(r) x##r = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), b0, x##r);
+#define GPUML__GEMM_UKR16_STORE(r)                                              \
+    {                                                                           \
+        float *cr = c + (r) * ldc;                                              \
+        __m512 y = _mm512_mul_ps(va, x##r);                                     \
+        if (beta != 0.0f) y = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr), y);      \
+        _mm512_storeu_ps(cr, y);                                                \
+    }
+GPUML__GEMM_TARGET_AVX512
+static void gpuml__gemm_ukr16_avx512(int64_t kc, const float *a, const float *b,
+                                     float *c, int64_t ldc, float alpha, float beta)
+{
+    __m512 x0 = _mm512_setzero_ps(), x1 = _mm512_setzero_ps(), x2 = _mm512_setzero_ps();
+    __m512 x3 = _mm512_setzero_ps(), x4 = _mm512_setzero_ps(), x5 = _mm512_setzero_ps();
+    __m512 x6 = _mm512_setzero_ps(), x7 = _mm512_setzero_ps(), x8 = _mm512_setzero_ps();
+    __m512 x9 = _mm512_setzero_ps(), x10 = _mm512_setzero_ps(), x11 = _mm512_setzero_ps();
+#if GPUML__GEMM_MR512 == 14
+    __m512 x12 = _mm512_setzero_ps(), x13 = _mm512_setzero_ps();
+#endif
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    int64_t k;
+    for (k = 0; k < kc; ++k) {
+        __m512 b0 = _mm512_load_ps(b);
+        GPUML__GEMM_UKR16_ROW(0) GPUML__GEMM_UKR16_ROW(1) GPUML__GEMM_UKR16_ROW(2)
+        GPUML__GEMM_UKR16_ROW(3) GPUML__GEMM_UKR16_ROW(4) GPUML__GEMM_UKR16_ROW(5)
+        GPUML__GEMM_UKR16_ROW(6) GPUML__GEMM_UKR16_ROW(7) GPUML__GEMM_UKR16_ROW(8)
+        GPUML__GEMM_UKR16_ROW(9) GPUML__GEMM_UKR16_ROW(10) GPUML__GEMM_UKR16_ROW(11)
+#if GPUML__GEMM_MR512 == 14
+        GPUML__GEMM_UKR16_ROW(12) GPUML__GEMM_UKR16_ROW(13)
+#endif
+        a += GPUML__GEMM_MR512;
+        b += 32;
+    }
+    GPUML__GEMM_UKR16_STORE(0) GPUML__GEMM_UKR16_STORE(1) GPUML__GEMM_UKR16_STORE(2)
+    GPUML__GEMM_UKR16_STORE(3) GPUML__GEMM_UKR16_STORE(4) GPUML__GEMM_UKR16_STORE(5)
+    GPUML__GEMM_UKR16_STORE(6) GPUML__GEMM_UKR16_STORE(7) GPUML__GEMM_UKR16_STORE(8)
+    GPUML__GEMM_UKR16_STORE(9) GPUML__GEMM_UKR16_STORE(10) GPUML__GEMM_UKR16_STORE(11)
+#if GPUML__GEMM_MR512 == 14
+    GPUML__GEMM_UKR16_STORE(12) GPUML__GEMM_UKR16_STORE(13)
+#endif
+}
+#undef GPUML__GEMM_UKR16_ROW
+#undef GPUML__GEMM_UKR16_STORE
+
 /* Cached CPUID check (also covers the OS saving zmm state). */
 static int gpuml__gemm_has_avx512(void)
 {
@@ -5523,6 +5570,7 @@ static void gpuml__gemm_store_tile(const float *t, int64_t ldt, int64_t mr, int6
 typedef struct gpuml__gemm_kernel {
     gpuml__gemm_ukr_fn ukr;
     gpuml__gemm_ukr_fn ukr4; /* optional: 4 rows of an A micro-panel, for the M edge */
+    gpuml__gemm_ukr_fn ukr16; /* optional: the first 16 columns of a B micro-panel, for the N edge */
     int64_t mr, nr, kc, mc, nc;
     int64_t pack_wa, pack_wb; /* relative cost of packing an element of A / B (thread grid) */
     int a_l1; /* loop order: 0 B micro-panel in L1, A block in L2; 1 A micro-panel in L1, B block in L2 */
@@ -5546,6 +5594,13 @@ static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t 
 
                 if (mr == MR && nr == NR && csc == 1) {
                     kr->ukr(kc, a, pb + jr * kc, cc, rsc, alpha, beta);
+                } else if (mr == MR && nr <= 16 && kr->ukr16) {
+                    if (nr == 16 && csc == 1) {
+                        kr->ukr16(kc, a, pb + jr * kc, cc, rsc, alpha, beta);
+                    } else {
+                        kr->ukr16(kc, a, pb + jr * kc, tmp, NR, 1.0f, 0.0f);
+                        gpuml__gemm_store_tile(tmp, NR, mr, nr, cc, rsc, csc, alpha, beta);
+                    }
                 } else if (mr < MR && kr->ukr4) {
                     int64_t r0;
                     for (r0 = 0; r0 < mr; r0 += 4) {
@@ -5821,6 +5876,7 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
     job.kr.kc = GPUML__GEMM_KC; job.kr.mc = GPUML__GEMM_MC; job.kr.nc = GPUML__GEMM_NC;
     job.kr.a_l1 = 0;
     job.kr.ukr4 = NULL;
+    job.kr.ukr16 = NULL;
     job.kr.pack_wa = 1; job.kr.pack_wb = 1;
 #if GPUML__GEMM_AVX2
     if (simd) job.kr.ukr = gpuml__gemm_ukr_avx2;
@@ -5831,6 +5887,7 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
         job.kr.kc = GPUML__GEMM_KC512; job.kr.mc = GPUML__GEMM_MC512; job.kr.nc = GPUML__GEMM_NC512;
         job.kr.a_l1 = GPUML__GEMM_A_L1_512;
         job.kr.ukr4 = gpuml__gemm_ukr4_avx512;
+        job.kr.ukr16 = gpuml__gemm_ukr16_avx512;
         /* the A transpose-pack costs ~1.6x the B copy per element (0.31 vs
            0.19 ns at n = 2048), so 2 threads split M rather than N */
         job.kr.pack_wa = GPUML__GEMM_PACK_WA512; job.kr.pack_wb = 2;

@@ -19,6 +19,7 @@
  *   ./gemm_bench --kernel=K    gpuml kernel timed: best (default: AVX-512 where the CPU has it), avx2, portable
  *   (--threads=1 skips the multi-threaded columns)
  *   ./gemm_bench --cputime     time 1T cells by thread CPU time (for tuning on a shared, busy machine)
+ *   ./gemm_bench --sizes=N,... square sizes to run (up to 8; default 256,512,1024,2048)
  * With -DGPUML_BENCH_LINK_OPENBLAS the bench calls OpenBLAS linked in (e.g. a
  * static build for a machine without it); then the core type comes from the
  * OPENBLAS_CORETYPE environment variable only.
@@ -542,6 +543,7 @@ static void sleep_s(double s)
 
 /* best GFLOP/s over repetitions (>= 3 reps and >= min_s seconds) */
 static int bench_opts = 0; /* --kernel=: which gpuml kernel is timed */
+static int bench_sizes[8] = {256, 512, 1024, 2048}, n_sizes = 4; /* --sizes= */
 static double bench_mine(gpuml__pool *pool, int n, const float *A, const float *B, float *C, double min_s)
 {
     double best = 1e30, start = now_s();
@@ -593,14 +595,14 @@ char *openblas_get_corename(void);
 
 static int run_bench(const char *coretype, double min_s, int nthreads, int rounds, int use_cputime)
 {
-    static const int sizes[] = {256, 512, 1024, 2048};
+    const int *sizes = bench_sizes;
     void *lib, *sym;
     sgemm_fn sgemm = NULL;
     set_threads_fn set_threads = NULL;
     corename_fn corename = NULL;
     gpuml__pool *pool1, *poolN;
     int s, round;
-    double res[4][4];
+    double res[8][4];
 
 #ifdef GPUML_BENCH_LINK_OPENBLAS
     (void)lib; (void)sym; (void)coretype;
@@ -624,7 +626,7 @@ static int run_bench(const char *coretype, double min_s, int nthreads, int round
            use_cputime ? "thread CPU time" : "wall clock");
     pool1 = standin_pool_create(1);
     poolN = standin_pool_create(nthreads);
-    for (s = 0; s < 4; ++s) {
+    for (s = 0; s < n_sizes; ++s) {
         int n = sizes[s];
         size_t nn = (size_t)n * (size_t)n, i;
         float *A = (float *)gpuml__aligned_alloc(nn * 4), *B = (float *)gpuml__aligned_alloc(nn * 4);
@@ -656,12 +658,12 @@ static int run_bench(const char *coretype, double min_s, int nthreads, int round
     if (nthreads == 1) {
         printf("\n|    n | gpuml 1T | OpenBLAS 1T | ratio 1T |\n");
         printf("|-----:|---------:|------------:|---------:|\n");
-        for (s = 0; s < 4; ++s)
+        for (s = 0; s < n_sizes; ++s)
             printf("| %4d | %8.1f | %11.1f | %7.2fx |\n", sizes[s], res[s][0], res[s][1], res[s][0] / res[s][1]);
     } else {
         printf("\n|    n | gpuml 1T | OpenBLAS 1T | ratio 1T | gpuml %dT | OpenBLAS %dT | ratio %dT |\n", nthreads, nthreads, nthreads);
         printf("|-----:|---------:|------------:|---------:|---------:|------------:|---------:|\n");
-        for (s = 0; s < 4; ++s)
+        for (s = 0; s < n_sizes; ++s)
             printf("| %4d | %8.1f | %11.1f | %7.2fx | %8.1f | %11.1f | %7.2fx |\n", sizes[s], res[s][0], res[s][1],
                    res[s][0] / res[s][1], res[s][2], res[s][3], res[s][2] / res[s][3]);
     }
@@ -689,7 +691,17 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--kernel=portable") == 0) bench_opts = GPUML__GEMM_OPT_NO_SIMD;
         else if (strcmp(argv[i], "--kernel=best") == 0) bench_opts = 0;
         else if (strcmp(argv[i], "--cputime") == 0) use_cputime = 1;
-        else { fprintf(stderr, "usage: %s [--test|--bench] [--coretype=NAME|auto] [--min-s=SEC] [--threads=N] [--rounds=N] [--kernel=best|avx2|portable] [--cputime]\n", argv[0]); return 2; }
+        else if (strncmp(argv[i], "--sizes=", 8) == 0) {
+            const char *p = argv[i] + 8;
+            for (n_sizes = 0; n_sizes < 8 && *p;) {
+                int v = atoi(p);
+                if (v > 0) bench_sizes[n_sizes++] = v;
+                while (*p && *p != ',') ++p;
+                if (*p == ',') ++p;
+            }
+            if (n_sizes == 0) { fprintf(stderr, "--sizes=: no size given\n"); return 2; }
+        }
+        else { fprintf(stderr, "usage: %s [--test|--bench] [--coretype=NAME|auto] [--min-s=SEC] [--threads=N] [--rounds=N] [--kernel=best|avx2|portable] [--cputime] [--sizes=N,N,...]\n", argv[0]); return 2; }
     }
     printf("kernels on this CPU: %s (default), %s (--kernel=avx2), %s (--kernel=portable)\n", kernel_name(0),
            kernel_name(GPUML__GEMM_OPT_NO_AVX512), kernel_name(GPUML__GEMM_OPT_NO_SIMD));
