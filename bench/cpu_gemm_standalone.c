@@ -484,6 +484,9 @@ static int run_tests(void)
     run_case(pools[1], 600, 520, 700, 0, 0, 0, 0, 0, 1.0f, 0.0f, GPUML__GEMM_OPT_NO_AVX512); /* big, AVX2 */
     run_case(pools[2], 200, 3000, 40, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0);       /* 3 threads */
     run_case(pools[1], 14, 32, 64, 0, 0, 0, 0, 0, 1.0f, 0.5f, GPUML__GEMM_OPT_NO_SMALL); /* one 14x32 tile */
+    run_case(pools[0], 36, 48, 100, 0, 0, 0, 0, 0, 1.0f, 0.5f, GPUML__GEMM_OPT_NO_SMALL); /* N edge of 16 */
+    run_case(pools[1], 168, 80, 390, 0, 0, 0, 0, 1, -1.0f, 0.0f, 0);      /* N edge of 16, 2 K blocks */
+    run_case(pools[0], 28, 40, 33, 0, 0, 0, 0, 0, 2.0f, 1.0f, GPUML__GEMM_OPT_NO_SMALL); /* M edge 4, N edge 8 */
     run_case(pools[0], 7, 5, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0);             /* K = 0, beta = 0 -> zeros */
     run_case(pools[0], 7, 5, 0, 0, 0, 0, 0, 3, 1.0f, 2.0f, 0);             /* K = 0 -> beta*C */
     run_case(pools[0], 7, 5, 9, 0, 0, 0, 0, 0, 0.0f, 0.5f, 0);             /* alpha = 0 */
