@@ -5576,22 +5576,32 @@ typedef struct gpuml__gemm_kernel {
     int a_l1; /* loop order: 0 B micro-panel in L1, A block in L2; 1 A micro-panel in L1, B block in L2 */
 } gpuml__gemm_kernel;
 
+/* An A block still to be packed: source, type, offset of its first row,
+   strides, packing path. */
+typedef struct gpuml__gemm_apack {
+    const void *X; int type; int64_t off, sw, sk; int simd;
+} gpuml__gemm_apack;
+
 static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t nc, int64_t kc,
-                              const float *pa, const float *pb, float *c,
+                              float *pa, const gpuml__gemm_apack *ap, const float *pb, float *c,
                               int64_t rsc, int64_t csc, float alpha, float beta)
 {
     float tmp[GPUML__GEMM_TILE_MAX];
     int64_t ir, jr, MR = kr->mr, NR = kr->nr;
     if (kr->a_l1) {
         /* ir outer: one A micro-panel stays in L1 while all B micro-panels of
-           the (L2-resident) B block stream past it. */
+           the (L2-resident) B block stream past it.  With ap, each A
+           micro-panel is packed just before its first use, so that use finds
+           it in L1 instead of in the (L3-sized) A block. */
         for (ir = 0; ir < mc; ir += MR) {
             int64_t mr = gpuml__gemm_min(MR, mc - ir);
             const float *a = pa + ir * kc;
+            if (ap)
+                gpuml__gemm_pack(pa + ir * kc, MR, mr, kc, ap->X, ap->type, ap->off + ir * ap->sw,
+                                 ap->sw, ap->sk, ap->simd);
             for (jr = 0; jr < nc; jr += NR) {
                 int64_t nr = gpuml__gemm_min(NR, nc - jr);
                 float *cc = c + ir * rsc + jr * csc;
-
                 if (mr == MR && nr == NR && csc == 1) {
                     kr->ukr(kc, a, pb + jr * kc, cc, rsc, alpha, beta);
                 } else if (mr == MR && nr <= 16 && kr->ukr16) {
@@ -5679,13 +5689,15 @@ static void gpuml__gemm_tile(const gpuml__gemm_job *job, int64_t m0, int64_t m1,
             for (pc = 0; pc < K; pc += kb) {
                 int64_t kc = gpuml__gemm_min(kb, K - pc);
                 float beta = pc == 0 ? g->beta : 1.0f;
-                gpuml__gemm_pack(pa, kr->mr, mc, kc, g->A, g->at,
-                                 ic * g->rsa + pc * g->csa, g->rsa, g->csa, job->simd);
+                /* the A block is packed panel by panel during the first B block */
+                gpuml__gemm_apack ap;
+                ap.X = g->A; ap.type = g->at; ap.off = ic * g->rsa + pc * g->csa;
+                ap.sw = g->rsa; ap.sk = g->csa; ap.simd = job->simd;
                 for (jc = n0; jc < n1; jc += nb) {
                     int64_t nc = gpuml__gemm_min(nb, n1 - jc);
                     gpuml__gemm_pack(pb, kr->nr, nc, kc, g->B, g->bt,
                                      pc * g->rsb + jc * g->csb, g->csb, g->rsb, job->simd);
-                    gpuml__gemm_macro(kr, mc, nc, kc, pa, pb,
+                    gpuml__gemm_macro(kr, mc, nc, kc, pa, jc == n0 ? &ap : NULL, pb,
                                       g->C + ic * g->rsc + jc * g->csc, g->rsc, g->csc,
                                       g->alpha, beta);
                 }
@@ -5704,7 +5716,7 @@ static void gpuml__gemm_tile(const gpuml__gemm_job *job, int64_t m0, int64_t m1,
                 int64_t mc = gpuml__gemm_min(mb, m1 - ic);
                 gpuml__gemm_pack(pa, kr->mr, mc, kc, g->A, g->at,
                                  ic * g->rsa + pc * g->csa, g->rsa, g->csa, job->simd);
-                gpuml__gemm_macro(kr, mc, nc, kc, pa, pb,
+                gpuml__gemm_macro(kr, mc, nc, kc, pa, NULL, pb,
                                   g->C + ic * g->rsc + jc * g->csc, g->rsc, g->csc,
                                   g->alpha, beta);
             }
