@@ -4901,7 +4901,10 @@ GPUML__FN double gpuml__bench_elapsed(gpuml_ctx *ctx, gpuml__CUevent a, gpuml__C
  * <stdint.h>/<stddef.h> being included by the host.
  *
  * Structure (Goto/BLIS): jc (NC cols of B) -> pc (KC of K) -> pack B ->
- * ic (MC rows of A) -> pack A -> jr (NR) -> ir (MR) -> 6x16 microkernel.
+ * ic (MC rows of A) -> pack A -> jr (NR) -> ir (MR) -> MR x NR microkernel.
+ * Kernels, chosen per call: AVX-512F 12x32 (run-time check; its loop nest
+ * is ic -> pc -> jc -> pack B -> ir -> jr, see GPUML__GEMM_A_L1_512), AVX2
+ * 6x16, portable 6x16.  MR/NR and the blocking are values of the job.
  * Threads get disjoint 2-D tiles of C and run that loop nest with private
  * packing buffers, so one parallel_for per call is the only synchronisation.
  * ------------------------------------------------------------------------- */
