@@ -5369,18 +5369,7 @@ static void gpuml__gemm_ukr_avx2(int64_t kc, const float *a, const float *b,
 #define GPUML__GEMM_UKR_DECL_HI
 #define GPUML__GEMM_UKR_STORE_HI
 #endif
-#ifndef GPUML__GEMM_PFB512
-#define GPUML__GEMM_PFB512 0
-#endif
-#if GPUML__GEMM_PFB512
-#define GPUML__GEMM_UKR_PF(ko)                                                  \
-    _mm_prefetch((const char *)(b + 32 * ((ko) + GPUML__GEMM_PFB512)), _MM_HINT_T0); \
-    _mm_prefetch((const char *)(b + 32 * ((ko) + GPUML__GEMM_PFB512) + 16), _MM_HINT_T0);
-#else
-#define GPUML__GEMM_UKR_PF(ko)
-#endif
 #define GPUML__GEMM_UKR_STEP(ko)                                                \
-    GPUML__GEMM_UKR_PF(ko)                                                     \
     b0 = _mm512_load_ps(b + 32 * (ko));                                        \
     b1 = _mm512_load_ps(b + 32 * (ko) + 16);                                   \
     GPUML__GEMM_UKR_ROW(0, ko) GPUML__GEMM_UKR_ROW(1, ko)                      \
@@ -5450,7 +5439,6 @@ static void gpuml__gemm_ukr_avx512(int64_t kc, const float *a, const float *b,
 }
 #undef GPUML__GEMM_UKR_ROW
 #undef GPUML__GEMM_UKR_ROWS_HI
-#undef GPUML__GEMM_UKR_PF
 #undef GPUML__GEMM_UKR_DECL_HI
 #undef GPUML__GEMM_UKR_STORE_HI
 #undef GPUML__GEMM_UKR_STEP
