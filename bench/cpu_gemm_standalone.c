@@ -16,6 +16,10 @@
  *   ./gemm_bench --coretype=X  OpenBLAS core (Haswell, Zen, SkylakeX, or "auto" for its own detection)
  *   ./gemm_bench --threads=N   thread count of the multi-threaded columns (default: online CPUs)
  *   ./gemm_bench --rounds=N    alternating measurement rounds per cell (default 2), best kept
+ *   ./gemm_bench --kernel=K    gpuml kernel timed: best (default: AVX-512 where the CPU has it), avx2, portable
+ *   (--threads=1 skips the multi-threaded columns)
+ *   ./gemm_bench --cputime     time 1T cells by thread CPU time (for tuning on a shared, busy machine)
+ *   ./gemm_bench --sizes=N,... square sizes to run (up to 8; default 256,512,1024,2048)
  * With -DGPUML_BENCH_LINK_OPENBLAS the bench calls OpenBLAS linked in (e.g. a
  * static build for a machine without it); then the core type comes from the
  * OPENBLAS_CORETYPE environment variable only.
@@ -249,6 +253,18 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* --cputime: time the single-threaded cells with this thread's CPU time,
+   which leaves out the time that other processes on a busy machine hold
+   the core (wall-clock otherwise). */
+static int bench_cputime = 0;
+static double bench_clock(void)
+{
+    struct timespec ts;
+    if (!bench_cputime) return now_s();
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* A strided rows x cols operand: element (i,j) at base[i*rs + j*cs]. */
 typedef struct {
     void *buf;      /* allocation */
@@ -400,9 +416,16 @@ static int run_tests(void)
 {
     static const int64_t small_dims[] = {1, 2, 3, 5, 7, 17, 31, 65};
     static const int64_t all_dims[] = {1, 2, 3, 5, 7, 17, 31, 65, 127, 255, 257, 513};
+    /* every path: the best kernel (AVX-512 where the CPU has it), AVX2 forced,
+       portable, each packed and unpacked */
     static const int opt_cycle[] = {0, GPUML__GEMM_OPT_NO_SMALL, GPUML__GEMM_OPT_FORCE_SMALL,
+                                    GPUML__GEMM_OPT_NO_AVX512 | GPUML__GEMM_OPT_NO_SMALL,
                                     GPUML__GEMM_OPT_NO_SIMD | GPUML__GEMM_OPT_NO_SMALL,
                                     GPUML__GEMM_OPT_NO_SIMD | GPUML__GEMM_OPT_FORCE_SMALL};
+    /* the three packed kernels */
+    static const int kernel_opts[] = {GPUML__GEMM_OPT_NO_SMALL,
+                                      GPUML__GEMM_OPT_NO_AVX512 | GPUML__GEMM_OPT_NO_SMALL,
+                                      GPUML__GEMM_OPT_NO_SIMD | GPUML__GEMM_OPT_NO_SMALL};
     gpuml__pool *pools[3];
     int a, b, c, i, case_no = 0;
     double t0 = now_s();
@@ -419,26 +442,37 @@ static int run_tests(void)
                 int at = r < 6 ? 0 : r < 8 ? 1 : 2, bt = rng_n(10) < 6 ? 0 : 1 + rng_n(2);
                 run_case(pools[case_no % 3], small_dims[a], small_dims[b], small_dims[c], at, bt,
                          rng_n(N_LAYOUTS), rng_n(N_LAYOUTS), rng_n(N_LAYOUTS), pick_alpha(),
-                         pick_beta(), opt_cycle[case_no % 5]);
+                         pick_beta(), opt_cycle[case_no % 6]);
             }
     printf("  small-shape sweep: %d cases\n", n_cases);
 
     /* 2. random shapes from the full list (multiple MC / KC blocks, edges) */
-    for (i = 0; i < 160; ++i, ++case_no) {
+    for (i = 0; i < 240; ++i, ++case_no) {
         int r = rng_n(10);
         int at = r < 6 ? 0 : r < 8 ? 1 : 2, bt = rng_n(10) < 6 ? 0 : 1 + rng_n(2);
-        int opts = rng_n(4) == 0 ? GPUML__GEMM_OPT_NO_SIMD : 0;
+        int opts = i % 3 == 0 ? 0 : kernel_opts[i % 3];
         run_case(pools[i % 3], all_dims[rng_n(12)], all_dims[rng_n(12)], all_dims[rng_n(12)], at, bt,
                  rng_n(N_LAYOUTS), rng_n(N_LAYOUTS), rng_n(N_LAYOUTS), pick_alpha(), pick_beta(), opts);
     }
     printf("  random shapes: %d cases total\n", n_cases);
 
-    /* 3. every layout combination at a blocked size, f32, both thread counts */
-    for (a = 0; a < N_LAYOUTS; ++a)
-        for (b = 0; b < N_LAYOUTS; ++b)
-            for (c = 0; c < N_LAYOUTS; ++c)
-                run_case(pools[(a + b + c) % 2 + 1], 67, 45, 300, 0, 0, a, b, c, pick_alpha(), pick_beta(), 0);
+    /* 3. every layout combination at a blocked size, f32, both thread counts,
+          each packed kernel (sizes with edges in both MR and NR of each) */
+    for (i = 0; i < 3; ++i)
+        for (a = 0; a < N_LAYOUTS; ++a)
+            for (b = 0; b < N_LAYOUTS; ++b)
+                for (c = 0; c < N_LAYOUTS; ++c)
+                    run_case(pools[(a + b + c) % 2 + 1], 67, 45, 300, 0, 0, a, b, c, pick_alpha(), pick_beta(),
+                             kernel_opts[i]);
     printf("  layout cross product: %d cases total\n", n_cases);
+    /* 3b. each packed kernel on full tiles, edge tiles and blocked K, all types */
+    for (i = 0; i < 3; ++i)
+        for (a = 0; a < 3; ++a) {
+            static const int64_t mdims[] = {28, 29, 84, 90}, ndims[] = {32, 33, 64, 95};
+            run_case(pools[a % 3], mdims[(a + i) % 4], ndims[(a + 2 * i) % 4], 517, a, (a + i) % 3,
+                     (a + i) % 2, (a + 2 * i) % 3, 0, pick_alpha(), pick_beta(), kernel_opts[i]);
+        }
+    printf("  kernel tiles: %d cases total\n", n_cases);
 
     /* 4. specific corners */
     run_case(pools[1], 13, 4500, 40, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0);        /* N > NC: jc loop */
@@ -447,6 +481,12 @@ static int run_tests(void)
     run_case(pools[2], 513, 257, 1031, 1, 2, 1, 2, 1, -0.5f, 2.0f, 0);     /* halves, 3 threads, K > 4*KC */
     run_case(pools[1], 2, 3000, 300, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0);        /* thin M: threads split N */
     run_case(pools[1], 3000, 2, 300, 0, 0, 0, 2, 0, 1.0f, 1.0f, 0);        /* thin N: threads split M */
+    run_case(pools[1], 600, 520, 700, 0, 0, 0, 0, 0, 1.0f, 0.0f, GPUML__GEMM_OPT_NO_AVX512); /* big, AVX2 */
+    run_case(pools[2], 200, 3000, 40, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0);       /* 3 threads */
+    run_case(pools[1], 14, 32, 64, 0, 0, 0, 0, 0, 1.0f, 0.5f, GPUML__GEMM_OPT_NO_SMALL); /* one 14x32 tile */
+    run_case(pools[0], 36, 48, 100, 0, 0, 0, 0, 0, 1.0f, 0.5f, GPUML__GEMM_OPT_NO_SMALL); /* N edge of 16 */
+    run_case(pools[1], 168, 80, 390, 0, 0, 0, 0, 1, -1.0f, 0.0f, 0);      /* N edge of 16, 2 K blocks */
+    run_case(pools[0], 28, 40, 33, 0, 0, 0, 0, 0, 2.0f, 1.0f, GPUML__GEMM_OPT_NO_SMALL); /* M edge 4, N edge 8 */
     run_case(pools[0], 7, 5, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0);             /* K = 0, beta = 0 -> zeros */
     run_case(pools[0], 7, 5, 0, 0, 0, 0, 0, 3, 1.0f, 2.0f, 0);             /* K = 0 -> beta*C */
     run_case(pools[0], 7, 5, 9, 0, 0, 0, 0, 0, 0.0f, 0.5f, 0);             /* alpha = 0 */
@@ -505,15 +545,17 @@ static void sleep_s(double s)
 }
 
 /* best GFLOP/s over repetitions (>= 3 reps and >= min_s seconds) */
+static int bench_opts = 0; /* --kernel=: which gpuml kernel is timed */
+static int bench_sizes[8] = {256, 512, 1024, 2048}, n_sizes = 4; /* --sizes= */
 static double bench_mine(gpuml__pool *pool, int n, const float *A, const float *B, float *C, double min_s)
 {
     double best = 1e30, start = now_s();
     int reps = 0;
-    gpuml__cpu_gemm(pool, n, n, n, 1.0f, A, 0, n, 1, B, 0, n, 1, 0.0f, C, n, 1); /* warm-up */
+    gpuml__cpu_gemm_opt(pool, n, n, n, 1.0f, A, 0, n, 1, B, 0, n, 1, 0.0f, C, n, 1, bench_opts); /* warm-up */
     while (reps < 3 || now_s() - start < min_s) {
-        double t = now_s();
-        gpuml__cpu_gemm(pool, n, n, n, 1.0f, A, 0, n, 1, B, 0, n, 1, 0.0f, C, n, 1);
-        t = now_s() - t;
+        double t = bench_clock();
+        gpuml__cpu_gemm_opt(pool, n, n, n, 1.0f, A, 0, n, 1, B, 0, n, 1, 0.0f, C, n, 1, bench_opts);
+        t = bench_clock() - t;
         if (t < best) best = t;
         ++reps;
     }
@@ -526,13 +568,25 @@ static double bench_blas(sgemm_fn sgemm, int n, const float *A, const float *B, 
     int reps = 0;
     sgemm(101, 111, 111, n, n, n, 1.0f, A, n, B, n, 0.0f, C, n);
     while (reps < 3 || now_s() - start < min_s) {
-        double t = now_s();
+        double t = bench_clock();
         sgemm(101, 111, 111, n, n, n, 1.0f, A, n, B, n, 0.0f, C, n);
-        t = now_s() - t;
+        t = bench_clock() - t;
         if (t < best) best = t;
         ++reps;
     }
     return 2.0 * n * (double)n * n / best * 1e-9;
+}
+
+/* the packed kernel that the given options select on this CPU */
+static const char *kernel_name(int opts)
+{
+    if (!GPUML__GEMM_AVX2 || !gpuml__cpu_has_avx2_fma() || (opts & GPUML__GEMM_OPT_NO_SIMD))
+        return "portable 6x16";
+#if GPUML__GEMM_AVX2
+    if (!(opts & GPUML__GEMM_OPT_NO_AVX512) && gpuml__gemm_has_avx512())
+        return GPUML__GEMM_MR512 == 14 ? "AVX-512 14x32" : "AVX-512 12x32";
+#endif
+    return "AVX2 6x16";
 }
 
 #ifdef GPUML_BENCH_LINK_OPENBLAS
@@ -542,16 +596,16 @@ void openblas_set_num_threads(int n);
 char *openblas_get_corename(void);
 #endif
 
-static int run_bench(const char *coretype, double min_s, int nthreads, int rounds)
+static int run_bench(const char *coretype, double min_s, int nthreads, int rounds, int use_cputime)
 {
-    static const int sizes[] = {256, 512, 1024, 2048};
+    const int *sizes = bench_sizes;
     void *lib, *sym;
     sgemm_fn sgemm = NULL;
     set_threads_fn set_threads = NULL;
     corename_fn corename = NULL;
     gpuml__pool *pool1, *poolN;
     int s, round;
-    double res[4][4];
+    double res[8][4];
 
 #ifdef GPUML_BENCH_LINK_OPENBLAS
     (void)lib; (void)sym; (void)coretype;
@@ -570,11 +624,12 @@ static int run_bench(const char *coretype, double min_s, int nthreads, int round
     sym = dlsym(lib, "openblas_get_corename"); memcpy(&corename, &sym, sizeof sym);
     if (!sgemm || !set_threads) { fprintf(stderr, "missing OpenBLAS symbols\n"); return 0; }
 #endif
-    printf("\nbenchmark: C = A*B, f32 row-major, best of %d rounds x (>= 3 reps, >= %.2f s); OpenBLAS core %s; multi-threaded = %d threads\n",
-           rounds, min_s, corename ? corename() : "?", nthreads);
+    printf("\nbenchmark: C = A*B, f32 row-major, best of %d rounds x (>= 3 reps, >= %.2f s); gpuml kernel %s; OpenBLAS core %s; multi-threaded = %d threads; 1T timed by %s\n",
+           rounds, min_s, kernel_name(bench_opts), corename ? corename() : "?", nthreads,
+           use_cputime ? "thread CPU time" : "wall clock");
     pool1 = standin_pool_create(1);
     poolN = standin_pool_create(nthreads);
-    for (s = 0; s < 4; ++s) {
+    for (s = 0; s < n_sizes; ++s) {
         int n = sizes[s];
         size_t nn = (size_t)n * (size_t)n, i;
         float *A = (float *)gpuml__aligned_alloc(nn * 4), *B = (float *)gpuml__aligned_alloc(nn * 4);
@@ -586,8 +641,11 @@ static int run_bench(const char *coretype, double min_s, int nthreads, int round
         for (round = 0; round < rounds; ++round) {
             double r;
             set_threads(1);
+            bench_cputime = use_cputime;
             r = bench_mine(pool1, n, A, B, C, min_s); if (r > res[s][0]) res[s][0] = r;
             r = bench_blas(sgemm, n, A, B, C2, min_s); if (r > res[s][1]) res[s][1] = r;
+            if (nthreads == 1) continue; /* --threads=1: single-threaded columns only */
+            bench_cputime = 0; /* a process's CPU time would add up its threads */
             set_threads(nthreads);
             sleep_s(0.3); /* let idle spinning threads of either side go to sleep */
             r = bench_mine(poolN, n, A, B, C, min_s); if (r > res[s][2]) res[s][2] = r;
@@ -600,11 +658,18 @@ static int run_bench(const char *coretype, double min_s, int nthreads, int round
         fflush(stdout);
         gpuml__aligned_free(A); gpuml__aligned_free(B); gpuml__aligned_free(C); gpuml__aligned_free(C2);
     }
-    printf("\n|    n | gpuml 1T | OpenBLAS 1T | ratio 1T | gpuml %dT | OpenBLAS %dT | ratio %dT |\n", nthreads, nthreads, nthreads);
-    printf("|-----:|---------:|------------:|---------:|---------:|------------:|---------:|\n");
-    for (s = 0; s < 4; ++s)
-        printf("| %4d | %8.1f | %11.1f | %7.2fx | %8.1f | %11.1f | %7.2fx |\n", sizes[s], res[s][0], res[s][1],
-               res[s][0] / res[s][1], res[s][2], res[s][3], res[s][2] / res[s][3]);
+    if (nthreads == 1) {
+        printf("\n|    n | gpuml 1T | OpenBLAS 1T | ratio 1T |\n");
+        printf("|-----:|---------:|------------:|---------:|\n");
+        for (s = 0; s < n_sizes; ++s)
+            printf("| %4d | %8.1f | %11.1f | %7.2fx |\n", sizes[s], res[s][0], res[s][1], res[s][0] / res[s][1]);
+    } else {
+        printf("\n|    n | gpuml 1T | OpenBLAS 1T | ratio 1T | gpuml %dT | OpenBLAS %dT | ratio %dT |\n", nthreads, nthreads, nthreads);
+        printf("|-----:|---------:|------------:|---------:|---------:|------------:|---------:|\n");
+        for (s = 0; s < n_sizes; ++s)
+            printf("| %4d | %8.1f | %11.1f | %7.2fx | %8.1f | %11.1f | %7.2fx |\n", sizes[s], res[s][0], res[s][1],
+                   res[s][0] / res[s][1], res[s][2], res[s][3], res[s][2] / res[s][3]);
+    }
     printf("(GFLOP/s)\n");
     standin_pool_destroy(pool1);
     standin_pool_destroy(poolN);
@@ -617,7 +682,7 @@ int main(int argc, char **argv)
     const char *core = getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "Haswell";
     double min_s = 0.5;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int nthreads = ncpu > 0 ? (int)ncpu : 1, rounds = 2;
+    int nthreads = ncpu > 0 ? (int)ncpu : 1, rounds = 2, use_cputime = 0;
     for (i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--test") == 0) do_bench = 0;
         else if (strcmp(argv[i], "--bench") == 0) do_test = 0;
@@ -625,12 +690,27 @@ int main(int argc, char **argv)
         else if (strncmp(argv[i], "--min-s=", 8) == 0) min_s = atof(argv[i] + 8);
         else if (strncmp(argv[i], "--threads=", 10) == 0) nthreads = atoi(argv[i] + 10);
         else if (strncmp(argv[i], "--rounds=", 9) == 0) rounds = atoi(argv[i] + 9);
-        else { fprintf(stderr, "usage: %s [--test|--bench] [--coretype=NAME|auto] [--min-s=SEC] [--threads=N] [--rounds=N]\n", argv[0]); return 2; }
+        else if (strcmp(argv[i], "--kernel=avx2") == 0) bench_opts = GPUML__GEMM_OPT_NO_AVX512;
+        else if (strcmp(argv[i], "--kernel=portable") == 0) bench_opts = GPUML__GEMM_OPT_NO_SIMD;
+        else if (strcmp(argv[i], "--kernel=best") == 0) bench_opts = 0;
+        else if (strcmp(argv[i], "--cputime") == 0) use_cputime = 1;
+        else if (strncmp(argv[i], "--sizes=", 8) == 0) {
+            const char *p = argv[i] + 8;
+            for (n_sizes = 0; n_sizes < 8 && *p;) {
+                int v = atoi(p);
+                if (v > 0) bench_sizes[n_sizes++] = v;
+                while (*p && *p != ',') ++p;
+                if (*p == ',') ++p;
+            }
+            if (n_sizes == 0) { fprintf(stderr, "--sizes=: no size given\n"); return 2; }
+        }
+        else { fprintf(stderr, "usage: %s [--test|--bench] [--coretype=NAME|auto] [--min-s=SEC] [--threads=N] [--rounds=N] [--kernel=best|avx2|portable] [--cputime] [--sizes=N,N,...]\n", argv[0]); return 2; }
     }
-    printf("AVX2+FMA kernel: %s\n", gpuml__cpu_has_avx2_fma() && GPUML__GEMM_AVX2 ? "yes" : "no (portable C)");
+    printf("kernels on this CPU: %s (default), %s (--kernel=avx2), %s (--kernel=portable)\n", kernel_name(0),
+           kernel_name(GPUML__GEMM_OPT_NO_AVX512), kernel_name(GPUML__GEMM_OPT_NO_SIMD));
     if (do_test) ok = run_tests() && ok;
     if (nthreads < 1) nthreads = 1;
     if (rounds < 1) rounds = 1;
-    if (do_bench) ok = run_bench(core, min_s, nthreads, rounds) && ok;
+    if (do_bench) ok = run_bench(core, min_s, nthreads, rounds, use_cputime) && ok;
     return ok ? 0 : 1;
 }
