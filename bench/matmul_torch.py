@@ -40,7 +40,7 @@ def t8(M, N, K, reps=10):
     e1.record(); torch.cuda.synchronize()
     ms = e0.elapsed_time(e1) / reps
     flops = 2.0 * M * N * K
-    print(f"torch  {'fp8e4m3':8s} {M:6d} {N:6d} {K:6d} NT {ms:10.3f} ms {flops/ms/1e9:8.1f} TFLOP/s", flush=True)
+    print(f"torch  {'fp8_e4m3':8s} {M:6d} {N:6d} {K:6d} NT {ms:10.3f} ms {flops/ms/1e9:8.1f} TFLOP/s", flush=True)
 for s in (4096, 8192):
     try: t8(s, s, s)
     except Exception as e: print("torch fp8 _scaled_mm unavailable:", e)

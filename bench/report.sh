@@ -73,7 +73,9 @@ if [ -z "$FROM" ]; then
         step "$short build" "$RAW/build_$short.txt" $CC -std=c99 -O2 -Wall -Wextra "$src" -o "$R/bin/$prog" -ldl -lpthread -lm
         [ -x "$R/bin/$prog" ] && step "$short gpuml" "$RAW/${short}_gpuml.txt" env GPUML_BACKEND=cuda "$R/bin/$prog"
         for py in "bench/${short}_torch.py" "bench/${prog}_torch.py"; do
-            [ -f "$py" ] && { step "$short torch" "$RAW/${short}_torch.txt" $PY "$py"; break; }
+            # conv_igemm_torch.py pairs its rows with the gpuml output it is given
+            [ -f "$py" ] && { if [ "$short" = conv_igemm ]; then step "$short torch" "$RAW/${short}_torch.txt" $PY "$py" "$RAW/${short}_gpuml.txt"
+                              else step "$short torch" "$RAW/${short}_torch.txt" $PY "$py"; fi; break; }
         done
     done
     # memory-bound ops, each side with the copy bandwidth measured in the same run
