@@ -4403,6 +4403,25 @@ GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, floa
     const __m256 one = _mm256_set1_ps(1.0f), k0 = _mm256_set1_ps(0.79788456080286536f), k1 = _mm256_set1_ps(0.044715f);
     int64_t i = 0;
     switch (op) {
+    case GPUML_BINARY_ADD: case GPUML_BINARY_SUB: case GPUML_BINARY_MUL: case GPUML_BINARY_DIV:
+    case GPUML_BINARY_MAXIMUM: case GPUML_BINARY_MINIMUM:
+        if (!b) return 0;
+        for (; i + 8 <= n; i += 8) {
+            __m256 x = _mm256_loadu_ps(a + i), y = _mm256_loadu_ps(b + i), r;
+            switch (op) {
+            case GPUML_BINARY_ADD: r = _mm256_add_ps(x, y); break;
+            case GPUML_BINARY_SUB: r = _mm256_sub_ps(x, y); break;
+            case GPUML_BINARY_MUL: r = _mm256_mul_ps(x, y); break;
+            case GPUML_BINARY_DIV: r = _mm256_div_ps(x, y); break;
+            default:   /* maximum / minimum: NaN in either propagates (as x + y) */
+                r = op == GPUML_BINARY_MAXIMUM ? _mm256_max_ps(x, y) : _mm256_min_ps(x, y);
+                r = _mm256_blendv_ps(r, _mm256_add_ps(x, y), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
+                break;
+            }
+            _mm256_storeu_ps(o + i, r);
+        }
+        if (i < n) gpuml__cpu_ew_plain(op, n - i, o + i, a + i, b + i, NULL, 0.0f, 0.0f);
+        return 1;
     case GPUML__EW_UNARY + GPUML_UNARY_EXP: case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: case GPUML__EW_UNARY + GPUML_UNARY_GELU:
     case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH: case GPUML__EW_UNARY + GPUML_UNARY_SILU: case GPUML__EW_GELU_GRAD:
     case GPUML__EW_GELU_TANH_GRAD: case GPUML__EW_SILU_GRAD: break;
@@ -4465,13 +4484,36 @@ GPUML__FN void gpuml__cpu_ew(int op, int64_t n, float *o, const float *a, const 
 }
 
 /* an elementwise job: out = f(in...) with op code, number of inputs and scalar mode */
-typedef struct gpuml__ew { int op, nin, scal; float s0, s1; gpuml_dtype dt[4]; } gpuml__ew;
+typedef struct gpuml__ew {
+    int op, nin, scal;
+    float s0, s1;
+    gpuml_dtype dt[4];
+    int stream;   /* CPU: a dense f32 output far larger than the caches: non-temporal stores */
+} gpuml__ew;
+
+#if GPUML__HAVE_AVX2_PATH
+/* dst[0..n) = src[0..n) with non-temporal stores where dst is 32-byte aligned: the output's
+   lines are not read for ownership first, so a large elementwise output costs one memory
+   stream instead of two.  Callers fence (_mm_sfence) before the data goes to another thread. */
+GPUML__FN GPUML__AVX2_TARGET void gpuml__stream_f32(float *dst, const float *src, int64_t n)
+{
+    int64_t i = 0;
+    while (i < n && ((uintptr_t)(dst + i) & 31) != 0) { dst[i] = src[i]; i++; }
+    for (; i + 8 <= n; i += 8) _mm256_stream_ps(dst + i, _mm256_loadu_ps(src + i));
+    for (; i < n; i++) dst[i] = src[i];
+}
+#endif
+/* outputs at least this large (bytes) are streamed past the caches on the CPU */
+#ifndef GPUML__STREAM_BYTES
+#define GPUML__STREAM_BYTES ((int64_t)16 << 20)
+#endif
 
 GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t count)
 {
     const gpuml__ew *e = (const gpuml__ew *)arg;
     float buf[4][GPUML__TILE], sc[GPUML__TILE];
     int64_t done, i;
+    int stream = e->stream && e->dt[0] == GPUML_F32 && step[0] == 4 && gpuml__cpu_has_avx2_fma();
     if (e->scal) for (i = 0; i < GPUML__TILE; i++) sc[i] = e->s0;
     for (done = 0; done < count; done += GPUML__TILE) {
         int64_t n = GPUML__MIN((int64_t)GPUML__TILE, count - done);
@@ -4481,10 +4523,16 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
         for (k = 0; k < e->nin; k++) in[k] = gpuml__cpu_ld(e->dt[k + 1], p[k + 1] + done * step[k + 1], step[k + 1], n, buf[k + 1]);
         if (e->scal == 1) in[1] = sc;
         if (e->scal == 2) { in[1] = in[0]; in[0] = sc; }
-        o = (e->dt[0] == GPUML_F32 && step[0] == 4) ? (float *)(void *)(p[0] + done * 4) : buf[0];
+        o = (e->dt[0] == GPUML_F32 && step[0] == 4 && !stream) ? (float *)(void *)(p[0] + done * 4) : buf[0];
         gpuml__cpu_ew(e->op, n, o, in[0], in[1], in[2], e->s0, e->s1);
+#if GPUML__HAVE_AVX2_PATH
+        if (stream) { gpuml__stream_f32((float *)(void *)(p[0] + done * 4), o, n); continue; }
+#endif
         gpuml__cpu_st(e->dt[0], p[0] + done * step[0], step[0], n, o);
     }
+#if GPUML__HAVE_AVX2_PATH
+    if (stream) _mm_sfence();
+#endif
 }
 
 #ifndef GPUML_NO_CUDA
@@ -4565,6 +4613,7 @@ GPUML__FN gpuml_status gpuml__ew_run(gpuml_ctx *ctx, gpuml__ew *e, const gpuml_t
     for (k = 0; k <= e->nin; k++) e->dt[k] = ops[k]->dtype;
     if (it.n == 0) return GPUML_SUCCESS;
     if (ctx->backend == GPUML_BACKEND_CPU) {
+        e->stream = it.n * (int64_t)gpuml__dtype_sizes[e->dt[0]] >= GPUML__STREAM_BYTES;
         gpuml__xforeach(ctx, &it, gpuml__ew_row, e);
         return GPUML_SUCCESS;
     }
@@ -4860,6 +4909,9 @@ GPUML__FN void gpuml__cacc_merge(int kind, gpuml__cacc *a, const gpuml__cacc *b)
     }
     }
 }
+#if GPUML__HAVE_AVX2_PATH
+GPUML__FN GPUML__AVX2_TARGET double gpuml__vsum_avx2(const float *x, int64_t n, float c, int sq);   /* rows section */
+#endif
 /* folds n floats (inner indices first, first+1, ...) into a */
 GPUML__FN void gpuml__cacc_add(int kind, gpuml__cacc *a, const float *x, int64_t n, int64_t first)
 {
@@ -4867,6 +4919,9 @@ GPUML__FN void gpuml__cacc_add(int kind, gpuml__cacc *a, const float *x, int64_t
     switch (kind) {
     case GPUML_REDUCE_SUM: case GPUML_REDUCE_MEAN: {
         double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#if GPUML__HAVE_AVX2_PATH
+        if (gpuml__cpu_has_avx2_fma()) { a->v += gpuml__vsum_avx2(x, n, 0.0f, 0); break; }
+#endif
         for (i = 0; i + 4 <= n; i += 4) { s0 += x[i]; s1 += x[i + 1]; s2 += x[i + 2]; s3 += x[i + 3]; }
         for (; i < n; i++) s0 += x[i];
         a->v += (s0 + s1) + (s2 + s3);
