@@ -4336,24 +4336,34 @@ GPUML__FN void gpuml__cpu_ew_plain(int op, int64_t n, float *o, const float *a, 
    1 + tanh(u) = 2*sigmoid(2u). */
 #if GPUML__HAVE_AVX2_PATH
 #define GPUML__V8_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma")))
-GPUML__V8_INLINE __m256 gpuml__v8_exp(__m256 v)
+/* e^r for |r| <= ln2/2: degree-6 polynomial */
+GPUML__V8_INLINE __m256 gpuml__v8_exp_poly(__m256 r)
 {
-    const __m256 lo = _mm256_set1_ps(-87.3f), hi = _mm256_set1_ps(88.73f);
-    __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q), under = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);
-    __m256 over = _mm256_cmp_ps(v, hi, _CMP_GT_OQ), k, r, p, y;
-    __m256i ki, k1, k2;
-    __m256 v0 = v;
-    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-    k = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), v);
-    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
-    p = _mm256_set1_ps(1.9875691500e-4f);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    y = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), _mm256_set1_ps(1.0f));
+    return _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), _mm256_set1_ps(1.0f));
+}
+/* Cody-Waite reduction: v = k ln2 + r; returns r, k in *k */
+GPUML__V8_INLINE __m256 gpuml__v8_exp_reduce(__m256 v, __m256 *k)
+{
+    __m256 r;
+    *k = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm256_fnmadd_ps(*k, _mm256_set1_ps(0.693359375f), v);
+    return _mm256_fnmadd_ps(*k, _mm256_set1_ps(-2.12194440e-4f), r);
+}
+/* exp(v) for any v: 2^k applied in two halves so that results up to FLT_MAX stay finite */
+GPUML__V8_INLINE __m256 gpuml__v8_exp(__m256 v)
+{
+    const __m256 lo = _mm256_set1_ps(-87.3f), hi = _mm256_set1_ps(88.73f);
+    __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q), under = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);
+    __m256 over = _mm256_cmp_ps(v, hi, _CMP_GT_OQ), k, y, v0 = v;
+    __m256i ki, k1, k2;
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    y = gpuml__v8_exp_poly(gpuml__v8_exp_reduce(v, &k));
     ki = _mm256_cvtps_epi32(k);
     k1 = _mm256_srai_epi32(ki, 1);
     k2 = _mm256_sub_epi32(ki, k1);
@@ -4361,6 +4371,17 @@ GPUML__V8_INLINE __m256 gpuml__v8_exp(__m256 v)
     y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, _mm256_set1_epi32(127)), 23)));
     y = _mm256_andnot_ps(under, y);
     y = _mm256_blendv_ps(y, _mm256_set1_ps(INFINITY), over);
+    return _mm256_blendv_ps(y, v0, nan);
+}
+/* exp(v) for v <= 1 (the softmax shift, erfc's tail, the normal density): one 2^k scaling, no
+   overflow handling, ~25% cheaper than gpuml__v8_exp */
+GPUML__V8_INLINE __m256 gpuml__v8_exp_small(__m256 v)
+{
+    const __m256 lo = _mm256_set1_ps(-87.3f);
+    __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q), under = _mm256_cmp_ps(v, lo, _CMP_LT_OQ), k, y, v0 = v;
+    y = gpuml__v8_exp_poly(gpuml__v8_exp_reduce(_mm256_max_ps(v, lo), &k));
+    y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23)));
+    y = _mm256_andnot_ps(under, y);
     return _mm256_blendv_ps(y, v0, nan);
 }
 /* erfc(z) for z >= 0 (NaN kept) */
@@ -4379,7 +4400,7 @@ GPUML__V8_INLINE __m256 gpuml__v8_erfc_pos(__m256 z)
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.37409196f));
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.00002368f));
     p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.26551223f));
-    p = _mm256_mul_ps(t, gpuml__v8_exp(_mm256_sub_ps(_mm256_sub_ps(p, zl), zz)));
+    p = _mm256_mul_ps(t, gpuml__v8_exp_small(_mm256_sub_ps(_mm256_sub_ps(p, zl), zz)));
     return _mm256_andnot_ps(_mm256_cmp_ps(z, _mm256_set1_ps(10.0f), _CMP_GT_OQ), p);   /* erfc(10) ~ 2e-45; also z = inf */
 }
 /* Phi(x) = 0.5*erfc(-x/sqrt2), the normal CDF; *pdf (if not NULL) gets exp(-x*x/2)/sqrt(2 pi) */
@@ -4389,7 +4410,7 @@ GPUML__V8_INLINE __m256 gpuml__v8_ncdf(__m256 x, __m256 *pdf)
     __m256 z = _mm256_mul_ps(_mm256_andnot_ps(sign, x), _mm256_set1_ps(0.70710678118654752f));
     __m256 e = _mm256_mul_ps(half, gpuml__v8_erfc_pos(z));
     __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
-    if (pdf) *pdf = _mm256_mul_ps(_mm256_set1_ps(0.39894228040143268f), gpuml__v8_exp(_mm256_mul_ps(_mm256_mul_ps(x, x), _mm256_set1_ps(-0.5f))));
+    if (pdf) *pdf = _mm256_mul_ps(_mm256_set1_ps(0.39894228040143268f), gpuml__v8_exp_small(_mm256_mul_ps(_mm256_mul_ps(x, x), _mm256_set1_ps(-0.5f))));
     return _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), e), e, neg);
 }
 GPUML__V8_INLINE __m256 gpuml__v8_sigmoid(__m256 x)
@@ -5251,35 +5272,17 @@ GPUML__FN void gpuml__nplan_make(gpuml__nplan *p, const gpuml__rowop *r)
 }
 
 /* out[i] = exp(x[i] - mx) for a row, returning the sum (in double).  NaN stays NaN.  The AVX2
-   path evaluates exp with a range reduction and a degree-6 polynomial (~1 ulp) and gives 0
-   below -87 (where f32 would go subnormal); the scalar path uses expf. */
+   path uses gpuml__v8_exp_small (~1 ulp; 0 below -87.3, where f32 would go subnormal); the scalar
+   path uses expf. */
 #if GPUML__HAVE_AVX2_PATH
 GPUML__FN GPUML__AVX2_TARGET double gpuml__exp_shift_avx2(const float *x, float mx, float *out, int64_t n)
 {
-    const __m256 vmx = _mm256_set1_ps(mx), lo = _mm256_set1_ps(-87.0f), log2e = _mm256_set1_ps(1.44269504088896341f);
-    const __m256 ln2hi = _mm256_set1_ps(0.693359375f), ln2lo = _mm256_set1_ps(-2.12194440e-4f), one = _mm256_set1_ps(1.0f);
+    const __m256 vmx = _mm256_set1_ps(mx);
     __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
     double s = 0;
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_sub_ps(_mm256_loadu_ps(x + i), vmx), nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q), r, p, k, y;
-        __m256 under = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);   /* below -87: 0 (as f32 flushes there) */
-        __m256i e;
-        v = _mm256_max_ps(v, lo);
-        k = _mm256_round_ps(_mm256_mul_ps(v, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        r = _mm256_fnmadd_ps(k, ln2hi, v);
-        r = _mm256_fnmadd_ps(k, ln2lo, r);
-        p = _mm256_set1_ps(1.9875691500e-4f);
-        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-        y = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), one);
-        e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
-        y = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
-        y = _mm256_andnot_ps(under, y);
-        y = _mm256_blendv_ps(y, _mm256_set1_ps(NAN), nan);
+        __m256 y = gpuml__v8_exp_small(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmx));
         _mm256_storeu_ps(out + i, y);
         acc0 = _mm256_add_pd(acc0, _mm256_cvtps_pd(_mm256_castps256_ps128(y)));
         acc1 = _mm256_add_pd(acc1, _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)));
