@@ -4487,6 +4487,65 @@ GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, floa
     return 1;
 }
 #endif
+/* AVX2 row helpers for the CPU reductions, softmax and norms (the row is in cache by then: rows
+   up to 32768 f32 fit in L2): sums in double, elementwise passes in f32 */
+#if GPUML__HAVE_AVX2_PATH
+GPUML__FN GPUML__AVX2_TARGET float gpuml__vmax_avx2(const float *x, int64_t n)
+{
+    __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
+    float t[8], mx;
+    int64_t i = 0;
+    /* max_ps(x, m) returns m when x is NaN: NaN is skipped, as the scalar loop does */
+    for (; i + 16 <= n; i += 16) {
+        m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
+        m1 = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), m1);
+    }
+    _mm256_storeu_ps(t, _mm256_max_ps(m0, m1));
+    mx = t[0];
+    for (i = 1; i < 8; i++) if (t[i] > mx) mx = t[i];
+    for (i = n & ~(int64_t)15; i < n; i++) if (x[i] > mx) mx = x[i];
+    return mx;
+}
+/* sum of x[i] - c (c = 0: plain sum) or, with sq, of (x[i] - c)^2; in double */
+GPUML__FN GPUML__AVX2_TARGET double gpuml__vsum_avx2(const float *x, int64_t n, float c, int sq)
+{
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+    const __m256 vc = _mm256_set1_ps(c);
+    double t[4], s;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vc);
+        __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(d)), hi = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
+        if (sq) { a0 = _mm256_fmadd_pd(lo, lo, a0); a1 = _mm256_fmadd_pd(hi, hi, a1); }
+        else { a0 = _mm256_add_pd(a0, lo); a1 = _mm256_add_pd(a1, hi); }
+    }
+    _mm256_storeu_pd(t, _mm256_add_pd(a0, a1));
+    s = (t[0] + t[1]) + (t[2] + t[3]);
+    for (; i < n; i++) { double d = (double)(x[i] - c); s += sq ? d * d : d; }
+    return s;
+}
+/* y = (x - m) * r * w + b (w, b may be NULL) */
+GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_out_avx2(const float *x, int64_t n, float m, float r, const float *w, const float *b, float *y)
+{
+    const __m256 vm = _mm256_set1_ps(m), vr = _mm256_set1_ps(r);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vr);
+        if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + i));
+        if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + i));
+        _mm256_storeu_ps(y + i, v);
+    }
+    for (; i < n; i++) y[i] = (x[i] - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
+}
+/* y = x * s + c */
+GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
+{
+    const __m256 vs = _mm256_set1_ps(sc), vc = _mm256_set1_ps(c);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, vc));
+    for (; i < n; i++) y[i] = x[i] * sc + c;
+}
+#endif
 #if GPUML__HAVE_AVX2_PATH
 GPUML__FN GPUML__AVX2_TARGET void gpuml__cpu_ew_avx2(int op, int64_t n, float *o, const float *a, const float *b, const float *c,
                                                     float s0, float s1)
@@ -4930,9 +4989,6 @@ GPUML__FN void gpuml__cacc_merge(int kind, gpuml__cacc *a, const gpuml__cacc *b)
     }
     }
 }
-#if GPUML__HAVE_AVX2_PATH
-GPUML__FN GPUML__AVX2_TARGET double gpuml__vsum_avx2(const float *x, int64_t n, float c, int sq);   /* rows section */
-#endif
 /* folds n floats (inner indices first, first+1, ...) into a */
 GPUML__FN void gpuml__cacc_add(int kind, gpuml__cacc *a, const float *x, int64_t n, int64_t first)
 {
@@ -5307,65 +5363,6 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
     return s;
 }
 
-/* AVX2 row helpers for the CPU softmax and norms (the row is in cache by then: rows up to
-   32768 f32 fit in L2): sums in double, elementwise passes in f32 */
-#if GPUML__HAVE_AVX2_PATH
-GPUML__FN GPUML__AVX2_TARGET float gpuml__vmax_avx2(const float *x, int64_t n)
-{
-    __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
-    float t[8], mx;
-    int64_t i = 0;
-    /* max_ps(x, m) returns m when x is NaN: NaN is skipped, as the scalar loop does */
-    for (; i + 16 <= n; i += 16) {
-        m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
-        m1 = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), m1);
-    }
-    _mm256_storeu_ps(t, _mm256_max_ps(m0, m1));
-    mx = t[0];
-    for (i = 1; i < 8; i++) if (t[i] > mx) mx = t[i];
-    for (i = n & ~(int64_t)15; i < n; i++) if (x[i] > mx) mx = x[i];
-    return mx;
-}
-/* sum of x[i] - c (c = 0: plain sum) or, with sq, of (x[i] - c)^2; in double */
-GPUML__FN GPUML__AVX2_TARGET double gpuml__vsum_avx2(const float *x, int64_t n, float c, int sq)
-{
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
-    const __m256 vc = _mm256_set1_ps(c);
-    double t[4], s;
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vc);
-        __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(d)), hi = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
-        if (sq) { a0 = _mm256_fmadd_pd(lo, lo, a0); a1 = _mm256_fmadd_pd(hi, hi, a1); }
-        else { a0 = _mm256_add_pd(a0, lo); a1 = _mm256_add_pd(a1, hi); }
-    }
-    _mm256_storeu_pd(t, _mm256_add_pd(a0, a1));
-    s = (t[0] + t[1]) + (t[2] + t[3]);
-    for (; i < n; i++) { double d = (double)(x[i] - c); s += sq ? d * d : d; }
-    return s;
-}
-/* y = (x - m) * r * w + b (w, b may be NULL) */
-GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_out_avx2(const float *x, int64_t n, float m, float r, const float *w, const float *b, float *y)
-{
-    const __m256 vm = _mm256_set1_ps(m), vr = _mm256_set1_ps(r);
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vr);
-        if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + i));
-        if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + i));
-        _mm256_storeu_ps(y + i, v);
-    }
-    for (; i < n; i++) y[i] = (x[i] - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
-}
-/* y = x * s + c */
-GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
-{
-    const __m256 vs = _mm256_set1_ps(sc), vc = _mm256_set1_ps(c);
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, vc));
-    for (; i < n; i++) y[i] = x[i] * sc + c;
-}
-#endif
 
 /* ---- CPU ---- */
 typedef struct gpuml__rowjob {
@@ -7262,12 +7259,23 @@ GPUML__FN int gpuml__sm90_b_ok(const gpuml__mm *p, gpuml__CUdeviceptr B, int es)
     if (p->sb_k == 1 && (p->sb_n * es) % 16 == 0) return 1;
     return es == 2 && p->sb_n == 1 && (p->sb_k * es) % 16 == 0;
 }
+#define GPUML__SM90_SMEM 230656   /* the wgmma kernel's dynamic shared memory (its LAUNCH CONTRACT) */
+/* 1 on a device that runs the wgmma kernel (Hopper, tensor maps, the shared memory it needs) */
+GPUML__FN int gpuml__sm90_device(gpuml_ctx *ctx)
+{
+    return ctx->arch == 90 && ctx->cu.TensorMapEncodeTiled && ctx->smem_optin >= GPUML__SM90_SMEM;
+}
+/* 1 when the wgmma kernel should run: forced, or automatic and large enough to fill its tiles */
+GPUML__FN int gpuml__sm90_wanted(const gpuml__mm *p, gpuml_matmul_path path)
+{
+    return path == GPUML_MATMUL_WGMMA || (path == GPUML_MATMUL_AUTO && p->M * p->N * p->K >= (int64_t)1 << 21);
+}
 /* 1 when the wgmma kernel can take this problem (layouts, alignment, device) */
 GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
     size_t ce = gpuml__dtype_sizes[p->c->dtype];
     int es = gpuml__sm90_es(p);
-    if (ctx->arch != 90 || !ctx->cu.TensorMapEncodeTiled || ctx->smem_optin < 230656 || !es) return 0;
+    if (!gpuml__sm90_device(ctx) || !es) return 0;
     if (!gpuml__sm90_a_ok(p, kp->A, es) || !gpuml__sm90_b_ok(p, kp->B, es)) return 0;
     if (p->sc_n != 1 || (p->sc_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->C)) return 0;
     if (p->resid && (p->sr_n != 1 || (p->sr_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->R) || gpuml__overlap(p->resid, p->c))) return 0;
@@ -7312,7 +7320,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     grid[0] = (unsigned)(cl * GPUML__MIN(units, (int64_t)GPUML__MAX(ctx->sm_count / cl, 1)));
     grid[1] = grid[2] = 1;
     args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
-    return gpuml__launch(ctx, fn, grid, block, 230656, args, "gpuml_matmul (sm90)");
+    return gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, "gpuml_matmul (sm90)");
 }
 
 
@@ -7395,8 +7403,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
     gpuml__mm q = *p;
     gpuml_tensor *own[2] = {NULL, NULL}, *view[2] = {NULL, NULL};
     gpuml_status st = GPUML_SUCCESS;
-    if (es == 2 || es == 0 || ctx->arch != 90 || !ctx->cu.TensorMapEncodeTiled || ctx->smem_optin < 230656 ||
-        !(path == GPUML_MATMUL_WGMMA || (path == GPUML_MATMUL_AUTO && p->M * p->N * p->K >= (int64_t)1 << 21)))
+    if (es == 2 || es == 0 || !gpuml__sm90_device(ctx) || !gpuml__sm90_wanted(p, path))
         return gpuml__mm_cuda_run(ctx, p, path);
     for (k = 0; k < 2; k++) {
         const gpuml_tensor *t = k ? p->b : p->a;
@@ -7472,8 +7479,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_run(gpuml_ctx *ctx, const gpuml__mm *p, gp
         if (path == GPUML_MATMUL_SMALL_M)
             return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the small-M path needs M <= 16, f16/bf16, A and B "
                                "contiguous along k (B stored N x K), K and the row strides multiples of 8, 16-byte aligned bases");
-        if ((path == GPUML_MATMUL_AUTO || path == GPUML_MATMUL_WGMMA) && gpuml__sm90_fits(ctx, p, &kp) &&
-            (path == GPUML_MATMUL_WGMMA || p->M * p->N * p->K >= (int64_t)1 << 21)) {
+        if (gpuml__sm90_wanted(p, path) && gpuml__sm90_fits(ctx, p, &kp)) {
             /* the Hopper kernel has no batch dim: one launch per batch element */
             gpuml__mm_params one = kp;
             int64_t zi;
