@@ -1,6 +1,7 @@
 /* matmul benchmark (not a test): gpuml on the GPU per dtype, shape and forced path, timed with
    device events around back-to-back launches after a warm-up; the CPU GEMM next to OpenBLAS.
-   Usage: bench_matmul gpu [quick] | cpu        (bench/run_matmul.sh runs both with the references) */
+   Usage: bench_matmul gpu [quick] | small [sweep] | cpu
+   (bench/run_matmul.sh runs gpu and cpu with the references, bench/run_matmul_small.sh small) */
 #define _POSIX_C_SOURCE 200809L
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
@@ -109,6 +110,126 @@ static int gpu(int quick)
 #endif
 }
 
+#ifndef GPUML_NO_CUDA
+/* ---- small M (decode): weights larger than the L2 in rotation, eager and graph-replayed ---- */
+typedef struct sm_set { gpuml_tensor *a[16], *b[16], *bv[16], *c[16]; int nbuf, reps; gpuml_matmul_desc d; } sm_set;
+static void sm_body(gpuml_ctx *ctx, void *u)
+{
+    sm_set *s = (sm_set *)u;
+    int i;
+    for (i = 0; i < s->reps; i++) gpuml_matmul(ctx, s->c[i % s->nbuf], s->a[i % s->nbuf], s->bv[i % s->nbuf], &s->d);
+}
+static double g_copy_tbs;   /* device-to-device copy bandwidth measured in this run (TB/s, read + write) */
+static void copy_bw(gpuml_ctx *ctx)
+{
+    int64_t n = (int64_t)1 << 29;   /* 1 GiB of f16 each way */
+    gpuml_tensor *x = gpuml_tensor_new(ctx, GPUML_F16, 1, &n), *y = gpuml_tensor_new(ctx, GPUML_F16, 1, &n);
+    gpuml__CUevent e0, e1;
+    double ms;
+    int i;
+    if (!x || !y) { printf("copy: %s\n", gpuml_last_error(ctx)); gpuml_clear_error(ctx); return; }
+    gpuml_fill(ctx, x, 1.5);
+    for (i = 0; i < 2; i++) gpuml_copy(ctx, y, x);
+    gpuml_sync(ctx);
+    gpuml__bench_event(ctx, &e0);
+    for (i = 0; i < 10; i++) gpuml_copy(ctx, y, x);
+    gpuml__bench_event(ctx, &e1);
+    ms = gpuml__bench_elapsed(ctx, e0, e1) / 10;
+    g_copy_tbs = 2.0 * (double)n * 2 / (ms * 1e-3) / 1e12;
+    printf("copy bandwidth (gpuml_copy, 1 GiB f16, read + write): %.2f TB/s\n", g_copy_tbs);
+    gpuml_tensor_free(x); gpuml_tensor_free(y);
+}
+/* one row: M x N x K, B stored N x K; path and (rt, w, u) of the small kernel (0 = its choice) */
+static void sm_row(gpuml_ctx *ctx, gpuml_dtype dt, int64_t M, int64_t N, int64_t K, gpuml_matmul_path path, int rt, int w, int u)
+{
+    static const char *pn[] = { "auto", "simt", "mma", "wgmma", "small" };
+    sm_set s;
+    int64_t as[2], bs[2], cs[2];
+    double wbytes = (double)N * (double)K * 2, eager = 0, graph = 0;
+    gpuml__CUevent e0, e1;
+    gpuml_graph *g = NULL;
+    gpuml_status st = GPUML_SUCCESS;
+    int i;
+    char cfg[32];
+    memset(&s, 0, sizeof s);
+    s.nbuf = (int)GPUML__MIN(16, GPUML__MAX(2, (int64_t)(3.0 * 64e6 / wbytes) + 1));   /* > 3 x the L2 in rotation */
+    as[0] = M; as[1] = K; bs[0] = N; bs[1] = K; cs[0] = M; cs[1] = N;
+    for (i = 0; i < s.nbuf; i++) {
+        s.a[i] = gpuml_tensor_new(ctx, dt, 2, as); s.b[i] = gpuml_tensor_new(ctx, dt, 2, bs); s.c[i] = gpuml_tensor_new(ctx, dt, 2, cs);
+        if (!s.a[i] || !s.b[i] || !s.c[i]) { printf("%s\n", gpuml_last_error(ctx)); gpuml_clear_error(ctx); s.nbuf = i + 1; goto done; }
+        s.bv[i] = gpuml_tensor_transpose(s.b[i], 0, 1);
+        gpuml_rand_normal(ctx, s.a[i], 11 + i, 0, 1);
+        gpuml_rand_normal(ctx, s.b[i], 101 + i, 0, 1);
+    }
+    s.d.path = path;
+    gpuml__mm_small_cfg[0] = rt; gpuml__mm_small_cfg[1] = w; gpuml__mm_small_cfg[2] = u;
+    s.reps = s.nbuf;                                   /* warm-up (compiles) */
+    sm_body(ctx, &s);
+    st = gpuml_sync(ctx);
+    if (st != GPUML_SUCCESS) goto done;
+    s.reps = 20 * s.nbuf;
+    gpuml__bench_event(ctx, &e0);
+    sm_body(ctx, &s);
+    gpuml__bench_event(ctx, &e1);
+    eager = gpuml__bench_elapsed(ctx, e0, e1) * 1e3 / s.reps;
+    st = gpuml_graph_capture(ctx, sm_body, &s, &g);
+    if (st == GPUML_SUCCESS) {
+        gpuml_graph_launch(ctx, g);
+        gpuml_sync(ctx);
+        gpuml__bench_event(ctx, &e0);
+        for (i = 0; i < 5; i++) gpuml_graph_launch(ctx, g);
+        gpuml__bench_event(ctx, &e1);
+        graph = gpuml__bench_elapsed(ctx, e0, e1) * 1e3 / (5.0 * s.reps);
+        gpuml_graph_free(g);
+    }
+    st = gpuml_sync(ctx);
+done:
+    gpuml__mm_small_cfg[0] = gpuml__mm_small_cfg[1] = gpuml__mm_small_cfg[2] = 0;
+    snprintf(cfg, sizeof cfg, rt || w || u ? "rt%d,w%d,u%d" : "-", rt, w, u);
+    if (st != GPUML_SUCCESS || eager <= 0) printf("small  %-5s %-5s %-11s %3lld %6lld %6lld  n/a (%s)\n", gpuml_dtype_name(dt), pn[path], cfg, (long long)M, (long long)N, (long long)K, gpuml_last_error(ctx));
+    else printf("small  %-5s %-5s %-11s %3lld %6lld %6lld  eager %8.2f us  graph %8.2f us  weights %5.2f TB/s = %.2f of copy\n", gpuml_dtype_name(dt), pn[path], cfg,
+                (long long)M, (long long)N, (long long)K, eager, graph, wbytes / (graph > 0 ? graph : eager) / 1e6,
+                g_copy_tbs > 0 ? wbytes / (graph > 0 ? graph : eager) / 1e6 / g_copy_tbs : 0.0);
+    fflush(stdout);
+    gpuml_clear_error(ctx);
+    for (i = 0; i < s.nbuf; i++) { gpuml_tensor_free(s.a[i]); gpuml_tensor_free(s.bv[i]); gpuml_tensor_free(s.b[i]); gpuml_tensor_free(s.c[i]); }
+}
+#endif
+/* bench_matmul small [sweep]: M = 1..16 against N x K weights (bench/run_matmul_small.sh) */
+static int small(int sweep)
+{
+#ifndef GPUML_NO_CUDA
+    gpuml_ctx *ctx;
+    gpuml_desc d;
+    static const int64_t ms[] = { 1, 2, 4, 8, 12, 16 }, nk[][2] = { {4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336} };
+    int i, j, r, w;
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CUDA;
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    printf("gpuml small-M matmul on %s (B stored N x K; per call: eager launches, and graph replay; weights rotated over > 3x the L2)\n", gpuml_device_name(ctx));
+    copy_bw(ctx);
+    for (j = 0; j < 4; j++)
+        for (i = 0; i < 6; i++) sm_row(ctx, GPUML_F16, ms[i], nk[j][0], nk[j][1], GPUML_MATMUL_AUTO, 0, 0, 0);
+    for (j = 0; j < 2; j++) { sm_row(ctx, GPUML_BF16, 1, nk[j][0], nk[j][1], GPUML_MATMUL_AUTO, 0, 0, 0); sm_row(ctx, GPUML_BF16, 16, nk[j][0], nk[j][1], GPUML_MATMUL_AUTO, 0, 0, 0); }
+    for (j = 0; j < 2; j++) sm_row(ctx, GPUML_F16, 16, nk[j][0], nk[j][1], GPUML_MATMUL_WGMMA, 0, 0, 0);   /* what M = 16 ran on before */
+    if (sweep)   /* the kernel's shape: rows per block (16 rt), warps per block, chunks in flight per warp */
+        for (j = 0; j < 3; j++)
+            for (i = 0; i < 3; i++)
+                for (r = 1; r <= 4; r *= 2)
+                    for (w = 4; w <= 8; w *= 2) {
+                        static const int64_t sw[] = { 1, 8, 16 };
+                        int u0 = 24 / (4 * r + 2 * (sw[i] > 8 ? 2 : 1));
+                        sm_row(ctx, GPUML_F16, sw[i], nk[j][0], nk[j][1], GPUML_MATMUL_SMALL_M, r, w, u0 > 1 ? u0 : 1);
+                        if (u0 > 2) sm_row(ctx, GPUML_F16, sw[i], nk[j][0], nk[j][1], GPUML_MATMUL_SMALL_M, r, w, u0 / 2);
+                    }
+    gpuml_shutdown(ctx);
+    return 0;
+#else
+    (void)sweep;
+    return 1;
+#endif
+}
+
 static int cpu(void)
 {
     gpuml_ctx *ctx[2];
@@ -156,5 +277,6 @@ static int cpu(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu();
+    if (argc > 1 && strcmp(argv[1], "small") == 0) return small(argc > 2 && strcmp(argv[2], "sweep") == 0);
     return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
 }

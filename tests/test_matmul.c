@@ -184,6 +184,62 @@ DT_TEST(i8, GPUML_I8, GPUML_I32)
 static void forced_simt(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_SIMT); matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_SIMT); }
 static void forced_mma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F16, GPUML_MATMUL_MMA); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_F32, GPUML_MATMUL_MMA); }
 static void forced_small_m(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F16, GPUML_MATMUL_SMALL_M); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_F32, GPUML_MATMUL_SMALL_M); }
+/* the small-M path (M = 1..16, B stored N x K): every M, odd N (partial row tiles, one row),
+   K multiples of 8 that are not multiples of 64 (the partial last chunk), every epilogue, f16
+   and bf16 into f16/bf16/f32, batches with and without a shared B; forced and automatic */
+static void small_m(void)
+{
+    static const int64_t ns[] = { 1, 7, 33, 100, 257, 129, 1000, 64 }, ks[] = { 8, 24, 64, 72, 520, 1096, 4104, 136, 4096 };
+    static const gpuml_dtype outs[] = { GPUML_F16, GPUML_BF16, GPUML_F32 };
+    int64_t m;
+    int ran = 0, skipped = 0;
+    char label[300];
+    NEED_GPU();
+    for (m = 1; m <= 16; m++) {
+        int v;
+        for (v = 0; v < 2; v++) {
+            mcase mc;
+            int i = (int)(m * 2 + v);
+            memset(&mc, 0, sizeof mc);
+            mc.at = mc.bt = (i % 3 == 1) ? GPUML_BF16 : GPUML_F16;
+            mc.ct = outs[i % 3];
+            mc.M = m; mc.N = ns[i % 8]; mc.K = ks[i % 9];
+            mc.tb = 1;
+            mc.path = v ? GPUML_MATMUL_AUTO : GPUML_MATMUL_SMALL_M;
+            if (i % 2) { mc.alpha = 0.5f; mc.beta = 0.75f; mc.bias = 1; mc.act = 1 + (i / 2) % 3; mc.resid = (i % 4 == 1); }
+            else if (i % 4 == 2) { mc.bias = 1; mc.act = 3; }
+            if (i % 5 == 0) { mc.batch = 2; mc.bcast_b = (i % 10 == 0); }
+            snprintf(label, sizeof label, "small-M %s->%s %lldx%lldx%lld batch%d%s alpha%g beta%g bias%d act%d resid%d path%d",
+                     gpuml_dtype_name(mc.at), gpuml_dtype_name(mc.ct), (long long)mc.M, (long long)mc.N, (long long)mc.K, mc.batch,
+                     mc.bcast_b ? " (b shared)" : "", mc.alpha, mc.beta, mc.bias, mc.act, mc.resid, (int)mc.path);
+            if (run_case(tu_gpu, &mc, label)) ran++; else skipped++;
+        }
+    }
+    {   /* the decode shapes themselves, once each */
+        mcase mc;
+        memset(&mc, 0, sizeof mc);
+        mc.at = mc.bt = GPUML_BF16; mc.ct = GPUML_BF16; mc.tb = 1; mc.path = GPUML_MATMUL_SMALL_M;
+        mc.M = 16; mc.N = 4096; mc.K = 4096; mc.bias = 1; mc.act = 3;
+        if (run_case(tu_gpu, &mc, "small-M bf16 16x4096x4096 bias silu")) ran++; else skipped++;
+        mc.at = mc.bt = GPUML_F16; mc.ct = GPUML_F16; mc.M = 1; mc.N = 14336; mc.K = 4096; mc.bias = 0; mc.act = 0;
+        if (run_case(tu_gpu, &mc, "small-M f16 1x14336x4096")) ran++; else skipped++;
+        mc.M = 5; mc.N = 4096; mc.K = 14336; mc.ct = GPUML_F32;
+        if (run_case(tu_gpu, &mc, "small-M f16 5x4096x14336 f32 out")) ran++; else skipped++;
+    }
+    if (ran == 0) SKIP("the small-M path is not available on %s (%d cases)", gpuml_device_name(tu_gpu), skipped);
+    CHECK(skipped == 0, "%d small-M cases were refused on %s", skipped, gpuml_device_name(tu_gpu));
+    {   /* what it cannot take, forced: a clear error */
+        int64_t as[2] = {17, 64}, bs[2] = {32, 64}, cs[2] = {17, 32};
+        gpuml_tensor *a = gpuml_tensor_new(tu_gpu, GPUML_F16, 2, as), *b = gpuml_tensor_new(tu_gpu, GPUML_F16, 2, bs);
+        gpuml_tensor *bt = gpuml_tensor_transpose(b, 0, 1), *c = gpuml_tensor_new(tu_gpu, GPUML_F16, 2, cs);
+        gpuml_matmul_desc d;
+        memset(&d, 0, sizeof d);
+        d.path = GPUML_MATMUL_SMALL_M;
+        gpuml_fill(tu_gpu, a, 1); gpuml_fill(tu_gpu, b, 1);
+        CHECK_STATUS(tu_gpu, gpuml_matmul(tu_gpu, c, a, bt, &d), GPUML_ERROR_NOT_SUPPORTED, "M <= 16");
+        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(bt); gpuml_tensor_free(c);
+    }
+}
 static void forced_wgmma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA); }
 /* tf32 and fp8 (e4m3 x e5m2) on wgmma: every transpose (copied to k-major where needed) */
 static void forced_wgmma_tf32_fp8(void)
@@ -283,7 +339,7 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "tf32_auto", tf32_auto }, { "forced_small_m", forced_small_m },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "tf32_auto", tf32_auto }, { "forced_small_m", forced_small_m }, { "small_m", small_m },
     { "large_gpu", large_gpu }, { "cpu_gpu_agree", cpu_gpu_agree }, { "bad_input", bad_input },
 };
 

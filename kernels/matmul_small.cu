@@ -1,0 +1,236 @@
+/* Family "matmul_small": C = epilogue(A @ B) for M = 1..16 (the decode case) on tensor cores,
+   sm_80+.  The time is reading B (the weights) once, so the kernel is built around streaming B.
+
+   B is stored N x K (k contiguous, the "weight" layout), A is M x K (k contiguous), both f16 or
+   both bf16; K, the row strides and the bases are multiples of 8 elements (16 bytes).  The
+   kernel computes C^T = B * A^T with mma.sync.m16n8k16: sixteen weight rows are the MMA's M
+   dimension and the tiny M (padded to 8 or 16) is its N dimension.
+
+   The k order inside one MMA does not matter as long as both operands use the same one, so
+   every lane fills its fragments straight from 16-byte global loads, with no shared memory and
+   no shuffles: lane (g = lane/4, t = lane%4) loads 8 consecutive k (k0 + 8t .. k0 + 8t + 7) of
+   weight rows g and g+8 and of A rows g (and g+8 when M > 8).  Word j (two k) of those vectors
+   goes to the fragments' k slots {2t, 2t+1} (j even) and {2t+8, 2t+9} (j odd) of MMA j/2, so
+   one 32-k step is two MMAs and every fragment register is a loaded word.  A 64-k "chunk" is
+   two such steps: the 4 lanes of a row read 128 contiguous bytes.
+
+   A block has GPUML_SM_W warps over the same 16*GPUML_SM_RT weight rows; warp w takes the
+   chunks w, w + W, w + 2W, ... (GPUML_SM_U chunks' loads issued before their MMAs), the partial
+   K ranges are summed through shared memory in a fixed order (deterministic), and the block
+   applies the whole epilogue and stores C: one launch, no workspace.  Weight loads bypass L1
+   (ld.global.nc.L1::no_allocate: they are read once); A loads go through L1 (every block reads
+   all of A).  Rows past N and A rows past M are clamped to the last valid row (their results
+   are computed and dropped), so the main loop has no predicates; the last partial chunk
+   (K % 64) is loaded with predicates.
+
+   Macros: GPUML_A_DT (1 f16, 2 bf16; B the same), GPUML_C_DT, GPUML_EPI (0 none, 1 relu,
+   2 gelu tanh, 3 silu), GPUML_HAS_BIAS, GPUML_HAS_RESID, GPUML_BETA, GPUML_SM_MT (1: M <= 8,
+   2: M <= 16), GPUML_SM_RT (16-row tiles per block: 1, 2, 4), GPUML_SM_W (warps), GPUML_SM_U
+   (chunks in flight per warp).
+   Launch: grid (ceil(N / (16*RT)), 1, batch), block 32*W, no dynamic shared memory. */
+
+/* struct gpuml__mm_params: kernels/common.cuh */
+
+#ifdef GPUML_SM_RT
+#define GPUML__SM_ROWS (16 * GPUML_SM_RT)
+#define GPUML__SM_LD (8 * GPUML_SM_MT + 1)   /* shared row stride (floats): odd, conflict-free reads */
+
+typedef gpuml__dt<GPUML_C_DT> gpuml__smTC;
+
+static __device__ __forceinline__ float gpuml__sm_act(float x)
+{
+#if GPUML_EPI == 1
+    return x > 0.0f ? x : 0.0f;
+#elif GPUML_EPI == 2
+    return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+#elif GPUML_EPI == 3
+    return x / (1.0f + __expf(-x));
+#else
+    return x;
+#endif
+}
+/* output dtype <-> f32; f16 through the hardware cvt (bit-identical to the software routines) */
+static __device__ __forceinline__ float gpuml__sm_ldc(gpuml__smTC::T x)
+{
+#if GPUML_C_DT == 1
+    float v;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"((gpuml__u16)x));
+    return v;
+#else
+    return gpuml__smTC::ld(x);
+#endif
+}
+static __device__ __forceinline__ gpuml__smTC::T gpuml__sm_stc(float v)
+{
+#if GPUML_C_DT == 1
+    gpuml__u16 h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    return (gpuml__smTC::T)h;
+#else
+    return gpuml__smTC::st(v);
+#endif
+}
+
+/* 16 bytes of the weights: read once, so no L1 allocation; the L2 fetches 256-byte blocks */
+static __device__ __forceinline__ uint4 gpuml__sm_ldw(const gpuml__u16 *p)
+{
+    uint4 v;
+    asm volatile("ld.global.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
+    return v;
+}
+/* 16 bytes of A (read by every block: cached in L1) */
+static __device__ __forceinline__ uint4 gpuml__sm_lda(const gpuml__u16 *p)
+{
+    uint4 v;
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ void gpuml__sm_mma(float *d, unsigned a0, unsigned a1, unsigned a2, unsigned a3,
+                                                     unsigned b0, unsigned b1)
+{
+#if GPUML_A_DT == 2
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#endif
+}
+
+/* one 64-k chunk: w[rt][h][s] = weight row (16 rt + g + 8h), k + 32s; a[mt][s] = A row (g + 8mt), k + 32s */
+static __device__ __forceinline__ void gpuml__sm_chunk(float (*acc)[GPUML_SM_MT][4], const uint4 (*w)[2][2], const uint4 (*a)[2])
+{
+#pragma unroll
+    for (int s = 0; s < 2; s++)
+#pragma unroll
+        for (int j = 0; j < 2; j++)
+#pragma unroll
+            for (int rt = 0; rt < GPUML_SM_RT; rt++) {
+                const uint4 lo = w[rt][0][s], hi = w[rt][1][s];
+                unsigned a0 = j ? lo.z : lo.x, a2 = j ? lo.w : lo.y, a1 = j ? hi.z : hi.x, a3 = j ? hi.w : hi.y;
+#pragma unroll
+                for (int mt = 0; mt < GPUML_SM_MT; mt++) {
+                    const uint4 b = a[mt][s];
+                    gpuml__sm_mma(acc[rt][mt], a0, a1, a2, a3, j ? b.z : b.x, j ? b.w : b.y);
+                }
+            }
+}
+
+extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W) gpuml_mm_small_tc(gpuml__mm_params p)
+{
+    __shared__ float red[GPUML_SM_W][GPUML__SM_ROWS][GPUML__SM_LD];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int n0 = blockIdx.x * GPUML__SM_ROWS;
+    const gpuml__i64 z = blockIdx.z;
+    const gpuml__u16 *A = (const gpuml__u16 *)p.A + z * p.sa_b, *B = (const gpuml__u16 *)p.B + z * p.sb_b;
+    const gpuml__u16 *wrow[GPUML_SM_RT][2], *arow[GPUML_SM_MT];
+    float acc[GPUML_SM_RT][GPUML_SM_MT][4];
+#pragma unroll
+    for (int rt = 0; rt < GPUML_SM_RT; rt++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) wrow[rt][h] = B + (gpuml__i64)min(n0 + 16 * rt + 8 * h + g, p.N - 1) * p.sb_n + 8 * t;
+#pragma unroll
+    for (int mt = 0; mt < GPUML_SM_MT; mt++) arow[mt] = A + (gpuml__i64)min(8 * mt + g, p.M - 1) * p.sa_m + 8 * t;
+#pragma unroll
+    for (int rt = 0; rt < GPUML_SM_RT; rt++)
+#pragma unroll
+        for (int mt = 0; mt < GPUML_SM_MT; mt++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) acc[rt][mt][i] = 0.0f;
+
+    const int nfull = p.K >> 6;
+    int c = warp;
+    for (; c + (GPUML_SM_U - 1) * GPUML_SM_W < nfull; c += GPUML_SM_U * GPUML_SM_W) {
+        uint4 w[GPUML_SM_U][GPUML_SM_RT][2][2], a[GPUML_SM_U][GPUML_SM_MT][2];
+#pragma unroll
+        for (int u = 0; u < GPUML_SM_U; u++) {
+            const int k = (c + u * GPUML_SM_W) << 6;
+#pragma unroll
+            for (int rt = 0; rt < GPUML_SM_RT; rt++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+#pragma unroll
+                    for (int s = 0; s < 2; s++) w[u][rt][h][s] = gpuml__sm_ldw(wrow[rt][h] + k + 32 * s);
+#pragma unroll
+            for (int mt = 0; mt < GPUML_SM_MT; mt++)
+#pragma unroll
+                for (int s = 0; s < 2; s++) a[u][mt][s] = gpuml__sm_lda(arow[mt] + k + 32 * s);
+        }
+        __syncwarp();   /* keeps ptxas from sinking the loads between the MMAs: all U chunks in flight at once */
+#pragma unroll
+        for (int u = 0; u < GPUML_SM_U; u++) gpuml__sm_chunk(acc, w[u], a[u]);
+    }
+#if GPUML_SM_U > 1
+    for (; c < nfull; c += GPUML_SM_W) {
+        uint4 w[GPUML_SM_RT][2][2], a[GPUML_SM_MT][2];
+        const int k = c << 6;
+#pragma unroll
+        for (int rt = 0; rt < GPUML_SM_RT; rt++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+#pragma unroll
+                for (int s = 0; s < 2; s++) w[rt][h][s] = gpuml__sm_ldw(wrow[rt][h] + k + 32 * s);
+#pragma unroll
+        for (int mt = 0; mt < GPUML_SM_MT; mt++)
+#pragma unroll
+            for (int s = 0; s < 2; s++) a[mt][s] = gpuml__sm_lda(arow[mt] + k + 32 * s);
+        gpuml__sm_chunk(acc, w, a);
+    }
+#endif
+    if ((p.K & 63) && warp == nfull % GPUML_SM_W) {   /* the last partial chunk: 8-k groups past K read as zeros */
+        uint4 w[GPUML_SM_RT][2][2], a[GPUML_SM_MT][2];
+        const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+        const int k = nfull << 6;
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            const bool in = k + 32 * s + 8 * t < p.K;
+#pragma unroll
+            for (int rt = 0; rt < GPUML_SM_RT; rt++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) w[rt][h][s] = in ? gpuml__sm_ldw(wrow[rt][h] + k + 32 * s) : zero;
+#pragma unroll
+            for (int mt = 0; mt < GPUML_SM_MT; mt++) a[mt][s] = in ? gpuml__sm_lda(arow[mt] + k + 32 * s) : zero;
+        }
+        gpuml__sm_chunk(acc, w, a);
+    }
+
+    /* acc[rt][mt] = {(row g, m 2t), (row g, m 2t+1), (row g+8, m 2t), (row g+8, m 2t+1)} of the
+       16 x 8 tile (rows 16 rt.., m 8 mt..); partial over this warp's chunks */
+#pragma unroll
+    for (int rt = 0; rt < GPUML_SM_RT; rt++)
+#pragma unroll
+        for (int mt = 0; mt < GPUML_SM_MT; mt++) {
+            float *r0 = &red[warp][16 * rt + g][8 * mt + 2 * t], *r1 = &red[warp][16 * rt + g + 8][8 * mt + 2 * t];
+            r0[0] = acc[rt][mt][0]; r0[1] = acc[rt][mt][1];
+            r1[0] = acc[rt][mt][2]; r1[1] = acc[rt][mt][3];
+        }
+    __syncthreads();
+    gpuml__smTC::T *C = (gpuml__smTC::T *)p.C + z * p.sc_b;
+#if GPUML_HAS_RESID
+    const gpuml__smTC::T *R = (const gpuml__smTC::T *)p.R + z * p.sr_b;
+#endif
+    const float ab = p.alpha * p.scale;
+    for (int e = threadIdx.x; e < GPUML__SM_ROWS * p.M; e += 32 * GPUML_SM_W) {   /* consecutive threads: consecutive n */
+        const int m = e / GPUML__SM_ROWS, r = e - m * GPUML__SM_ROWS, n = n0 + r;
+        if (n >= p.N) continue;
+        float s = 0.0f;
+#pragma unroll
+        for (int w = 0; w < GPUML_SM_W; w++) s += red[w][r][m];
+        float v = ab * s;
+        gpuml__smTC::T *cp = C + m * p.sc_m + n * p.sc_n;
+#if GPUML_BETA
+        v += p.beta * gpuml__sm_ldc(*cp);
+#endif
+#if GPUML_HAS_BIAS
+        v += p.bias[n];
+#endif
+        v = gpuml__sm_act(v);
+#if GPUML_HAS_RESID
+        v += gpuml__sm_ldc(R[m * p.sr_m + n * p.sr_n]);
+#endif
+        *cp = gpuml__sm_stc(v);
+    }
+}
+#endif
