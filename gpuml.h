@@ -7067,6 +7067,8 @@ static const gpuml__family gpuml__fam_matmul_sm90 = { "matmul_sm90", gpuml__ksrc
 static const gpuml__family gpuml__fam_matmul_mma = { "matmul_mma", gpuml__ksrc_matmul_mma, 80, 0, 0 };
 /* sm_80+: small M (decode) on mma.sync, streaming the weights (kernels/matmul_small.cu) */
 static const gpuml__family gpuml__fam_matmul_small = { "matmul_small", gpuml__ksrc_matmul_small, 80, 0, 0 };
+/* the same source with -DGPUML_SM_CL > 1 (thread block clusters): sm_90+ */
+static const gpuml__family gpuml__fam_matmul_small_cl = { "matmul_small_cl", gpuml__ksrc_matmul_small, 90, 0, 0 };
 
 #define GPUML__MM_MAXB (GPUML_MAX_DIMS - 2)
 /* a validated matmul: sizes, per-operand strides (elements), epilogue */
@@ -7396,9 +7398,9 @@ GPUML__FN gpuml_status gpuml__mm_cuda_small(gpuml_ctx *ctx, const gpuml__mm *p, 
 
 /* The tensor-core small-M kernel (sm_80+, A and B of one 16-bit dtype, B stored N x K, K and
    row strides multiples of 8, 16-byte aligned bases and batch strides): one launch for every
-   batch element, no workspace.  gpuml__mm_small_cfg (RT, W, U; 0 = chosen here) lets the
+   batch element, no workspace.  gpuml__mm_small_cfg (RT, W, U, CL; 0 = chosen here) lets the
    benchmark try other shapes of the kernel. */
-static int gpuml__mm_small_cfg[3];
+static int gpuml__mm_small_cfg[4];
 GPUML__FN int gpuml__small_tc_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
     if (ctx->arch < 80 || p->a->dtype != p->b->dtype || !gpuml__small_fits(p, kp)) return 0;
@@ -7407,23 +7409,37 @@ GPUML__FN int gpuml__small_tc_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpu
 }
 GPUML__FN gpuml_status gpuml__mm_cuda_small_tc(gpuml_ctx *ctx, const gpuml__mm *p, gpuml__mm_params *kp)
 {
-    char opts[300];
+    char opts[320];
     gpuml__CUfunction fn;
     unsigned grid[3], block[3];
     void *args[1];
-    int64_t sms = GPUML__MAX(ctx->sm_count, 1);
-    int rt, w = 8, u, mt = p->M > 8 ? 2 : 1;
-    /* rows per block: the most (A re-read less often) that still gives every SM a block */
-    rt = (p->N + 63) / 64 >= sms ? 4 : (p->N + 31) / 32 >= sms ? 2 : 1;
+    int64_t sms = GPUML__MAX(ctx->sm_count, 1), rows;
+    int rt, w = 8, u, cl = 1, mt = p->M > 8 ? 2 : 1;
+    if (mt == 1) {
+        /* M <= 8: A is read at 1/2-1/4 of the weight bytes even with 16 rows a block; the most
+           blocks (and warps) in flight win (bench/NOTES_matmul_small.md) */
+        rt = (p->N + 31) / 32 >= sms ? 2 : 1;
+    } else if (ctx->arch >= 90) {
+        /* M > 8 (A twice as large): 64 rows a block, 4 warps */
+        rt = 4; w = 4;
+    } else {
+        rt = (p->N + 63) / 64 >= sms ? 4 : (p->N + 31) / 32 >= sms ? 2 : 1;
+    }
+    /* sm_90: clusters of blocks split K until about 6 warps a multiprocessor are streaming
+       (few weight rows: N = 1024, or 64 rows a block), while K gives every warp chunks */
+    rows = (p->N + 16 * rt - 1) / (16 * rt);
+    if (ctx->arch >= 90)
+        while (cl < 8 && rows * cl * w < 6 * sms && (p->K + 63) / 64 >= 2 * (int64_t)cl * w) cl *= 2;
     if (gpuml__mm_small_cfg[0]) rt = gpuml__mm_small_cfg[0];
     if (gpuml__mm_small_cfg[1]) w = gpuml__mm_small_cfg[1];
-    u = GPUML__MAX(24 / (4 * rt + 2 * mt), 1);   /* <= 24 16-byte loads in flight per lane (~100 registers) */
+    if (gpuml__mm_small_cfg[3]) cl = ctx->arch >= 90 ? gpuml__mm_small_cfg[3] : 1;
+    u = GPUML__MAX(24 / (4 * rt + 2 * mt), 1);   /* <= 24 16-byte loads in flight per lane (~100-170 registers) */
     if (gpuml__mm_small_cfg[2]) u = gpuml__mm_small_cfg[2];
     snprintf(opts, sizeof opts, "-DGPUML_A_DT=%d -DGPUML_C_DT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d "
-             "-DGPUML_BETA=%d -DGPUML_SM_MT=%d -DGPUML_SM_RT=%d -DGPUML_SM_W=%d -DGPUML_SM_U=%d", (int)p->a->dtype, (int)p->c->dtype,
-             p->act, p->bias != NULL, p->resid != NULL, p->beta != 0.0f, mt, rt, w, u);
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_small, opts, "gpuml_mm_small_tc", &fn));
-    grid[0] = (unsigned)((p->N + 16 * rt - 1) / (16 * rt)); grid[1] = 1; grid[2] = (unsigned)kp->batch;
+             "-DGPUML_BETA=%d -DGPUML_SM_MT=%d -DGPUML_SM_RT=%d -DGPUML_SM_W=%d -DGPUML_SM_U=%d -DGPUML_SM_CL=%d", (int)p->a->dtype,
+             (int)p->c->dtype, p->act, p->bias != NULL, p->resid != NULL, p->beta != 0.0f, mt, rt, w, u, cl);
+    GPUML__TRY(gpuml__kernel(ctx, cl > 1 ? &gpuml__fam_matmul_small_cl : &gpuml__fam_matmul_small, opts, "gpuml_mm_small_tc", &fn));
+    grid[0] = (unsigned)((p->N + 16 * rt - 1) / (16 * rt)); grid[1] = (unsigned)cl; grid[2] = (unsigned)kp->batch;
     block[0] = (unsigned)(32 * w); block[1] = block[2] = 1;
     args[0] = kp;
     return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_matmul (small M)");
@@ -9001,7 +9017,7 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" },
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_conv_igemm, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_matmul_small_cl, &gpuml__fam_conv_igemm, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
@@ -9022,6 +9038,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "matmul_small", "-DGPUML_A_DT=2 -DGPUML_C_DT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_BETA=1 -DGPUML_SM_MT=2 -DGPUML_SM_RT=2 -DGPUML_SM_W=8 -DGPUML_SM_U=2" },
     { "matmul_small", "-DGPUML_A_DT=1 -DGPUML_C_DT=2 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_SM_MT=2 -DGPUML_SM_RT=4 -DGPUML_SM_W=8 -DGPUML_SM_U=1" },
     { "matmul_small", "-DGPUML_A_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_BETA=1 -DGPUML_SM_MT=1 -DGPUML_SM_RT=4 -DGPUML_SM_W=4 -DGPUML_SM_U=2" },
+    { "matmul_small_cl", "-DGPUML_A_DT=1 -DGPUML_C_DT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_BETA=1 -DGPUML_SM_MT=2 -DGPUML_SM_RT=4 -DGPUML_SM_W=4 -DGPUML_SM_U=1 -DGPUML_SM_CL=4" },
+    { "matmul_small_cl", "-DGPUML_A_DT=2 -DGPUML_C_DT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_SM_MT=1 -DGPUML_SM_RT=1 -DGPUML_SM_W=8 -DGPUML_SM_U=4 -DGPUML_SM_CL=2" },
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=0" },
     { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=1" },
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=2" },

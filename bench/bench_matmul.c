@@ -140,7 +140,7 @@ static void copy_bw(gpuml_ctx *ctx)
     gpuml_tensor_free(x); gpuml_tensor_free(y);
 }
 /* one row: M x N x K, B stored N x K; path and (rt, w, u) of the small kernel (0 = its choice) */
-static void sm_row(gpuml_ctx *ctx, gpuml_dtype dt, int64_t M, int64_t N, int64_t K, gpuml_matmul_path path, int rt, int w, int u)
+static void sm_row(gpuml_ctx *ctx, gpuml_dtype dt, int64_t M, int64_t N, int64_t K, gpuml_matmul_path path, int rt, int w, int u, int cl)
 {
     static const char *pn[] = { "auto", "simt", "mma", "wgmma", "small" };
     sm_set s;
@@ -162,7 +162,7 @@ static void sm_row(gpuml_ctx *ctx, gpuml_dtype dt, int64_t M, int64_t N, int64_t
         gpuml_rand_normal(ctx, s.b[i], 101 + i, 0, 1);
     }
     s.d.path = path;
-    gpuml__mm_small_cfg[0] = rt; gpuml__mm_small_cfg[1] = w; gpuml__mm_small_cfg[2] = u;
+    gpuml__mm_small_cfg[0] = rt; gpuml__mm_small_cfg[1] = w; gpuml__mm_small_cfg[2] = u; gpuml__mm_small_cfg[3] = cl;
     s.reps = s.nbuf;                                   /* warm-up (compiles) */
     sm_body(ctx, &s);
     st = gpuml_sync(ctx);
@@ -184,8 +184,8 @@ static void sm_row(gpuml_ctx *ctx, gpuml_dtype dt, int64_t M, int64_t N, int64_t
     }
     st = gpuml_sync(ctx);
 done:
-    gpuml__mm_small_cfg[0] = gpuml__mm_small_cfg[1] = gpuml__mm_small_cfg[2] = 0;
-    snprintf(cfg, sizeof cfg, rt || w || u ? "rt%d,w%d,u%d" : "-", rt, w, u);
+    memset(gpuml__mm_small_cfg, 0, sizeof gpuml__mm_small_cfg);
+    snprintf(cfg, sizeof cfg, rt || w || u || cl ? "rt%d,w%d,u%d,c%d" : "-", rt, w, u, cl);
     if (st != GPUML_SUCCESS || eager <= 0) printf("small  %-5s %-5s %-11s %3lld %6lld %6lld  n/a (%s)\n", gpuml_dtype_name(dt), pn[path], cfg, (long long)M, (long long)N, (long long)K, gpuml_last_error(ctx));
     else printf("small  %-5s %-5s %-11s %3lld %6lld %6lld  eager %8.2f us  graph %8.2f us  weights %5.2f TB/s = %.2f of copy\n", gpuml_dtype_name(dt), pn[path], cfg,
                 (long long)M, (long long)N, (long long)K, eager, graph, wbytes / (graph > 0 ? graph : eager) / 1e6,
@@ -201,27 +201,26 @@ static int small(int sweep)
 #ifndef GPUML_NO_CUDA
     gpuml_ctx *ctx;
     gpuml_desc d;
-    static const int64_t ms[] = { 1, 2, 4, 8, 12, 16 }, nk[][2] = { {4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336} };
-    int i, j, r, w;
+    static const int64_t ms[] = { 1, 2, 4, 8, 12, 16 }, nk[][2] = { {4096, 4096}, {8192, 8192}, {14336, 4096}, {4096, 14336}, {1024, 4096} };
+    int i, j;
     memset(&d, 0, sizeof d);
     d.backend = GPUML_BACKEND_CUDA;
     if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
     printf("gpuml small-M matmul on %s (B stored N x K; per call: eager launches, and graph replay; weights rotated over > 3x the L2)\n", gpuml_device_name(ctx));
     copy_bw(ctx);
-    for (j = 0; j < 4; j++)
-        for (i = 0; i < 6; i++) sm_row(ctx, GPUML_F16, ms[i], nk[j][0], nk[j][1], GPUML_MATMUL_AUTO, 0, 0, 0);
-    for (j = 0; j < 2; j++) { sm_row(ctx, GPUML_BF16, 1, nk[j][0], nk[j][1], GPUML_MATMUL_AUTO, 0, 0, 0); sm_row(ctx, GPUML_BF16, 16, nk[j][0], nk[j][1], GPUML_MATMUL_AUTO, 0, 0, 0); }
-    for (j = 0; j < 2; j++) sm_row(ctx, GPUML_F16, 16, nk[j][0], nk[j][1], GPUML_MATMUL_WGMMA, 0, 0, 0);   /* what M = 16 ran on before */
-    if (sweep)   /* the kernel's shape: rows per block (16 rt), warps per block, chunks in flight per warp */
-        for (j = 0; j < 3; j++)
-            for (i = 0; i < 3; i++)
-                for (r = 1; r <= 4; r *= 2)
-                    for (w = 4; w <= 8; w *= 2) {
-                        static const int64_t sw[] = { 1, 8, 16 };
-                        int u0 = 24 / (4 * r + 2 * (sw[i] > 8 ? 2 : 1));
-                        sm_row(ctx, GPUML_F16, sw[i], nk[j][0], nk[j][1], GPUML_MATMUL_SMALL_M, r, w, u0 > 1 ? u0 : 1);
-                        if (u0 > 2) sm_row(ctx, GPUML_F16, sw[i], nk[j][0], nk[j][1], GPUML_MATMUL_SMALL_M, r, w, u0 / 2);
-                    }
+    for (j = 0; j < 5; j++)
+        for (i = 0; i < 6; i++) sm_row(ctx, GPUML_F16, ms[i], nk[j][0], nk[j][1], GPUML_MATMUL_AUTO, 0, 0, 0, 0);
+    for (j = 0; j < 2; j++) { sm_row(ctx, GPUML_BF16, 1, nk[j][0], nk[j][1], GPUML_MATMUL_AUTO, 0, 0, 0, 0); sm_row(ctx, GPUML_BF16, 16, nk[j][0], nk[j][1], GPUML_MATMUL_AUTO, 0, 0, 0, 0); }
+    for (j = 0; j < 2; j++) sm_row(ctx, GPUML_F16, 16, nk[j][0], nk[j][1], GPUML_MATMUL_WGMMA, 0, 0, 0, 0);   /* what M = 16 ran on before */
+    if (sweep) {   /* the kernel's shape: rows a block (16 rt), warps a block, chunks in flight a warp, cluster size */
+        static const int c1[][4] = { {1, 8, 4, 1}, {2, 8, 2, 1}, {1, 8, 4, 2}, {2, 8, 2, 2}, {1, 4, 4, 2}, {2, 4, 2, 4} };
+        static const int c2[][4] = { {4, 4, 1, 1}, {4, 4, 1, 2}, {4, 4, 1, 4}, {4, 8, 1, 1}, {4, 8, 1, 2}, {2, 4, 2, 1},
+                                     {2, 4, 2, 2}, {2, 4, 2, 4}, {2, 8, 2, 1}, {2, 8, 2, 2}, {1, 4, 3, 1}, {1, 4, 3, 2} };
+        for (j = 0; j < 5; j++) {
+            for (i = 0; i < 6; i++) sm_row(ctx, GPUML_F16, 1, nk[j][0], nk[j][1], GPUML_MATMUL_SMALL_M, c1[i][0], c1[i][1], c1[i][2], c1[i][3]);
+            for (i = 0; i < 12; i++) sm_row(ctx, GPUML_F16, 16, nk[j][0], nk[j][1], GPUML_MATMUL_SMALL_M, c2[i][0], c2[i][1], c2[i][2], c2[i][3]);
+        }
+    }
     gpuml_shutdown(ctx);
     return 0;
 #else

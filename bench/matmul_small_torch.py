@@ -53,7 +53,7 @@ def t(M, N, K, dt, copy):
 
 print("cuBLAS via PyTorch", torch.__version__, torch.cuda.get_device_name())
 copy = copy_bw()
-for N, K in ((4096, 4096), (8192, 8192), (14336, 4096), (4096, 14336)):
+for N, K in ((4096, 4096), (8192, 8192), (14336, 4096), (4096, 14336), (1024, 4096)):
     for M in (1, 2, 4, 8, 12, 16): t(M, N, K, torch.float16, copy)
 for N, K in ((4096, 4096), (8192, 8192)):
     for M in (1, 16): t(M, N, K, torch.bfloat16, copy)

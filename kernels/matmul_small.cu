@@ -27,11 +27,18 @@
    2 gelu tanh, 3 silu), GPUML_HAS_BIAS, GPUML_HAS_RESID, GPUML_BETA, GPUML_SM_MT (1: M <= 8,
    2: M <= 16), GPUML_SM_RT (16-row tiles per block: 1, 2, 4), GPUML_SM_W (warps), GPUML_SM_U
    (chunks in flight per warp).
-   Launch: grid (ceil(N / (16*RT)), 1, batch), block 32*W, no dynamic shared memory. */
+   GPUML_SM_CL (sm_90 only; default 1): a cluster of CL blocks along y splits K further (virtual
+   warp y*W + w of CL*W), each block sums its warps into part[], and block y of the cluster
+   finishes outputs y, y + CL, ... (in units of a block's threads) reading the CL sums through
+   distributed shared memory: more blocks for few weight rows without re-reading A more often.
+   Launch: grid (ceil(N / (16*RT)), CL, batch), block 32*W, no dynamic shared memory. */
 
 /* struct gpuml__mm_params: kernels/common.cuh */
 
 #ifdef GPUML_SM_RT
+#ifndef GPUML_SM_CL
+#define GPUML_SM_CL 1
+#endif
 #define GPUML__SM_ROWS (16 * GPUML_SM_RT)
 #define GPUML__SM_LD (8 * GPUML_SM_MT + 1)   /* shared row stride (floats): odd, conflict-free reads */
 
@@ -118,10 +125,38 @@ static __device__ __forceinline__ void gpuml__sm_chunk(float (*acc)[GPUML_SM_MT]
             }
 }
 
-extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W) gpuml_mm_small_tc(gpuml__mm_params p)
+#if GPUML_SM_CL > 1
+/* all threads of the cluster; what each wrote to its shared memory before is visible after */
+static __device__ __forceinline__ void gpuml__sm_cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+/* *p in the shared memory of the cluster's block `rank` */
+static __device__ __forceinline__ float gpuml__sm_ld_dsmem(const float *p, unsigned rank)
+{
+    unsigned a = (unsigned)__cvta_generic_to_shared(p), r;
+    float v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(r) : "memory");
+    return v;
+}
+#endif
+
+extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W)
+#if GPUML_SM_CL > 1
+    __cluster_dims__(1, GPUML_SM_CL, 1)
+#endif
+    gpuml_mm_small_tc(gpuml__mm_params p)
 {
     __shared__ float red[GPUML_SM_W][GPUML__SM_ROWS][GPUML__SM_LD];
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#if GPUML_SM_CL > 1
+    __shared__ float part[16 * GPUML__SM_ROWS];   /* this block's sum over its warps, [m][row] */
+#endif
+    const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    /* the cluster's blocks (blockIdx.y = cluster rank) and their warps split K: virtual warp
+       `warp` of NW takes chunks warp, warp + NW, ... */
+    const int warp = (int)blockIdx.y * GPUML_SM_W + (threadIdx.x >> 5);
+#define GPUML__SM_NW (GPUML_SM_W * GPUML_SM_CL)
     const int n0 = blockIdx.x * GPUML__SM_ROWS;
     const gpuml__i64 z = blockIdx.z;
     const gpuml__u16 *A = (const gpuml__u16 *)p.A + z * p.sa_b, *B = (const gpuml__u16 *)p.B + z * p.sb_b;
@@ -142,11 +177,11 @@ extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W) gpuml_mm_small_tc(
 
     const int nfull = p.K >> 6;
     int c = warp;
-    for (; c + (GPUML_SM_U - 1) * GPUML_SM_W < nfull; c += GPUML_SM_U * GPUML_SM_W) {
+    for (; c + (GPUML_SM_U - 1) * GPUML__SM_NW < nfull; c += GPUML_SM_U * GPUML__SM_NW) {
         uint4 w[GPUML_SM_U][GPUML_SM_RT][2][2], a[GPUML_SM_U][GPUML_SM_MT][2];
 #pragma unroll
         for (int u = 0; u < GPUML_SM_U; u++) {
-            const int k = (c + u * GPUML_SM_W) << 6;
+            const int k = (c + u * GPUML__SM_NW) << 6;
 #pragma unroll
             for (int rt = 0; rt < GPUML_SM_RT; rt++)
 #pragma unroll
@@ -163,7 +198,7 @@ extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W) gpuml_mm_small_tc(
         for (int u = 0; u < GPUML_SM_U; u++) gpuml__sm_chunk(acc, w[u], a[u]);
     }
 #if GPUML_SM_U > 1
-    for (; c < nfull; c += GPUML_SM_W) {
+    for (; c < nfull; c += GPUML__SM_NW) {
         uint4 w[GPUML_SM_RT][2][2], a[GPUML_SM_MT][2];
         const int k = c << 6;
 #pragma unroll
@@ -179,7 +214,7 @@ extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W) gpuml_mm_small_tc(
         gpuml__sm_chunk(acc, w, a);
     }
 #endif
-    if ((p.K & 63) && warp == nfull % GPUML_SM_W) {   /* the last partial chunk: 8-k groups past K read as zeros */
+    if ((p.K & 63) && warp == nfull % GPUML__SM_NW) {   /* the last partial chunk: 8-k groups past K read as zeros */
         uint4 w[GPUML_SM_RT][2][2], a[GPUML_SM_MT][2];
         const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
         const int k = nfull << 6;
@@ -202,7 +237,7 @@ extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W) gpuml_mm_small_tc(
     for (int rt = 0; rt < GPUML_SM_RT; rt++)
 #pragma unroll
         for (int mt = 0; mt < GPUML_SM_MT; mt++) {
-            float *r0 = &red[warp][16 * rt + g][8 * mt + 2 * t], *r1 = &red[warp][16 * rt + g + 8][8 * mt + 2 * t];
+            float *r0 = &red[threadIdx.x >> 5][16 * rt + g][8 * mt + 2 * t], *r1 = &red[threadIdx.x >> 5][16 * rt + g + 8][8 * mt + 2 * t];
             r0[0] = acc[rt][mt][0]; r0[1] = acc[rt][mt][1];
             r1[0] = acc[rt][mt][2]; r1[1] = acc[rt][mt][3];
         }
@@ -212,12 +247,31 @@ extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W) gpuml_mm_small_tc(
     const gpuml__smTC::T *R = (const gpuml__smTC::T *)p.R + z * p.sr_b;
 #endif
     const float ab = p.alpha * p.scale;
+#if GPUML_SM_CL > 1
+    /* each block sums its warps; then block y of the cluster finishes every CL-th output,
+       adding the CL blocks' sums (in rank order) from their shared memory */
+    for (int e = threadIdx.x; e < GPUML__SM_ROWS * p.M; e += 32 * GPUML_SM_W) {
+        const int m = e / GPUML__SM_ROWS, r = e - m * GPUML__SM_ROWS;
+        float s = 0.0f;
+#pragma unroll
+        for (int w = 0; w < GPUML_SM_W; w++) s += red[w][r][m];
+        part[e] = s;
+    }
+    gpuml__sm_cluster_sync();
+    for (int e = (int)blockIdx.y * 32 * GPUML_SM_W + threadIdx.x; e < GPUML__SM_ROWS * p.M; e += 32 * GPUML_SM_W * GPUML_SM_CL) {
+        const int m = e / GPUML__SM_ROWS, r = e - m * GPUML__SM_ROWS, n = n0 + r;
+        if (n >= p.N) continue;
+        float s = 0.0f;
+#pragma unroll
+        for (int q = 0; q < GPUML_SM_CL; q++) s += gpuml__sm_ld_dsmem(&part[e], (unsigned)q);
+#else
     for (int e = threadIdx.x; e < GPUML__SM_ROWS * p.M; e += 32 * GPUML_SM_W) {   /* consecutive threads: consecutive n */
         const int m = e / GPUML__SM_ROWS, r = e - m * GPUML__SM_ROWS, n = n0 + r;
         if (n >= p.N) continue;
         float s = 0.0f;
 #pragma unroll
         for (int w = 0; w < GPUML_SM_W; w++) s += red[w][r][m];
+#endif
         float v = ab * s;
         gpuml__smTC::T *cp = C + m * p.sc_m + n * p.sc_n;
 #if GPUML_BETA
@@ -232,5 +286,8 @@ extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W) gpuml_mm_small_tc(
 #endif
         *cp = gpuml__sm_stc(v);
     }
+#if GPUML_SM_CL > 1
+    gpuml__sm_cluster_sync();   /* no block leaves while another still reads its part[] */
+#endif
 }
 #endif

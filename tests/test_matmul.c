@@ -226,6 +226,24 @@ static void small_m(void)
         mc.M = 5; mc.N = 4096; mc.K = 14336; mc.ct = GPUML_F32;
         if (run_case(tu_gpu, &mc, "small-M f16 5x4096x14336 f32 out")) ran++; else skipped++;
     }
+    {   /* other shapes of the kernel (rows a block, warps, chunks in flight, cluster size on sm_90) */
+        static const int cfgs[][4] = { {1, 8, 4, 2}, {4, 4, 1, 4}, {2, 8, 2, 8}, {1, 4, 3, 1}, {4, 8, 1, 2}, {2, 4, 1, 3} };
+        size_t ci;
+        for (ci = 0; ci < sizeof cfgs / sizeof cfgs[0]; ci++) {
+            mcase mc;
+            memset(&mc, 0, sizeof mc);
+            mc.at = mc.bt = ci % 2 ? GPUML_BF16 : GPUML_F16; mc.ct = ci % 3 ? GPUML_F32 : mc.at; mc.tb = 1;
+            mc.path = GPUML_MATMUL_SMALL_M;
+            mc.M = ci % 2 ? 13 : 3; mc.N = ci % 3 == 1 ? 257 : 100; mc.K = ci % 2 ? 1096 : 2056;
+            mc.alpha = 0.5f; mc.beta = ci % 2 ? 0.25f : 0.0f; mc.bias = 1; mc.act = 1 + (int)ci % 3; mc.resid = ci % 2 == 0;
+            if (ci == 2) { mc.batch = 3; mc.bcast_b = 0; }
+            memcpy(gpuml__mm_small_cfg, cfgs[ci], sizeof gpuml__mm_small_cfg);
+            snprintf(label, sizeof label, "small-M cfg rt%d w%d u%d cl%d %s->%s %lldx%lldx%lld", cfgs[ci][0], cfgs[ci][1], cfgs[ci][2], cfgs[ci][3],
+                     gpuml_dtype_name(mc.at), gpuml_dtype_name(mc.ct), (long long)mc.M, (long long)mc.N, (long long)mc.K);
+            if (run_case(tu_gpu, &mc, label)) ran++; else skipped++;
+            memset(gpuml__mm_small_cfg, 0, sizeof gpuml__mm_small_cfg);
+        }
+    }
     if (ran == 0) SKIP("the small-M path is not available on %s (%d cases)", gpuml_device_name(tu_gpu), skipped);
     CHECK(skipped == 0, "%d small-M cases were refused on %s", skipped, gpuml_device_name(tu_gpu));
     {   /* what it cannot take, forced: a clear error */
