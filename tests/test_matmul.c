@@ -226,6 +226,27 @@ static void small_m(void)
         mc.M = 5; mc.N = 4096; mc.K = 14336; mc.ct = GPUML_F32;
         if (run_case(tu_gpu, &mc, "small-M f16 5x4096x14336 f32 out")) ran++; else skipped++;
     }
+    if (ran == 0) SKIP("the small-M path is not available on %s (%d cases)", gpuml_device_name(tu_gpu), skipped);
+    CHECK(skipped == 0, "%d small-M cases were refused on %s", skipped, gpuml_device_name(tu_gpu));
+    {   /* what it cannot take, forced: a clear error */
+        int64_t as[2] = {17, 64}, bs[2] = {32, 64}, cs[2] = {17, 32};
+        gpuml_tensor *a = gpuml_tensor_new(tu_gpu, GPUML_F16, 2, as), *b = gpuml_tensor_new(tu_gpu, GPUML_F16, 2, bs);
+        gpuml_tensor *bt = gpuml_tensor_transpose(b, 0, 1), *c = gpuml_tensor_new(tu_gpu, GPUML_F16, 2, cs);
+        gpuml_matmul_desc d;
+        memset(&d, 0, sizeof d);
+        d.path = GPUML_MATMUL_SMALL_M;
+        gpuml_fill(tu_gpu, a, 1); gpuml_fill(tu_gpu, b, 1);
+        CHECK_STATUS(tu_gpu, gpuml_matmul(tu_gpu, c, a, bt, &d), GPUML_ERROR_NOT_SUPPORTED, "M <= 16");
+        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(bt); gpuml_tensor_free(c);
+    }
+}
+/* other shapes of the small-M kernel than the automatic ones (rows a block, warps, chunks in
+   flight, cluster size on sm_90) */
+static void small_m_shapes(void)
+{
+    int ran = 0, skipped = 0;
+    char label[300];
+    NEED_GPU();
     {   /* other shapes of the kernel (rows a block, warps, chunks in flight, cluster size on sm_90) */
         static const int cfgs[][4] = { {1, 8, 4, 2}, {4, 4, 1, 4}, {2, 8, 2, 8}, {1, 4, 3, 1}, {4, 8, 1, 2}, {2, 4, 1, 3} };
         size_t ci;
@@ -246,17 +267,6 @@ static void small_m(void)
     }
     if (ran == 0) SKIP("the small-M path is not available on %s (%d cases)", gpuml_device_name(tu_gpu), skipped);
     CHECK(skipped == 0, "%d small-M cases were refused on %s", skipped, gpuml_device_name(tu_gpu));
-    {   /* what it cannot take, forced: a clear error */
-        int64_t as[2] = {17, 64}, bs[2] = {32, 64}, cs[2] = {17, 32};
-        gpuml_tensor *a = gpuml_tensor_new(tu_gpu, GPUML_F16, 2, as), *b = gpuml_tensor_new(tu_gpu, GPUML_F16, 2, bs);
-        gpuml_tensor *bt = gpuml_tensor_transpose(b, 0, 1), *c = gpuml_tensor_new(tu_gpu, GPUML_F16, 2, cs);
-        gpuml_matmul_desc d;
-        memset(&d, 0, sizeof d);
-        d.path = GPUML_MATMUL_SMALL_M;
-        gpuml_fill(tu_gpu, a, 1); gpuml_fill(tu_gpu, b, 1);
-        CHECK_STATUS(tu_gpu, gpuml_matmul(tu_gpu, c, a, bt, &d), GPUML_ERROR_NOT_SUPPORTED, "M <= 16");
-        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(bt); gpuml_tensor_free(c);
-    }
 }
 static void forced_wgmma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA); }
 /* tf32 and fp8 (e4m3 x e5m2) on wgmma: every transpose (copied to k-major where needed) */
@@ -357,7 +367,7 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "tf32_auto", tf32_auto }, { "forced_small_m", forced_small_m }, { "small_m", small_m },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "tf32_auto", tf32_auto }, { "forced_small_m", forced_small_m }, { "small_m", small_m }, { "small_m_shapes", small_m_shapes },
     { "large_gpu", large_gpu }, { "cpu_gpu_agree", cpu_gpu_agree }, { "bad_input", bad_input },
 };
 
