@@ -7420,8 +7420,10 @@ GPUML__FN gpuml_status gpuml__mm_cuda_small_tc(gpuml_ctx *ctx, const gpuml__mm *
            blocks (and warps) in flight win (bench/NOTES_matmul_small.md) */
         rt = (p->N + 31) / 32 >= sms ? 2 : 1;
     } else if (ctx->arch >= 90) {
-        /* M > 8 (A twice as large): 64 rows a block, 4 warps */
-        rt = 4; w = 4;
+        /* M > 8 (A twice as large): 4 warps a block; 64 rows a block where that still gives
+           1.5 blocks a multiprocessor (N = 14336), else 32 rows and clusters (below) */
+        w = 4;
+        rt = (p->N + 63) / 64 >= sms * 3 / 2 ? 4 : 2;
     } else {
         rt = (p->N + 63) / 64 >= sms ? 4 : (p->N + 31) / 32 >= sms ? 2 : 1;
     }
@@ -7429,7 +7431,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_small_tc(gpuml_ctx *ctx, const gpuml__mm *
        (few weight rows: N = 1024, or 64 rows a block), while K gives every warp chunks */
     rows = (p->N + 16 * rt - 1) / (16 * rt);
     if (ctx->arch >= 90)
-        while (cl < 8 && rows * cl * w < 6 * sms && (p->K + 63) / 64 >= 2 * (int64_t)cl * w) cl *= 2;
+        while (cl < 4 && rows * cl * w < 6 * sms && (p->K + 63) / 64 >= 2 * (int64_t)cl * w) cl *= 2;
     if (gpuml__mm_small_cfg[0]) rt = gpuml__mm_small_cfg[0];
     if (gpuml__mm_small_cfg[1]) w = gpuml__mm_small_cfg[1];
     if (gpuml__mm_small_cfg[3]) cl = ctx->arch >= 90 ? gpuml__mm_small_cfg[3] : 1;
