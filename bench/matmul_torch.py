@@ -20,8 +20,8 @@ for s in (2048, 4096, 8192): t(s, s, s, torch.float16, nt=True)
 for M, N, K in ((4096, 4096, 4096), (8192, 11008, 4096), (8192, 4096, 11008), (16384, 14336, 4096)): t(M, N, K, torch.bfloat16, nt=True)
 torch.backends.cuda.matmul.allow_tf32 = False
 t(4096, 4096, 4096, torch.float32); t(8192, 8192, 8192, torch.float32)
-for m in (1, 4, 16):
-    t(m, 4096, 4096, torch.float16, nt=True); t(m, 8192, 8192, torch.float16, nt=True)
+for m in (1, 4, 8, 16):
+    t(m, 4096, 4096, torch.float16, nt=True); t(m, 8192, 8192, torch.float16, nt=True); t(m, 14336, 4096, torch.float16, nt=True)
 torch.backends.cuda.matmul.allow_tf32 = True
 for s in (4096, 8192):
     t(s, s, s, torch.float32, nt=True, tag="tf32"); t(s, s, s, torch.float32, tag="tf32")
