@@ -5,7 +5,8 @@
 
    dtype: f32 (default), f16, bf16, fp8_e4m3, fp8_e5m2 (C in bf16), i8 (C in i32).
    A is M x K row-major; B is K x N row-major, or with --nt the transposed view of an N x K
-   tensor (the layout of a linear layer's weight).  The time is the wall clock between two
+   tensor (the layout of a linear layer's weight; `1 8192 8192 f16 --nt` is a decode step, which
+   runs the small-M kernel on sm_80+).  The time is the wall clock between two
    gpuml_sync calls around `iters` back-to-back launches, after a warm-up (which includes the
    kernel's JIT compile); without `iters` it runs about half a second of launches.  On the
    GPU that is the device time plus whatever host time the launches do not hide; on the CPU
