@@ -7416,7 +7416,14 @@ GPUML__FN gpuml_status gpuml__mm_cuda_run(gpuml_ctx *ctx, const gpuml__mm *p, gp
    Inf/NaN zeroed: see the kernel), and the tf32 wgmma kernel runs once
    over K' = 3K: small_a*big_b + big_a*small_b + big_a*big_b, f32 accumulation, about 2^-21 of
    |a*b| per product (f32-level accuracy; plain tf32 is 2^-10).  Taken for a and b without
-   batch dims; 3K < 2^31.  The operand copies cost 3x their size in scratch memory. */
+   batch dims; 3K < 2^31.  The operand copies cost 3x their size in scratch memory.
+   Hopper's tensor cores truncate when they add into their f32 accumulator: with same-sign data
+   that bias grows with the number of additions (measured 2.9e-5 of the result at K = 4096,
+   1.1e-4 at 16384; cuBLAS f32 2.6e-6 and 3.7e-7).  So the big*big products run in k-chunks of
+   gpuml__mm3x_chunk, one launch each, whose epilogue adds the chunk into C in f32 rounded to
+   nearest (beta = 1): the bias stays that of one chunk, at the cost of reading and writing C
+   once per chunk (bench/NOTES_matmul_sm90.md).  0: one launch over all of K'. */
+static int gpuml__mm3x_chunk = 512;
 GPUML__FN int gpuml__mm_3x_fits(gpuml_ctx *ctx, const gpuml__mm *p)
 {
     gpuml__mm_params kp;
@@ -7441,7 +7448,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_3x(gpuml_ctx *ctx, const gpuml__mm *p)
     gpuml_tensor *buf[2] = {NULL, NULL};
     gpuml__CUfunction fn;
     gpuml_status st = GPUML_SUCCESS;
-    int64_t ld = (3 * p->K + 3) / 4 * 4, sh[2], rows, kk, sr, sk;   /* 16-byte rows */
+    int64_t ld = (3 * p->K + 3) / 4 * 4, sh[2], rows, kk, sr, sk, b0, b1, kc;   /* 16-byte rows */
     unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
     void *args[9];
     char opts[340];
@@ -7468,10 +7475,26 @@ GPUML__FN gpuml_status gpuml__mm_cuda_3x(gpuml_ctx *ctx, const gpuml__mm *p)
     }
     q.a = buf[0]; q.b = buf[1];
     memset(&kp, 0, sizeof kp);
-    kp.A = gpuml__dptr(buf[0]); kp.B = gpuml__dptr(buf[1]); kp.C = gpuml__dptr(p->c);
-    kp.R = p->resid ? gpuml__dptr(p->resid) : 0;
-    kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
-    st = gpuml__mm_cuda_sm90(ctx, &q, &kp);
+    kp.C = gpuml__dptr(p->c);
+    /* launch 0: k' in [0, b1), both small segments and the first chunk of big*big; then one
+       launch per chunk, added into C (beta = 1); the epilogue (bias, act, residual) on the last.
+       Chunk starts are multiples of 4 elements: 16-byte aligned tensor-map bases. */
+    kc = gpuml__mm3x_chunk > 0 ? GPUML__MAX((int64_t)gpuml__mm3x_chunk / 4 * 4, (int64_t)4) : 3 * p->K;
+    for (b0 = 0; b0 < 3 * p->K && st == GPUML_SUCCESS; b0 = b1) {
+        int last;
+        b1 = b0 == 0 ? (2 * p->K + kc) / 4 * 4 : b0 + kc;
+        if (b1 >= 3 * p->K) b1 = 3 * p->K;
+        last = b1 == 3 * p->K;
+        q.K = b1 - b0;
+        q.beta = b0 == 0 ? p->beta : 1.0f;
+        q.act = last ? p->act : 0;
+        q.bias = last ? p->bias : NULL;
+        q.resid = last ? p->resid : NULL;
+        kp.A = gpuml__dptr(buf[0]) + (gpuml__u64)(b0 * 4); kp.B = gpuml__dptr(buf[1]) + (gpuml__u64)(b0 * 4);
+        kp.R = q.resid ? gpuml__dptr(p->resid) : 0;
+        kp.bias = q.bias ? gpuml__dptr(p->bias) : 0;
+        st = gpuml__mm_cuda_sm90(ctx, &q, &kp);
+    }
 done:
     gpuml_tensor_free(buf[0]); gpuml_tensor_free(buf[1]);   /* stream-ordered reuse */
     return st;

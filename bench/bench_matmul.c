@@ -95,8 +95,8 @@ static void f32_accuracy(gpuml_ctx *ctx, int64_t M, int64_t N, int64_t K, int po
         if (!(e / fabs(s) <= worst_rel)) worst_rel = e / fabs(s);
         if (!(e / sa <= worst_abs)) worst_abs = e / sa;
     }
-    printf("f32acc %-5s %6lld %6lld %6lld %-7s max|err|/|ref| %.3g  max|err|/sum|a*b| %.3g  (512 samples vs float64)\n",
-           path == GPUML_MATMUL_SIMT ? "simt" : "auto", (long long)M, (long long)N, (long long)K, pos ? "uniform" : "normal", worst_rel, worst_abs);
+    printf("f32acc %-5s %6lld %6lld %6lld %-7s max|err|/|ref| %.3g  max|err|/sum|a*b| %.3g  (512 samples vs float64; 3xTF32 k-chunk %d)\n",
+           path == GPUML_MATMUL_SIMT ? "simt" : "auto", (long long)M, (long long)N, (long long)K, pos ? "uniform" : "normal", worst_rel, worst_abs, gpuml__mm3x_chunk);
     fflush(stdout);
     free(A); free(B); free(C);
     gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(c);
@@ -128,6 +128,22 @@ static int gpu_f32(void)
     for (i = 0; i < (int)(sizeof sweep / sizeof sweep[0]); i++) {
         gpu_row(ctx, GPUML_F32, GPUML_F32, sweep[i][0], sweep[i][1], sweep[i][2], 0, GPUML_MATMUL_WGMMA);
         gpu_row(ctx, GPUML_F32, GPUML_F32, sweep[i][0], sweep[i][1], sweep[i][2], 0, GPUML_MATMUL_SIMT);
+    }
+    /* 3xTF32's k-chunk (gpuml.h): speed and accuracy for each (0 = one launch, no chunks) */
+    {
+        static const int chunks[] = { 0, 2048, 1024, 512, 256 };
+        int def = gpuml__mm3x_chunk;
+        for (i = 0; i < 5; i++) {
+            gpuml__mm3x_chunk = chunks[i];
+            printf("3xTF32 k-chunk %d:\n", chunks[i]);
+            gpu_row(ctx, GPUML_F32, GPUML_F32, 4096, 4096, 4096, 0, GPUML_MATMUL_AUTO);
+            gpu_row(ctx, GPUML_F32, GPUML_F32, 8192, 8192, 8192, 0, GPUML_MATMUL_AUTO);
+            for (pos = 0; pos < 2; pos++) {
+                f32_accuracy(ctx, 4096, 4096, 4096, pos, GPUML_MATMUL_AUTO);
+                f32_accuracy(ctx, 512, 512, 16384, pos, GPUML_MATMUL_AUTO);
+            }
+        }
+        gpuml__mm3x_chunk = def;
     }
     for (pos = 0; pos < 2; pos++) {
         f32_accuracy(ctx, 4096, 4096, 4096, pos, GPUML_MATMUL_AUTO);

@@ -242,7 +242,8 @@ static void f32_large_k(void)
                 mc.M = shp[s][0]; mc.N = shp[s][1]; mc.K = shp[s][2];
                 mc.tb = s; mc.pos = pos;
                 mc.path = pi ? GPUML_MATMUL_SIMT : GPUML_MATMUL_AUTO;
-                mc.tol = pos ? 1e-4 : 0;
+                /* same-sign sums at K = 8192: SIMT measured 4.7e-6; 3xTF32 sums k-chunks (gpuml.h) */
+                mc.tol = pos ? 1.5e-5 : 0;
                 snprintf(label, sizeof label, "f32 %s %lldx%lldx%lld tb%d %s", pn[pi], (long long)mc.M, (long long)mc.N,
                          (long long)mc.K, mc.tb, pos ? "[0,1)" : "[-1,1)");
                 g_worst = -1;
@@ -257,7 +258,7 @@ static void f32_large_k(void)
    Denormal inputs keep 2^-136 absolute precision in 3xTF32 (tf32's denormal step, halved). */
 static void f32_special_values(void)
 {
-    enum { M = 70, N = 130, K = 300 };
+    enum { M = 70, N = 132, K = 1100 };   /* N % 4 == 0 (3xTF32), K over several 3xTF32 k-chunks */
     int64_t as[2] = {M, K}, bs[2] = {K, N}, cs[2] = {M, N};
     float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N), *C = (float *)malloc(sizeof(float) * M * N);
     double *sumb = (double *)calloc(N, sizeof(double));
@@ -285,7 +286,7 @@ static void f32_special_values(void)
         memset(&d, 0, sizeof d);
         d.path = g == 1 ? GPUML_MATMUL_WGMMA : g == 2 ? GPUML_MATMUL_SIMT : GPUML_MATMUL_AUTO;
         st = gpuml_matmul(ctx, c, a, b, &d);
-        if (g == 1 && st == GPUML_ERROR_NOT_SUPPORTED) { printf("    (no wgmma path on %s: %s)\n", gpuml_device_name(ctx), gpuml_last_error(ctx)); gpuml_clear_error(ctx); }
+        if (g == 1 && st == GPUML_ERROR_NOT_SUPPORTED && !gpuml__sm90_device(ctx)) { printf("    (no wgmma path on %s)\n", gpuml_device_name(ctx)); gpuml_clear_error(ctx); }
         else {
             CHECK(st == GPUML_SUCCESS, "path %d: %s", (int)d.path, gpuml_last_error(ctx));
             gpuml_tensor_read(c, C, sizeof(float) * M * N);
