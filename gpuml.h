@@ -7412,9 +7412,8 @@ GPUML__FN gpuml_status gpuml__mm_cuda_run(gpuml_ctx *ctx, const gpuml__mm *p, gp
 
 /* f32 (without allow_tf32) on Hopper: 3xTF32.  Each operand is split into tf32 parts,
    x = big + small (kernels/matmul_sm90.cu, gpuml_mm_split3), written as K-concatenations
-   [small_a | big_a | big_a] and [big_b | small_b | big_b] (the middle and first big parts with
-   Inf/NaN zeroed: see the kernel), and the tf32 wgmma kernel runs once
-   over K' = 3K: small_a*big_b + big_a*small_b + big_a*big_b, f32 accumulation, about 2^-21 of
+   [small_a | big_a | big_a] and [big_b | small_b | big_b] (A's middle and B's first part with
+   Inf/NaN zeroed: see the kernel), and the tf32 wgmma kernel runs over K' = 3K: small_a*big_b + big_a*small_b + big_a*big_b, f32 accumulation, about 2^-21 of
    |a*b| per product (f32-level accuracy; plain tf32 is 2^-10).  Taken for a and b without
    batch dims; 3K < 2^31.  The operand copies cost 3x their size in scratch memory.
    Hopper's tensor cores truncate when they add into their f32 accumulator: with same-sign data
