@@ -344,7 +344,7 @@ typedef enum gpuml_matmul_path {
     GPUML_MATMUL_AUTO = 0,    /* chosen by dtype, shape, layout and device */
     GPUML_MATMUL_SIMT = 1,    /* CUDA cores: every dtype, layout and shape */
     GPUML_MATMUL_MMA = 2,     /* tensor cores with mma.sync (sm_80+; f16/bf16) */
-    GPUML_MATMUL_WGMMA = 3,   /* Hopper wgmma + TMA (sm_90; f16/bf16, fp8, and f32 as tf32 when allowed) */
+    GPUML_MATMUL_WGMMA = 3,   /* Hopper wgmma + TMA (sm_90; f16/bf16, fp8, f32 as 3xTF32 or, allowed, as tf32) */
     GPUML_MATMUL_SMALL_M = 4  /* M <= 16 (decode): bound by reading B (f16/bf16, B stored N x K) */
 } gpuml_matmul_path;
 /* Zero means default for every field. */
@@ -356,7 +356,10 @@ typedef struct gpuml_matmul_desc {
     const gpuml_tensor *residual;     /* C's shape and dtype, added last (may be C itself) */
     float a_scale, b_scale;           /* fp8 per-tensor scales; 0 means 1 */
     gpuml_matmul_path path;           /* force a kernel (GPUML_ERROR_NOT_SUPPORTED if it cannot run) */
-    int allow_tf32;                   /* f32: let tensor cores round inputs to tf32 (10-bit mantissa) */
+    int allow_tf32;                   /* f32: let tensor cores round inputs to tf32 (10-bit mantissa).  Without
+                                         it, large f32 products on Hopper run as 3xTF32: three tf32 products
+                                         of split operands, f32-level accuracy (GPUML_MATMUL_SIMT forces
+                                         the CUDA-core kernel) */
 } gpuml_matmul_desc;
 /* C[..., M, N] = epilogue(A[..., M, K] @ B[..., K, N]).  Any strides (pass transposed views
    for transposed operands); batch dims broadcast.  Dtypes: f32 x f32 -> f32; f16 x f16 or
@@ -7081,6 +7084,7 @@ typedef struct gpuml__mm {
     float alpha, beta, scale;
     int act;
     int tf32;                                 /* desc.allow_tf32 */
+    int split3;                               /* a and b are 3xTF32 split operands (gpuml__mm_cuda_3x) */
     const gpuml_tensor *a, *b, *c, *bias, *resid;
 } gpuml__mm;
 
@@ -7250,7 +7254,7 @@ GPUML__FN int gpuml__sm90_es(const gpuml__mm *p)
 {
     gpuml_dtype at = p->a->dtype;
     if (at == GPUML_F16 || at == GPUML_BF16) return 2;
-    if (at == GPUML_F32) return p->tf32 ? 4 : 0;
+    if (at == GPUML_F32) return p->tf32 || p->split3 ? 4 : 0;
     if (at == GPUML_FP8_E4M3 || at == GPUML_FP8_E5M2) return 1;
     return 0;
 }
@@ -7274,6 +7278,14 @@ GPUML__FN int gpuml__sm90_wanted(const gpuml__mm *p, gpuml_matmul_path path)
 {
     return path == GPUML_MATMUL_WGMMA || (path == GPUML_MATMUL_AUTO && p->M * p->N * p->K >= (int64_t)1 << 21);
 }
+/* 1 when C, the residual and the bias are laid out as the wgmma kernel's epilogue needs */
+GPUML__FN int gpuml__sm90_c_ok(const gpuml__mm *p, const gpuml__mm_params *kp, size_t ce)
+{
+    if (p->sc_n != 1 || (p->sc_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->C)) return 0;
+    if (p->resid && (p->sr_n != 1 || (p->sr_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->R) || gpuml__overlap(p->resid, p->c))) return 0;
+    if (p->bias && (kp->bias & 7)) return 0;
+    return 1;
+}
 /* 1 when the wgmma kernel can take this problem (layouts, alignment, device) */
 GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
@@ -7281,17 +7293,23 @@ GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__
     int es = gpuml__sm90_es(p);
     if (!gpuml__sm90_device(ctx) || !es) return 0;
     if (!gpuml__sm90_a_ok(p, kp->A, es) || !gpuml__sm90_b_ok(p, kp->B, es)) return 0;
-    if (p->sc_n != 1 || (p->sc_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->C)) return 0;
-    if (p->resid && (p->sr_n != 1 || (p->sr_m * (int64_t)ce) % 16 || !gpuml__aligned16(kp->R) || gpuml__overlap(p->resid, p->c))) return 0;
-    if (p->bias && (kp->bias & 7)) return 0;
-    return 1;
+    return gpuml__sm90_c_ok(p, kp, ce);
+}
+
+/* the specialization options of the wgmma kernel (its module also holds gpuml_mm_split3 for tf32) */
+GPUML__FN void gpuml__sm90_opts(const gpuml__mm *p, char *opts, size_t cap)
+{
+    /* names by gpuml_dtype (f32 inputs run as tf32) */
+    static const char *const tn[] = { "f32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
+    static const char *const tin[] = { "tf32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
+    snprintf(opts, cap, "-DGPUML_IN_T=%s -DGPUML_IN_TB=%s -DGPUML_OUT=%s -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d "
+             "-DGPUML_HAS_RESID=%d -DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1", tin[p->a->dtype],
+             tin[p->b->dtype], tn[p->c->dtype], p->act, p->bias != NULL, p->resid != NULL, p->sb_k == 1);
 }
 
 GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
-    /* names by gpuml_dtype (f32 inputs run as tf32) and CUtensorMapDataType values */
-    static const char *const tn[] = { "f32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
-    static const char *const tin[] = { "tf32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
+    /* CUtensorMapDataType values by gpuml_dtype (f32 inputs run as tf32) */
     static const int tmt[] = { 7 /* FLOAT32 */, 6 /* FLOAT16 */, 9 /* BFLOAT16 */, 0, 0, 0, 0 /* UINT8 */, 0 };
     unsigned char mapbuf[4][128 + 64];
     void *maps[3], *args[4];
@@ -7311,9 +7329,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
                  : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * es, 64, 64)) ||
         !gpuml__tmap(ctx, maps[2], out_t, kp->C, p->N, p->M, p->sc_m * (int64_t)ce, ct == GPUML_F32 ? 32 : 64, 64))
         return gpuml__fail(ctx, GPUML_ERROR_CUDA, "gpuml_matmul: cuTensorMapEncodeTiled rejected the layout");
-    snprintf(opts, sizeof opts, "-DGPUML_IN_T=%s -DGPUML_IN_TB=%s -DGPUML_OUT=%s -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d "
-             "-DGPUML_HAS_RESID=%d -DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=%d", tin[p->a->dtype],
-             tin[p->b->dtype], tn[ct], p->act, p->bias != NULL, p->resid != NULL, kmajor, cl);
+    gpuml__sm90_opts(p, opts, sizeof opts);   /* (cl = 1 there too) */
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, "gpuml_matmul_sm90", &fn));
     memset(&sp, 0, sizeof sp);
     sp.c = kp->C; sp.c_in = p->beta != 0.0f ? kp->C : 0; sp.bias = kp->bias; sp.resid = kp->R;
@@ -7449,6 +7465,97 @@ GPUML__FN gpuml_status gpuml__mm_cuda_small_tc(gpuml_ctx *ctx, const gpuml__mm *
 
 GPUML__FN gpuml_status gpuml__mm_cuda_run(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_matmul_path path);
 
+/* f32 (without allow_tf32) on Hopper: 3xTF32.  Each operand is split into tf32 parts,
+   x = big + small (kernels/matmul_sm90.cu, gpuml_mm_split3), written as K-concatenations
+   [small_a | big_a | big_a] and [big_b | small_b | big_b] (A's middle and B's first part with
+   Inf/NaN zeroed: see the kernel), and the tf32 wgmma kernel runs over K' = 3K: small_a*big_b + big_a*small_b + big_a*big_b, f32 accumulation, about 2^-21 of
+   |a*b| per product (f32-level accuracy; plain tf32 is 2^-10).  Taken for a and b without
+   batch dims; 3K < 2^31.  The operand copies cost 3x their size in scratch memory.
+   Hopper's tensor cores truncate when they add into their f32 accumulator: with same-sign data
+   that bias grows with the number of additions (measured 2.9e-5 of the result at K = 4096,
+   1.1e-4 at 16384; cuBLAS f32 2.6e-6 and 3.7e-7).  So the big*big products run in k-chunks of
+   gpuml__mm3x_chunk, one launch each, whose epilogue adds the chunk into C in f32 rounded to
+   nearest (beta = 1): the bias stays that of one chunk, at the cost of reading and writing C
+   once per chunk.  Measured on the H200 at 4096^3: 512 gives cuBLAS f32's errors at 1.36x its
+   speed (1024: 1.82x, twice the error; none: 2.4x, 10x the error): bench/NOTES_matmul_sm90.md.
+   0: one launch over all of K'. */
+static int gpuml__mm3x_chunk = 512;
+GPUML__FN int gpuml__mm_3x_fits(gpuml_ctx *ctx, const gpuml__mm *p)
+{
+    gpuml__mm_params kp;
+    if (p->a->dtype != GPUML_F32 || p->b->dtype != GPUML_F32 || p->c->dtype != GPUML_F32 || p->tf32 || p->nb) return 0;
+    if (!gpuml__sm90_device(ctx) || 3 * p->K > INT32_MAX) return 0;
+    memset(&kp, 0, sizeof kp);
+    kp.C = gpuml__dptr(p->c);
+    kp.R = p->resid ? gpuml__dptr(p->resid) : 0;
+    kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
+    return gpuml__sm90_c_ok(p, &kp, 4);
+}
+/* forced (GPUML_MATMUL_WGMMA), or automatic and large enough that the tensor cores beat the
+   SIMT kernel despite the 3x work and the split copies */
+GPUML__FN int gpuml__mm_3x_wanted(const gpuml__mm *p, gpuml_matmul_path path)
+{
+    return path == GPUML_MATMUL_WGMMA || (path == GPUML_MATMUL_AUTO && p->M * p->N * p->K >= (int64_t)1 << 21);
+}
+GPUML__FN gpuml_status gpuml__mm_cuda_3x(gpuml_ctx *ctx, const gpuml__mm *p)
+{
+    gpuml__mm q = *p;
+    gpuml__mm_params kp;
+    gpuml_tensor *buf[2] = {NULL, NULL};
+    gpuml__CUfunction fn;
+    gpuml_status st = GPUML_SUCCESS;
+    int64_t ld = (3 * p->K + 3) / 4 * 4, sh[2], rows, kk, sr, sk, b0, b1, kc;   /* 16-byte rows */
+    unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
+    void *args[9];
+    char opts[340];
+    gpuml__CUdeviceptr src, dst;
+    int k, bside, trans;
+    q.split3 = 1; q.K = 3 * p->K;
+    q.sa_m = ld; q.sa_k = 1; q.sb_k = 1; q.sb_n = ld;
+    gpuml__sm90_opts(&q, opts, sizeof opts);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, "gpuml_mm_split3", &fn));
+    for (k = 0; k < 2; k++) {
+        const gpuml_tensor *t = k ? p->b : p->a;
+        rows = k ? p->N : p->M; kk = p->K;
+        sr = k ? p->sb_n : p->sa_m; sk = k ? p->sb_k : p->sa_k;
+        sh[0] = rows; sh[1] = ld;
+        buf[k] = gpuml__tensor_new(ctx, GPUML_F32, 2, sh, "gpuml_matmul (3xTF32 split operand)");
+        if (!buf[k]) { st = ctx->status; goto done; }
+        src = gpuml__dptr(t); dst = gpuml__dptr(buf[k]);
+        bside = k; trans = sk != 1 && sr == 1;
+        args[0] = &src; args[1] = &rows; args[2] = &kk; args[3] = &sr; args[4] = &sk;
+        args[5] = &dst; args[6] = &ld; args[7] = &bside; args[8] = &trans;
+        grid[0] = gpuml__grid_for(ctx, (rows + 31) / 32 * ((kk + 31) / 32), 1);
+        st = gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_matmul (3xTF32 split)");
+        if (st != GPUML_SUCCESS) goto done;
+    }
+    q.a = buf[0]; q.b = buf[1];
+    memset(&kp, 0, sizeof kp);
+    kp.C = gpuml__dptr(p->c);
+    /* launch 0: k' in [0, b1), both small segments and the first chunk of big*big; then one
+       launch per chunk, added into C (beta = 1); the epilogue (bias, act, residual) on the last.
+       Chunk starts are multiples of 4 elements: 16-byte aligned tensor-map bases. */
+    kc = gpuml__mm3x_chunk > 0 ? GPUML__MAX((int64_t)gpuml__mm3x_chunk / 4 * 4, (int64_t)4) : 3 * p->K;
+    for (b0 = 0; b0 < 3 * p->K && st == GPUML_SUCCESS; b0 = b1) {
+        int last;
+        b1 = b0 == 0 ? (2 * p->K + kc) / 4 * 4 : b0 + kc;
+        if (b1 >= 3 * p->K) b1 = 3 * p->K;
+        last = b1 == 3 * p->K;
+        q.K = b1 - b0;
+        q.beta = b0 == 0 ? p->beta : 1.0f;
+        q.act = last ? p->act : 0;
+        q.bias = last ? p->bias : NULL;
+        q.resid = last ? p->resid : NULL;
+        kp.A = gpuml__dptr(buf[0]) + (gpuml__u64)(b0 * 4); kp.B = gpuml__dptr(buf[1]) + (gpuml__u64)(b0 * 4);
+        kp.R = q.resid ? gpuml__dptr(p->resid) : 0;
+        kp.bias = q.bias ? gpuml__dptr(p->bias) : 0;
+        st = gpuml__mm_cuda_sm90(ctx, &q, &kp);
+    }
+done:
+    gpuml_tensor_free(buf[0]); gpuml_tensor_free(buf[1]);   /* stream-ordered reuse */
+    return st;
+}
+
 /* tf32 and fp8 wgmma read A and B along k only: on Hopper, an operand laid out otherwise (or with
    rows not 16-byte aligned) is first copied into a k-contiguous buffer with padded rows, when it
    has no batch dims of its own (a 2-D operand broadcast over the batch) */
@@ -7458,6 +7565,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
     gpuml__mm q = *p;
     gpuml_tensor *own[2] = {NULL, NULL}, *view[2] = {NULL, NULL};
     gpuml_status st = GPUML_SUCCESS;
+    if (gpuml__mm_3x_wanted(p, path) && gpuml__mm_3x_fits(ctx, p)) return gpuml__mm_cuda_3x(ctx, p);
     if (es == 2 || es == 0 || !gpuml__sm90_device(ctx) || !gpuml__sm90_wanted(p, path))
         return gpuml__mm_cuda_run(ctx, p, path);
     for (k = 0; k < 2; k++) {
@@ -7562,11 +7670,11 @@ GPUML__FN gpuml_status gpuml__mm_cuda_run(gpuml_ctx *ctx, const gpuml__mm *p, gp
                                "a unit-stride dim in B, 16-byte aligned bases and strides in multiples of 8 elements "
                                "(this is %s x %s on sm_%d)", gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], ctx->arch);
         if (path == GPUML_MATMUL_WGMMA)
-            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the wgmma path needs sm_90, f16/bf16, fp8 or f32 with "
-                               "allow_tf32, row-major A, a unit-stride dim in B (k for fp8 and tf32: other layouts are copied "
-                               "when a and b have no batch dims) and in C, 16-byte aligned rows (this is %s x %s -> %s on sm_%d%s)",
-                               gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], gpuml__dtype_names[p->c->dtype], ctx->arch,
-                               p->a->dtype == GPUML_F32 && !p->tf32 ? ", allow_tf32 not set" : "");
+            return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "gpuml_matmul: the wgmma path needs sm_90, f16/bf16, fp8 or f32 "
+                               "(tf32 with allow_tf32, else 3xTF32), row-major A, a unit-stride dim in B (k for fp8 and tf32: other "
+                               "layouts are copied when a and b have no batch dims) and in C, 16-byte aligned rows (this is %s x %s -> %s "
+                               "on sm_%d%s)", gpuml__dtype_names[p->a->dtype], gpuml__dtype_names[p->b->dtype], gpuml__dtype_names[p->c->dtype],
+                               ctx->arch, p->a->dtype == GPUML_F32 && !p->tf32 ? "; 3xTF32 f32 needs a and b without batch dims" : "");
         GPUML__TRY(gpuml__mm_cuda_simt(ctx, p, &kp));
     }
     return GPUML_SUCCESS;

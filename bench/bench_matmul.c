@@ -1,7 +1,8 @@
 /* matmul benchmark (not a test): gpuml on the GPU per dtype, shape and forced path, timed with
    device events around back-to-back launches after a warm-up; the CPU GEMM next to OpenBLAS.
-   Usage: bench_matmul gpu [quick] | small [sweep] | cpu
-   (bench/run_matmul.sh runs gpu and cpu with the references, bench/run_matmul_small.sh small) */
+   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | cpu
+   (bench/run_matmul.sh runs gpu and cpu with the references, bench/run_matmul_small.sh small;
+   f32: the f32 rows, 3xTF32 vs SIMT, and accuracy against float64, next to matmul_torch.py f32) */
 #define _POSIX_C_SOURCE 200809L
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
@@ -64,6 +65,95 @@ static void gpu_row(gpuml_ctx *ctx, gpuml_dtype dt, gpuml_dtype ct, int64_t M, i
     fflush(stdout);
     gpuml_clear_error(ctx);
     gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(bv); gpuml_tensor_free(c);
+}
+
+/* f32 accuracy on one shape: `samples` entries of C against float64 sums of the same inputs
+   (normal, or uniform [0,1) when pos); prints the largest |err|/|ref| and |err|/sum|a*b| */
+static void f32_accuracy(gpuml_ctx *ctx, int64_t M, int64_t N, int64_t K, int pos, gpuml_matmul_path path)
+{
+    int64_t as[2], bs[2], cs[2], i, k;
+    gpuml_tensor *a, *b, *c;
+    gpuml_matmul_desc d;
+    float *A, *B, *C;
+    double worst_rel = 0, worst_abs = 0;
+    as[0] = M; as[1] = K; bs[0] = K; bs[1] = N; cs[0] = M; cs[1] = N;
+    a = gpuml_tensor_new(ctx, GPUML_F32, 2, as); b = gpuml_tensor_new(ctx, GPUML_F32, 2, bs); c = gpuml_tensor_new(ctx, GPUML_F32, 2, cs);
+    A = (float *)malloc(sizeof(float) * (size_t)(M * K)); B = (float *)malloc(sizeof(float) * (size_t)(K * N)); C = (float *)malloc(sizeof(float) * (size_t)(M * N));
+    if (!a || !b || !c || !A || !B || !C) { printf("f32 accuracy: out of memory\n"); return; }
+    if (pos) { gpuml_rand_uniform(ctx, a, 11, 0, 1); gpuml_rand_uniform(ctx, b, 12, 0, 1); }
+    else { gpuml_rand_normal(ctx, a, 11, 0, 1); gpuml_rand_normal(ctx, b, 12, 0, 1); }
+    memset(&d, 0, sizeof d);
+    d.path = path;
+    gpuml_fill(ctx, c, NAN);
+    if (gpuml_matmul(ctx, c, a, b, &d) != GPUML_SUCCESS) { printf("f32 accuracy: %s\n", gpuml_last_error(ctx)); gpuml_clear_error(ctx); }
+    gpuml_tensor_read(a, A, sizeof(float) * (size_t)(M * K)); gpuml_tensor_read(b, B, sizeof(float) * (size_t)(K * N));
+    gpuml_tensor_read(c, C, sizeof(float) * (size_t)(M * N));
+    for (i = 0; i < 512; i++) {
+        int64_t m = (i * 7919) % M, n = (i * 104729 + 17) % N;
+        double s = 0, sa = 0, e;
+        for (k = 0; k < K; k++) { double x = (double)A[m * K + k] * (double)B[k * N + n]; s += x; sa += fabs(x); }
+        e = fabs((double)C[m * N + n] - s);
+        if (!(e / fabs(s) <= worst_rel)) worst_rel = e / fabs(s);
+        if (!(e / sa <= worst_abs)) worst_abs = e / sa;
+    }
+    printf("f32acc %-5s %6lld %6lld %6lld %-7s max|err|/|ref| %.3g  max|err|/sum|a*b| %.3g  (512 samples vs float64; 3xTF32 k-chunk %d)\n",
+           path == GPUML_MATMUL_SIMT ? "simt" : "auto", (long long)M, (long long)N, (long long)K, pos ? "uniform" : "normal", worst_rel, worst_abs, gpuml__mm3x_chunk);
+    fflush(stdout);
+    free(A); free(B); free(C);
+    gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(c);
+}
+
+/* f32 without allow_tf32: the default (3xTF32 on Hopper) next to the SIMT kernel, the sizes where
+   the automatic choice switches, and the accuracy of both */
+static int gpu_f32(void)
+{
+    gpuml_ctx *ctx;
+    gpuml_desc d;
+    static const int64_t big[][3] = { {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {8192, 11008, 4096}, {8192, 4096, 11008} };
+    static const int64_t sweep[][3] = { {256, 256, 256}, {384, 384, 384}, {512, 512, 512}, {768, 768, 768}, {1024, 1024, 1024},
+                                        {1536, 1536, 1536}, {16, 4096, 4096}, {32, 4096, 4096}, {64, 4096, 4096}, {128, 4096, 4096},
+                                        {256, 4096, 4096}, {4096, 4096, 256}, {512, 512, 8192}, {128, 128, 16384} };
+    int i, pos;
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CUDA;
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    printf("gpuml f32 matmul on %s (auto = 3xTF32 on Hopper when large enough; TFLOP/s count 2MNK)\n", gpuml_device_name(ctx));
+    for (i = 0; i < 5; i++) {
+        gpu_row(ctx, GPUML_F32, GPUML_F32, big[i][0], big[i][1], big[i][2], 0, GPUML_MATMUL_AUTO);
+        if (i < 2) gpu_row(ctx, GPUML_F32, GPUML_F32, big[i][0], big[i][1], big[i][2], 1, GPUML_MATMUL_AUTO);
+        if (i < 4) gpu_row(ctx, GPUML_F32, GPUML_F32, big[i][0], big[i][1], big[i][2], 0, GPUML_MATMUL_SIMT);
+    }
+    g_tf32 = 1;
+    gpu_row(ctx, GPUML_F32, GPUML_F32, 4096, 4096, 4096, 0, GPUML_MATMUL_AUTO);
+    g_tf32 = 0;
+    for (i = 0; i < (int)(sizeof sweep / sizeof sweep[0]); i++) {
+        gpu_row(ctx, GPUML_F32, GPUML_F32, sweep[i][0], sweep[i][1], sweep[i][2], 0, GPUML_MATMUL_WGMMA);
+        gpu_row(ctx, GPUML_F32, GPUML_F32, sweep[i][0], sweep[i][1], sweep[i][2], 0, GPUML_MATMUL_SIMT);
+    }
+    /* 3xTF32's k-chunk (gpuml.h): speed and accuracy for each (0 = one launch, no chunks) */
+    {
+        static const int chunks[] = { 0, 2048, 1024, 512, 256 };
+        int def = gpuml__mm3x_chunk;
+        for (i = 0; i < 5; i++) {
+            gpuml__mm3x_chunk = chunks[i];
+            printf("3xTF32 k-chunk %d:\n", chunks[i]);
+            gpu_row(ctx, GPUML_F32, GPUML_F32, 4096, 4096, 4096, 0, GPUML_MATMUL_AUTO);
+            gpu_row(ctx, GPUML_F32, GPUML_F32, 8192, 8192, 8192, 0, GPUML_MATMUL_AUTO);
+            for (pos = 0; pos < 2; pos++) {
+                f32_accuracy(ctx, 4096, 4096, 4096, pos, GPUML_MATMUL_AUTO);
+                f32_accuracy(ctx, 512, 512, 16384, pos, GPUML_MATMUL_AUTO);
+            }
+        }
+        gpuml__mm3x_chunk = def;
+    }
+    for (pos = 0; pos < 2; pos++) {
+        f32_accuracy(ctx, 4096, 4096, 4096, pos, GPUML_MATMUL_AUTO);
+        f32_accuracy(ctx, 4096, 4096, 4096, pos, GPUML_MATMUL_SIMT);
+        f32_accuracy(ctx, 512, 512, 16384, pos, GPUML_MATMUL_AUTO);
+        f32_accuracy(ctx, 512, 512, 16384, pos, GPUML_MATMUL_SIMT);
+    }
+    gpuml_shutdown(ctx);
+    return 0;
 }
 #endif
 
@@ -280,5 +370,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu();
     if (argc > 1 && strcmp(argv[1], "small") == 0) return small(argc > 2 && strcmp(argv[2], "sweep") == 0);
+#ifndef GPUML_NO_CUDA
+    if (argc > 1 && strcmp(argv[1], "f32") == 0) return gpu_f32();
+#endif
     return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
 }

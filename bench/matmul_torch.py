@@ -15,6 +15,35 @@ def t(M, N, K, dt, nt=False, reps=None, tag=None):
     ms = e0.elapsed_time(e1) / reps
     print(f"torch  {tag or str(dt).split('.')[-1]:8s} {M:6d} {N:6d} {K:6d} {'NT' if nt else 'NN'} {ms:10.3f} ms {flops/ms/1e9:8.1f} TFLOP/s", flush=True)
 print("cuBLAS via PyTorch", torch.__version__, torch.cuda.get_device_name())
+import sys
+if sys.argv[1:] == ["f32"]:
+    # bench_matmul f32's shapes: cuBLAS f32 (allow_tf32 False) and tf32, and the f32 accuracy of
+    # cuBLAS against float64 on the same kind of inputs (512 sampled entries)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for M, N, K in ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 11008, 4096), (8192, 4096, 11008)):
+        t(M, N, K, torch.float32)
+    t(4096, 4096, 4096, torch.float32, nt=True); t(2048, 2048, 2048, torch.float32, nt=True)
+    for M, N, K in ((256, 256, 256), (384, 384, 384), (512, 512, 512), (768, 768, 768), (1024, 1024, 1024), (1536, 1536, 1536),
+                    (16, 4096, 4096), (32, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (256, 4096, 4096), (4096, 4096, 256),
+                    (512, 512, 8192), (128, 128, 16384)):
+        t(M, N, K, torch.float32)
+    torch.backends.cuda.matmul.allow_tf32 = True
+    t(4096, 4096, 4096, torch.float32, tag="tf32")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    g = torch.Generator(device="cuda"); g.manual_seed(5)
+    for pos in (0, 1):
+        for M, N, K in ((4096, 4096, 4096), (512, 512, 16384)):
+            if pos: a = torch.rand(M, K, device="cuda", generator=g); b = torch.rand(K, N, device="cuda", generator=g)
+            else: a = torch.randn(M, K, device="cuda", generator=g); b = torch.randn(K, N, device="cuda", generator=g)
+            c = a @ b
+            i = torch.arange(512, device="cuda")
+            m, n = (i * 7919) % M, (i * 104729 + 17) % N
+            ref = (a[m].double() * b[:, n].t().double()).sum(1)
+            sa = (a[m].double().abs() * b[:, n].t().double().abs()).sum(1)
+            e = (c[m, n].double() - ref).abs()
+            print(f"f32acc torch {M:6d} {N:6d} {K:6d} {'uniform' if pos else 'normal':7s} max|err|/|ref| {(e / ref.abs()).max().item():.3g}  "
+                  f"max|err|/sum|a*b| {(e / sa).max().item():.3g}  (512 samples vs float64)", flush=True)
+    sys.exit(0)
 for s in (2048, 4096, 8192): t(s, s, s, torch.bfloat16)
 for s in (2048, 4096, 8192): t(s, s, s, torch.float16, nt=True)
 for M, N, K in ((4096, 4096, 4096), (8192, 11008, 4096), (8192, 4096, 11008), (16384, 14336, 4096)): t(M, N, K, torch.bfloat16, nt=True)

@@ -60,6 +60,8 @@
  *          197888 bytes with GPUML_MM_TMA_STORE=0; set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_
  *          SIZE_BYTES to it first (device opt-in limit on H100: 232448).
  * Stream order only; no workspace, no atomics, no inter-CTA dependencies.
+ * tf32 specializations also hold gpuml_mm_split3 (end of file): the operand split that runs
+ * an f32 GEMM as 3xTF32 with f32-level accuracy (this kernel over K' = 3K).
  *
  * Tensor maps (cuTensorMapEncodeTiled; all: interleave CU_TENSOR_MAP_INTERLEAVE_NONE,
  * swizzle CU_TENSOR_MAP_SWIZZLE_128B, elementStrides {1,1},
@@ -823,3 +825,77 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
     asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 #endif
 }
+
+/* ------------------------------------------------------ 3xTF32 operand split ------ */
+#if GPUML__IN_ID == 4
+/* f32 GEMM at f32-level accuracy on the tf32 tensor cores ("3xTF32"): each f32 x is split
+ * into big = x rounded to tf32 (nearest even) and small = (x - big) rounded to tf32, both
+ * with their low 13 mantissa bits zero, so the tensor cores (which drop those bits) see them
+ * exactly.  Then a*b ~= small_a*big_b + big_a*small_b + big_a*big_b (the dropped
+ * small_a*small_b and the rounding of small leave ~2^-21 of |a*b|).  The host runs the GEMM
+ * above over K' = 3K on operands written as K-concatenations, row r of
+ *     A3 = [ small_a | bigf_a | big_a ]        B3 = [ bigf_b | small_b | big_b ]
+ * (small terms first: they are summed while the accumulator is still small).  bigf is big
+ * with Inf/NaN replaced by 0 and small is 0 there, so a non-finite input meets only the
+ * other operand's big part (inf * b stays inf instead of inf * 0 = NaN from a cross term).
+ * Rounding up past FLT_MAX would give inf: big is truncated there instead. */
+static __device__ __forceinline__ float gpuml__tf32_rn(float x)
+{
+    const gpuml_u32 u = __float_as_uint(x);
+    if ((u & 0x7F800000u) == 0x7F800000u)
+        return x; /* inf, nan */
+    gpuml_u32 r = (u + 0xFFFu + ((u >> 13) & 1u)) & 0xFFFFE000u;
+    if ((r & 0x7F800000u) == 0x7F800000u)
+        r = u & 0xFFFFE000u;
+    return __uint_as_float(r);
+}
+
+/* dst[r, seg*K + k] for 0 <= r < rows, 0 <= k < K, seg = 0, 1, 2 (layouts above; b_side
+ * picks B3's), from src[r*s_r + k*s_k] (strides in elements, any sign-free layout).  dst row
+ * stride ld >= 3K; columns past 3K are not written.  trans = 1 when src is unit-stride along
+ * r (not k): 32 x 32 tiles then go through shared memory so reads and writes both coalesce.
+ * Block (256); any grid (a grid-stride loop over 32 x 32 tiles). */
+extern "C" __global__ void __launch_bounds__(256)
+    gpuml_mm_split3(const float *src, long long rows, long long K, long long s_r, long long s_k, float *dst,
+                    long long ld, int b_side, int trans)
+{
+    __shared__ float tile[32][33];
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const long long tk = (K + 31) / 32, ntiles = tk * ((rows + 31) / 32);
+    for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const long long r0 = (t / tk) * 32, k0 = (t % tk) * 32;
+        float v[4];
+        if (trans) {
+            __syncthreads(); /* the previous tile's reads of 'tile' are done */
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const long long r = r0 + tx, k = k0 + ty + 8 * i;
+                tile[ty + 8 * i][tx] = r < rows && k < K ? src[r * s_r + k * s_k] : 0.0f;
+            }
+            __syncthreads();
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                v[i] = tile[tx][ty + 8 * i];
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const long long r = r0 + ty + 8 * i, k = k0 + tx;
+                v[i] = r < rows && k < K ? src[r * s_r + k * s_k] : 0.0f;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const long long r = r0 + ty + 8 * i, k = k0 + tx;
+            if (r >= rows || k >= K)
+                continue;
+            const float x = v[i], big = gpuml__tf32_rn(x);
+            const int fin = (__float_as_uint(x) & 0x7F800000u) != 0x7F800000u;
+            const float small = fin ? gpuml__tf32_rn(__fsub_rn(x, big)) : 0.0f, bigf = fin ? big : 0.0f;
+            float *d = dst + r * ld + k;
+            d[0] = b_side ? bigf : small;
+            d[K] = b_side ? small : bigf;
+            d[2 * K] = big;
+        }
+    }
+}
+#endif

@@ -13,8 +13,11 @@ typedef struct mcase {
     int bias, act, resid;
     gpuml_matmul_path path;
     int tf32;                /* desc.allow_tf32 */
+    int pos;                 /* operands in [0, 1) instead of [-1, 1): no cancellation, the accumulator grows */
+    double tol;              /* when > 0: the bound relative to sum|a*b| instead of the dtype's */
 } mcase;
 static int g_tf32;           /* matrix_of_cases: allow tf32 */
+static double g_worst;       /* run_case: the largest |err| / sum|a*b| of the last case */
 
 static double act_ref(int act, double x)
 {
@@ -26,6 +29,7 @@ static double act_ref(int act, double x)
 static double out_tol(gpuml_dtype d) { return d == GPUML_F32 || d == GPUML_I32 ? 2e-6 : d == GPUML_F16 ? 1e-3 : 8e-3; }
 
 /* fills t (any view) with random values representable in its dtype; returns them as doubles */
+static int g_pos;   /* fill_random: values in [0, scale) */
 static double *fill_random(gpuml_ctx *ctx, gpuml_tensor *t, double scale)
 {
     int64_t n = gpuml_tensor_numel(t), i;
@@ -34,7 +38,7 @@ static double *fill_random(gpuml_ctx *ctx, gpuml_tensor *t, double scale)
     unsigned char *buf = (unsigned char *)malloc((size_t)n * es + 1);
     double *v = (double *)malloc(sizeof(double) * (size_t)(n + 1));
     for (i = 0; i < n; i++) {
-        double x = tu_rand() * scale;
+        double x = (g_pos ? fabs(tu_rand()) : tu_rand()) * scale;
         if (d == GPUML_I8) { int8_t q = (int8_t)(int)(x * 100); buf[i] = (unsigned char)q; v[i] = q; continue; }
         gpuml__st_f32(d, buf + i * (int64_t)es, (float)x);
         v[i] = gpuml__ld_f32(d, buf + i * (int64_t)es);
@@ -89,8 +93,10 @@ static int run_case(gpuml_ctx *ctx, const mcase *mc, const char *label)
     c = gpuml_tensor_new(ctx, mc->ct, cnd, csh);
     CHECK(a && b && c, "alloc: %s", gpuml_last_error(ctx));
     if (!a || !b || !c) return 1;
+    g_pos = mc->pos;
     av = fill_random(ctx, a, 1.0);
     bv = fill_random(ctx, b, 1.0);
+    g_pos = 0;
     if (mc->beta != 0) cin = fill_random(ctx, c, 1.0);
     else {
         cin = NULL;
@@ -126,7 +132,8 @@ static int run_case(gpuml_ctx *ctx, const mcase *mc, const char *label)
                    may be off by ~2e-3 of its magnitude (the CPU and SIMT paths compute in f32) */
                 /* fp8 on Hopper's tensor cores accumulates with ~14 mantissa bits (as cuBLAS's fast
                    accumulation does): up to ~2^-13 of the sum of |products| */
-                bound = (mc->ct == GPUML_I32 ? 0 : (mc->tf32 ? 2.5e-3 : fp8 ? 1.25e-4 : 4e-6) * (sa + 1) * (mc->act ? 2 : 1)) + out_tol(mc->ct) * fabs(ref) + (mc->ct == GPUML_I32 ? 0 : 1e-6);
+                /* f32 (the SIMT kernel, or 3xTF32 on Hopper: ~2^-21 of |a*b| per product) */
+                bound = (mc->ct == GPUML_I32 ? 0 : (mc->tol > 0 ? mc->tol : mc->tf32 ? 2.5e-3 : fp8 ? 1.25e-4 : 4e-6) * (sa + 1) * (mc->act ? 2 : 1)) + out_tol(mc->ct) * fabs(ref) + (mc->ct == GPUML_I32 ? 0 : 1e-6);
                 if (!(err <= bound)) {
                     CHECK(0, "%s: [%d,%lld,%lld] got %.9g want %.9g (err %.3g > %.3g)", label, z, (long long)m, (long long)n, got[ci], ref, err, bound);
                     z = nb; m = M; break;
@@ -134,6 +141,7 @@ static int run_case(gpuml_ctx *ctx, const mcase *mc, const char *label)
                 if (sa > 0 && err / (sa + 1e-30) > worst) worst = err / sa;
             }
     free(got);
+    g_worst = worst;
 done:
     free(av); free(bv); free(cin); free(biasv); free(rv);
     gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(ab); gpuml_tensor_free(bb);
@@ -143,19 +151,26 @@ done:
 
 static const int64_t sizes[][3] = { {1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {64, 64, 64}, {127, 129, 255}, {1, 257, 300}, {200, 1, 31}, {130, 70, 1}, {257, 131, 77}, {129, 128, 9}, {1, 333, 256}, {16, 130, 1024}, {5, 77, 4104} };
 
-static void matrix_of_cases(gpuml_ctx *ctx, gpuml_dtype at, gpuml_dtype ct, gpuml_matmul_path path)
+/* the same kinds of shapes with N % 4 == 0: f32 C rows 16-byte aligned, as the Hopper kernel's
+   epilogue needs (3xTF32 takes no other) */
+static const int64_t sizes_n4[][3] = { {1, 4, 1}, {3, 8, 7}, {17, 36, 65}, {64, 64, 64}, {127, 132, 255}, {1, 260, 300}, {200, 4, 31}, {130, 68, 1}, {257, 132, 77}, {129, 128, 9}, {1, 336, 256}, {16, 132, 1024}, {5, 76, 4104}, {300, 516, 1029} };
+static int g_n4;   /* matrix_of_cases: use sizes_n4 */
+
+/* returns how many cases ran (a forced path refuses the rest) */
+static int matrix_of_cases(gpuml_ctx *ctx, gpuml_dtype at, gpuml_dtype ct, gpuml_matmul_path path)
 {
-    size_t s;
+    const int64_t (*sz)[3] = g_n4 ? sizes_n4 : sizes;
+    size_t s, ns = g_n4 ? sizeof sizes_n4 / sizeof sizes_n4[0] : sizeof sizes / sizeof sizes[0];
     char label[400];
     int skipped = 0, ran = 0;
-    for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    for (s = 0; s < ns; s++) {
         int t;
         for (t = 0; t < 4; t++) {
             mcase mc;
             memset(&mc, 0, sizeof mc);
             mc.at = mc.bt = at; mc.ct = ct;
             if (at == GPUML_FP8_E4M3) mc.bt = GPUML_FP8_E5M2;
-            mc.M = sizes[s][0]; mc.N = sizes[s][1]; mc.K = sizes[s][2];
+            mc.M = sz[s][0]; mc.N = sz[s][1]; mc.K = sz[s][2];
             mc.ta = t & 1; mc.tb = (t >> 1) & 1;
             mc.path = path;
             mc.tf32 = g_tf32;
@@ -168,7 +183,8 @@ static void matrix_of_cases(gpuml_ctx *ctx, gpuml_dtype at, gpuml_dtype ct, gpum
             if (run_case(ctx, &mc, label)) ran++; else skipped++;
         }
     }
-    if (path != GPUML_MATMUL_AUTO && ran == 0) SKIP("path %d is not available for %s on %s", (int)path, gpuml_dtype_name(at), gpuml_device_name(ctx));
+    if (path != GPUML_MATMUL_AUTO && ran == 0) tu_skip("path %d is not available for %s on %s", (int)path, gpuml_dtype_name(at), gpuml_device_name(ctx));
+    return ran;
 }
 
 #define DT_TEST(fname, at, ct) \
@@ -279,6 +295,100 @@ static void forced_wgmma_tf32_fp8(void)
     matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_BF16, GPUML_MATMUL_WGMMA);
     matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_F32, GPUML_MATMUL_WGMMA);
 }
+/* f32 without allow_tf32 forced onto Hopper's tensor cores: 3xTF32 (split operands), held to
+   the f32 bound; every transpose and epilogue (batched operands are refused: not counted) */
+static void forced_wgmma_f32x3(void)
+{
+    NEED_GPU();
+    g_tf32 = 0;
+    g_n4 = 1;
+    printf("    3xTF32 forced: %d cases ran (batched ones are refused)\n", matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_WGMMA));
+    matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_AUTO);   /* 3xTF32 where large enough */
+    g_n4 = 0;
+}
+
+/* f32 at large K against float64: the automatic choice (3xTF32 on Hopper) and the SIMT kernel,
+   mixed-sign operands (f32 bound) and all-positive ones (no cancellation: the accumulator grows
+   with k, so the rounding of every addition counts); prints each one's worst |err| / sum|a*b| */
+static void f32_large_k(void)
+{
+    static const int64_t shp[][3] = { {128, 192, 8192}, {67, 129, 4100} };
+    static const char *const pn[] = { "auto", "simt" };
+    int s, pos, pi;
+    char label[200];
+    NEED_GPU();
+    for (s = 0; s < 2; s++)
+        for (pos = 0; pos < 2; pos++)
+            for (pi = 0; pi < 2; pi++) {
+                mcase mc;
+                memset(&mc, 0, sizeof mc);
+                mc.at = mc.bt = mc.ct = GPUML_F32;
+                mc.M = shp[s][0]; mc.N = shp[s][1]; mc.K = shp[s][2];
+                mc.tb = s; mc.pos = pos;
+                mc.path = pi ? GPUML_MATMUL_SIMT : GPUML_MATMUL_AUTO;
+                /* same-sign sums at K = 8192: SIMT measured 4.7e-6; 3xTF32 sums k-chunks (gpuml.h) */
+                mc.tol = pos ? 1.5e-5 : 0;
+                snprintf(label, sizeof label, "f32 %s %lldx%lldx%lld tb%d %s", pn[pi], (long long)mc.M, (long long)mc.N,
+                         (long long)mc.K, mc.tb, pos ? "[0,1)" : "[-1,1)");
+                g_worst = -1;
+                run_case(tu_gpu, &mc, label);
+                printf("    %s: worst |err| / sum|a*b| = %.3g\n", label, g_worst);
+            }
+}
+
+/* Inf, NaN, FLT_MAX (whose tf32 rounding would overflow) and denormals through f32 matmul on
+   every backend and GPU path: IEEE results (inf * b stays inf also where b is exact in tf32, so
+   that 3xTF32's cross terms have zero small parts; NaN propagates), f32 accuracy elsewhere.
+   Denormal inputs keep 2^-136 absolute precision in 3xTF32 (tf32's denormal step, halved). */
+static void f32_special_values(void)
+{
+    enum { M = 70, N = 132, K = 1100 };   /* N % 4 == 0 (3xTF32), K over several 3xTF32 k-chunks */
+    int64_t as[2] = {M, K}, bs[2] = {K, N}, cs[2] = {M, N};
+    float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N), *C = (float *)malloc(sizeof(float) * M * N);
+    double *sumb = (double *)calloc(N, sizeof(double));
+    int64_t m, n, k;
+    int g;
+    for (k = 0; k < M * K; k++) A[k] = (float)tu_rand();
+    for (k = 0; k < K * N; k++) B[k] = (float)(int)(tu_rand() * 256) / 256.0f;   /* exact in tf32 */
+    for (k = 0; k < K; k++) B[k * N + 60] = (float)(1e30 * (tu_rand() + 1.5));
+    for (n = 0; n < N; n++) B[n] = 0.25f;
+    A[3 * K + 5] = INFINITY; A[10 * K + 7] = NAN; A[12 * K + 9] = -INFINITY; B[4 * N + 50] = -INFINITY; B[8 * N + 90] = NAN;
+    A[30 * K + 0] = FLT_MAX;
+    for (k = 0; k < K; k++) A[40 * K + k] = (float)(1e-39 * (tu_rand() + 1.5));   /* denormals */
+    for (k = 0; k < K; k++) for (n = 0; n < N; n++) sumb[n] += isfinite(B[k * N + n]) ? fabs(B[k * N + n]) : 0;
+    for (g = 0; g < 3; g++) {
+        gpuml_ctx *ctx = g ? tu_gpu : tu_cpu;
+        gpuml_tensor *a, *b, *c;
+        gpuml_matmul_desc d;
+        gpuml_status st;
+        int bad = 0;
+        if (!ctx) { tu_skip("GPU part: no usable GPU: %.200s", tu_gpu_reason); break; }
+        a = gpuml_tensor_new(ctx, GPUML_F32, 2, as); b = gpuml_tensor_new(ctx, GPUML_F32, 2, bs); c = gpuml_tensor_new(ctx, GPUML_F32, 2, cs);
+        gpuml_tensor_write(a, A, sizeof(float) * M * K);
+        gpuml_tensor_write(b, B, sizeof(float) * K * N);
+        gpuml_fill(ctx, c, 12345.0f);
+        memset(&d, 0, sizeof d);
+        d.path = g == 1 ? GPUML_MATMUL_WGMMA : g == 2 ? GPUML_MATMUL_SIMT : GPUML_MATMUL_AUTO;
+        st = gpuml_matmul(ctx, c, a, b, &d);
+        if (g == 1 && st == GPUML_ERROR_NOT_SUPPORTED && !gpuml__sm90_device(ctx)) { printf("    (no wgmma path on %s)\n", gpuml_device_name(ctx)); gpuml_clear_error(ctx); }
+        else {
+            CHECK(st == GPUML_SUCCESS, "path %d: %s", (int)d.path, gpuml_last_error(ctx));
+            gpuml_tensor_read(c, C, sizeof(float) * M * N);
+            for (m = 0; m < M && !bad; m++)
+                for (n = 0; n < N && !bad; n++) {
+                    double s = 0, sa = 0, got = C[m * N + n];
+                    for (k = 0; k < K; k++) { double x = (double)A[m * K + k] * (double)B[k * N + n]; s += x; sa += fabs(x); }
+                    if (s != s) bad = got == got;
+                    else if (isinf(s)) bad = got != s;
+                    else bad = !(fabs(got - s) <= 4e-6 * sa + ldexp(sumb[n], -135) + 1e-38);
+                    if (bad) CHECK(0, "%s path %d [%lld,%lld]: got %.9g want %.9g (sum|a*b| %.3g)", g ? "GPU" : "CPU", (int)d.path, (long long)m, (long long)n, got, s, sa);
+                }
+        }
+        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(c);
+    }
+    free(A); free(B); free(C); free(sumb);
+}
+
 /* allow_tf32 with the automatic choice, on both backends (the CPU computes in f32) */
 static void tf32_auto(void)
 {
@@ -367,7 +477,9 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "tf32_auto", tf32_auto }, { "forced_small_m", forced_small_m }, { "small_m", small_m }, { "small_m_shapes", small_m_shapes },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "tf32_auto", tf32_auto },
+    { "forced_wgmma_f32x3", forced_wgmma_f32x3 }, { "f32_large_k", f32_large_k }, { "f32_special_values", f32_special_values },
+    { "forced_small_m", forced_small_m }, { "small_m", small_m }, { "small_m_shapes", small_m_shapes },
     { "large_gpu", large_gpu }, { "cpu_gpu_agree", cpu_gpu_agree }, { "bad_input", bad_input },
 };
 
