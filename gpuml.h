@@ -561,7 +561,8 @@ typedef enum gpuml_conv_path {
     GPUML_CONV_AUTO = 0,      /* chosen by shape, dtype, layout and device */
     GPUML_CONV_DIRECT = 1,    /* CUDA cores, one output per thread: every parameter combination */
     GPUML_CONV_GEMM = 2,      /* 1x1 as one gpuml_matmul, else im2col + gpuml_matmul (the CPU's only path) */
-    GPUML_CONV_IGEMM = 3      /* tensor-core implicit GEMM (f16/bf16 NHWC) */
+    GPUML_CONV_IGEMM = 3,     /* tensor-core implicit GEMM (f16/bf16 NHWC) */
+    GPUML_CONV_WGMMA = 4      /* Hopper wgmma implicit GEMM (f16/bf16 NHWC, C % 64 == 0, sm_90) */
 } gpuml_conv_path;
 typedef struct gpuml_conv2d_desc {
     int stride[2];                    /* h, w */
@@ -7872,6 +7873,162 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_pro
     return gpuml__conv2d_igemm_cfg(ctx, p, -1, 0);
 }
 
+/* ---- sm_90a: wgmma implicit GEMM (kernels/conv_sm90.cu, with matmul_mma.cu and conv_igemm.cu
+   in front; its LAUNCH CONTRACT comment is the reference).  Weights by TMA, x gathered by a
+   producer warpgroup, C % 64 == 0.  The mma.sync kernel above stays the fallback. ---- */
+static const gpuml__family gpuml__fam_conv_sm90 = { "conv_sm90", gpuml__ksrc_conv_sm90, 90, 1, 0 };
+typedef struct gpuml__cw_cfg {
+    int bm, bn, stages, per_sm;
+    float us_unit, us_cta;   /* time model as gpuml__conv_cfg's (guessed until measured) */
+} gpuml__cw_cfg;
+#define GPUML__CW_NCFG 5
+static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
+    { 128, 256, 4, 1, 23.0f, 1.5f }, { 128, 128, 6, 1, 24.0f, 1.0f }, { 128, 64, 8, 1, 27.0f, 0.8f },
+    { 64, 128, 4, 2, 50.0f, 1.5f },  { 64, 64, 6, 2, 56.0f, 1.2f },
+};
+GPUML__FN unsigned gpuml__cw_smem(int cfg)
+{
+    const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
+    return (unsigned)(1024 + c->stages * (c->bm + c->bn) * 128 + (c->bm / 64) * 64 * 40 * 4 + 256);
+}
+/* NULL when configuration cfg of the wgmma kernel can run problem p, else why not */
+GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
+{
+    const char *why;
+    if (cfg < 0 || cfg >= GPUML__CW_NCFG) return "no such wgmma tile configuration";
+    if (!ctx || !p) return "missing operand";
+    if (ctx->backend != GPUML_BACKEND_CUDA) return "not a CUDA context";
+    if (ctx->arch != 90) return "needs sm_90 (wgmma, TMA)";
+    why = gpuml__conv_igemm_why(ctx, p, 1);   /* dtypes, sizes, contiguity, alignment */
+    if (why) return why;
+#ifndef GPUML_NO_CUDA
+    if (!ctx->cu.TensorMapEncodeTiled) return "the driver has no cuTensorMapEncodeTiled";
+#endif
+    if (ctx->smem_optin < (int)gpuml__cw_smem(cfg)) return "not enough shared memory per block";
+    if (p->c % 64) return "C % 64 != 0 (a k tile is 64 channels of one tap)";
+    if (gpuml_tensor_numel(p->x) >= ((int64_t)1 << 31)) return "x has 2^31 elements or more (32-bit offsets)";
+    return NULL;
+}
+/* modeled time (us) of cfg with `splits` k slices, as gpuml__conv_igemm_model: the persistent
+   grid runs ceil(units / slots) rounds of one unit per resident CTA */
+GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+    const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
+    int64_t M = p->n * p->p * p->q, kt = p->r * p->s * p->c / 64, per = (kt + splits - 1) / splits;
+    int64_t units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
+    int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm, rounds = (units + slots - 1) / slots;
+    double t;
+    if ((kt + per - 1) / per != splits) return -1;
+    t = (double)rounds * (double)c->per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6);
+    if (splits > 1)
+        t += 3.0 + ((double)splits * 8.0 + (double)gpuml_dtype_size(p->y->dtype)) * (double)M * (double)p->k / 3.0e6;
+    return t;
+}
+/* the configuration and split with the least modeled time; -1 where none takes p */
+GPUML__FN int gpuml__conv_sm90_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p, int *splits, double *model_us)
+{
+    int i, s, best = -1, best_s = 1;
+    double best_t = 0;
+    for (i = 0; i < GPUML__CW_NCFG; i++) {
+        int64_t kt;
+        if (gpuml__conv_sm90_why(ctx, p, i)) continue;
+        kt = p->r * p->s * p->c / 64;
+        for (s = 1; s <= GPUML__CONV_MAX_SPLITS && (s == 1 || kt / s >= 4); s++) {
+            double t = gpuml__conv_sm90_model(ctx, p, i, s);
+            if (t >= 0 && (best < 0 || t < best_t)) { best = i; best_s = s; best_t = t; }
+        }
+    }
+    if (splits) *splits = best_s;
+    if (model_us) *model_us = best_t;
+    return best;
+}
+/* Runs p on the wgmma kernel with configuration cfg split `splits` ways (cfg -1: the chosen
+   ones).  GPUML_ERROR_NOT_SUPPORTED, recording no error, where it does not take p. */
+GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+#ifndef GPUML_NO_CUDA
+    struct gpuml__conv_params {   /* mirrors struct gpuml__conv_params in kernels/conv_igemm.cu */
+        gpuml__CUdeviceptr x, w, y, bias, res, ws;
+        int N, H, W, C, K, R, S, P, Q;
+        int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+        int M, Kg, splits;
+    } kp;
+    unsigned char mapbuf[128 + 64];
+    void *map = mapbuf + (64 - ((uintptr_t)mapbuf & 63)) % 64, *args[2];
+    char opts[240], ropts[200];
+    gpuml__CUfunction fn, red;
+    unsigned grid[3], block[3];
+    gpuml_tensor *ws = NULL;
+    gpuml_status st;
+    const gpuml__cw_cfg *c;
+    int64_t kt, per, units, slots, total, M, Kg;
+    if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
+    if (cfg < 0) cfg = gpuml__conv_sm90_choose(ctx, p, &splits, NULL);
+    if (cfg < 0 || gpuml__conv_sm90_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
+    c = &gpuml__cw_cfgs[cfg];
+    M = p->n * p->p * p->q;
+    Kg = p->r * p->s * p->c;
+    kt = Kg / 64;
+    if (splits < 1) splits = 1;
+    if (splits > GPUML__CONV_MAX_SPLITS || splits > kt) return GPUML_ERROR_NOT_SUPPORTED;
+    per = (kt + splits - 1) / splits;
+    splits = (int)((kt + per - 1) / per);           /* no empty slice */
+    GPUML__TRY(gpuml__enter(ctx));
+    memset(map, 0, 128);
+    if (!gpuml__tmap(ctx, map, p->x->dtype == GPUML_F16 ? 6 : 9, gpuml__dptr(p->wt), Kg, p->k, Kg * 2, 64, (unsigned)c->bn))
+        return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (wgmma): cuTensorMapEncodeTiled rejected the weights' layout");
+    if (splits > 1)
+        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=%d",
+                 (int)p->x->dtype, cfg);
+    else
+        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d",
+                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_sm90", &fn));
+    memset(&kp, 0, sizeof kp);
+    kp.x = gpuml__dptr(p->x); kp.w = gpuml__dptr(p->wt); kp.y = gpuml__dptr(p->y);
+    kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
+    kp.res = p->residual ? gpuml__dptr(p->residual) : 0;
+    kp.N = (int)p->n; kp.H = (int)p->h; kp.W = (int)p->w; kp.C = (int)p->c; kp.K = (int)p->k;
+    kp.R = (int)p->r; kp.S = (int)p->s; kp.P = (int)p->p; kp.Q = (int)p->q;
+    kp.stride_h = p->stride_h; kp.stride_w = p->stride_w; kp.pad_h = p->pad_h; kp.pad_w = p->pad_w;
+    kp.dil_h = p->dil_h; kp.dil_w = p->dil_w;
+    kp.M = (int)M; kp.Kg = (int)Kg; kp.splits = splits;
+    units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
+    slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm;
+    grid[0] = (unsigned)GPUML__MIN(units, slots);
+    grid[1] = grid[2] = 1;
+    block[0] = (unsigned)(128 + 2 * c->bm); block[1] = block[2] = 1;
+    args[0] = map; args[1] = &kp;
+    if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg), args, "conv2d (wgmma implicit GEMM)");
+    /* split-K: f32 partial sums, then conv_igemm's reduce applies the epilogue */
+    snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=1",
+             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, ropts, "gpuml_conv_splitk_reduce", &red));
+    total = M * p->k * splits;
+    ws = gpuml_tensor_new(ctx, GPUML_F32, 1, &total);
+    if (!ws) return gpuml_last_status(ctx);
+    kp.y = gpuml__dptr(ws);
+    st = gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg), args, "conv2d (wgmma implicit GEMM, split-K)");
+    if (st == GPUML_SUCCESS) {
+        kp.ws = kp.y;
+        kp.y = gpuml__dptr(p->y);
+        grid[0] = gpuml__grid_for(ctx, M * p->k, 256);
+        block[0] = 256;
+        args[0] = &kp;
+        st = gpuml__launch(ctx, red, grid, block, 0, args, "conv2d (split-K reduce)");
+    }
+    gpuml_tensor_free(ws);   /* stream-ordered: the block is reused only by later work */
+    return st;
+#else
+    (void)ctx; (void)p; (void)cfg; (void)splits;
+    return GPUML_ERROR_NOT_SUPPORTED;
+#endif
+}
+GPUML__FN gpuml_status gpuml__conv2d_sm90(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+{
+    return gpuml__conv2d_sm90_cfg(ctx, p, -1, 0);
+}
+
 
 #ifndef GPUML__HAVE_CONV_IGEMM
 GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p)
@@ -7940,7 +8097,7 @@ GPUML__FN gpuml_status gpuml__cv_setup(gpuml_ctx *ctx, const char *op, int kind,
     out = kind == 0 ? y : kind == 1 ? x : w;
     GPUML__TRY(gpuml__check_output(ctx, out, op));
     if ((unsigned)d.layout > GPUML_LAYOUT_NCHW) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown layout %d", op, (int)d.layout);
-    if ((unsigned)d.path > GPUML_CONV_IGEMM) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown path %d", op, (int)d.path);
+    if ((unsigned)d.path > GPUML_CONV_WGMMA) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown path %d", op, (int)d.path);
     if ((unsigned)d.act > GPUML_ACT_SILU) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown activation %d", op, (int)d.act);
     for (i = 0; i < 2; i++)
         if (d.stride[i] < 0 || d.dilation[i] < 0)
@@ -8721,8 +8878,21 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
                                "f16/bf16, contiguous NHWC x, y and residual, contiguous KRSC weights, sm_80+; %s on sm_%d)", op,
                                gpuml__dtype_names[cv->dt], ctx->arch);
     }
-    if (kind != 0 && path == GPUML_CONV_IGEMM)
-        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM path is forward only", op);
+    if (kind == 0 && path == GPUML_CONV_WGMMA) {
+        gpuml__conv_problem pr;
+        const char *why = "it needs contiguous NHWC x, y and residual and contiguous KRSC weights";
+        if (gpuml__cv_igemm_problem(cv, &pr)) {
+            gpuml_status st = gpuml__conv2d_sm90(ctx, &pr);
+            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+            gpuml_clear_error(ctx);
+            why = gpuml__conv_sm90_why(ctx, &pr, 1);
+            if (!why) why = "no split of its k tiles fits";
+        }
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the wgmma path cannot take this problem: %s (f16/bf16, C %% 64 == 0, "
+                           "sm_90; here %s on sm_%d)", op, why, gpuml__dtype_names[cv->dt], ctx->arch);
+    }
+    if (kind != 0 && (path == GPUML_CONV_IGEMM || path == GPUML_CONV_WGMMA))
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM paths are forward only", op);
     /* AUTO takes GEMM for groups 1 (tensor cores / the tuned matmul); grouped and depthwise
        convs go to the direct kernels, whose per-group GEMMs would be tiny */
     if (path == GPUML_CONV_GEMM || (path == GPUML_CONV_AUTO && cv->groups == 1)) {
@@ -8960,7 +9130,7 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" },
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_conv_igemm, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_conv_igemm, &gpuml__fam_conv_sm90, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
@@ -8989,6 +9159,11 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=8" },
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=9" },
     { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=10" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=3" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif
