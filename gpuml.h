@@ -7868,8 +7868,16 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv
     return GPUML_ERROR_NOT_SUPPORTED;
 #endif
 }
+GPUML__FN int gpuml__conv_sm90_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p, int *splits, double *model_us);
+GPUML__FN gpuml_status gpuml__conv2d_sm90(gpuml_ctx *ctx, const gpuml__conv_problem *p);
+/* AUTO: on Hopper the wgmma kernel wherever it takes p (C % 64 == 0; device runs 1-2: faster
+   than this kernel's best configuration on all 22 such ResNet-50 layers), else this kernel */
 GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p)
 {
+    if (ctx && p && ctx->arch == 90 && gpuml__conv_sm90_choose(ctx, p, NULL, NULL) >= 0) {
+        gpuml_status st = gpuml__conv2d_sm90(ctx, p);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+    }
     return gpuml__conv2d_igemm_cfg(ctx, p, -1, 0);
 }
 
@@ -7879,12 +7887,15 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_pro
 static const gpuml__family gpuml__fam_conv_sm90 = { "conv_sm90", gpuml__ksrc_conv_sm90, 90, 1, 0 };
 typedef struct gpuml__cw_cfg {
     int bm, bn, stages, per_sm;
-    float us_unit, us_cta;   /* time model as gpuml__conv_cfg's (guessed until measured) */
+    float us_unit, us_cta;   /* time model as gpuml__conv_cfg's: a CTA at per_sm residency runs one
+                                unit in us_cta + us_unit * bm*bn*k_tiles/1e6 us (bench/NOTES_conv_igemm.md) */
 } gpuml__cw_cfg;
 #define GPUML__CW_NCFG 5
 static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
-    { 128, 256, 4, 1, 23.0f, 1.5f }, { 128, 128, 6, 1, 24.0f, 1.0f }, { 128, 64, 8, 1, 27.0f, 0.8f },
-    { 64, 128, 4, 2, 50.0f, 1.5f },  { 64, 64, 6, 2, 56.0f, 1.2f },
+    /* cfg 0 and 3 fitted to device run 1; 1, 2 and 4 ran with fewer gathers in flight there
+       (their fit, 41 / 59 / 51 us per unit, scaled by the expected gain) */
+    { 128, 256, 4, 1, 24.4f, 4.2f }, { 128, 128, 6, 1, 28.0f, 0.5f }, { 128, 64, 8, 1, 36.0f, 2.2f },
+    { 64, 128, 4, 2, 35.8f, 0.3f },  { 64, 64, 6, 2, 38.0f, 0.8f },
 };
 GPUML__FN unsigned gpuml__cw_smem(int cfg)
 {
@@ -8863,9 +8874,12 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     gpuml__conv_params kp;
     /* AUTO on Hopper: a 1x1, stride-1, unpadded conv with C >= 512 is one plain GEMM, which the
        wgmma matmul runs faster than the mma.sync implicit GEMM; below that the implicit GEMM's
-       smaller tiles win (H200, ResNet-50 1x1 layers at batch 32: bench/NOTES_conv.md) */
+       smaller tiles win (H200, ResNet-50 1x1 layers at batch 32: bench/NOTES_conv.md).  The
+       wgmma implicit GEMM (C % 64 == 0, f16/bf16 NHWC) beats both: 13.8-15.4 vs 20.9 us at
+       1024->256, 19.7 vs 23.8 at 1024->512, 14.2 vs 16.8 at 512->2048 (bench/NOTES_conv_igemm.md) */
     int gemm_1x1 = path == GPUML_CONV_AUTO && ctx->arch == 90 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 &&
-                   cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1 && cv->c >= 512;
+                   cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1 && cv->c >= 512 &&
+                   !(cv->c % 64 == 0 && cv->dt != GPUML_F32 && cv->layout == GPUML_LAYOUT_NHWC);
     if (kind == 0 && !gemm_1x1 && (path == GPUML_CONV_AUTO || path == GPUML_CONV_IGEMM)) {
         gpuml__conv_problem pr;
         if (gpuml__cv_igemm_problem(cv, &pr)) {

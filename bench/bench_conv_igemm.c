@@ -4,6 +4,8 @@
    timed with device events around back-to-back launches after a warm-up, rotating through
    enough copies of x and y that the working set exceeds L2.  Prints one line per layer
    (read by bench/conv_igemm_torch.py, which times cuDNN on the same shapes and prints the table).
+   us_auto is what gpuml_conv2d's AUTO runs (gpuml__conv2d_igemm: the wgmma kernel on Hopper where
+   it takes the layer); cfg_auto / splits_auto are the mma.sync kernel's own choice.
    Usage: bench_conv_igemm [layer-name-substring] */
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
@@ -30,6 +32,12 @@ static const layer layers[] = {
 
 typedef gpuml_status (*conv_fn)(gpuml_ctx *, const gpuml__conv_problem *, int, int);
 static conv_fn run_fn = gpuml__conv2d_igemm_cfg;   /* or gpuml__conv2d_sm90_cfg (the wgmma kernel) */
+/* what gpuml_conv2d's AUTO runs for these layers (the wgmma kernel on Hopper where it takes them) */
+static gpuml_status auto_fn(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+    (void)cfg; (void)splits;
+    return gpuml__conv2d_igemm(ctx, p);
+}
 
 /* mean microseconds per call over `reps` back-to-back calls, rotating the copies; -1 if declined */
 static double time_us(gpuml_ctx *ctx, gpuml__conv_problem *p, gpuml_tensor **xs, gpuml_tensor **ys, int copies, int cfg, int splits, int reps)
@@ -93,8 +101,9 @@ int main(int argc, char **argv)
         p.x = xs[0];
         p.y = ys[0];
         cfg = gpuml__conv_igemm_choose(ctx, &p, &splits);
-        run_fn = gpuml__conv2d_igemm_cfg;
+        run_fn = auto_fn;
         us = time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
+        run_fn = gpuml__conv2d_igemm_cfg;
         for (i = 0; i < GPUML__CONV_NCFG; i++) uc[i] = time_us(ctx, &p, xs, ys, copies, i, 1, reps);
         for (i = 0; i < 4; i++) us_split[i] = time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
         wcfg = gpuml__conv_sm90_choose(ctx, &p, &wsplits, NULL);

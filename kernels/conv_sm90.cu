@@ -54,7 +54,7 @@
    row: coalesced) into the 128B-swizzled layout wgmma reads (16-byte chunk j of row r at
    chunk j ^ (r & 7)), and thread 0 issues the weight tile's TMA on the same "full" mbarrier
    (expect_tx).  cp.async writes are generic-proxy writes and wgmma reads through the async
-   proxy, so each producer thread waits for its copies of GPUML_CW_LAG tiles back
+   proxy, so each producer thread waits for its copies of GPUML_CW_LAG (STAGES - 2) tiles back
    (cp.async.wait_group), fences (fence.proxy.async) and then arrives on that tile's full
    barrier (count 128 + 1).  Consumers wait on full, issue 4 wgmmas (k 16 each), release the
    previous stage's "empty" barrier after wgmma.wait_group 1 (count: one lane of every consumer
@@ -116,11 +116,16 @@
 #define GPUML_CW_SROW (GPUML_CW_EPI_COLS + 8)                     /* f32 slab row, padded */
 #define GPUML_CW_SLAB_BYTES (64 * GPUML_CW_SROW * 4)              /* per consumer warpgroup */
 #define GPUML_CW_SMEM (1024 + GPUML_CW_STAGES * GPUML_CW_STAGE_BYTES + GPUML_CW_CWG * GPUML_CW_SLAB_BYTES + 256)
+/* k tiles the producer keeps in flight before it signals one (LAG + 1 gathers in flight).  At
+   most STAGES - 2: consumers free a stage only after the next tile's wgmmas are issued, so
+   with LAG = STAGES - 1 the producer would wait for a slot the consumer frees only after the
+   very tile the producer has not signalled yet.  Device run 1 (LAG 2 everywhere): the 6- and
+   8-stage configurations ran at ~3 TFLOP/s per SM, bound by 3 gathers in flight. */
 #ifndef GPUML_CW_LAG
-#define GPUML_CW_LAG 2      /* k tiles the producer keeps in flight before it signals one */
+#define GPUML_CW_LAG (GPUML_CW_STAGES - 2)
 #endif
-#if GPUML_CW_LAG >= GPUML_CW_STAGES
-#error "GPUML_CW_LAG must be below the number of stages"
+#if GPUML_CW_LAG > GPUML_CW_STAGES - 2 || GPUML_CW_LAG < 0
+#error "GPUML_CW_LAG must be in [0, STAGES - 2]"
 #endif
 #if GPUML_CONV_DT == 1
 #define GPUML__CW_TYPES ".f16.f16"
