@@ -7887,15 +7887,16 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_pro
 static const gpuml__family gpuml__fam_conv_sm90 = { "conv_sm90", gpuml__ksrc_conv_sm90, 90, 1, 0 };
 typedef struct gpuml__cw_cfg {
     int bm, bn, stages, per_sm;
-    float us_unit, us_cta;   /* time model as gpuml__conv_cfg's: a CTA at per_sm residency runs one
-                                unit in us_cta + us_unit * bm*bn*k_tiles/1e6 us (bench/NOTES_conv_igemm.md) */
+    float us_unit, us_cta;   /* time model (gpuml__conv_sm90_model): a CTA at per_sm residency runs one
+                                unit in us_cta + us_unit * bm*bn*k_tiles/1e6 us ... */
+    float us_mb;             /* ... plus us_mb per MB of y written and of x gathered (/8, per column tile) */
 } gpuml__cw_cfg;
 #define GPUML__CW_NCFG 5
 static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
-    /* cfg 0 and 3 fitted to device run 1; 1, 2 and 4 ran with fewer gathers in flight there
-       (their fit, 41 / 59 / 51 us per unit, scaled by the expected gain) */
-    { 128, 256, 4, 1, 24.4f, 4.2f }, { 128, 128, 6, 1, 28.0f, 0.5f }, { 128, 64, 8, 1, 36.0f, 2.2f },
-    { 64, 128, 4, 2, 35.8f, 0.3f },  { 64, 64, 6, 2, 38.0f, 0.8f },
+    /* fitted (relative least squares) to the forced-configuration timings of device run 2 on
+       the 22 ResNet-50 layers (bench/NOTES_conv_igemm.md) */
+    { 128, 256, 4, 1, 25.89f, 1.65f, 0.411f }, { 128, 128, 6, 1, 33.63f, 0.08f, 0.656f }, { 128, 64, 8, 1, 54.20f, 1.96f, 0.210f },
+    { 64, 128, 4, 2, 24.92f, 0.00f, 0.668f },  { 64, 64, 6, 2, 49.40f, 0.58f, 0.200f },
 };
 GPUML__FN unsigned gpuml__cw_smem(int cfg)
 {
@@ -7926,11 +7927,11 @@ GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_proble
 {
     const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
     int64_t M = p->n * p->p * p->q, kt = p->r * p->s * p->c / 64, per = (kt + splits - 1) / splits;
-    int64_t units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
+    int64_t tiles_n = (p->k + c->bn - 1) / c->bn, units = ((M + c->bm - 1) / c->bm) * tiles_n * splits;
     int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm, rounds = (units + slots - 1) / slots;
-    double t;
+    double t, mb = ((splits == 1 ? (double)M * (double)p->k * 2.0 : 0.0) + (double)M * (double)kt * 128.0 * (double)tiles_n / 8.0) / 1e6;
     if ((kt + per - 1) / per != splits) return -1;
-    t = (double)rounds * (double)c->per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6);
+    t = (double)rounds * (double)c->per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6) + c->us_mb * mb;
     if (splits > 1)
         t += 3.0 + ((double)splits * 8.0 + (double)gpuml_dtype_size(p->y->dtype)) * (double)M * (double)p->k / 3.0e6;
     return t;
@@ -7964,9 +7965,10 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
         int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
         int M, Kg, splits;
     } kp;
-    unsigned char mapbuf[128 + 64];
-    void *map = mapbuf + (64 - ((uintptr_t)mapbuf & 63)) % 64, *args[2];
-    char opts[240], ropts[200];
+    unsigned char mapbuf[2][128 + 64];
+    void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[3];
+    char opts[260], ropts[200];
+    int tma_a, tdt;
     gpuml__CUfunction fn, red;
     unsigned grid[3], block[3];
     gpuml_tensor *ws = NULL;
@@ -7985,15 +7987,20 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     per = (kt + splits - 1) / splits;
     splits = (int)((kt + per - 1) / per);           /* no empty slice */
     GPUML__TRY(gpuml__enter(ctx));
+    /* 1x1, stride 1, no padding: x is the GEMM's A [M][C]; TMA loads it (no gather) */
+    tma_a = p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 && p->p == p->h && p->q == p->w;
+    tdt = p->x->dtype == GPUML_F16 ? 6 : 9;
     memset(map, 0, 128);
-    if (!gpuml__tmap(ctx, map, p->x->dtype == GPUML_F16 ? 6 : 9, gpuml__dptr(p->wt), Kg, p->k, Kg * 2, 64, (unsigned)c->bn))
-        return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (wgmma): cuTensorMapEncodeTiled rejected the weights' layout");
+    memset(xmap, 0, 128);
+    if (!gpuml__tmap(ctx, map, tdt, gpuml__dptr(p->wt), Kg, p->k, Kg * 2, 64, (unsigned)c->bn) ||
+        (tma_a && !gpuml__tmap(ctx, xmap, tdt, gpuml__dptr(p->x), p->c, M, p->c * 2, 64, (unsigned)c->bm)))
+        return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (wgmma): cuTensorMapEncodeTiled rejected the weights' or x's layout");
     if (splits > 1)
-        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=%d",
-                 (int)p->x->dtype, cfg);
+        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d",
+                 (int)p->x->dtype, cfg, tma_a);
     else
-        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d",
-                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg);
+        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d",
+                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_sm90", &fn));
     memset(&kp, 0, sizeof kp);
     kp.x = gpuml__dptr(p->x); kp.w = gpuml__dptr(p->wt); kp.y = gpuml__dptr(p->y);
@@ -8009,7 +8016,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     grid[0] = (unsigned)GPUML__MIN(units, slots);
     grid[1] = grid[2] = 1;
     block[0] = (unsigned)(128 + 2 * c->bm); block[1] = block[2] = 1;
-    args[0] = map; args[1] = &kp;
+    args[0] = map; args[1] = xmap; args[2] = &kp;
     if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg), args, "conv2d (wgmma implicit GEMM)");
     /* split-K: f32 partial sums, then conv_igemm's reduce applies the epilogue */
     snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=1",
@@ -9178,6 +9185,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=3" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif

@@ -17,12 +17,17 @@
    LAUNCH CONTRACT
    ==========================================================================================
    Kernel:  extern "C" __global__ void gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w,
+                                                       const __grid_constant__ gpuml__cw_tmap tma_x,
                                                        gpuml__conv_params p)
-            kernelParams { &map (128 bytes, 64-byte aligned), &params }.
+            kernelParams { &map_w, &map_x (128 bytes each, 64-byte aligned; map_x any bytes
+            unless GPUML_CW_TMA_A), &params }.
    Compile: sm_90a only, -DGPUML_CONV_SM90=1 plus
             GPUML_CONV_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y and
             res); GPUML_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu; GPUML_HAS_BIAS,
-            GPUML_HAS_RESID 0/1; GPUML_CW_CFG (below).
+            GPUML_HAS_RESID 0/1; GPUML_CW_CFG (below); GPUML_CW_TMA_A 0/1: 1 only for 1x1
+            windows with stride 1 and no padding, where x is the GEMM's A, a [M][C] matrix:
+            map_x = x as 2-D, dtype as w's map, globalDim {C, M}, globalStrides {C*2},
+            boxDim {64, BM}, otherwise as map_w (rows past M read as 0).
    Tile configurations (-DGPUML_CW_CFG=n); BM = 64 x consumer warpgroups, BK = 64:
        n   BM x BN   consumer WGs  threads  stages  CTAs/SM  dynamic smem bytes
        0   128x256   2             384      4       1        1024 + 4*49152 + 20480 + 256 = 218368
@@ -55,10 +60,11 @@
    chunk j ^ (r & 7)), and thread 0 issues the weight tile's TMA on the same "full" mbarrier
    (expect_tx).  cp.async writes are generic-proxy writes and wgmma reads through the async
    proxy, so each producer thread waits for its copies of GPUML_CW_LAG (STAGES - 2) tiles back
-   (cp.async.wait_group), fences (fence.proxy.async) and then arrives on that tile's full
-   barrier (count 128 + 1).  Consumers wait on full, issue 4 wgmmas (k 16 each), release the
-   previous stage's "empty" barrier after wgmma.wait_group 1 (count: one lane of every consumer
-   warp).  The producer runs ahead into the next unit while consumers run the epilogue:
+   (cp.async.wait_group), fences (fence.proxy.async), __syncwarp, and lane 0 of each warp
+   arrives on that tile's full barrier (count 4 + 1).  With GPUML_CW_TMA_A (1x1, stride 1,
+   unpadded) thread 0 loads x's tile by TMA as well and the other producer threads idle.
+   Consumers wait on full, issue 4 wgmmas (k 16 each), release the previous stage's "empty"
+   barrier after wgmma.wait_group 1 (count: one lane of every consumer warp).  The producer runs ahead into the next unit while consumers run the epilogue:
    act(acc + bias) to a per-warpgroup f32 slab (64 rows x 32 columns at a time), then 8
    consecutive columns a thread, + residual, converted, 16-byte stores.
    ========================================================================================== */
@@ -78,6 +84,9 @@
 #endif
 #ifndef GPUML_CW_CFG
 #define GPUML_CW_CFG 1
+#endif
+#ifndef GPUML_CW_TMA_A
+#define GPUML_CW_TMA_A 0    /* 1: 1x1, stride 1, no padding: x is the GEMM's A [M][C], loaded by TMA */
 #endif
 
 /*                  BN   consumer WGs  stages  CTAs/SM */
@@ -288,7 +297,8 @@ static __device__ __forceinline__ void gpuml__cw_unit(const gpuml__conv_params &
 }
 
 extern "C" __global__ void __launch_bounds__(GPUML_CW_THREADS, GPUML_CW_MINB)
-gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const gpuml__conv_params p)
+gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_constant__ gpuml__cw_tmap tma_x,
+                const gpuml__conv_params p)
 {
     constexpr int BM = GPUML_CW_BM, BN = GPUML_CW_BN, STAGES = GPUML_CW_STAGES, LAG = GPUML_CW_LAG;
     constexpr int RPT = BM / 16;                    /* A rows per producer thread per k tile */
@@ -306,7 +316,8 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const gpuml__conv_
 
     if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            gpuml__cw_mbar_init(bar_full + 8 * s, 128 + 1);            /* every producer thread + the TMA's expect_tx */
+            /* gather: each producer warp + the TMA's expect_tx; TMA A: the expect_tx alone */
+            gpuml__cw_mbar_init(bar_full + 8 * s, GPUML_CW_TMA_A ? 1 : 4 + 1);   /* lane 0 of each producer warp */
             gpuml__cw_mbar_init(bar_empty + 8 * s, 4 * GPUML_CW_CWG);  /* one lane of every consumer warp */
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -318,6 +329,26 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const gpuml__conv_
 #if GPUML_CW_CWG == 2
         asm volatile("setmaxnreg.dec.sync.aligned.u32 56;");
 #endif
+#if GPUML_CW_TMA_A
+        /* A = x as a [M][C] matrix (k tile kb = channels 64 kb..): one thread issues both loads */
+        if (tid == 0) {
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_w) : "memory");
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_x) : "memory");
+            int stage = 0;
+            gpuml__u32 phase = 0;
+            for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
+                int z, tm, tn, kb0, kb1;
+                gpuml__cw_unit(p, u, tiles_m, tiles_n, KT, z, tm, tn, kb0, kb1);
+                for (int kb = kb0; kb < kb1; ++kb) {
+                    gpuml__cw_wait(bar_empty + 8 * stage, phase ^ 1u);
+                    gpuml__cw_expect_tx(bar_full + 8 * stage, GPUML_CW_A_BYTES + GPUML_CW_B_BYTES);
+                    gpuml__cw_tma_load(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, kb * 64, tm * BM, bar_full + 8 * stage);
+                    gpuml__cw_tma_load(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, tn * BN, bar_full + 8 * stage);
+                    if (++stage == STAGES) { stage = 0; phase ^= 1u; }
+                }
+            }
+        }
+#else
         const int lc = tid & 7, r0 = tid >> 3;      /* 16-byte chunk lc of rows r0 + 16 i */
         const gpuml__u32 a_off = (gpuml__u32)(r0 * 128 + ((lc ^ (r0 & 7)) << 4));
         const char *X = (const char *)p.x;
@@ -371,7 +402,8 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const gpuml__conv_
                 if (pending == LAG) {
                     gpuml__cw_cp_wait<LAG>();
                     gpuml__cw_proxy_fence();
-                    gpuml__cw_arrive(bar_full + 8 * sig);
+                    __syncwarp();                  /* the warp's copies are in and fenced: one arrival */
+                    if (lane == 0) gpuml__cw_arrive(bar_full + 8 * sig);
                     if (++sig == STAGES) sig = 0;
                 } else {
                     pending++;
@@ -380,10 +412,12 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const gpuml__conv_
         }
         gpuml__cw_cp_wait<0>();
         gpuml__cw_proxy_fence();
+        __syncwarp();
         for (; pending > 0; pending--) {
-            gpuml__cw_arrive(bar_full + 8 * sig);
+            if (lane == 0) gpuml__cw_arrive(bar_full + 8 * sig);
             if (++sig == STAGES) sig = 0;
         }
+#endif
     } else {
         /* ------------------------------ consumer warpgroups ------------------------------ */
 #if GPUML_CW_CWG == 2

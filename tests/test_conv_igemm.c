@@ -311,7 +311,8 @@ static void wgmma_every_cfg(void)
 {
     static const int sh[][9] = { /* n, h, w, c, k, r, stride, pad, dil */
         {2, 9, 11, 64, 96, 3, 1, 1, 1}, {3, 13, 10, 128, 136, 3, 2, 1, 1}, {2, 17, 19, 64, 70, 1, 1, 0, 1},
-        {1, 7, 7, 512, 264, 3, 1, 1, 1}, {2, 12, 9, 64, 40, 3, 1, 2, 2}, {4, 28, 28, 64, 256, 1, 2, 0, 1} };
+        {1, 7, 7, 512, 264, 3, 1, 1, 1}, {2, 12, 9, 64, 40, 3, 1, 2, 2}, {4, 28, 28, 64, 256, 1, 2, 0, 1},
+        {3, 15, 13, 192, 200, 1, 1, 0, 1}, {1, 9, 7, 128, 24, 1, 1, 1, 1} };   /* 1x1 s1: x by TMA; padded: gathered */
     size_t i;
     int cfg;
     NEED_SM90();
@@ -364,6 +365,12 @@ static void wgmma_big_and_split(void)
     set_spec(&cc, 0);
     cc.cfg = -1; cc.splits = 0;
     CHECK(run_case(tu_gpu, &cc), "the wgmma choice declined: %s", last_why);
+    cc = mk(2, 11, 13, 256, 136, 1, 1, 1, 0, GPUML_F16, GPUML_F16);         /* 1x1 s1, x by TMA, 4 k tiles, M = 286 */
+    for (i = 0; i < 4; i++) {
+        set_spec(&cc, i);
+        cc.splits = i == 0 ? 1 : i + 1;
+        CHECK(run_case(tu_gpu, &cc), "1x1 cfg %d split %d declined: %s", wspec[i][0], cc.splits, last_why);
+    }
 }
 /* the wgmma kernel declines what it cannot take, with a reason */
 static void wgmma_declines(gpuml_ctx *ctx)
