@@ -1127,6 +1127,11 @@ typedef gpuml__CUresult (*gpuml__TensorMapEncodeTiled_fn)(void *map, int dtype, 
                                                           const gpuml__u64 *dims, const gpuml__u64 *strides,
                                                           const unsigned *box, const unsigned *estrides,
                                                           int interleave, int swizzle, int l2promo, int oobfill);
+typedef gpuml__CUresult (*gpuml__TensorMapEncodeIm2col_fn)(void *map, int dtype, unsigned rank, void *addr,
+                                                           const gpuml__u64 *dims, const gpuml__u64 *strides,
+                                                           const int *lower, const int *upper, unsigned channels,
+                                                           unsigned pixels, const unsigned *estrides, int interleave,
+                                                           int swizzle, int l2promo, int oobfill);
 
 /* CUDA graphs (optional: without them gpuml_graph_* run eagerly) */
 typedef struct gpuml__CUgraph_st *gpuml__CUgraph;
@@ -1144,6 +1149,7 @@ enum { GPUML__CU_CAPTURE_RELAXED = 2 };
 typedef struct gpuml__cuda_api {
     GPUML__CUDA_FUNCS(GPUML__DECL_FN)
     gpuml__TensorMapEncodeTiled_fn TensorMapEncodeTiled;   /* optional (CUDA 12+) */
+    gpuml__TensorMapEncodeIm2col_fn TensorMapEncodeIm2col; /* optional (CUDA 12+) */
     GPUML__GRAPH_FUNCS(GPUML__DECL_FN)                     /* optional (CUDA 11.4+) */
 } gpuml__cuda_api;
 typedef struct gpuml__nvrtc_api { GPUML__NVRTC_FUNCS(GPUML__DECL_FN) } gpuml__nvrtc_api;
@@ -1545,6 +1551,8 @@ GPUML__FN gpuml_status gpuml__cuda_open(gpuml_ctx *ctx, const gpuml_desc *d)
     {
         void *f = gpuml__dlsym(ctx->cuda_lib, "cuTensorMapEncodeTiled");
         memcpy(&ctx->cu.TensorMapEncodeTiled, &f, sizeof f);
+        f = gpuml__dlsym(ctx->cuda_lib, "cuTensorMapEncodeIm2col");
+        memcpy(&ctx->cu.TensorMapEncodeIm2col, &f, sizeof f);
 #define GPUML__LOAD_OPT(name, sym, ret, args) f = gpuml__dlsym(ctx->cuda_lib, sym); memcpy(&ctx->cu.name, &f, sizeof f);
         GPUML__GRAPH_FUNCS(GPUML__LOAD_OPT)
 #undef GPUML__LOAD_OPT
@@ -7892,6 +7900,7 @@ typedef struct gpuml__cw_cfg {
     float us_mb;             /* ... plus us_mb per MB of y written and of x gathered (/8, per column tile) */
 } gpuml__cw_cfg;
 #define GPUML__CW_NCFG 5
+#define GPUML__CW_GATHER 256   /* or'ed into a configuration: gather x with cp.async even where TMA could load it */
 static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
     /* fitted (relative least squares) to the forced-configuration timings of device run 2 on
        the 22 ResNet-50 layers (bench/NOTES_conv_igemm.md) */
@@ -7907,6 +7916,7 @@ GPUML__FN unsigned gpuml__cw_smem(int cfg)
 GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
 {
     const char *why;
+    if (cfg >= 0) cfg &= ~GPUML__CW_GATHER;
     if (cfg < 0 || cfg >= GPUML__CW_NCFG) return "no such wgmma tile configuration";
     if (!ctx || !p) return "missing operand";
     if (ctx->backend != GPUML_BACKEND_CUDA) return "not a CUDA context";
@@ -7968,7 +7978,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     unsigned char mapbuf[2][128 + 64];
     void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[3];
     char opts[260], ropts[200];
-    int tma_a, tdt;
+    int tma_a, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0;
     gpuml__CUfunction fn, red;
     unsigned grid[3], block[3];
     gpuml_tensor *ws = NULL;
@@ -7976,6 +7986,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     const gpuml__cw_cfg *c;
     int64_t kt, per, units, slots, total, M, Kg;
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
+    if (cfg >= 0) cfg &= ~GPUML__CW_GATHER;
     if (cfg < 0) cfg = gpuml__conv_sm90_choose(ctx, p, &splits, NULL);
     if (cfg < 0 || gpuml__conv_sm90_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
     c = &gpuml__cw_cfgs[cfg];
@@ -7988,13 +7999,34 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     splits = (int)((kt + per - 1) / per);           /* no empty slice */
     GPUML__TRY(gpuml__enter(ctx));
     /* 1x1, stride 1, no padding: x is the GEMM's A [M][C]; TMA loads it (no gather) */
-    tma_a = p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 && p->p == p->h && p->q == p->w;
+    tma_a = !gather_only && p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 &&
+            p->p == p->h && p->q == p->w;
     tdt = p->x->dtype == GPUML_F16 ? 6 : 9;
     memset(map, 0, 128);
     memset(xmap, 0, 128);
     if (!gpuml__tmap(ctx, map, tdt, gpuml__dptr(p->wt), Kg, p->k, Kg * 2, 64, (unsigned)c->bn) ||
         (tma_a && !gpuml__tmap(ctx, xmap, tdt, gpuml__dptr(p->x), p->c, M, p->c * 2, 64, (unsigned)c->bm)))
         return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (wgmma): cuTensorMapEncodeTiled rejected the weights' or x's layout");
+    /* any other window: TMA im2col loads of x where the driver has them and the box corners fit
+       the rank-4 encoding ([-128, 127]); the cp.async gather otherwise */
+    if (!tma_a && !gather_only && ctx->cu.TensorMapEncodeIm2col && p->stride_h <= 8 && p->stride_w <= 8 &&
+        (p->r - 1) * p->dil_h < 65536 && (p->s - 1) * p->dil_w < 65536) {
+        gpuml__u64 dims[4], strides[3];
+        int lo[2], hi[2];
+        unsigned es[4];
+        dims[0] = (gpuml__u64)p->c; dims[1] = (gpuml__u64)p->w; dims[2] = (gpuml__u64)p->h; dims[3] = (gpuml__u64)p->n;
+        strides[0] = (gpuml__u64)(p->c * 2); strides[1] = (gpuml__u64)(p->w * p->c * 2); strides[2] = (gpuml__u64)(p->h * p->w * p->c * 2);
+        /* the window's top-left corner runs over [lo, dim - 1 + hi] in steps of the stride: the
+           first output's corner at -pad, the last one's at (P - 1) * stride - pad */
+        lo[0] = -p->pad_w; lo[1] = -p->pad_h;
+        hi[0] = (int)((p->q - 1) * p->stride_w - p->pad_w - (p->w - 1));
+        hi[1] = (int)((p->p - 1) * p->stride_h - p->pad_h - (p->h - 1));
+        es[0] = 1; es[1] = (unsigned)p->stride_w; es[2] = (unsigned)p->stride_h; es[3] = 1;
+        if (lo[0] >= -128 && lo[1] >= -128 && hi[0] >= -128 && hi[1] >= -128 && hi[0] <= 127 && hi[1] <= 127 &&
+            ctx->cu.TensorMapEncodeIm2col(xmap, tdt, 4, (void *)(uintptr_t)gpuml__dptr(p->x), dims, strides, lo, hi, 64,
+                                          (unsigned)c->bm, es, 0, 3, 3, 0) == 0)
+            tma_a = 2;
+    }
     if (splits > 1)
         snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d",
                  (int)p->x->dtype, cfg, tma_a);
@@ -9187,6 +9219,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=2" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif

@@ -86,7 +86,8 @@
 #define GPUML_CW_CFG 1
 #endif
 #ifndef GPUML_CW_TMA_A
-#define GPUML_CW_TMA_A 0    /* 1: 1x1, stride 1, no padding: x is the GEMM's A [M][C], loaded by TMA */
+#define GPUML_CW_TMA_A 0    /* 1: 1x1, stride 1, no padding: x is the GEMM's A [M][C], loaded by TMA;
+                               2: TMA im2col loads (any window, stride, padding, dilation); 0: cp.async gather */
 #endif
 
 /*                  BN   consumer WGs  stages  CTAs/SM */
@@ -173,6 +174,16 @@ static __device__ __forceinline__ void gpuml__cw_tma_load(gpuml__u32 dst, const 
 {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                  ::"r"(dst), "l"((gpuml__u64)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+/* im2col mode: BM pixels x 64 channels starting at pixel (w, h, n), channel c, each pixel shifted
+   by the filter tap (ow, oh); pixels outside the image read as 0 */
+static __device__ __forceinline__ void gpuml__cw_tma_im2col(gpuml__u32 dst, const gpuml__cw_tmap *map, int c, int w, int h, int n,
+                                                            gpuml__u16 ow, gpuml__u16 oh, gpuml__u32 bar)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};"
+                 ::"r"(dst), "l"((gpuml__u64)map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar), "h"(ow), "h"(oh)
                  : "memory");
 }
 static __device__ __forceinline__ void gpuml__cw_cp16(gpuml__u32 dst, const void *src, gpuml__u32 bytes)
@@ -330,7 +341,8 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
         asm volatile("setmaxnreg.dec.sync.aligned.u32 56;");
 #endif
 #if GPUML_CW_TMA_A
-        /* A = x as a [M][C] matrix (k tile kb = channels 64 kb..): one thread issues both loads */
+        /* A = x as a [M][C] matrix (k tile kb = channels 64 kb..), or (2) x's im2col rows for
+           tap (r, s): one thread issues both loads */
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_w) : "memory");
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_x) : "memory");
@@ -339,10 +351,27 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
                 int z, tm, tn, kb0, kb1;
                 gpuml__cw_unit(p, u, tiles_m, tiles_n, KT, z, tm, tn, kb0, kb1);
+#if GPUML_CW_TMA_A == 2
+                /* the tile's first output pixel -> the top-left input pixel of its window */
+                const int m0 = tm * BM, ni = m0 / PQ, rem = m0 - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
+                const int w0 = qq * p.stride_w - p.pad_w, h0 = pp * p.stride_h - p.pad_h;
+                const int rs = kb0 * 64 / C;
+                int cc = kb0 * 64 - rs * C, rr = rs / S, ss = rs - rr * S;
+#endif
                 for (int kb = kb0; kb < kb1; ++kb) {
                     gpuml__cw_wait(bar_empty + 8 * stage, phase ^ 1u);
                     gpuml__cw_expect_tx(bar_full + 8 * stage, GPUML_CW_A_BYTES + GPUML_CW_B_BYTES);
+#if GPUML_CW_TMA_A == 2
+                    gpuml__cw_tma_im2col(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, cc, w0, h0, ni, (gpuml__u16)(ss * p.dil_w),
+                                         (gpuml__u16)(rr * p.dil_h), bar_full + 8 * stage);
+                    cc += 64;
+                    if (cc == C) {
+                        cc = 0;
+                        if (++ss == S) { ss = 0; rr++; }
+                    }
+#else
                     gpuml__cw_tma_load(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, kb * 64, tm * BM, bar_full + 8 * stage);
+#endif
                     gpuml__cw_tma_load(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, tn * BN, bar_full + 8 * stage);
                     if (++stage == STAGES) { stage = 0; phase ^= 1u; }
                 }

@@ -312,17 +312,19 @@ static void wgmma_every_cfg(void)
     static const int sh[][9] = { /* n, h, w, c, k, r, stride, pad, dil */
         {2, 9, 11, 64, 96, 3, 1, 1, 1}, {3, 13, 10, 128, 136, 3, 2, 1, 1}, {2, 17, 19, 64, 70, 1, 1, 0, 1},
         {1, 7, 7, 512, 264, 3, 1, 1, 1}, {2, 12, 9, 64, 40, 3, 1, 2, 2}, {4, 28, 28, 64, 256, 1, 2, 0, 1},
-        {3, 15, 13, 192, 200, 1, 1, 0, 1}, {1, 9, 7, 128, 24, 1, 1, 1, 1} };   /* 1x1 s1: x by TMA; padded: gathered */
+        {3, 15, 13, 192, 200, 1, 1, 0, 1}, {1, 9, 7, 128, 24, 1, 1, 1, 1} };   /* 1x1 s1: tiled TMA; padded: im2col */
     size_t i;
-    int cfg;
+    int cfg, gather;
     NEED_SM90();
-    for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
-        for (cfg = 0; cfg < GPUML__CW_NCFG; cfg++) {
-            ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
-            cc.dh = cc.dw = sh[i][8];
-            set_spec(&cc, cfg + (i % 2 ? 5 : 0));   /* configuration cfg (wspec lists each twice) */
-            CHECK(run_case(tu_gpu, &cc), "wgmma cfg %d declined shape %d: %s", cfg, (int)i, last_why);
-        }
+    for (gather = 0; gather < 2; gather++)   /* x by TMA (tiled or im2col), then by the cp.async gather */
+        for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
+            for (cfg = 0; cfg < GPUML__CW_NCFG; cfg++) {
+                ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
+                cc.dh = cc.dw = sh[i][8];
+                set_spec(&cc, cfg + (i % 2 ? 5 : 0));   /* configuration cfg (wspec lists each twice) */
+                if (gather) cc.cfg |= GPUML__CW_GATHER;
+                CHECK(run_case(tu_gpu, &cc), "wgmma cfg %d declined shape %d: %s", cfg, (int)i, last_why);
+            }
 }
 /* fuzzed shapes: C a multiple of 64, odd P/Q, asymmetric padding, strides 1-2, dilation,
    rectangular windows, every epilogue and dtype pair, random configuration and split */
@@ -341,6 +343,7 @@ static void wgmma_fuzz(void)
         cc.h = cc.dh * (cc.r - 1) + rnd_int(1, 15); cc.w = cc.dw * (cc.s - 1) + rnd_int(1, 15);
         set_spec(&cc, rnd_int(0, NWSPEC - 1));
         cc.splits = rnd_int(1, 4) == 4 ? 3 : 1;
+        if (rnd_int(0, 2) == 0) cc.cfg |= GPUML__CW_GATHER;
         if (cc.splits > cc.r * cc.s * cc.c / 64) cc.splits = 1;
         CHECK(run_case(tu_gpu, &cc), "wgmma fuzz %d declined: %s", t, last_why);
     }
@@ -352,9 +355,16 @@ static void wgmma_big_and_split(void)
     ccase cc = mk(8, 28, 28, 64, 128, 3, 3, 1, 1, GPUML_F16, GPUML_F16);   /* 6272 rows */
     int i;
     NEED_SM90();
-    for (i = 0; i < GPUML__CW_NCFG; i++) {
-        set_spec(&cc, i);
+    for (i = 0; i < 2 * GPUML__CW_NCFG; i++) {
+        set_spec(&cc, i % GPUML__CW_NCFG);
+        if (i >= GPUML__CW_NCFG) cc.cfg |= GPUML__CW_GATHER;
         CHECK(run_case(tu_gpu, &cc), "cfg %d declined: %s", i, last_why);
+    }
+    cc = mk(3, 23, 19, 64, 72, 3, 3, 2, 1, GPUML_BF16, GPUML_BF16);         /* stride 2, odd sizes, several images a tile */
+    cc.pb = 0; cc.pr = 2;
+    for (i = 0; i < GPUML__CW_NCFG; i++) {
+        set_spec(&cc, i + 5);
+        CHECK(run_case(tu_gpu, &cc), "s2 cfg %d declined: %s", i, last_why);
     }
     cc = mk(2, 9, 9, 128, 72, 3, 3, 1, 1, GPUML_BF16, GPUML_BF16);          /* 18 k tiles */
     for (i = 0; i < 4; i++) {
