@@ -7901,6 +7901,9 @@ typedef struct gpuml__cw_cfg {
 } gpuml__cw_cfg;
 #define GPUML__CW_NCFG 5
 #define GPUML__CW_GATHER 256   /* or'ed into a configuration: gather x with cp.async even where TMA could load it */
+#define GPUML__CW_IM2COL 512   /* or'ed into a configuration: TMA im2col loads of x for windows other than 1x1 s1.
+                                  NOT YET RUN ON A GPU (written after the session's last device run): opt-in
+                                  only, so AUTO keeps the cp.async gather there */
 static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
     /* fitted (relative least squares) to the forced-configuration timings of device run 2 on
        the 22 ResNet-50 layers (bench/NOTES_conv_igemm.md) */
@@ -7916,7 +7919,7 @@ GPUML__FN unsigned gpuml__cw_smem(int cfg)
 GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
 {
     const char *why;
-    if (cfg >= 0) cfg &= ~GPUML__CW_GATHER;
+    if (cfg >= 0) cfg &= ~(GPUML__CW_GATHER | GPUML__CW_IM2COL);
     if (cfg < 0 || cfg >= GPUML__CW_NCFG) return "no such wgmma tile configuration";
     if (!ctx || !p) return "missing operand";
     if (ctx->backend != GPUML_BACKEND_CUDA) return "not a CUDA context";
@@ -7978,7 +7981,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     unsigned char mapbuf[2][128 + 64];
     void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[3];
     char opts[260], ropts[200];
-    int tma_a, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0;
+    int tma_a, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = (cfg >= 0 && (cfg & GPUML__CW_IM2COL)) != 0;
     gpuml__CUfunction fn, red;
     unsigned grid[3], block[3];
     gpuml_tensor *ws = NULL;
@@ -7986,7 +7989,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     const gpuml__cw_cfg *c;
     int64_t kt, per, units, slots, total, M, Kg;
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
-    if (cfg >= 0) cfg &= ~GPUML__CW_GATHER;
+    if (cfg >= 0) cfg &= ~(GPUML__CW_GATHER | GPUML__CW_IM2COL);
     if (cfg < 0) cfg = gpuml__conv_sm90_choose(ctx, p, &splits, NULL);
     if (cfg < 0 || gpuml__conv_sm90_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
     c = &gpuml__cw_cfgs[cfg];
@@ -8007,9 +8010,9 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     if (!gpuml__tmap(ctx, map, tdt, gpuml__dptr(p->wt), Kg, p->k, Kg * 2, 64, (unsigned)c->bn) ||
         (tma_a && !gpuml__tmap(ctx, xmap, tdt, gpuml__dptr(p->x), p->c, M, p->c * 2, 64, (unsigned)c->bm)))
         return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (wgmma): cuTensorMapEncodeTiled rejected the weights' or x's layout");
-    /* any other window: TMA im2col loads of x where the driver has them and the box corners fit
-       the rank-4 encoding ([-128, 127]); the cp.async gather otherwise */
-    if (!tma_a && !gather_only && ctx->cu.TensorMapEncodeIm2col && p->stride_h <= 8 && p->stride_w <= 8 &&
+    /* any other window, when asked for (GPUML__CW_IM2COL): TMA im2col loads of x where the driver
+       has them and the box corners fit the rank-4 encoding ([-128, 127]); the cp.async gather otherwise */
+    if (im2col && !tma_a && !gather_only && ctx->cu.TensorMapEncodeIm2col && p->stride_h <= 8 && p->stride_w <= 8 &&
         (p->r - 1) * p->dil_h < 65536 && (p->s - 1) * p->dil_w < 65536) {
         gpuml__u64 dims[4], strides[3];
         int lo[2], hi[2];

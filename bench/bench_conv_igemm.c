@@ -68,14 +68,14 @@ int main(int argc, char **argv)
     printf("# gpuml conv_igemm on %s (sm_%d, %d SMs); batch %d, f16 NHWC in/out, no epilogue\n", gpuml_device_name(ctx),
            gpuml_device_arch(ctx), ctx->sm_count, NB);
     printf("# name n h w c k r s stride pad p q gflop us_auto cfg_auto splits_auto us_cfg0..us_cfg%d (unsplit) us_cfg1_s2 us_cfg1_s4 us_cfg3_s2 us_cfg3_s4"
-           " W wg_us_auto wg_cfg_auto wg_splits_auto wg_us_cfg0..wg_us_cfg%d (unsplit) wg_cfg1_s2 wg_cfg1_s4 wg_cfg3_s2 wg_cfg3_s4 wg_auto_gathered (-1: declined; x by TMA, tiled or im2col, where it can be, except in the last)\n",
+           " W wg_us_auto wg_cfg_auto wg_splits_auto wg_us_cfg0..wg_us_cfg%d (unsplit) wg_cfg1_s2 wg_cfg1_s4 wg_cfg3_s2 wg_cfg3_s4 wg_auto_gathered wg_auto_im2col (-1: declined; the last two: the chosen configuration with x always gathered, and with TMA im2col loads)\n",
            GPUML__CONV_NCFG - 1, GPUML__CW_NCFG - 1);
     for (li = 0; li < sizeof layers / sizeof layers[0]; li++) {
         const layer *L = &layers[li];
         int64_t P = (L->h + 2 * L->pad - L->r) / L->stride + 1, xs4[4], ws4[4], ys4[4];
         gpuml_tensor *xs[MAXCOPIES], *ys[MAXCOPIES], *w;
         gpuml__conv_problem p;
-        double bytes, gflop, us, uc[GPUML__CONV_NCFG], us_split[4], wus, wc[GPUML__CW_NCFG], ws_split[4], wgather;
+        double bytes, gflop, us, uc[GPUML__CONV_NCFG], us_split[4], wus, wc[GPUML__CW_NCFG], ws_split[4], wgather, wim2col;
         int copies, i, reps, cfg, splits, wcfg, wsplits;
         if (argc > 1 && !strstr(L->name, argv[1])) continue;
         xs4[0] = NB; xs4[1] = L->h; xs4[2] = L->h; xs4[3] = L->c;
@@ -112,6 +112,7 @@ int main(int argc, char **argv)
         for (i = 0; i < GPUML__CW_NCFG; i++) wc[i] = time_us(ctx, &p, xs, ys, copies, i, 1, reps);
         for (i = 0; i < 4; i++) ws_split[i] = time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
         wgather = wcfg >= 0 ? time_us(ctx, &p, xs, ys, copies, wcfg | GPUML__CW_GATHER, wsplits, reps) : -1;
+        wim2col = wcfg >= 0 ? time_us(ctx, &p, xs, ys, copies, wcfg | GPUML__CW_IM2COL, wsplits, reps) : -1;
         printf("%s %d %d %d %d %d %d %d %d %d %lld %lld %.4f %.2f %d %d", L->name, NB, L->h, L->h, L->c, L->k, L->r, L->r, L->stride, L->pad,
                (long long)P, (long long)P, gflop, us, cfg, splits);
         for (i = 0; i < GPUML__CONV_NCFG; i++) printf(" %.2f", uc[i]);
@@ -119,7 +120,7 @@ int main(int argc, char **argv)
         printf(" W %.2f %d %d", wus, wcfg, wsplits);
         for (i = 0; i < GPUML__CW_NCFG; i++) printf(" %.2f", wc[i]);
         for (i = 0; i < 4; i++) printf(" %.2f", ws_split[i]);
-        printf(" %.2f\n", wgather);
+        printf(" %.2f %.2f\n", wgather, wim2col);
         fflush(stdout);
         if (us < 0) printf("# %s: %s\n", L->name, gpuml_last_error(ctx));
         for (i = 0; i < copies; i++) { gpuml_tensor_free(xs[i]); gpuml_tensor_free(ys[i]); }

@@ -12,7 +12,7 @@ prop = torch.cuda.get_device_properties(0)
 l2 = getattr(prop, "L2_cache_size", 50 << 20)
 print(f"cuDNN {torch.backends.cudnn.version()} via PyTorch {torch.__version__} on {torch.cuda.get_device_name()}")
 hdr = f"{'layer':20s} {'shape (n,h,w,c -> k, rxs/stride)':36s} {'gpuml us':>9s} {'cuDNN us':>9s} {'gpuml TF/s':>10s} {'cuDNN TF/s':>10s} {'ratio':>6s} {'graph us':>8s} {'ratio':>6s} cfg/split  best us  (cfg0..5 unsplit; cfg1 split 2, 4; cfg3 split 2, 4)"
-hdr += "  ||  wgmma: us ratio cfg/split best-forced-us ratio (cfg0..4 unsplit; cfg1 split 2, 4; cfg3 split 2, 4; the chosen one with the cp.async gather)"
+hdr += "  ||  wgmma: us ratio cfg/split best-forced-us ratio (cfg0..4 unsplit; cfg1 split 2, 4; cfg3 split 2, 4; the chosen one with x always gathered, and with TMA im2col)"
 wratios, wbratios, bothratios = [], [], []
 print(hdr)
 ratios, gratios = [], []

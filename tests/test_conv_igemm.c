@@ -312,11 +312,11 @@ static void wgmma_every_cfg(void)
     static const int sh[][9] = { /* n, h, w, c, k, r, stride, pad, dil */
         {2, 9, 11, 64, 96, 3, 1, 1, 1}, {3, 13, 10, 128, 136, 3, 2, 1, 1}, {2, 17, 19, 64, 70, 1, 1, 0, 1},
         {1, 7, 7, 512, 264, 3, 1, 1, 1}, {2, 12, 9, 64, 40, 3, 1, 2, 2}, {4, 28, 28, 64, 256, 1, 2, 0, 1},
-        {3, 15, 13, 192, 200, 1, 1, 0, 1}, {1, 9, 7, 128, 24, 1, 1, 1, 1} };   /* 1x1 s1: tiled TMA; padded: im2col */
+        {3, 15, 13, 192, 200, 1, 1, 0, 1}, {1, 9, 7, 128, 24, 1, 1, 1, 1} };   /* 1x1 s1: x by TMA; padded: gathered */
     size_t i;
     int cfg, gather;
     NEED_SM90();
-    for (gather = 0; gather < 2; gather++)   /* x by TMA (tiled or im2col), then by the cp.async gather */
+    for (gather = 0; gather < 2; gather++)   /* x by TMA where 1x1 s1 (else gathered), then always gathered */
         for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
             for (cfg = 0; cfg < GPUML__CW_NCFG; cfg++) {
                 ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
@@ -381,6 +381,26 @@ static void wgmma_big_and_split(void)
         cc.splits = i == 0 ? 1 : i + 1;
         CHECK(run_case(tu_gpu, &cc), "1x1 cfg %d split %d declined: %s", wspec[i][0], cc.splits, last_why);
     }
+}
+/* TMA im2col loads of x (GPUML__CW_IM2COL, opt-in).  Written after the session's last device run:
+   NOT YET RUN ON A GPU; kept apart so that a failure here points at the im2col encoding alone. */
+static void wgmma_im2col(void)
+{
+    static const int sh[][9] = { /* n, h, w, c, k, r, stride, pad, dil */
+        {2, 9, 11, 64, 96, 3, 1, 1, 1}, {3, 13, 10, 128, 136, 3, 2, 1, 1}, {1, 7, 7, 512, 264, 3, 1, 1, 1},
+        {2, 12, 9, 64, 40, 3, 1, 2, 2}, {3, 23, 19, 64, 72, 3, 2, 1, 1}, {1, 9, 7, 128, 24, 1, 1, 1, 1}, {4, 28, 28, 64, 256, 1, 2, 0, 1} };
+    size_t i;
+    int cfg;
+    NEED_SM90();
+    for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
+        for (cfg = 0; cfg < GPUML__CW_NCFG; cfg++) {
+            ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
+            cc.dh = cc.dw = sh[i][8];
+            set_spec(&cc, cfg + (i % 2 ? 5 : 0));
+            cc.cfg |= GPUML__CW_IM2COL;
+            if (i == 2 && cfg < 3) cc.splits = cfg + 2;
+            CHECK(run_case(tu_gpu, &cc), "im2col cfg %d declined shape %d: %s", cfg, (int)i, last_why);
+        }
 }
 /* the wgmma kernel declines what it cannot take, with a reason */
 static void wgmma_declines(gpuml_ctx *ctx)
@@ -458,6 +478,7 @@ int main(int argc, char **argv)
         {"split_k", split_k}, {"resnet_shapes_auto", resnet_shapes_auto},
         {"wgmma_declines_cpu", wgmma_declines_cpu}, {"wgmma_declines_gpu", wgmma_declines_gpu},
         {"wgmma_every_cfg", wgmma_every_cfg}, {"wgmma_fuzz", wgmma_fuzz}, {"wgmma_big_and_split", wgmma_big_and_split},
+        {"wgmma_im2col", wgmma_im2col},
     };
     return TU_RUN("test_conv_igemm", tests, argc, argv);
 }
