@@ -564,7 +564,8 @@ typedef enum gpuml_conv_path {
     GPUML_CONV_AUTO = 0,      /* chosen by shape, dtype, layout and device */
     GPUML_CONV_DIRECT = 1,    /* CUDA cores, one output per thread: every parameter combination */
     GPUML_CONV_GEMM = 2,      /* 1x1 as one gpuml_matmul, else im2col + gpuml_matmul (the CPU's only path) */
-    GPUML_CONV_IGEMM = 3      /* tensor-core implicit GEMM (f16/bf16 NHWC) */
+    GPUML_CONV_IGEMM = 3,     /* tensor-core implicit GEMM (f16/bf16 NHWC) */
+    GPUML_CONV_WGMMA = 4      /* Hopper wgmma implicit GEMM (f16/bf16 NHWC, C % 64 == 0, sm_90) */
 } gpuml_conv_path;
 typedef struct gpuml_conv2d_desc {
     int stride[2];                    /* h, w */
@@ -1129,6 +1130,11 @@ typedef gpuml__CUresult (*gpuml__TensorMapEncodeTiled_fn)(void *map, int dtype, 
                                                           const gpuml__u64 *dims, const gpuml__u64 *strides,
                                                           const unsigned *box, const unsigned *estrides,
                                                           int interleave, int swizzle, int l2promo, int oobfill);
+typedef gpuml__CUresult (*gpuml__TensorMapEncodeIm2col_fn)(void *map, int dtype, unsigned rank, void *addr,
+                                                           const gpuml__u64 *dims, const gpuml__u64 *strides,
+                                                           const int *lower, const int *upper, unsigned channels,
+                                                           unsigned pixels, const unsigned *estrides, int interleave,
+                                                           int swizzle, int l2promo, int oobfill);
 
 /* CUDA graphs (optional: without them gpuml_graph_* run eagerly) */
 typedef struct gpuml__CUgraph_st *gpuml__CUgraph;
@@ -1146,6 +1152,7 @@ enum { GPUML__CU_CAPTURE_RELAXED = 2 };
 typedef struct gpuml__cuda_api {
     GPUML__CUDA_FUNCS(GPUML__DECL_FN)
     gpuml__TensorMapEncodeTiled_fn TensorMapEncodeTiled;   /* optional (CUDA 12+) */
+    gpuml__TensorMapEncodeIm2col_fn TensorMapEncodeIm2col; /* optional (CUDA 12+) */
     GPUML__GRAPH_FUNCS(GPUML__DECL_FN)                     /* optional (CUDA 11.4+) */
 } gpuml__cuda_api;
 typedef struct gpuml__nvrtc_api { GPUML__NVRTC_FUNCS(GPUML__DECL_FN) } gpuml__nvrtc_api;
@@ -1547,6 +1554,8 @@ GPUML__FN gpuml_status gpuml__cuda_open(gpuml_ctx *ctx, const gpuml_desc *d)
     {
         void *f = gpuml__dlsym(ctx->cuda_lib, "cuTensorMapEncodeTiled");
         memcpy(&ctx->cu.TensorMapEncodeTiled, &f, sizeof f);
+        f = gpuml__dlsym(ctx->cuda_lib, "cuTensorMapEncodeIm2col");
+        memcpy(&ctx->cu.TensorMapEncodeIm2col, &f, sizeof f);
 #define GPUML__LOAD_OPT(name, sym, ret, args) f = gpuml__dlsym(ctx->cuda_lib, sym); memcpy(&ctx->cu.name, &f, sizeof f);
         GPUML__GRAPH_FUNCS(GPUML__LOAD_OPT)
 #undef GPUML__LOAD_OPT
@@ -8034,9 +8043,210 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv
     return GPUML_ERROR_NOT_SUPPORTED;
 #endif
 }
+GPUML__FN int gpuml__conv_sm90_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p, int *splits, double *model_us);
+GPUML__FN gpuml_status gpuml__conv2d_sm90(gpuml_ctx *ctx, const gpuml__conv_problem *p);
+/* AUTO: on Hopper the wgmma kernel wherever it takes p (C % 64 == 0; device runs 1-2: faster
+   than this kernel's best configuration on all 22 such ResNet-50 layers), else this kernel */
 GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p)
 {
+    if (ctx && p && ctx->arch == 90 && gpuml__conv_sm90_choose(ctx, p, NULL, NULL) >= 0) {
+        gpuml_status st = gpuml__conv2d_sm90(ctx, p);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+    }
     return gpuml__conv2d_igemm_cfg(ctx, p, -1, 0);
+}
+
+/* ---- sm_90a: wgmma implicit GEMM (kernels/conv_sm90.cu, with matmul_mma.cu and conv_igemm.cu
+   in front; its LAUNCH CONTRACT comment is the reference).  Weights by TMA, x gathered by a
+   producer warpgroup, C % 64 == 0.  The mma.sync kernel above stays the fallback. ---- */
+static const gpuml__family gpuml__fam_conv_sm90 = { "conv_sm90", gpuml__ksrc_conv_sm90, 90, 1, 0 };
+typedef struct gpuml__cw_cfg {
+    int bm, bn, stages, per_sm;
+    float us_unit, us_cta;   /* time model (gpuml__conv_sm90_model): a CTA at per_sm residency runs one
+                                unit in us_cta + us_unit * bm*bn*k_tiles/1e6 us ... */
+    float us_mb;             /* ... plus us_mb per MB of y written and of x gathered (/8, per column tile) */
+} gpuml__cw_cfg;
+#define GPUML__CW_NCFG 5
+#define GPUML__CW_GATHER 256   /* or'ed into a configuration: gather x with cp.async even where TMA could load it */
+#define GPUML__CW_IM2COL 512   /* or'ed into a configuration: TMA im2col loads of x for windows other than 1x1 s1.
+                                  NOT YET RUN ON A GPU (written after the session's last device run): opt-in
+                                  only, so AUTO keeps the cp.async gather there */
+static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
+    /* fitted (relative least squares) to the forced-configuration timings of device run 2 on
+       the 22 ResNet-50 layers (bench/NOTES_conv_igemm.md) */
+    { 128, 256, 4, 1, 25.89f, 1.65f, 0.411f }, { 128, 128, 6, 1, 33.63f, 0.08f, 0.656f }, { 128, 64, 8, 1, 54.20f, 1.96f, 0.210f },
+    { 64, 128, 4, 2, 24.92f, 0.00f, 0.668f },  { 64, 64, 6, 2, 49.40f, 0.58f, 0.200f },
+};
+GPUML__FN unsigned gpuml__cw_smem(int cfg)
+{
+    const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
+    return (unsigned)(1024 + c->stages * (c->bm + c->bn) * 128 + (c->bm / 64) * 64 * 40 * 4 + 256);
+}
+/* NULL when configuration cfg of the wgmma kernel can run problem p, else why not */
+GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
+{
+    const char *why;
+    if (cfg >= 0) cfg &= ~(GPUML__CW_GATHER | GPUML__CW_IM2COL);
+    if (cfg < 0 || cfg >= GPUML__CW_NCFG) return "no such wgmma tile configuration";
+    if (!ctx || !p) return "missing operand";
+    if (ctx->backend != GPUML_BACKEND_CUDA) return "not a CUDA context";
+    if (ctx->arch != 90) return "needs sm_90 (wgmma, TMA)";
+    why = gpuml__conv_igemm_why(ctx, p, 1);   /* dtypes, sizes, contiguity, alignment */
+    if (why) return why;
+#ifndef GPUML_NO_CUDA
+    if (!ctx->cu.TensorMapEncodeTiled) return "the driver has no cuTensorMapEncodeTiled";
+#endif
+    if (ctx->smem_optin < (int)gpuml__cw_smem(cfg)) return "not enough shared memory per block";
+    if (p->c % 64) return "C % 64 != 0 (a k tile is 64 channels of one tap)";
+    if (gpuml_tensor_numel(p->x) >= ((int64_t)1 << 31)) return "x has 2^31 elements or more (32-bit offsets)";
+    return NULL;
+}
+/* modeled time (us) of cfg with `splits` k slices, as gpuml__conv_igemm_model: the persistent
+   grid runs ceil(units / slots) rounds of one unit per resident CTA */
+GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+    const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
+    int64_t M = p->n * p->p * p->q, kt = p->r * p->s * p->c / 64, per = (kt + splits - 1) / splits;
+    int64_t tiles_n = (p->k + c->bn - 1) / c->bn, units = ((M + c->bm - 1) / c->bm) * tiles_n * splits;
+    int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm, rounds = (units + slots - 1) / slots;
+    double t, mb = ((splits == 1 ? (double)M * (double)p->k * 2.0 : 0.0) + (double)M * (double)kt * 128.0 * (double)tiles_n / 8.0) / 1e6;
+    if ((kt + per - 1) / per != splits) return -1;
+    t = (double)rounds * (double)c->per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6) + c->us_mb * mb;
+    if (splits > 1)
+        t += 3.0 + ((double)splits * 8.0 + (double)gpuml_dtype_size(p->y->dtype)) * (double)M * (double)p->k / 3.0e6;
+    return t;
+}
+/* the configuration and split with the least modeled time; -1 where none takes p */
+GPUML__FN int gpuml__conv_sm90_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p, int *splits, double *model_us)
+{
+    int i, s, best = -1, best_s = 1;
+    double best_t = 0;
+    for (i = 0; i < GPUML__CW_NCFG; i++) {
+        int64_t kt;
+        if (gpuml__conv_sm90_why(ctx, p, i)) continue;
+        kt = p->r * p->s * p->c / 64;
+        for (s = 1; s <= GPUML__CONV_MAX_SPLITS && (s == 1 || kt / s >= 4); s++) {
+            double t = gpuml__conv_sm90_model(ctx, p, i, s);
+            if (t >= 0 && (best < 0 || t < best_t)) { best = i; best_s = s; best_t = t; }
+        }
+    }
+    if (splits) *splits = best_s;
+    if (model_us) *model_us = best_t;
+    return best;
+}
+/* Runs p on the wgmma kernel with configuration cfg split `splits` ways (cfg -1: the chosen
+   ones).  GPUML_ERROR_NOT_SUPPORTED, recording no error, where it does not take p. */
+GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+#ifndef GPUML_NO_CUDA
+    struct gpuml__conv_params {   /* mirrors struct gpuml__conv_params in kernels/conv_igemm.cu */
+        gpuml__CUdeviceptr x, w, y, bias, res, ws;
+        int N, H, W, C, K, R, S, P, Q;
+        int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+        int M, Kg, splits;
+    } kp;
+    unsigned char mapbuf[2][128 + 64];
+    void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[3];
+    char opts[260], ropts[200];
+    int tma_a, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = (cfg >= 0 && (cfg & GPUML__CW_IM2COL)) != 0;
+    gpuml__CUfunction fn, red;
+    unsigned grid[3], block[3];
+    gpuml_tensor *ws = NULL;
+    gpuml_status st;
+    const gpuml__cw_cfg *c;
+    int64_t kt, per, units, slots, total, M, Kg;
+    if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
+    if (cfg >= 0) cfg &= ~(GPUML__CW_GATHER | GPUML__CW_IM2COL);
+    if (cfg < 0) cfg = gpuml__conv_sm90_choose(ctx, p, &splits, NULL);
+    if (cfg < 0 || gpuml__conv_sm90_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
+    c = &gpuml__cw_cfgs[cfg];
+    M = p->n * p->p * p->q;
+    Kg = p->r * p->s * p->c;
+    kt = Kg / 64;
+    if (splits < 1) splits = 1;
+    if (splits > GPUML__CONV_MAX_SPLITS || splits > kt) return GPUML_ERROR_NOT_SUPPORTED;
+    per = (kt + splits - 1) / splits;
+    splits = (int)((kt + per - 1) / per);           /* no empty slice */
+    GPUML__TRY(gpuml__enter(ctx));
+    /* 1x1, stride 1, no padding: x is the GEMM's A [M][C]; TMA loads it (no gather) */
+    tma_a = !gather_only && p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 &&
+            p->p == p->h && p->q == p->w;
+    tdt = p->x->dtype == GPUML_F16 ? 6 : 9;
+    memset(map, 0, 128);
+    memset(xmap, 0, 128);
+    if (!gpuml__tmap(ctx, map, tdt, gpuml__dptr(p->wt), Kg, p->k, Kg * 2, 64, (unsigned)c->bn) ||
+        (tma_a && !gpuml__tmap(ctx, xmap, tdt, gpuml__dptr(p->x), p->c, M, p->c * 2, 64, (unsigned)c->bm)))
+        return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (wgmma): cuTensorMapEncodeTiled rejected the weights' or x's layout");
+    /* any other window, when asked for (GPUML__CW_IM2COL): TMA im2col loads of x where the driver
+       has them and the box corners fit the rank-4 encoding ([-128, 127]); the cp.async gather otherwise */
+    if (im2col && !tma_a && !gather_only && ctx->cu.TensorMapEncodeIm2col && p->stride_h <= 8 && p->stride_w <= 8 &&
+        (p->r - 1) * p->dil_h < 65536 && (p->s - 1) * p->dil_w < 65536) {
+        gpuml__u64 dims[4], strides[3];
+        int lo[2], hi[2];
+        unsigned es[4];
+        dims[0] = (gpuml__u64)p->c; dims[1] = (gpuml__u64)p->w; dims[2] = (gpuml__u64)p->h; dims[3] = (gpuml__u64)p->n;
+        strides[0] = (gpuml__u64)(p->c * 2); strides[1] = (gpuml__u64)(p->w * p->c * 2); strides[2] = (gpuml__u64)(p->h * p->w * p->c * 2);
+        /* the window's top-left corner runs over [lo, dim - 1 + hi] in steps of the stride: the
+           first output's corner at -pad, the last one's at (P - 1) * stride - pad */
+        lo[0] = -p->pad_w; lo[1] = -p->pad_h;
+        hi[0] = (int)((p->q - 1) * p->stride_w - p->pad_w - (p->w - 1));
+        hi[1] = (int)((p->p - 1) * p->stride_h - p->pad_h - (p->h - 1));
+        es[0] = 1; es[1] = (unsigned)p->stride_w; es[2] = (unsigned)p->stride_h; es[3] = 1;
+        if (lo[0] >= -128 && lo[1] >= -128 && hi[0] >= -128 && hi[1] >= -128 && hi[0] <= 127 && hi[1] <= 127 &&
+            ctx->cu.TensorMapEncodeIm2col(xmap, tdt, 4, (void *)(uintptr_t)gpuml__dptr(p->x), dims, strides, lo, hi, 64,
+                                          (unsigned)c->bm, es, 0, 3, 3, 0) == 0)
+            tma_a = 2;
+    }
+    if (splits > 1)
+        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d",
+                 (int)p->x->dtype, cfg, tma_a);
+    else
+        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d",
+                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_sm90", &fn));
+    memset(&kp, 0, sizeof kp);
+    kp.x = gpuml__dptr(p->x); kp.w = gpuml__dptr(p->wt); kp.y = gpuml__dptr(p->y);
+    kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
+    kp.res = p->residual ? gpuml__dptr(p->residual) : 0;
+    kp.N = (int)p->n; kp.H = (int)p->h; kp.W = (int)p->w; kp.C = (int)p->c; kp.K = (int)p->k;
+    kp.R = (int)p->r; kp.S = (int)p->s; kp.P = (int)p->p; kp.Q = (int)p->q;
+    kp.stride_h = p->stride_h; kp.stride_w = p->stride_w; kp.pad_h = p->pad_h; kp.pad_w = p->pad_w;
+    kp.dil_h = p->dil_h; kp.dil_w = p->dil_w;
+    kp.M = (int)M; kp.Kg = (int)Kg; kp.splits = splits;
+    units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
+    slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm;
+    grid[0] = (unsigned)GPUML__MIN(units, slots);
+    grid[1] = grid[2] = 1;
+    block[0] = (unsigned)(128 + 2 * c->bm); block[1] = block[2] = 1;
+    args[0] = map; args[1] = xmap; args[2] = &kp;
+    if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg), args, "conv2d (wgmma implicit GEMM)");
+    /* split-K: f32 partial sums, then conv_igemm's reduce applies the epilogue */
+    snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=1",
+             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, ropts, "gpuml_conv_splitk_reduce", &red));
+    total = M * p->k * splits;
+    ws = gpuml_tensor_new(ctx, GPUML_F32, 1, &total);
+    if (!ws) return gpuml_last_status(ctx);
+    kp.y = gpuml__dptr(ws);
+    st = gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg), args, "conv2d (wgmma implicit GEMM, split-K)");
+    if (st == GPUML_SUCCESS) {
+        kp.ws = kp.y;
+        kp.y = gpuml__dptr(p->y);
+        grid[0] = gpuml__grid_for(ctx, M * p->k, 256);
+        block[0] = 256;
+        args[0] = &kp;
+        st = gpuml__launch(ctx, red, grid, block, 0, args, "conv2d (split-K reduce)");
+    }
+    gpuml_tensor_free(ws);   /* stream-ordered: the block is reused only by later work */
+    return st;
+#else
+    (void)ctx; (void)p; (void)cfg; (void)splits;
+    return GPUML_ERROR_NOT_SUPPORTED;
+#endif
+}
+GPUML__FN gpuml_status gpuml__conv2d_sm90(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+{
+    return gpuml__conv2d_sm90_cfg(ctx, p, -1, 0);
 }
 
 
@@ -8107,7 +8317,7 @@ GPUML__FN gpuml_status gpuml__cv_setup(gpuml_ctx *ctx, const char *op, int kind,
     out = kind == 0 ? y : kind == 1 ? x : w;
     GPUML__TRY(gpuml__check_output(ctx, out, op));
     if ((unsigned)d.layout > GPUML_LAYOUT_NCHW) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown layout %d", op, (int)d.layout);
-    if ((unsigned)d.path > GPUML_CONV_IGEMM) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown path %d", op, (int)d.path);
+    if ((unsigned)d.path > GPUML_CONV_WGMMA) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown path %d", op, (int)d.path);
     if ((unsigned)d.act > GPUML_ACT_SILU) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown activation %d", op, (int)d.act);
     for (i = 0; i < 2; i++)
         if (d.stride[i] < 0 || d.dilation[i] < 0)
@@ -8873,9 +9083,12 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     gpuml__conv_params kp;
     /* AUTO on Hopper: a 1x1, stride-1, unpadded conv with C >= 512 is one plain GEMM, which the
        wgmma matmul runs faster than the mma.sync implicit GEMM; below that the implicit GEMM's
-       smaller tiles win (H200, ResNet-50 1x1 layers at batch 32: bench/NOTES_conv.md) */
+       smaller tiles win (H200, ResNet-50 1x1 layers at batch 32: bench/NOTES_conv.md).  The
+       wgmma implicit GEMM (C % 64 == 0, f16/bf16 NHWC) beats both: 13.8-15.4 vs 20.9 us at
+       1024->256, 19.7 vs 23.8 at 1024->512, 14.2 vs 16.8 at 512->2048 (bench/NOTES_conv_igemm.md) */
     int gemm_1x1 = path == GPUML_CONV_AUTO && ctx->arch == 90 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 &&
-                   cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1 && cv->c >= 512;
+                   cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1 && cv->c >= 512 &&
+                   !(cv->c % 64 == 0 && cv->dt != GPUML_F32 && cv->layout == GPUML_LAYOUT_NHWC);
     if (kind == 0 && !gemm_1x1 && (path == GPUML_CONV_AUTO || path == GPUML_CONV_IGEMM)) {
         gpuml__conv_problem pr;
         if (gpuml__cv_igemm_problem(cv, &pr)) {
@@ -8888,8 +9101,21 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
                                "f16/bf16, contiguous NHWC x, y and residual, contiguous KRSC weights, sm_80+; %s on sm_%d)", op,
                                gpuml__dtype_names[cv->dt], ctx->arch);
     }
-    if (kind != 0 && path == GPUML_CONV_IGEMM)
-        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM path is forward only", op);
+    if (kind == 0 && path == GPUML_CONV_WGMMA) {
+        gpuml__conv_problem pr;
+        const char *why = "it needs contiguous NHWC x, y and residual and contiguous KRSC weights";
+        if (gpuml__cv_igemm_problem(cv, &pr)) {
+            gpuml_status st = gpuml__conv2d_sm90(ctx, &pr);
+            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+            gpuml_clear_error(ctx);
+            why = gpuml__conv_sm90_why(ctx, &pr, 1);
+            if (!why) why = "no split of its k tiles fits";
+        }
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the wgmma path cannot take this problem: %s (f16/bf16, C %% 64 == 0, "
+                           "sm_90; here %s on sm_%d)", op, why, gpuml__dtype_names[cv->dt], ctx->arch);
+    }
+    if (kind != 0 && (path == GPUML_CONV_IGEMM || path == GPUML_CONV_WGMMA))
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM paths are forward only", op);
     /* AUTO takes GEMM for groups 1 (tensor cores / the tuned matmul); grouped and depthwise
        convs go to the direct kernels, whose per-group GEMMs would be tiny */
     if (path == GPUML_CONV_GEMM || (path == GPUML_CONV_AUTO && cv->groups == 1)) {
@@ -9127,7 +9353,7 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" },
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_matmul_small_cl, &gpuml__fam_conv_igemm, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_matmul_small_cl, &gpuml__fam_conv_igemm, &gpuml__fam_conv_sm90, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
@@ -9162,6 +9388,15 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=8" },
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=9" },
     { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=10" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=3" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=2" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif

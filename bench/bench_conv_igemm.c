@@ -1,8 +1,11 @@
 /* conv2d implicit-GEMM benchmark (not a test): the ResNet-50 conv layers at batch 32, f16 NHWC,
-   through gpuml__conv2d_igemm (the configuration it chooses, and each configuration forced),
+   through gpuml__conv2d_igemm (the configuration it chooses, and each configuration forced) and
+   the Hopper wgmma kernel gpuml__conv2d_sm90_cfg (likewise, after the "W" column; -1 where declined),
    timed with device events around back-to-back launches after a warm-up, rotating through
    enough copies of x and y that the working set exceeds L2.  Prints one line per layer
    (read by bench/conv_igemm_torch.py, which times cuDNN on the same shapes and prints the table).
+   us_auto is what gpuml_conv2d's AUTO runs (gpuml__conv2d_igemm: the wgmma kernel on Hopper where
+   it takes the layer); cfg_auto / splits_auto are the mma.sync kernel's own choice.
    Usage: bench_conv_igemm [layer-name-substring] */
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
@@ -27,6 +30,15 @@ static const layer layers[] = {
 #define NB 32
 #define MAXCOPIES 16
 
+typedef gpuml_status (*conv_fn)(gpuml_ctx *, const gpuml__conv_problem *, int, int);
+static conv_fn run_fn = gpuml__conv2d_igemm_cfg;   /* or gpuml__conv2d_sm90_cfg (the wgmma kernel) */
+/* what gpuml_conv2d's AUTO runs for these layers (the wgmma kernel on Hopper where it takes them) */
+static gpuml_status auto_fn(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+    (void)cfg; (void)splits;
+    return gpuml__conv2d_igemm(ctx, p);
+}
+
 /* mean microseconds per call over `reps` back-to-back calls, rotating the copies; -1 if declined */
 static double time_us(gpuml_ctx *ctx, gpuml__conv_problem *p, gpuml_tensor **xs, gpuml_tensor **ys, int copies, int cfg, int splits, int reps)
 {
@@ -34,11 +46,11 @@ static double time_us(gpuml_ctx *ctx, gpuml__conv_problem *p, gpuml_tensor **xs,
     double ms;
     int i;
     p->x = xs[0]; p->y = ys[0];
-    if (gpuml__conv2d_igemm_cfg(ctx, p, cfg, splits) != GPUML_SUCCESS) return -1;
-    for (i = 0; i < 3; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; gpuml__conv2d_igemm_cfg(ctx, p, cfg, splits); }
+    if (run_fn(ctx, p, cfg, splits) != GPUML_SUCCESS) { gpuml_clear_error(ctx); return -1; }
+    for (i = 0; i < 3; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; run_fn(ctx, p, cfg, splits); }
     if (gpuml_sync(ctx) != GPUML_SUCCESS) return -1;
     gpuml__bench_event(ctx, &e0);
-    for (i = 0; i < reps; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; gpuml__conv2d_igemm_cfg(ctx, p, cfg, splits); }
+    for (i = 0; i < reps; i++) { p->x = xs[i % copies]; p->y = ys[i % copies]; run_fn(ctx, p, cfg, splits); }
     gpuml__bench_event(ctx, &e1);
     ms = gpuml__bench_elapsed(ctx, e0, e1);
     if (gpuml_sync(ctx) != GPUML_SUCCESS) return -1;
@@ -55,14 +67,16 @@ int main(int argc, char **argv)
     if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 0; }
     printf("# gpuml conv_igemm on %s (sm_%d, %d SMs); batch %d, f16 NHWC in/out, no epilogue\n", gpuml_device_name(ctx),
            gpuml_device_arch(ctx), ctx->sm_count, NB);
-    printf("# name n h w c k r s stride pad p q gflop us_auto cfg_auto splits_auto us_cfg0..us_cfg%d (unsplit) us_cfg1_s2 us_cfg1_s4 us_cfg3_s2 us_cfg3_s4\n", GPUML__CONV_NCFG - 1);
+    printf("# name n h w c k r s stride pad p q gflop us_auto cfg_auto splits_auto us_cfg0..us_cfg%d (unsplit) us_cfg1_s2 us_cfg1_s4 us_cfg3_s2 us_cfg3_s4"
+           " W wg_us_auto wg_cfg_auto wg_splits_auto wg_us_cfg0..wg_us_cfg%d (unsplit) wg_cfg1_s2 wg_cfg1_s4 wg_cfg3_s2 wg_cfg3_s4 wg_auto_gathered wg_auto_im2col (-1: declined; the last two: the chosen configuration with x always gathered, and with TMA im2col loads)\n",
+           GPUML__CONV_NCFG - 1, GPUML__CW_NCFG - 1);
     for (li = 0; li < sizeof layers / sizeof layers[0]; li++) {
         const layer *L = &layers[li];
         int64_t P = (L->h + 2 * L->pad - L->r) / L->stride + 1, xs4[4], ws4[4], ys4[4];
         gpuml_tensor *xs[MAXCOPIES], *ys[MAXCOPIES], *w;
         gpuml__conv_problem p;
-        double bytes, gflop, us, uc[GPUML__CONV_NCFG], us_split[4];
-        int copies, i, reps, cfg, splits;
+        double bytes, gflop, us, uc[GPUML__CONV_NCFG], us_split[4], wus, wc[GPUML__CW_NCFG], ws_split[4], wgather, wim2col;
+        int copies, i, reps, cfg, splits, wcfg, wsplits;
         if (argc > 1 && !strstr(L->name, argv[1])) continue;
         xs4[0] = NB; xs4[1] = L->h; xs4[2] = L->h; xs4[3] = L->c;
         ws4[0] = L->k; ws4[1] = L->r; ws4[2] = L->r; ws4[3] = L->c;
@@ -87,14 +101,26 @@ int main(int argc, char **argv)
         p.x = xs[0];
         p.y = ys[0];
         cfg = gpuml__conv_igemm_choose(ctx, &p, &splits);
+        run_fn = auto_fn;
         us = time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
+        run_fn = gpuml__conv2d_igemm_cfg;
         for (i = 0; i < GPUML__CONV_NCFG; i++) uc[i] = time_us(ctx, &p, xs, ys, copies, i, 1, reps);
         for (i = 0; i < 4; i++) us_split[i] = time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
+        wcfg = gpuml__conv_sm90_choose(ctx, &p, &wsplits, NULL);
+        run_fn = gpuml__conv2d_sm90_cfg;
+        wus = time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
+        for (i = 0; i < GPUML__CW_NCFG; i++) wc[i] = time_us(ctx, &p, xs, ys, copies, i, 1, reps);
+        for (i = 0; i < 4; i++) ws_split[i] = time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
+        wgather = wcfg >= 0 ? time_us(ctx, &p, xs, ys, copies, wcfg | GPUML__CW_GATHER, wsplits, reps) : -1;
+        wim2col = wcfg >= 0 ? time_us(ctx, &p, xs, ys, copies, wcfg | GPUML__CW_IM2COL, wsplits, reps) : -1;
         printf("%s %d %d %d %d %d %d %d %d %d %lld %lld %.4f %.2f %d %d", L->name, NB, L->h, L->h, L->c, L->k, L->r, L->r, L->stride, L->pad,
                (long long)P, (long long)P, gflop, us, cfg, splits);
         for (i = 0; i < GPUML__CONV_NCFG; i++) printf(" %.2f", uc[i]);
         for (i = 0; i < 4; i++) printf(" %.2f", us_split[i]);
-        printf("\n");
+        printf(" W %.2f %d %d", wus, wcfg, wsplits);
+        for (i = 0; i < GPUML__CW_NCFG; i++) printf(" %.2f", wc[i]);
+        for (i = 0; i < 4; i++) printf(" %.2f", ws_split[i]);
+        printf(" %.2f %.2f\n", wgather, wim2col);
         fflush(stdout);
         if (us < 0) printf("# %s: %s\n", L->name, gpuml_last_error(ctx));
         for (i = 0; i < copies; i++) { gpuml_tensor_free(xs[i]); gpuml_tensor_free(ys[i]); }

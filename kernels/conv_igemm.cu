@@ -389,7 +389,8 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
 }
 
 /* ------------------------------------------------------ the NVRTC entry point ---- */
-#if defined(GPUML_CONV_DT) && (GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2)
+/* (not with GPUML_CONV_SM90: kernels/conv_sm90.cu, compiled after this file, has its own entry point) */
+#if defined(GPUML_CONV_DT) && (GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2) && !defined(GPUML_CONV_SM90)
 #ifndef GPUML_CONV_YDT
 #define GPUML_CONV_YDT 0
 #endif

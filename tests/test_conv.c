@@ -195,10 +195,12 @@ static int run_fwd(gpuml_ctx *ctx, const char *cn, const cv_case *c, gpuml_conv_
     poison(ctx, y);
     st = gpuml_conv2d(ctx, y, x, w, &d);
     cv_name(c, name, sizeof name, "conv2d", cn, (int)path);
-    if (path == GPUML_CONV_IGEMM && st == GPUML_ERROR_NOT_SUPPORTED) {
+    if ((path == GPUML_CONV_IGEMM || path == GPUML_CONV_WGMMA) && st == GPUML_ERROR_NOT_SUPPORTED) {
         /* the implicit-GEMM kernel takes every f16/bf16 NHWC problem with groups 1 on sm_80+
-           (tensors here are contiguous); refusing one of those is a failure */
-        int eligible = c->dt != GPUML_F32 && c->groups == 1 && c->layout == GPUML_LAYOUT_NHWC && gpuml_device_arch(ctx) >= 80;
+           (tensors here are contiguous), the wgmma one those with C % 64 == 0 on sm_90;
+           refusing one of those is a failure */
+        int eligible = c->dt != GPUML_F32 && c->groups == 1 && c->layout == GPUML_LAYOUT_NHWC && gpuml_get_backend(ctx) == GPUML_BACKEND_CUDA &&
+                       (path == GPUML_CONV_IGEMM ? gpuml_device_arch(ctx) >= 80 : gpuml_device_arch(ctx) == 90 && c->c % 64 == 0);
         CHECK(!eligible, "%s: the implicit-GEMM path refused an eligible problem: %s", name, gpuml_last_error(ctx));
         ran = 0;
     } else {
@@ -416,6 +418,38 @@ static void test_forced_igemm(void)
         CHECK(strstr(gpuml_last_error(tu_gpu), "implicit-GEMM") != NULL, "message: %s", gpuml_last_error(tu_gpu));
     } else {
         CHECK(run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_IGEMM, 1), "forced IGEMM did not run on sm_%d", gpuml_device_arch(tu_gpu));
+    }
+}
+/* forcing the wgmma path: NOT_SUPPORTED on the CPU, off Hopper and for C % 64 != 0; runs on sm_90 */
+static void test_forced_wgmma(void)
+{
+    cv_case c;
+    gpuml_conv2d_desc d;
+    int64_t s[4] = {1, 4, 4, 64}, ws[4] = {8, 3, 3, 64};
+    gpuml_tensor *x = gpuml_tensor_new(tu_cpu, GPUML_F16, 4, s), *w = gpuml_tensor_new(tu_cpu, GPUML_F16, 4, ws);
+    gpuml_tensor *y;
+    s[1] = s[2] = 2; s[3] = 8;
+    y = gpuml_tensor_new(tu_cpu, GPUML_F16, 4, s);
+    memset(&d, 0, sizeof d);
+    d.path = GPUML_CONV_WGMMA;
+    CHECK_STATUS(tu_cpu, gpuml_conv2d(tu_cpu, y, x, w, &d), GPUML_ERROR_NOT_SUPPORTED, "GPU kernel");
+    d.path = (gpuml_conv_path)5;
+    CHECK_STATUS(tu_cpu, gpuml_conv2d(tu_cpu, y, x, w, &d), GPUML_ERROR_INVALID_ARGUMENT, "unknown path");
+    gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y);
+    NEED_GPU();
+    memset(&c, 0, sizeof c);
+    c.n = 2; c.c = 128; c.h = 9; c.w = 7; c.k = 40; c.r = c.s = 3; c.sh = c.sw = 2; c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = 1;
+    c.dh = c.dw = 1; c.groups = 1; c.dt = GPUML_BF16; c.act = GPUML_ACT_SILU; c.bias = 1; c.res = 1;
+    cv_out(&c);
+    if (gpuml_device_arch(tu_gpu) != 90) {
+        CHECK(!run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_WGMMA, 1), "forced WGMMA ran on sm_%d", gpuml_device_arch(tu_gpu));
+        CHECK(strstr(gpuml_last_error(tu_gpu), "wgmma") != NULL, "message: %s", gpuml_last_error(tu_gpu));
+    } else {
+        CHECK(run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_WGMMA, 1), "forced WGMMA did not run on sm_90");
+        c.c = 96;   /* not a multiple of 64: declined with the reason */
+        cv_out(&c);
+        CHECK(!run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_WGMMA, 1), "forced WGMMA took C = 96");
+        CHECK(strstr(gpuml_last_error(tu_gpu), "C % 64") != NULL, "message: %s", gpuml_last_error(tu_gpu));
     }
 }
 /* real ResNet-50 layers (batch 1 on the CPU, 2 on the GPU), checked at sampled outputs */
@@ -738,7 +772,7 @@ int main(int argc, char **argv)
         { "fuzz_backward", test_fuzz_backward },
         { "depthwise", test_depthwise },
         { "cpu_special", test_cpu_special },
-        { "forced_igemm", test_forced_igemm },
+        { "forced_igemm", test_forced_igemm }, { "forced_wgmma", test_forced_wgmma },
         { "finite_differences", test_finite_differences },
         { "views", test_views },
         { "conv1d", test_conv1d },

@@ -16,6 +16,7 @@ typedef struct ccase {
     int cfg;                      /* -1: the kernel's own choice (configuration and split) */
     int splits;                   /* split-K ways with an explicit cfg */
     int misalign;                 /* x starts 1 element into its buffer */
+    int wg;                       /* 1: the Hopper wgmma kernel (gpuml__conv2d_sm90_cfg) */
 } ccase;
 
 static double act_ref(int act, double x)
@@ -63,8 +64,8 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     gpuml_status st;
     char label[300];
     int ni, pp, qq, kk, ran = 1, bad = 0;
-    snprintf(label, sizeof label, "n%d h%d w%d c%d k%d %dx%d s%d,%d p%d,%d(+%d,%d) d%d,%d %s->%s bias%d act%d res%d cfg%d%s", cc->n, cc->h,
-             cc->w, cc->c, cc->k, cc->r, cc->s, cc->sh, cc->sw, cc->ph, cc->pw, cc->pb, cc->pr, cc->dh, cc->dw, gpuml_dtype_name(cc->xt),
+    snprintf(label, sizeof label, "%sn%d h%d w%d c%d k%d %dx%d s%d,%d p%d,%d(+%d,%d) d%d,%d %s->%s bias%d act%d res%d cfg%d%s", cc->wg ? "wgmma " : "",
+             cc->n, cc->h, cc->w, cc->c, cc->k, cc->r, cc->s, cc->sh, cc->sw, cc->ph, cc->pw, cc->pb, cc->pr, cc->dh, cc->dw, gpuml_dtype_name(cc->xt),
              gpuml_dtype_name(cc->yt), cc->bias, cc->act, cc->resid, cc->cfg, cc->misalign ? " misaligned" : "");
     if (cc->splits > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " split%d", cc->splits);
     xs[0] = cc->n; xs[1] = cc->h; xs[2] = cc->w; xs[3] = cc->c;
@@ -94,9 +95,11 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     p.n = cc->n; p.h = cc->h; p.w = cc->w; p.c = cc->c; p.k = cc->k; p.r = cc->r; p.s = cc->s; p.p = P; p.q = Q;
     p.stride_h = cc->sh; p.stride_w = cc->sw; p.pad_h = cc->ph; p.pad_w = cc->pw; p.dil_h = cc->dh; p.dil_w = cc->dw;
     p.groups = 1; p.x = x; p.wt = w; p.y = y; p.bias = bias; p.residual = res; p.act = cc->act;
-    st = cc->cfg < 0 ? gpuml__conv2d_igemm(ctx, &p) : gpuml__conv2d_igemm_cfg(ctx, &p, cc->cfg, cc->splits);
+    if (cc->wg) st = gpuml__conv2d_sm90_cfg(ctx, &p, cc->cfg, cc->splits);
+    else st = cc->cfg < 0 ? gpuml__conv2d_igemm(ctx, &p) : gpuml__conv2d_igemm_cfg(ctx, &p, cc->cfg, cc->splits);
     if (st == GPUML_ERROR_NOT_SUPPORTED) {
-        last_why = gpuml__conv_igemm_why(ctx, &p, cc->cfg >= 0 ? cc->cfg : gpuml__conv_igemm_choose(ctx, &p, NULL));
+        if (cc->wg) last_why = gpuml__conv_sm90_why(ctx, &p, cc->cfg >= 0 ? cc->cfg : 1);
+        else last_why = gpuml__conv_igemm_why(ctx, &p, cc->cfg >= 0 ? cc->cfg : gpuml__conv_igemm_choose(ctx, &p, NULL));
         if (!last_why) last_why = "(no reason given)";
         ran = 0;
         goto done;
@@ -284,6 +287,146 @@ static void resnet_shapes_auto(void)
     }
 }
 
+/* ---- the Hopper wgmma kernel (gpuml__conv2d_sm90_cfg, kernels/conv_sm90.cu) ---- */
+#define NEED_SM90() do { NEED_GPU(); if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90; this GPU is sm_%d", gpuml_device_arch(tu_gpu)); } while (0)
+static int rnd_int(int lo, int hi) { return lo + (int)((tu_rand() + 1.0) * 0.5 * (hi - lo + 1)) % (hi - lo + 1); }
+/* the specializations the wgmma tests run (each is one NVRTC compile): configuration, x dtype,
+   y dtype, bias, activation, residual.  Every configuration twice, every activation, every
+   dtype pair. */
+#define NWSPEC 10
+static const int wspec[NWSPEC][6] = {
+    {0, GPUML_F16, GPUML_F16, 1, 1, 1},   {1, GPUML_BF16, GPUML_F32, 0, 2, 1}, {2, GPUML_F16, GPUML_BF16, 1, 3, 0},
+    {3, GPUML_BF16, GPUML_BF16, 1, 0, 1}, {4, GPUML_F16, GPUML_F32, 0, 1, 0},  {1, GPUML_F16, GPUML_F16, 1, 3, 1},
+    {0, GPUML_BF16, GPUML_F32, 1, 2, 0},  {3, GPUML_F16, GPUML_F16, 0, 2, 1},  {4, GPUML_BF16, GPUML_F16, 1, 3, 1},
+    {2, GPUML_BF16, GPUML_F32, 1, 1, 1},
+};
+static void set_spec(ccase *cc, int i)
+{
+    cc->wg = 1; cc->cfg = wspec[i][0]; cc->xt = (gpuml_dtype)wspec[i][1]; cc->yt = (gpuml_dtype)wspec[i][2];
+    cc->bias = wspec[i][3]; cc->act = wspec[i][4]; cc->resid = wspec[i][5];
+}
+
+/* every configuration on fixed shapes: stride 1 and 2, padding, K not a tile multiple, K % 8 != 0 */
+static void wgmma_every_cfg(void)
+{
+    static const int sh[][9] = { /* n, h, w, c, k, r, stride, pad, dil */
+        {2, 9, 11, 64, 96, 3, 1, 1, 1}, {3, 13, 10, 128, 136, 3, 2, 1, 1}, {2, 17, 19, 64, 70, 1, 1, 0, 1},
+        {1, 7, 7, 512, 264, 3, 1, 1, 1}, {2, 12, 9, 64, 40, 3, 1, 2, 2}, {4, 28, 28, 64, 256, 1, 2, 0, 1},
+        {3, 15, 13, 192, 200, 1, 1, 0, 1}, {1, 9, 7, 128, 24, 1, 1, 1, 1} };   /* 1x1 s1: x by TMA; padded: gathered */
+    size_t i;
+    int cfg, gather;
+    NEED_SM90();
+    for (gather = 0; gather < 2; gather++)   /* x by TMA where 1x1 s1 (else gathered), then always gathered */
+        for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
+            for (cfg = 0; cfg < GPUML__CW_NCFG; cfg++) {
+                ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
+                cc.dh = cc.dw = sh[i][8];
+                set_spec(&cc, cfg + (i % 2 ? 5 : 0));   /* configuration cfg (wspec lists each twice) */
+                if (gather) cc.cfg |= GPUML__CW_GATHER;
+                CHECK(run_case(tu_gpu, &cc), "wgmma cfg %d declined shape %d: %s", cfg, (int)i, last_why);
+            }
+}
+/* fuzzed shapes: C a multiple of 64, odd P/Q, asymmetric padding, strides 1-2, dilation,
+   rectangular windows, every epilogue and dtype pair, random configuration and split */
+static void wgmma_fuzz(void)
+{
+    int t;
+    NEED_SM90();
+    tu_seed(90);
+    for (t = 0; t < 40; t++) {
+        ccase cc;
+        memset(&cc, 0, sizeof cc);
+        cc.n = rnd_int(1, 3); cc.c = 64 * rnd_int(1, 3); cc.k = rnd_int(1, 3) == 1 ? rnd_int(1, 300) : 8 * rnd_int(1, 40);
+        cc.r = rnd_int(1, 3); cc.s = rnd_int(1, 3);
+        cc.sh = rnd_int(1, 2); cc.sw = rnd_int(1, 2); cc.dh = rnd_int(1, 2); cc.dw = rnd_int(1, 2);
+        cc.ph = rnd_int(0, 2); cc.pw = rnd_int(0, 2); cc.pb = rnd_int(0, 2); cc.pr = rnd_int(0, 2);
+        cc.h = cc.dh * (cc.r - 1) + rnd_int(1, 15); cc.w = cc.dw * (cc.s - 1) + rnd_int(1, 15);
+        set_spec(&cc, rnd_int(0, NWSPEC - 1));
+        cc.splits = rnd_int(1, 4) == 4 ? 3 : 1;
+        if (rnd_int(0, 2) == 0) cc.cfg |= GPUML__CW_GATHER;
+        if (cc.splits > cc.r * cc.s * cc.c / 64) cc.splits = 1;
+        CHECK(run_case(tu_gpu, &cc), "wgmma fuzz %d declined: %s", t, last_why);
+    }
+}
+/* many units per CTA (ring phases wrap across units), split-K with every k slice, the choice */
+static void wgmma_big_and_split(void)
+{
+    static const int sp[] = { 2, 3, 5, 8 };
+    ccase cc = mk(8, 28, 28, 64, 128, 3, 3, 1, 1, GPUML_F16, GPUML_F16);   /* 6272 rows */
+    int i;
+    NEED_SM90();
+    for (i = 0; i < 2 * GPUML__CW_NCFG; i++) {
+        set_spec(&cc, i % GPUML__CW_NCFG);
+        if (i >= GPUML__CW_NCFG) cc.cfg |= GPUML__CW_GATHER;
+        CHECK(run_case(tu_gpu, &cc), "cfg %d declined: %s", i, last_why);
+    }
+    cc = mk(3, 23, 19, 64, 72, 3, 3, 2, 1, GPUML_BF16, GPUML_BF16);         /* stride 2, odd sizes, several images a tile */
+    cc.pb = 0; cc.pr = 2;
+    for (i = 0; i < GPUML__CW_NCFG; i++) {
+        set_spec(&cc, i + 5);
+        CHECK(run_case(tu_gpu, &cc), "s2 cfg %d declined: %s", i, last_why);
+    }
+    cc = mk(2, 9, 9, 128, 72, 3, 3, 1, 1, GPUML_BF16, GPUML_BF16);          /* 18 k tiles */
+    for (i = 0; i < 4; i++) {
+        set_spec(&cc, i + 5);
+        cc.splits = sp[i];
+        CHECK(run_case(tu_gpu, &cc), "cfg %d split %d declined: %s", i, sp[i], last_why);
+    }
+    set_spec(&cc, 0);
+    cc.cfg = -1; cc.splits = 0;
+    CHECK(run_case(tu_gpu, &cc), "the wgmma choice declined: %s", last_why);
+    cc = mk(2, 11, 13, 256, 136, 1, 1, 1, 0, GPUML_F16, GPUML_F16);         /* 1x1 s1, x by TMA, 4 k tiles, M = 286 */
+    for (i = 0; i < 4; i++) {
+        set_spec(&cc, i);
+        cc.splits = i == 0 ? 1 : i + 1;
+        CHECK(run_case(tu_gpu, &cc), "1x1 cfg %d split %d declined: %s", wspec[i][0], cc.splits, last_why);
+    }
+}
+/* TMA im2col loads of x (GPUML__CW_IM2COL, opt-in).  Written after the session's last device run:
+   NOT YET RUN ON A GPU; kept apart so that a failure here points at the im2col encoding alone. */
+static void wgmma_im2col(void)
+{
+    static const int sh[][9] = { /* n, h, w, c, k, r, stride, pad, dil */
+        {2, 9, 11, 64, 96, 3, 1, 1, 1}, {3, 13, 10, 128, 136, 3, 2, 1, 1}, {1, 7, 7, 512, 264, 3, 1, 1, 1},
+        {2, 12, 9, 64, 40, 3, 1, 2, 2}, {3, 23, 19, 64, 72, 3, 2, 1, 1}, {1, 9, 7, 128, 24, 1, 1, 1, 1}, {4, 28, 28, 64, 256, 1, 2, 0, 1} };
+    size_t i;
+    int cfg;
+    NEED_SM90();
+    for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
+        for (cfg = 0; cfg < GPUML__CW_NCFG; cfg++) {
+            ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
+            cc.dh = cc.dw = sh[i][8];
+            set_spec(&cc, cfg + (i % 2 ? 5 : 0));
+            cc.cfg |= GPUML__CW_IM2COL;
+            if (i == 2 && cfg < 3) cc.splits = cfg + 2;
+            CHECK(run_case(tu_gpu, &cc), "im2col cfg %d declined shape %d: %s", cfg, (int)i, last_why);
+        }
+}
+/* the wgmma kernel declines what it cannot take, with a reason */
+static void wgmma_declines(gpuml_ctx *ctx)
+{
+    int64_t xs[4] = {1, 5, 5, 32}, ws[4] = {4, 3, 3, 32}, ys[4] = {1, 3, 3, 4};
+    gpuml_tensor *x = gpuml_tensor_new(ctx, GPUML_F16, 4, xs), *w = gpuml_tensor_new(ctx, GPUML_F16, 4, ws);
+    gpuml_tensor *y = gpuml_tensor_new(ctx, GPUML_F16, 4, ys);
+    gpuml__conv_problem p;
+    const char *why;
+    CHECK(x && w && y, "alloc: %s", gpuml_last_error(ctx));
+    memset(&p, 0, sizeof p);
+    p.n = 1; p.h = 5; p.w = 5; p.c = 32; p.k = 4; p.r = 3; p.s = 3; p.p = 3; p.q = 3;
+    p.stride_h = p.stride_w = p.dil_h = p.dil_w = p.groups = 1;
+    p.x = x; p.wt = w; p.y = y;
+    CHECK(gpuml__conv2d_sm90_cfg(ctx, &p, -1, 0) == GPUML_ERROR_NOT_SUPPORTED, "C = 32 taken");
+    why = gpuml__conv_sm90_why(ctx, &p, 0);
+    CHECK(why != NULL, "no reason for C = 32");
+    if (gpuml_get_backend(ctx) == GPUML_BACKEND_CUDA && gpuml_device_arch(ctx) == 90)
+        CHECK(why && strstr(why, "C % 64"), "reason: %s", why ? why : "");
+    CHECK(gpuml__conv2d_sm90_cfg(ctx, &p, GPUML__CW_NCFG, 1) == GPUML_ERROR_NOT_SUPPORTED, "cfg out of range taken");
+    CHECK(gpuml__conv2d_sm90_cfg(ctx, NULL, 0, 1) != GPUML_SUCCESS, "NULL problem taken");
+    gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y);
+}
+static void wgmma_declines_cpu(void) { wgmma_declines(tu_cpu); }
+static void wgmma_declines_gpu(void) { NEED_GPU(); wgmma_declines(tu_gpu); }
+
 /* what the kernel must decline, on any context */
 static void not_supported(gpuml_ctx *ctx)
 {
@@ -333,6 +476,9 @@ int main(int argc, char **argv)
         {"every_cfg_deep_k", every_cfg_deep_k}, {"stem_7x7_c3", stem_7x7_c3},
         {"dilation_and_odd_windows", dilation_and_odd_windows}, {"gather_any_c", gather_any_c},
         {"split_k", split_k}, {"resnet_shapes_auto", resnet_shapes_auto},
+        {"wgmma_declines_cpu", wgmma_declines_cpu}, {"wgmma_declines_gpu", wgmma_declines_gpu},
+        {"wgmma_every_cfg", wgmma_every_cfg}, {"wgmma_fuzz", wgmma_fuzz}, {"wgmma_big_and_split", wgmma_big_and_split},
+        {"wgmma_im2col", wgmma_im2col},
     };
     return TU_RUN("test_conv_igemm", tests, argc, argv);
 }

@@ -24,6 +24,8 @@ for f in kernels/*.cu; do
     echo "static const char *const gpuml__ksrc_${name}[] = {"
     # conv_igemm reuses matmul_mma's PTX wrappers, swizzle and epilogue helpers
     if [ "$name" = conv_igemm ]; then lit kernels/matmul_mma.cu; fi
+    # conv_sm90 reuses both: the params struct, the conversions, the epilogue helpers
+    if [ "$name" = conv_sm90 ]; then lit kernels/matmul_mma.cu; lit kernels/conv_igemm.cu; fi
     lit "$f"
     echo '0 };'
 done

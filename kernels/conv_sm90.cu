@@ -1,0 +1,538 @@
+/* Family "conv_sm90": the Hopper (sm_90a) implicit-GEMM conv2d forward: weights by TMA,
+   activations gathered with cp.async by a producer warpgroup, wgmma.m64nNk16 with f32
+   accumulators in one or two consumer warpgroups, f16 / bf16 NHWC activations and KRSC
+   weights, fused epilogue.  tools/gen_kernels.sh emits kernels/matmul_mma.cu and
+   kernels/conv_igemm.cu in front of this file (their helpers: gpuml__conv_params, the dtype
+   conversions, the activations, the 8-wide loads and stores); neither defines a kernel here
+   (GPUML_A_DT is not set, GPUML_CONV_SM90 is).
+
+   y[n][p][q][k] = act(sum_{r,s,c} x[n][p*sh-ph+r*dh][q*sw-pw+s*dw][c] * w[k][r][s][c] + bias[k])
+                   + res[n][p][q][k]          (x outside the image reads as 0)
+
+   GEMM view as in conv_igemm.cu: M = N*P*Q rows, N_gemm = K columns, K_gemm = R*S*C,
+   kg = (r*S + s)*C + c.  C % 64 == 0, so one 64-wide k tile (128 bytes of f16 / bf16, one
+   128-byte swizzle row) is 64 channels of one tap (r, s) of one pixel.
+
+   ==========================================================================================
+   LAUNCH CONTRACT
+   ==========================================================================================
+   Kernel:  extern "C" __global__ void gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w,
+                                                       const __grid_constant__ gpuml__cw_tmap tma_x,
+                                                       gpuml__conv_params p)
+            kernelParams { &map_w, &map_x (128 bytes each, 64-byte aligned; map_x any bytes
+            unless GPUML_CW_TMA_A), &params }.
+   Compile: sm_90a only, -DGPUML_CONV_SM90=1 plus
+            GPUML_CONV_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y and
+            res); GPUML_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu; GPUML_HAS_BIAS,
+            GPUML_HAS_RESID 0/1; GPUML_CW_CFG (below); GPUML_CW_TMA_A 0/1: 1 only for 1x1
+            windows with stride 1 and no padding, where x is the GEMM's A, a [M][C] matrix:
+            map_x = x as 2-D, dtype as w's map, globalDim {C, M}, globalStrides {C*2},
+            boxDim {64, BM}, otherwise as map_w (rows past M read as 0).
+   Tile configurations (-DGPUML_CW_CFG=n); BM = 64 x consumer warpgroups, BK = 64:
+       n   BM x BN   consumer WGs  threads  stages  CTAs/SM  dynamic smem bytes
+       0   128x256   2             384      4       1        1024 + 4*49152 + 20480 + 256 = 218368
+       1   128x128   2             384      6       1        1024 + 6*32768 + 20480 + 256 = 218368
+       2   128x64    2             384      8       1        1024 + 8*24576 + 20480 + 256 = 218368
+       3   64x128    1             256      4       2        1024 + 4*24576 + 10240 + 256 = 109824
+       4   64x64     1             256      6       2        1024 + 6*16384 + 10240 + 256 = 109824
+            (GPUML_CW_SMEM below; set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it).
+   Block:   (GPUML_CW_THREADS, 1, 1) = 128 x (1 + consumer WGs): warpgroup 0 is the producer.
+   Grid:    (G, 1, 1), persistent: CTA b walks work units b, b + G, ...; any G >= 1 is correct;
+            the host takes G = min(units, CTAs/SM x SMs).  Units = tiles_m * tiles_n * splits,
+            u -> z = u / (tiles_m*tiles_n), then tm = rest / tiles_n, tn = rest % tiles_n (the
+            column tiles of one row tile run side by side: x is read from DRAM once).
+   Split-K: p.splits > 1: unit z takes k tiles [z*per, min(KT, (z+1)*per)), per = ceil(KT/splits)
+            (KT = K_gemm / 64; every z must get one), and writes raw f32 partial sums to
+            y + z*M*K: the host compiles that launch with GPUML_CONV_YDT=0 and no epilogue, and
+            finishes with conv_igemm's gpuml_conv_splitk_reduce (same contract as there).
+   Tensor map (cuTensorMapEncodeTiled): w as a 2-D matrix, dtype FLOAT16 / BFLOAT16,
+            globalDim {K_gemm, K}, globalStrides {K_gemm*2}, boxDim {64, BN}, elementStrides
+            {1, 1}, no interleave, SWIZZLE_128B, L2 promotion 256B, OOB fill NONE (zeros: the
+            rows past K read as 0).
+   Host preconditions (not checked here): contiguous x, w, y, res; C % 64 == 0; x and w
+            16-byte aligned; N*H*W*C < 2^31 (32-bit element offsets into x); M, K >= 1;
+            bias f32 4-byte aligned; res has y's dtype and shape.
+   Edges: rows past M and taps in the padding are zero-filled (cp.async src-size 0); columns
+            past K come from the tensor map's zero fill; stores are masked; K % 8 != 0 or
+            unaligned y / res store element-wise.
+   Design: per k tile the producer warpgroup cp.asyncs BM rows x 128 bytes of x (8 threads a
+   row: coalesced) into the 128B-swizzled layout wgmma reads (16-byte chunk j of row r at
+   chunk j ^ (r & 7)), and thread 0 issues the weight tile's TMA on the same "full" mbarrier
+   (expect_tx).  cp.async writes are generic-proxy writes and wgmma reads through the async
+   proxy, so each producer thread waits for its copies of GPUML_CW_LAG (STAGES - 2) tiles back
+   (cp.async.wait_group), fences (fence.proxy.async), __syncwarp, and lane 0 of each warp
+   arrives on that tile's full barrier (count 4 + 1).  With GPUML_CW_TMA_A (1x1, stride 1,
+   unpadded) thread 0 loads x's tile by TMA as well and the other producer threads idle.
+   Consumers wait on full, issue 4 wgmmas (k 16 each), release the previous stage's "empty"
+   barrier after wgmma.wait_group 1 (count: one lane of every consumer warp).  The producer runs ahead into the next unit while consumers run the epilogue:
+   act(acc + bias) to a per-warpgroup f32 slab (64 rows x 32 columns at a time), then 8
+   consecutive columns a thread, + residual, converted, 16-byte stores.
+   ========================================================================================== */
+
+#if defined(GPUML_CONV_SM90) && (GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2)
+#ifndef GPUML_CONV_YDT
+#define GPUML_CONV_YDT 0
+#endif
+#ifndef GPUML_EPI
+#define GPUML_EPI 0
+#endif
+#ifndef GPUML_HAS_BIAS
+#define GPUML_HAS_BIAS 0
+#endif
+#ifndef GPUML_HAS_RESID
+#define GPUML_HAS_RESID 0
+#endif
+#ifndef GPUML_CW_CFG
+#define GPUML_CW_CFG 1
+#endif
+#ifndef GPUML_CW_TMA_A
+#define GPUML_CW_TMA_A 0    /* 1: 1x1, stride 1, no padding: x is the GEMM's A [M][C], loaded by TMA;
+                               2: TMA im2col loads (any window, stride, padding, dilation); 0: cp.async gather */
+#endif
+
+/*                  BN   consumer WGs  stages  CTAs/SM */
+#if GPUML_CW_CFG == 0
+#define GPUML_CW_BN 256
+#define GPUML_CW_CWG 2
+#define GPUML_CW_STAGES 4
+#define GPUML_CW_MINB 1
+#elif GPUML_CW_CFG == 1
+#define GPUML_CW_BN 128
+#define GPUML_CW_CWG 2
+#define GPUML_CW_STAGES 6
+#define GPUML_CW_MINB 1
+#elif GPUML_CW_CFG == 2
+#define GPUML_CW_BN 64
+#define GPUML_CW_CWG 2
+#define GPUML_CW_STAGES 8
+#define GPUML_CW_MINB 1
+#elif GPUML_CW_CFG == 3
+#define GPUML_CW_BN 128
+#define GPUML_CW_CWG 1
+#define GPUML_CW_STAGES 4
+#define GPUML_CW_MINB 2
+#else
+#define GPUML_CW_BN 64
+#define GPUML_CW_CWG 1
+#define GPUML_CW_STAGES 6
+#define GPUML_CW_MINB 2
+#endif
+#define GPUML_CW_BM (64 * GPUML_CW_CWG)
+#define GPUML_CW_THREADS (128 * (1 + GPUML_CW_CWG))
+#define GPUML_CW_A_BYTES (GPUML_CW_BM * 128)
+#define GPUML_CW_B_BYTES (GPUML_CW_BN * 128)
+#define GPUML_CW_STAGE_BYTES (GPUML_CW_A_BYTES + GPUML_CW_B_BYTES)
+#define GPUML_CW_EPI_COLS 32
+#define GPUML_CW_SROW (GPUML_CW_EPI_COLS + 8)                     /* f32 slab row, padded */
+#define GPUML_CW_SLAB_BYTES (64 * GPUML_CW_SROW * 4)              /* per consumer warpgroup */
+#define GPUML_CW_SMEM (1024 + GPUML_CW_STAGES * GPUML_CW_STAGE_BYTES + GPUML_CW_CWG * GPUML_CW_SLAB_BYTES + 256)
+/* k tiles the producer keeps in flight before it signals one (LAG + 1 gathers in flight).  At
+   most STAGES - 2: consumers free a stage only after the next tile's wgmmas are issued, so
+   with LAG = STAGES - 1 the producer would wait for a slot the consumer frees only after the
+   very tile the producer has not signalled yet.  Device run 1 (LAG 2 everywhere): the 6- and
+   8-stage configurations ran at ~3 TFLOP/s per SM, bound by 3 gathers in flight. */
+#ifndef GPUML_CW_LAG
+#define GPUML_CW_LAG (GPUML_CW_STAGES - 2)
+#endif
+#if GPUML_CW_LAG > GPUML_CW_STAGES - 2 || GPUML_CW_LAG < 0
+#error "GPUML_CW_LAG must be in [0, STAGES - 2]"
+#endif
+#if GPUML_CONV_DT == 1
+#define GPUML__CW_TYPES ".f16.f16"
+#else
+#define GPUML__CW_TYPES ".bf16.bf16"
+#endif
+
+struct __align__(64) gpuml__cw_tmap { unsigned long long opaque[16]; };
+
+/* ---------------------------------------------------------------- PTX wrappers ------ */
+static __device__ __forceinline__ void gpuml__cw_mbar_init(gpuml__u32 bar, gpuml__u32 count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void gpuml__cw_expect_tx(gpuml__u32 bar, gpuml__u32 bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void gpuml__cw_arrive(gpuml__u32 bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+static __device__ __forceinline__ void gpuml__cw_wait(gpuml__u32 bar, gpuml__u32 parity)
+{
+    gpuml__u32 done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+static __device__ __forceinline__ void gpuml__cw_tma_load(gpuml__u32 dst, const gpuml__cw_tmap *map, int c0, int c1, gpuml__u32 bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                 ::"r"(dst), "l"((gpuml__u64)map), "r"(c0), "r"(c1), "r"(bar)
+                 : "memory");
+}
+/* im2col mode: BM pixels x 64 channels starting at pixel (w, h, n), channel c, each pixel shifted
+   by the filter tap (ow, oh); pixels outside the image read as 0 */
+static __device__ __forceinline__ void gpuml__cw_tma_im2col(gpuml__u32 dst, const gpuml__cw_tmap *map, int c, int w, int h, int n,
+                                                            gpuml__u16 ow, gpuml__u16 oh, gpuml__u32 bar)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};"
+                 ::"r"(dst), "l"((gpuml__u64)map), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar), "h"(ow), "h"(oh)
+                 : "memory");
+}
+static __device__ __forceinline__ void gpuml__cw_cp16(gpuml__u32 dst, const void *src, gpuml__u32 bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void gpuml__cw_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void gpuml__cw_cp_wait(void)
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+static __device__ __forceinline__ void gpuml__cw_proxy_fence(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+static __device__ __forceinline__ void gpuml__cw_named_bar(int id, int count)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void gpuml__cw_fence(void) { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+static __device__ __forceinline__ void gpuml__cw_mma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void gpuml__cw_mma_wait(void)
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+/* shared-memory matrix descriptor, K-major, 128-byte swizzle: 8-row groups 1024 bytes apart */
+static __device__ __forceinline__ gpuml__u64 gpuml__cw_desc(gpuml__u32 addr)
+{
+    return (gpuml__u64)((addr & 0x3FFFF) >> 4) | ((gpuml__u64)1 << 16) | ((gpuml__u64)(1024 >> 4) << 32) | (1ull << 62);
+}
+
+/* D[64x64] (+)= A[64x16] * B[16x64], both K-major in 128B-swizzled smem; scale_d 0 overwrites D */
+static __device__ __forceinline__ void gpuml__cw_wgmma64(float *d, gpuml__u64 da, gpuml__u64 db, int scale_d)
+{
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %34, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32" GPUML__CW_TYPES " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 0, 0;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+/* D[64x128] (+)= A[64x16] * B[16x128], both K-major in 128B-swizzled smem; scale_d 0 overwrites D */
+static __device__ __forceinline__ void gpuml__cw_wgmma128(float *d, gpuml__u64 da, gpuml__u64 db, int scale_d)
+{
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %66, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32" GPUML__CW_TYPES " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, 0;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+/* D[64x256] (+)= A[64x16] * B[16x256], both K-major in 128B-swizzled smem; scale_d 0 overwrites D */
+static __device__ __forceinline__ void gpuml__cw_wgmma256(float *d, gpuml__u64 da, gpuml__u64 db, int scale_d)
+{
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %130, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32" GPUML__CW_TYPES " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, 0;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+
+#if GPUML_CW_BN == 256
+#define GPUML__CW_MMA gpuml__cw_wgmma256
+#elif GPUML_CW_BN == 128
+#define GPUML__CW_MMA gpuml__cw_wgmma128
+#else
+#define GPUML__CW_MMA gpuml__cw_wgmma64
+#endif
+
+/* work unit -> split slice z, row tile tm, column tile tn and the k tiles [kb0, kb1) */
+static __device__ __forceinline__ void gpuml__cw_unit(const gpuml__conv_params &p, int u, int tiles_m, int tiles_n, int KT,
+                                                      int &z, int &tm, int &tn, int &kb0, int &kb1)
+{
+    const int per_z = tiles_m * tiles_n;
+    z = u / per_z;
+    const int rest = u - z * per_z;
+    tm = rest / tiles_n;
+    tn = rest - tm * tiles_n;
+    const int per = (KT + p.splits - 1) / p.splits;
+    kb0 = z * per;
+    kb1 = kb0 + per < KT ? kb0 + per : KT;
+}
+
+extern "C" __global__ void __launch_bounds__(GPUML_CW_THREADS, GPUML_CW_MINB)
+gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_constant__ gpuml__cw_tmap tma_x,
+                const gpuml__conv_params p)
+{
+    constexpr int BM = GPUML_CW_BM, BN = GPUML_CW_BN, STAGES = GPUML_CW_STAGES, LAG = GPUML_CW_LAG;
+    constexpr int RPT = BM / 16;                    /* A rows per producer thread per k tile */
+    extern __shared__ __align__(1024) unsigned char gpuml__cw_smem[];
+    const gpuml__u32 base = (gpuml__mma_smem_addr(gpuml__cw_smem) + 1023u) & ~1023u;
+    const gpuml__u32 smem_a = base, smem_b = base + STAGES * GPUML_CW_A_BYTES;
+    const gpuml__u32 smem_slab = base + STAGES * GPUML_CW_STAGE_BYTES;
+    const gpuml__u32 bar_full = smem_slab + GPUML_CW_CWG * GPUML_CW_SLAB_BYTES, bar_empty = bar_full + 8 * STAGES;
+    unsigned char *slab_ptr = gpuml__cw_smem + (smem_slab - gpuml__mma_smem_addr(gpuml__cw_smem));
+
+    const int tid = (int)threadIdx.x, wg = tid >> 7, lane = tid & 31;
+    const int M = p.M, K = p.K, C = p.C, S = p.S, H = p.H, W = p.W, PQ = p.P * p.Q;
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (K + BN - 1) / BN, KT = p.Kg / 64;
+    const int units = tiles_m * tiles_n * p.splits;
+
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            /* gather: each producer warp + the TMA's expect_tx; TMA A: the expect_tx alone */
+            gpuml__cw_mbar_init(bar_full + 8 * s, GPUML_CW_TMA_A ? 1 : 4 + 1);   /* lane 0 of each producer warp */
+            gpuml__cw_mbar_init(bar_empty + 8 * s, 4 * GPUML_CW_CWG);  /* one lane of every consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        /* ------------------------------ producer warpgroup ------------------------------ */
+#if GPUML_CW_CWG == 2
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 56;");
+#endif
+#if GPUML_CW_TMA_A
+        /* A = x as a [M][C] matrix (k tile kb = channels 64 kb..), or (2) x's im2col rows for
+           tap (r, s): one thread issues both loads */
+        if (tid == 0) {
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_w) : "memory");
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_x) : "memory");
+            int stage = 0;
+            gpuml__u32 phase = 0;
+            for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
+                int z, tm, tn, kb0, kb1;
+                gpuml__cw_unit(p, u, tiles_m, tiles_n, KT, z, tm, tn, kb0, kb1);
+#if GPUML_CW_TMA_A == 2
+                /* the tile's first output pixel -> the top-left input pixel of its window */
+                const int m0 = tm * BM, ni = m0 / PQ, rem = m0 - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
+                const int w0 = qq * p.stride_w - p.pad_w, h0 = pp * p.stride_h - p.pad_h;
+                const int rs = kb0 * 64 / C;
+                int cc = kb0 * 64 - rs * C, rr = rs / S, ss = rs - rr * S;
+#endif
+                for (int kb = kb0; kb < kb1; ++kb) {
+                    gpuml__cw_wait(bar_empty + 8 * stage, phase ^ 1u);
+                    gpuml__cw_expect_tx(bar_full + 8 * stage, GPUML_CW_A_BYTES + GPUML_CW_B_BYTES);
+#if GPUML_CW_TMA_A == 2
+                    gpuml__cw_tma_im2col(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, cc, w0, h0, ni, (gpuml__u16)(ss * p.dil_w),
+                                         (gpuml__u16)(rr * p.dil_h), bar_full + 8 * stage);
+                    cc += 64;
+                    if (cc == C) {
+                        cc = 0;
+                        if (++ss == S) { ss = 0; rr++; }
+                    }
+#else
+                    gpuml__cw_tma_load(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, kb * 64, tm * BM, bar_full + 8 * stage);
+#endif
+                    gpuml__cw_tma_load(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, tn * BN, bar_full + 8 * stage);
+                    if (++stage == STAGES) { stage = 0; phase ^= 1u; }
+                }
+            }
+        }
+#else
+        const int lc = tid & 7, r0 = tid >> 3;      /* 16-byte chunk lc of rows r0 + 16 i */
+        const gpuml__u32 a_off = (gpuml__u32)(r0 * 128 + ((lc ^ (r0 & 7)) << 4));
+        const char *X = (const char *)p.x;
+        if (tid == 0) asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_w) : "memory");
+        int stage = 0, sig = 0, pending = 0;
+        gpuml__u32 phase = 0;
+        for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
+            int z, tm, tn, kb0, kb1;
+            gpuml__cw_unit(p, u, tiles_m, tiles_n, KT, z, tm, tn, kb0, kb1);
+            const int m0 = tm * BM, n0 = tn * BN;
+            int xoff[RPT], ih0[RPT], iw0[RPT];
+#pragma unroll
+            for (int i = 0; i < RPT; i++) {
+                const int m = m0 + r0 + 16 * i;
+                if (m < M) {
+                    const int ni = m / PQ, rem = m - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
+                    xoff[i] = ni * H * W * C + lc * 8;
+                    ih0[i] = pp * p.stride_h - p.pad_h;
+                    iw0[i] = qq * p.stride_w - p.pad_w;
+                } else {
+                    xoff[i] = 0;
+                    ih0[i] = -0x40000000;
+                    iw0[i] = 0;
+                }
+            }
+            const int rs = kb0 * 64 / C;
+            int cc = kb0 * 64 - rs * C, rr = rs / S, ss = rs - rr * S;
+            for (int kb = kb0; kb < kb1; ++kb) {
+                gpuml__cw_wait(bar_empty + 8 * stage, phase ^ 1u);
+                if (tid == 0) {
+                    gpuml__cw_expect_tx(bar_full + 8 * stage, GPUML_CW_B_BYTES);
+                    gpuml__cw_tma_load(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, n0, bar_full + 8 * stage);
+                }
+                const gpuml__u32 sa = smem_a + stage * GPUML_CW_A_BYTES + a_off;
+                const int dh = rr * p.dil_h, dw = ss * p.dil_w;
+#pragma unroll
+                for (int i = 0; i < RPT; i++) {
+                    const int ih = ih0[i] + dh, iw = iw0[i] + dw;
+                    const bool ok = (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W;
+                    const char *src = ok ? X + (gpuml__i64)(xoff[i] + (ih * W + iw) * C + cc) * 2 : X;
+                    gpuml__cw_cp16(sa + i * 16 * 128, src, ok ? 16u : 0u);
+                }
+                gpuml__cw_commit();
+                cc += 64;
+                if (cc == C) {
+                    cc = 0;
+                    if (++ss == S) { ss = 0; rr++; }
+                }
+                if (++stage == STAGES) { stage = 0; phase ^= 1u; }
+                /* the copies of LAG tiles back have landed: make them visible to wgmma */
+                if (pending == LAG) {
+                    gpuml__cw_cp_wait<LAG>();
+                    gpuml__cw_proxy_fence();
+                    __syncwarp();                  /* the warp's copies are in and fenced: one arrival */
+                    if (lane == 0) gpuml__cw_arrive(bar_full + 8 * sig);
+                    if (++sig == STAGES) sig = 0;
+                } else {
+                    pending++;
+                }
+            }
+        }
+        gpuml__cw_cp_wait<0>();
+        gpuml__cw_proxy_fence();
+        __syncwarp();
+        for (; pending > 0; pending--) {
+            if (lane == 0) gpuml__cw_arrive(bar_full + 8 * sig);
+            if (++sig == STAGES) sig = 0;
+        }
+#endif
+    } else {
+        /* ------------------------------ consumer warpgroups ------------------------------ */
+#if GPUML_CW_CWG == 2
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 224;");
+#endif
+        typedef typename gpuml__dt<GPUML_CONV_YDT>::T CT;
+        const int cw = wg - 1, ltid = tid & 127, warp = ltid >> 5;
+        float *slab = (float *)(slab_ptr + cw * GPUML_CW_SLAB_BYTES);
+        const CT *Rz = (const CT *)p.res;
+        const bool vec_ok = K % 8 == 0 && ((gpuml__u64)p.y & 15) == 0 && (!GPUML_HAS_RESID || ((gpuml__u64)p.res & 15) == 0);
+        float acc[BN / 2];
+        int stage = 0;
+        gpuml__u32 phase = 0;
+        for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
+            int z, tm, tn, kb0, kb1;
+            gpuml__cw_unit(p, u, tiles_m, tiles_n, KT, z, tm, tn, kb0, kb1);
+            int prev = 0;
+            for (int kb = kb0; kb < kb1; ++kb) {
+                gpuml__cw_wait(bar_full + 8 * stage, phase);
+                const gpuml__u64 da = gpuml__cw_desc(smem_a + stage * GPUML_CW_A_BYTES + cw * (64 * 128));
+                const gpuml__u64 db = gpuml__cw_desc(smem_b + stage * GPUML_CW_B_BYTES);
+                gpuml__cw_fence();
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk)   /* +32 bytes of each swizzled row per k16 */
+                    GPUML__CW_MMA(acc, da + (gpuml__u64)(2 * kk), db + (gpuml__u64)(2 * kk), (kb != kb0) | kk);
+                gpuml__cw_mma_commit();
+                gpuml__cw_mma_wait<1>();       /* the previous tile's wgmmas are done: free its stage */
+                if (kb != kb0 && lane == 0) gpuml__cw_arrive(bar_empty + 8 * prev);
+                prev = stage;
+                if (++stage == STAGES) { stage = 0; phase ^= 1u; }
+            }
+            gpuml__cw_mma_wait<0>();
+            if (lane == 0) gpuml__cw_arrive(bar_empty + 8 * prev);
+
+            /* ---- epilogue.  acc[4j + 2i + c] is row 16 warp + lane/4 + 8i, column 8j + 2(lane%4) + c
+               of this warpgroup's 64 x BN block ---- */
+            const int row0 = tm * BM + cw * 64, col0 = tn * BN;
+            CT *Y = (CT *)p.y + (gpuml__i64)z * M * K;
+#pragma unroll
+            for (int ch = 0; ch < BN / GPUML_CW_EPI_COLS; ch++) {
+                if (col0 + ch * GPUML_CW_EPI_COLS >= K) break;     /* uniform */
+                gpuml__cw_named_bar(1 + cw, 128);                  /* the previous chunk was read out */
+#pragma unroll
+                for (int jj = 0; jj < GPUML_CW_EPI_COLS / 8; jj++) {
+                    const int j = ch * (GPUML_CW_EPI_COLS / 8) + jj, col = jj * 8 + 2 * (lane & 3);
+                    const int n = col0 + ch * GPUML_CW_EPI_COLS + col;
+                    float b0 = 0.0f, b1 = 0.0f;
+                    if (GPUML_HAS_BIAS) {
+                        if (n < K) b0 = __ldg(p.bias + n);
+                        if (n + 1 < K) b1 = __ldg(p.bias + n + 1);
+                    }
+#pragma unroll
+                    for (int i = 0; i < 2; i++) {
+                        float2 v;
+                        v.x = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i] + b0);
+                        v.y = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i + 1] + b1);
+                        *(float2 *)(slab + (16 * warp + (lane >> 2) + 8 * i) * GPUML_CW_SROW + col) = v;
+                    }
+                }
+                gpuml__cw_named_bar(1 + cw, 128);
+#pragma unroll
+                for (int t = 0; t < 64 * (GPUML_CW_EPI_COLS / 8) / 128; t++) {
+                    const int piece = ltid + t * 128, sr = piece / (GPUML_CW_EPI_COLS / 8), c8 = (piece % (GPUML_CW_EPI_COLS / 8)) * 8;
+                    const int m = row0 + sr, n = col0 + ch * GPUML_CW_EPI_COLS + c8;
+                    if (m >= M || n >= K) continue;
+                    const float *src = slab + sr * GPUML_CW_SROW + c8;
+                    const float4 lo = *(const float4 *)src, hi = *(const float4 *)(src + 4);
+                    float v[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
+                    const gpuml__i64 off = (gpuml__i64)m * K + n;
+                    if (vec_ok) {
+                        if (GPUML_HAS_RESID) {
+                            float r[8];
+                            gpuml__conv_ld8<GPUML_CONV_YDT>(Rz + off, r);
+#pragma unroll
+                            for (int e = 0; e < 8; e++) v[e] += r[e];
+                        }
+                        gpuml__conv_st8<GPUML_CONV_YDT>(Y + off, v);
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < 8; e++)
+                            if (n + e < K)
+                                Y[off + e] = gpuml__mma_st<GPUML_CONV_YDT>(v[e] + (GPUML_HAS_RESID ? gpuml__mma_ld<GPUML_CONV_YDT>(Rz[off + e]) : 0.0f));
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
