@@ -129,14 +129,14 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_reduce_rows(gpuml__rpara
         if (p.contig) {
             gpuml__i64 i = lo + (gpuml__i64)threadIdx.x * VEC;
             if (VEC > 1 && p.aligned) {
-                /* four vectors in flight per thread, then one at a time */
+                /* eight vectors (128 bytes) in flight per thread, then one at a time */
                 const gpuml__i64 st = (gpuml__i64)blockDim.x * VEC;
-                for (; i + 3 * st + VEC <= hi; i += 4 * st) {
-                    gpuml__vec<gpuml__X::T, VEC> v[4];
+                for (; i + 7 * st + VEC <= hi; i += 8 * st) {
+                    gpuml__vec<gpuml__X::T, VEC> v[8];
 #pragma unroll
-                    for (int u = 0; u < 4; u++) v[u] = *(const gpuml__vec<gpuml__X::T, VEC> *)(xr + i + u * st);
+                    for (int u = 0; u < 8; u++) v[u] = *(const gpuml__vec<gpuml__X::T, VEC> *)(xr + i + u * st);
 #pragma unroll
-                    for (int u = 0; u < 4; u++)
+                    for (int u = 0; u < 8; u++)
 #pragma unroll
                         for (int k = 0; k < VEC; k++) gpuml__acc_add(a, gpuml__X::ld(v[u].v[k]), (int)(i + u * st + k));
                 }
