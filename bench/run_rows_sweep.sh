@@ -9,7 +9,7 @@ LOG=${1:-build/rows_sweep.log}
 mkdir -p build
 cc -std=c99 -O2 -Wall -Wextra bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm || exit 1
 : > "$LOG"
-for t in "0,0,0,0,0" "0,0,0,1,0" "0,1,0,0,0" "0,0,1,0,0" "128,0,0,0,0" "32,0,0,0,0" "0,0,0,0,-1" "0,0,0,0,64" "0,0,0,0,00"; do
+for t in "0,0,0,0,0" "0,0,0,1,0" "0,1,0,0,0" "0,0,1,0,0" "128,0,0,0,0" "0,0,0,0,-1" "0,0,0,0,80" "0,0,0,0,00"; do
     BENCH_ROWS_TUNE=$t ./build/bench_ops softmax,layernorm,rmsnorm | sed "s/^/$t /" >> "$LOG"
 done
 # one column per choice: "op dt shape" -> fraction of copy

@@ -89,6 +89,7 @@ static __device__ __forceinline__ float2 gpuml__block_sum2(float a, float b)
      rmsnorm (3, 5):          a = sum of squares
    Every merge is symmetric in its operands, so the lanes of a butterfly agree bit for bit. */
 struct gpuml__st { float a, b, c; };
+#define GPUML__L2E 1.4426950408889634f   /* exp(x) = 2^(x log2 e): one FMUL and one MUFU */
 #define GPUML__SMX (RK == 0 || RK == 1 || RK == 6)
 #define GPUML__LN (RK == 2 || RK == 4)
 static __device__ __forceinline__ gpuml__st gpuml__st_id(void)
@@ -102,7 +103,7 @@ static __device__ __forceinline__ gpuml__st gpuml__st_merge(gpuml__st x, gpuml__
 {
 #if GPUML__SMX
     float m = fmaxf(x.a, y.a), ms = m == -__int_as_float(0x7f800000) ? 0.0f : m;
-    x.b = x.b * __expf(x.a - ms) + y.b * __expf(y.a - ms);
+    x.b = x.b * gpuml__ex2((x.a - ms) * GPUML__L2E) + y.b * gpuml__ex2((y.a - ms) * GPUML__L2E);
     x.a = m;
 #elif GPUML__LN
     float n = x.a + y.a, d = y.b - x.b;
@@ -231,7 +232,12 @@ static __device__ __forceinline__ void gpuml__ldraw(gpuml__xvec &r, const gpuml_
 template <typename D>
 static __device__ __forceinline__ void gpuml__stvec(typename D::T *p, gpuml__i64 e0, gpuml__i64 st, const float *r)
 {
-    if (VEC > 1) {
+    if (VEC > 1 && (DT_X == 1 || DT_X == 2)) {     /* two to a word (D is gpuml__X here) */
+        gpuml__vec<gpuml__u32, (VEC + 1) / 2> v;
+#pragma unroll
+        for (int k = 0; k < VEC / 2; k++) v.v[k] = gpuml__pack2(DT_X, r[2 * k], r[2 * k + 1]);
+        *(gpuml__vec<gpuml__u32, (VEC + 1) / 2> *)(p + e0) = v;
+    } else if (VEC > 1) {
         gpuml__vec<typename D::T, VEC> v;
 #pragma unroll
         for (int k = 0; k < VEC; k++) v.v[k] = D::st(r[k]);
@@ -308,9 +314,10 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
         /* element (j, k) of this thread: from registers, or reloaded */
 #define GPUML__XV(j, k, e) (NV > 0 ? gpuml__X::ld(xr[(j) % NVR].v[k]) : gpuml__X::ld(xp[(e) * p.xs]))
 #define GPUML__DV(j, k, e) (NV > 0 ? gpuml__X::ld(dr[(j) % NVR].v[k]) : gpuml__X::ld(dp[(e) * p.dys]))
+/* bounds per vector (VEC > 1 only when VEC divides n), per element for VEC = 1 */
 #define GPUML__FOR_ROW \
-        for (int j = 0; j < nch; j++) _Pragma("unroll") for (int k = 0; k < VEC; k++) \
-            if ((tr + j * TR) * VEC + k < n)
+        for (int j = 0; j < nch; j++) if ((tr + j * TR) * VEC < n) _Pragma("unroll") for (int k = 0; k < VEC; k++) \
+            if (VEC > 1 || (tr + j * TR) * VEC + k < n)
 #define GPUML__E ((tr + j * TR) * VEC + k)
 
         /* this thread's statistics (two passes over its own elements), then one merge */
@@ -320,7 +327,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
             float m = -__int_as_float(0x7f800000), s = 0.0f, ms;
             GPUML__FOR_ROW m = fmaxf(m, GPUML__XV(j, k, GPUML__E));
             ms = m == -__int_as_float(0x7f800000) ? 0.0f : m;
-            GPUML__FOR_ROW s += __expf(GPUML__XV(j, k, GPUML__E) - ms);
+            GPUML__FOR_ROW s += gpuml__ex2((GPUML__XV(j, k, GPUML__E) - ms) * GPUML__L2E);
             st.a = m; st.b = s;
         }
         st = gpuml__st_reduce(st, par);
@@ -339,7 +346,11 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
 #elif GPUML__LN
         {
             float c = 0.0f, s = 0.0f, q = 0.0f, mu;
-            GPUML__FOR_ROW { s += GPUML__XV(j, k, GPUML__E); c += 1.0f; }
+            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E);
+            for (int j = 0; j < nch; j++) {      /* this thread's element count */
+                gpuml__ri e0 = (tr + j * TR) * VEC;
+                c += e0 >= n ? 0.0f : (float)(n - e0 < VEC ? n - e0 : VEC);
+            }
             mu = c > 0.0f ? s / c : 0.0f;
             GPUML__FOR_ROW { float d = GPUML__XV(j, k, GPUML__E) - mu; q = fmaf(d, d, q); }
             st.a = c; st.b = mu; st.c = q;
@@ -394,11 +405,11 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
                 float xv = GPUML__XV(j, k, e);
                 (void)wv[k]; (void)bv[k];
 #if RK == 0
-                o[k] = __expf(xv - mx) * inv;
+                o[k] = gpuml__ex2((xv - mx) * GPUML__L2E) * inv;
 #elif RK == 1
                 o[k] = xv - lse;
 #elif RK == 6
-                o[k] = ok ? (__expf(xv - mx) * inv - (e == (gpuml__i64)lab ? p.scale : 0.0f)) : __int_as_float(0x7fc00000);
+                o[k] = ok ? (gpuml__ex2((xv - mx) * GPUML__L2E) * inv - (e == (gpuml__i64)lab ? p.scale : 0.0f)) : __int_as_float(0x7fc00000);
 #elif RK == 2 || RK == 3
                 o[k] = fmaf((xv - mean) * rstd, wv[k], bv[k]);
 #else
