@@ -4070,6 +4070,9 @@ static const gpuml__family gpuml__fam_norm = { "norm", gpuml__ksrc_norm, 50, 0, 
     { "norm", "-DRK=2 -DDT_X=2 -DDT_W=2 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=0 -DVEC=8 -DNV=4" }, \
     { "norm", "-DRK=4 -DDT_X=1 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=1 -DVEC=8 -DNV=4" }, \
     { "norm", "-DRK=6 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=4 -DNV=8" }, \
+    { "norm", "-DRK=0 -DDT_X=2 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=8 -DNV=4 -DWPR=1" }, \
+    { "norm", "-DRK=2 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=0 -DVEC=4 -DNV=8 -DCL=4" }, \
+    { "norm", "-DRK=1 -DDT_X=1 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=1 -DNV=0" }, \
     { "norm", "-DCOLSUM=1 -DDT_O=0" },
 
 /* elementwise op codes (the OP of kernels/elementwise.cu): binary ops are gpuml_binary_op,
@@ -5549,6 +5552,12 @@ done:
 #ifndef GPUML_NO_CUDA
 GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
 
+/* Overrides of the row-kernel choice below, for the tests and benchmarks (0: the rule):
+   [0] bytes of row per thread to start from, [1] 1: no clusters, [2] 1: no warp-per-row,
+   [3] 1: the old rule (a block per row, up to 512 threads and 64 elements each),
+   [4] registers per thread to cap at (launch bounds; -1: none) */
+static int gpuml__rows_tune[5];
+
 GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, gpuml__nplan *p)
 {
     gpuml__CUfunction fn;
@@ -5556,9 +5565,10 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     gpuml__CUdeviceptr wp = r->w ? gpuml__dptr(r->w) : 0, bp = r->b ? gpuml__dptr(r->b) : 0;
     gpuml__CUdeviceptr lp = r->labels ? gpuml__dptr(r->labels) : 0, p0 = 0, p1 = 0;
     gpuml_tensor *scratch = NULL;
-    int64_t es = (int64_t)gpuml__dtype_sizes[r->x->dtype], n = p->n, nrows = p->rs.n, maxept;
+    int64_t es = (int64_t)gpuml__dtype_sizes[r->x->dtype], n = p->n, nrows = p->rs.n, maxept, tb, maxb, need;
     int bwd = r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD;
-    int vec = (int)(16 / es), nv, d, k;
+    int vec = (int)(16 / es), nv, d, k, wpr = 0, cl = 1, lbt = 512, lbb = 1, regs;
+    int clusters = !bwd && ctx->arch >= 90 && gpuml__rows_tune[1] != 1 && gpuml__rows_tune[3] != 1;
     unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
     char opts[256];
     void *args[10];
@@ -5571,23 +5581,46 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     if (r->b && (p->bs != 1 || bp % (gpuml__CUdeviceptr)(vec * (int64_t)gpuml__dtype_sizes[r->b->dtype]) != 0)) vec = 1;
     for (d = 0; d < p->rs.ndim && vec > 1; d++)
         for (k = 0; k < 3; k++) if ((p->v[k].strides[d] * es) % 16 != 0) vec = 1;
-    /* registers per thread: up to 64 row elements forward, 16 backward (x, dy and two sums) */
-    /* about 16 elements per thread (fewer, smaller blocks for short rows: cheaper block
-       reductions), more while a row needs over 256 threads (measured best for 4096-32768) */
+    /* The row sits in registers as loaded, nv vectors of vec elements per thread.  Bytes per
+       thread, not elements, set how much is in flight: start from tb bytes (64: 16 f32 or 32
+       bf16), and double while a row needs over 256 threads, up to maxb bytes (128 where a
+       cluster can take the rest of a long row) and 64 elements (the backward passes: 16, as
+       x, dy and two sums are held).  A row that fits a warp gets a warp (8 rows a block);
+       one that needs over 256 threads is split over a cluster of up to 8 blocks (sm_90). */
     maxept = bwd ? 16 : 64;
+    tb = gpuml__rows_tune[0] > 0 ? gpuml__rows_tune[0] : 64;
+    maxb = clusters ? 128 : 256;
+    if (gpuml__rows_tune[3] == 1 || vec == 1) { tb = 16 * es; maxb = 256; }   /* scalar loads: 16 elements */
     nv = 1;
-    while (((int64_t)vec * nv < 16 || (n + (int64_t)vec * nv - 1) / ((int64_t)vec * nv) > 256) && (int64_t)vec * nv * 2 <= maxept &&
+    while (((int64_t)vec * nv * es < tb || (n + (int64_t)vec * nv - 1) / ((int64_t)vec * nv) > 256) &&
+           (int64_t)vec * nv * 2 <= maxept && (int64_t)vec * nv * 2 * es <= GPUML__MAX(maxb, tb) &&
            (n + (int64_t)vec * nv * 2 - 1) / ((int64_t)vec * nv * 2) >= 32)
         nv *= 2;
+    need = (n + (int64_t)vec * nv - 1) / ((int64_t)vec * nv);   /* threads for the row */
+    if (clusters)
+        while (cl < 8 && (need + cl - 1) / cl > 256) cl *= 2;
     {
-        int64_t threads = (n + (int64_t)vec * nv - 1) / ((int64_t)vec * nv);
-        threads = (threads + 31) / 32 * 32;
-        if (threads > 512) { nv = 0; vec = 1; threads = 512; }
+        int64_t threads = ((need + cl - 1) / cl + 31) / 32 * 32;
+        if (threads > 512) { nv = 0; vec = 1; threads = 512; cl = 1; }
         if (threads < 32) threads = 32;
+        if (threads == 32 && !bwd && nv > 0 && gpuml__rows_tune[2] != 1 && gpuml__rows_tune[3] != 1) {
+            wpr = 1;
+            threads = 256;
+        }
         block[0] = (unsigned)threads;
     }
+    /* a register cap (launch bounds) where the row takes at most 32 registers: left alone the
+       compiler takes up to ~112 (addresses of every vector), halving the rows resident per SM
+       (measured: f32 8192 rows 0.87 -> 0.93 of copy with 64); 64 spills a little only in the
+       f32 rmsnorm of 32 elements a thread, 80 for cross-entropy */
+    regs = gpuml__rows_tune[4] != 0 ? gpuml__rows_tune[4] : r->kind == GPUML__ROW_XENT ? 80 : 64;
+    if (regs > 0 && nv > 0 && !bwd && vec > 1 && vec * nv * (int)es / 4 <= 32) {
+        lbt = (int)block[0];
+        lbb = GPUML__MAX(1, 65536 / (lbt * regs));
+    }
     if (bwd) grid[0] = (unsigned)GPUML__MIN(nrows, (int64_t)GPUML__MAX(ctx->sm_count, 1) * GPUML__MAX(1, 2048 / (int)block[0]));
-    else grid[0] = (unsigned)GPUML__MIN(nrows, (int64_t)1 << 30);
+    else if (wpr) grid[0] = (unsigned)GPUML__MIN((nrows + 7) / 8, (int64_t)1 << 30);
+    else grid[0] = (unsigned)(GPUML__MIN(nrows, ((int64_t)1 << 30) / cl) * cl);
     if (bwd || r->kind == GPUML__ROW_XENT) {
         int64_t cnt = bwd ? (int64_t)grid[0] * n * (r->kind == GPUML__ROW_LAYERNORM_BWD ? 2 : 1) : nrows;
         scratch = gpuml__tensor_new(ctx, GPUML_F32, 1, &cnt, "row op (scratch)");
@@ -5595,9 +5628,9 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
         p0 = gpuml__dptr(scratch);
         p1 = p0 + (gpuml__CUdeviceptr)((int64_t)grid[0] * n * 4);
     }
-    snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d",
-             r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0, r->w != NULL, r->b != NULL,
-             r->y != NULL, vec, nv);
+    snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d -DWPR=%d -DCL=%d "
+             "-DLBT=%d -DLBB=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
+             r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb);
     args[0] = p; args[1] = &xp; args[2] = &yp; args[3] = &dyp; args[4] = &wp; args[5] = &bp; args[6] = &lp;
     args[7] = &p0; args[8] = &p1;
     st = gpuml__kernel(ctx, &gpuml__fam_norm, opts, "gpuml_rows", &fn);

@@ -5,7 +5,8 @@
    thread copies its share; one thread's memcpy is printed too).  bench/bench_ops_torch.py prints the same lines
    for PyTorch.
    Build: gcc -std=c99 -O2 -I. bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm
-   Run:   build/bench_ops [filter]            (GPUML_BACKEND=cpu for the CPU) */
+   Run:   build/bench_ops [filter]            (GPUML_BACKEND=cpu for the CPU; filter: parts of op
+          names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e sets gpuml__rows_tune) */
 #define _POSIX_C_SOURCE 200809L
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
@@ -94,7 +95,22 @@ static void report(const char *op, const char *dt, const char *shape, double sec
     printf("gpuml  %-10s %-5s %-14s %10.1f us %8.1f GB/s  %5.3f of copy\n", op, dt, shape, sec * 1e6, gbs, gbs / roof_gbs);
     fflush(stdout);
 }
-static int want(const char *op) { return !filter || strstr(op, filter) != NULL; }
+/* the filter: comma-separated parts of op names */
+static int want(const char *op)
+{
+    const char *f = filter;
+    if (!f) return 1;
+    while (*f) {
+        size_t l = strcspn(f, ",");
+        if (l > 0 && l <= strlen(op)) {
+            size_t i;
+            for (i = 0; i + l <= strlen(op); i++) if (strncmp(op + i, f, l) == 0) return 1;
+        }
+        f += l;
+        if (*f == ',') f++;
+    }
+    return 0;
+}
 
 static gpuml_tensor *rnd(gpuml_dtype dt, int ndim, const int64_t *s)
 {
@@ -111,11 +127,21 @@ int main(int argc, char **argv)
     const gpuml_dtype dts[2] = { GPUML_F32, GPUML_BF16 };
     static const int64_t cols[4] = { 1024, 4096, 8192, 32768 };
     filter = argc > 1 ? argv[1] : NULL;
+#ifndef GPUML_NO_CUDA
+    {   /* BENCH_ROWS_TUNE=a,b,c,d,e: the row-kernel overrides (gpuml__rows_tune in gpuml.h) */
+        const char *e = getenv("BENCH_ROWS_TUNE");
+        if (e && *e) {
+            int *t = gpuml__rows_tune;
+            if (sscanf(e, "%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4]) < 1) { printf("bad BENCH_ROWS_TUNE\n"); return 1; }
+            printf("row-kernel overrides: %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4]);
+        }
+    }
+#endif
     if (gpuml_init(&ctx, NULL) != GPUML_SUCCESS) { printf("init: %s\n", gpuml_last_error(ctx)); return 1; }
     gpu = gpuml_get_backend(ctx) == GPUML_BACKEND_CUDA;
     printf("device: %s (%s)\n", gpuml_device_name(ctx), gpuml_backend_reason(ctx));
     n = gpu ? (int64_t)1 << 26 : (int64_t)1 << 24;
-    iters = gpu ? 20 : 5;
+    iters = gpu ? 50 : 5;
     /* the roof: copy of a 1 GiB buffer on the GPU (read + write), memcpy of 256 MiB on the CPU */
     if (gpu) {
         int64_t cn = (int64_t)1 << 28;
@@ -156,6 +182,14 @@ int main(int argc, char **argv)
         gpuml_tensor_free(a.o);
         a.o = gpuml_tensor_new(ctx, GPUML_F32, 0, NULL);
         if (want("sum")) report("sum", dn, shp, time_it(f_sum, &a, iters), es * (double)n);
+        if (want("sum") && gpu && dt == GPUML_BF16) {   /* bf16 at 2^26 moves only 134 MB: also 2^27 */
+            int64_t n2 = n * 2;
+            args s2;
+            memset(&s2, 0, sizeof s2);
+            s2.a = rnd(dt, 1, &n2); s2.o = a.o;
+            report("sum", dn, "2^27", time_it(f_sum, &s2, iters), es * (double)n2);
+            gpuml_tensor_free(s2.a);
+        }
         gpuml_tensor_free(a.o); gpuml_tensor_free(a.b);
         for (c = 0; c < 4; c++) {
             int64_t s[2], ws[1];

@@ -10,7 +10,7 @@ dev = "cuda"
 torch.backends.cuda.matmul.allow_tf32 = False
 
 
-def time_it(fn, iters=20):
+def time_it(fn, iters=50):
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -56,6 +56,10 @@ for dt, dn in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
         report("gelu", dn, "2^26", time_it(lambda: F.gelu(a)), 2 * es * n)
     if want("sum"):
         report("sum", dn, "2^26", time_it(lambda: torch.sum(a, dtype=torch.float32)), es * n)
+        if dt == torch.bfloat16:
+            a2 = torch.empty(2 * n, device=dev, dtype=dt).uniform_(-2, 2)
+            report("sum", dn, "2^27", time_it(lambda: torch.sum(a2, dtype=torch.float32)), es * 2 * n)
+            del a2
     del b, o
     for c in (1024, 4096, 8192, 32768):
         x = a.view(n // c, c)

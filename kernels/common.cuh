@@ -41,6 +41,24 @@ template <> struct gpuml__dt<5> { typedef gpuml__u8 T;  static __device__ __forc
 template <> struct gpuml__dt<6> { typedef gpuml__u8 T;  static __device__ __forceinline__ float ld(T v) { return gpuml__e4m3_to_f32(v); } static __device__ __forceinline__ T st(float v) { return gpuml__f32_to_e4m3(v); } };
 template <> struct gpuml__dt<7> { typedef gpuml__u8 T;  static __device__ __forceinline__ float ld(T v) { return gpuml__e5m2_to_f32(v); } static __device__ __forceinline__ T st(float v) { return gpuml__f32_to_e5m2(v); } };
 
+/* Two floats to two f16 (DT 1) or bf16 (DT 2) in one word, lo in the low half: one cvt on
+   sm_80+ (round to nearest even, as gpuml__dt<DT>::st; a NaN stays a NaN), else the two
+   converters.  DT is a compile-time constant at every call. */
+static __device__ __forceinline__ gpuml__u32 gpuml__pack2(int DT, float lo, float hi)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    gpuml__u32 r;
+    if (DT == 2) { asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return r; }
+    if (DT == 1) { asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo)); return r; }
+#endif
+    return DT == 2 ? (gpuml__u32)gpuml__f32_to_bf16(lo) | ((gpuml__u32)gpuml__f32_to_bf16(hi) << 16)
+                   : (gpuml__u32)gpuml__f32_to_f16(lo) | ((gpuml__u32)gpuml__f32_to_f16(hi) << 16);
+}
+/* 2^x and 1/x, one MUFU instruction each (approximate, ~2 ulp; results below 2^-126 flush to
+   zero): for the kernels whose tolerance allows it */
+static __device__ __forceinline__ float gpuml__ex2(float x) { float r; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x)); return r; }
+static __device__ __forceinline__ float gpuml__rcp(float x) { float r; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x)); return r; }
+
 /* Parameters of every matmul kernel but the Hopper one (C[z][m][n] = epilogue(A[z] @ B[z])),
    mirrored by gpuml__mm_params in gpuml.h. */
 struct gpuml__mm_params {

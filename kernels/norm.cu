@@ -1,16 +1,33 @@
-/* Family "norm": row-wise ops, one block per row (grid-stride over rows).
+/* Family "norm": row-wise ops, a group of threads per row (grid-stride over rows).
    -DRK: 0 softmax, 1 log_softmax, 2 layernorm, 3 rmsnorm, 4 layernorm backward,
          5 rmsnorm backward, 6 softmax cross-entropy (loss per row + gradient)
    -DDT_X (x, y, dy, dx), -DDT_W / -DDT_B (weight, bias; -DHAS_W / -DHAS_B), -DHAS_Y (CE gradient)
    -DVEC: elements per 16-byte load (VEC > 1 only when every row is dense and 16-byte aligned)
    -DNV:  vectors per thread kept in registers (the row is read once); 0 = rows too long for
-          registers: each pass reads the row again from memory.
+          registers: each pass reads the row again from memory.  The registers hold the row as
+          loaded (two f16/bf16 to a register), converted to f32 at each use.
+   -DWPR=1: a warp per row, blockDim / 32 rows per block, warp shuffles only (short rows)
+   -DCL=2|4|8: a row over the CL blocks of a cluster (sm_90, forward kinds only; long rows):
+          the statistics meet in distributed shared memory.  Otherwise a block per row.
+   -DLBT, -DLBB: __launch_bounds__(LBT, LBB) (default 512, 1), to cap the registers
    Or -DCOLSUM=1 -DDT_O: column sums of the per-block partials of the backward passes. */
 #ifndef VEC
 #define VEC 1
 #endif
 #ifndef NV
 #define NV 0
+#endif
+#ifndef WPR
+#define WPR 0
+#endif
+#ifndef CL
+#define CL 1
+#endif
+#ifndef LBT
+#define LBT 512         /* __launch_bounds__: the block size (at most) and blocks per SM (at least) */
+#endif
+#ifndef LBB
+#define LBB 1
 #endif
 #ifndef DT_W
 #define DT_W 0
@@ -51,13 +68,7 @@ static __device__ __forceinline__ float gpuml__warp_sum(float v)
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
-static __device__ __forceinline__ float gpuml__warp_max(float v)
-{
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-    return v;
-}
-/* block-wide sum / max of one or two values, returned to every thread */
+/* block-wide sums of two values (the backward passes), returned to every thread */
 static __device__ __forceinline__ float2 gpuml__block_sum2(float a, float b)
 {
     __shared__ float2 sm[32];
@@ -71,18 +82,114 @@ static __device__ __forceinline__ float2 gpuml__block_sum2(float a, float b)
     for (int i = 0; i < nw; i++) { r.x += sm[i].x; r.y += sm[i].y; }
     return r;
 }
-static __device__ __forceinline__ float gpuml__block_sum(float a) { return gpuml__block_sum2(a, 0.0f).x; }
-static __device__ __forceinline__ float gpuml__block_max(float a)
+
+/* The statistics of a row, merged in one reduction:
+     softmax kinds (0, 1, 6): a = max, b = sum of exp(x - a)   (a = -inf: b counts nothing)
+     layernorm (2, 4):        a = count, b = mean, c = sum of squared deviations (Chan)
+     rmsnorm (3, 5):          a = sum of squares
+   Every merge is symmetric in its operands, so the lanes of a butterfly agree bit for bit. */
+struct gpuml__st { float a, b, c; };
+#define GPUML__L2E 1.4426950408889634f   /* exp(x) = 2^(x log2 e): one FMUL and one MUFU */
+#define GPUML__SMX (RK == 0 || RK == 1 || RK == 6)
+#define GPUML__LN (RK == 2 || RK == 4)
+static __device__ __forceinline__ gpuml__st gpuml__st_id(void)
 {
-    __shared__ float sm[32];
-    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    a = gpuml__warp_max(a);
-    __syncthreads();
-    if (lane == 0) sm[w] = a;
-    __syncthreads();
-    float r = sm[0];
-    for (int i = 1; i < nw; i++) r = fmaxf(r, sm[i]);
+    gpuml__st s;
+    s.a = GPUML__SMX ? -__int_as_float(0x7f800000) : 0.0f;
+    s.b = 0.0f; s.c = 0.0f;
+    return s;
+}
+static __device__ __forceinline__ gpuml__st gpuml__st_merge(gpuml__st x, gpuml__st y)
+{
+#if GPUML__SMX
+    float m = fmaxf(x.a, y.a), ms = m == -__int_as_float(0x7f800000) ? 0.0f : m;
+    x.b = x.b * gpuml__ex2((x.a - ms) * GPUML__L2E) + y.b * gpuml__ex2((y.a - ms) * GPUML__L2E);
+    x.a = m;
+#elif GPUML__LN
+    float n = x.a + y.a, d = y.b - x.b;
+    if (n > 0.0f) {
+        float r = 1.0f / n;
+        x.c = (x.c + y.c) + d * d * (x.a * y.a * r);
+        x.b = (x.a * x.b + y.a * y.b) * r;
+        x.a = n;
+    }
+#else
+    x.a += y.a;
+#endif
+    return x;
+}
+static __device__ __forceinline__ gpuml__st gpuml__st_warp(gpuml__st v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        gpuml__st y;
+        y.a = __shfl_xor_sync(0xffffffffu, v.a, o);
+        y.b = GPUML__SMX || GPUML__LN ? __shfl_xor_sync(0xffffffffu, v.b, o) : 0.0f;
+        y.c = GPUML__LN ? __shfl_xor_sync(0xffffffffu, v.c, o) : 0.0f;
+        v = gpuml__st_merge(v, y);
+    }
+    return v;
+}
+
+#if CL > 1 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GPUML__CLUSTER 1
+static __device__ __forceinline__ void gpuml__cluster_sync(void)
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+static __device__ __forceinline__ unsigned gpuml__cluster_rank(void)
+{
+    unsigned r;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
     return r;
+}
+/* the float at p in the shared memory of block 'rank' of this cluster */
+static __device__ __forceinline__ float gpuml__ld_cluster(const float *p, unsigned rank)
+{
+    unsigned a = (unsigned)__cvta_generic_to_shared(p), ra;
+    float v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(a), "r"(rank));
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(ra) : "memory");
+    return v;
+}
+#else
+#define GPUML__CLUSTER 0
+#endif
+
+/* the statistics of this thread's row group (a warp, a block, or the blocks of a cluster),
+   returned to every thread of the group; 'par' alternates between rows (the cluster slot is
+   double-buffered, so one cluster barrier per row is enough) */
+static __device__ __forceinline__ gpuml__st gpuml__st_reduce(gpuml__st v, int par)
+{
+    v = gpuml__st_warp(v);
+#if !WPR
+    {
+        __shared__ gpuml__st sm[32];
+        int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+        __syncthreads();            /* sm may still be read for the previous row */
+        if (lane == 0) sm[w] = v;
+        __syncthreads();
+        v = gpuml__st_warp(lane < nw ? sm[lane] : gpuml__st_id());
+    }
+#endif
+#if GPUML__CLUSTER
+    {
+        __shared__ gpuml__st cs[2];
+        int lane = threadIdx.x & 31;
+        if (threadIdx.x == 0) cs[par] = v;
+        gpuml__cluster_sync();
+        gpuml__st r = gpuml__st_id();
+        if (lane < CL) {
+            r.a = gpuml__ld_cluster(&cs[par].a, (unsigned)lane);
+            if (GPUML__SMX || GPUML__LN) r.b = gpuml__ld_cluster(&cs[par].b, (unsigned)lane);
+            if (GPUML__LN) r.c = gpuml__ld_cluster(&cs[par].c, (unsigned)lane);
+        }
+        v = gpuml__st_warp(r);
+    }
+#else
+    (void)par;
+#endif
+    return v;
 }
 
 struct gpuml__nparams {
@@ -95,6 +202,15 @@ struct gpuml__nparams {
 
 #define NVR (NV > 0 ? NV : 1)
 #define GPUML__BWD (RK == 4 || RK == 5)
+#if (WPR || CL > 1) && GPUML__BWD
+#error "the backward passes take one block per row"
+#endif
+typedef gpuml__vec<gpuml__X::T, VEC> gpuml__xvec;
+#if NV > 0
+typedef int gpuml__ri;          /* index within a row: rows held in registers are short */
+#else
+typedef gpuml__i64 gpuml__ri;
+#endif
 
 template <typename D>
 static __device__ __forceinline__ void gpuml__ldvec(float *r, const typename D::T *p, gpuml__i64 e0, gpuml__i64 st)
@@ -107,10 +223,21 @@ static __device__ __forceinline__ void gpuml__ldvec(float *r, const typename D::
         r[0] = D::ld(p[e0 * st]);
     }
 }
+/* raw elements (kept in registers as loaded: two bf16/f16 to a register) */
+static __device__ __forceinline__ void gpuml__ldraw(gpuml__xvec &r, const gpuml__X::T *p, gpuml__i64 e0, gpuml__i64 st)
+{
+    if (VEC > 1) r = *(const gpuml__xvec *)(p + e0);
+    else r.v[0] = p[e0 * st];
+}
 template <typename D>
 static __device__ __forceinline__ void gpuml__stvec(typename D::T *p, gpuml__i64 e0, gpuml__i64 st, const float *r)
 {
-    if (VEC > 1) {
+    if (VEC > 1 && (DT_X == 1 || DT_X == 2)) {     /* two to a word (D is gpuml__X here) */
+        gpuml__vec<gpuml__u32, (VEC + 1) / 2> v;
+#pragma unroll
+        for (int k = 0; k < VEC / 2; k++) v.v[k] = gpuml__pack2(DT_X, r[2 * k], r[2 * k + 1]);
+        *(gpuml__vec<gpuml__u32, (VEC + 1) / 2> *)(p + e0) = v;
+    } else if (VEC > 1) {
         gpuml__vec<typename D::T, VEC> v;
 #pragma unroll
         for (int k = 0; k < VEC; k++) v.v[k] = D::st(r[k]);
@@ -120,28 +247,50 @@ static __device__ __forceinline__ void gpuml__stvec(typename D::T *p, gpuml__i64
     }
 }
 
-extern "C" __global__ void __launch_bounds__(512) gpuml_rows(gpuml__nparams p, const gpuml__X::T *__restrict__ x,
+/* Each row is handled by a group of TR threads, thread tr of it taking the vectors
+   tr, tr + TR, ...: a warp (WPR), a block, or the CL blocks of a cluster. */
+extern "C" __global__ void __launch_bounds__(LBT, LBB)
+#if GPUML__CLUSTER
+    __cluster_dims__(CL, 1, 1)
+#endif
+    gpuml_rows(gpuml__nparams p, const gpuml__X::T *__restrict__ x,
         gpuml__X::T *__restrict__ y, const gpuml__X::T *__restrict__ dy, const gpuml__W::T *__restrict__ w,
         const gpuml__B::T *__restrict__ b, const int *__restrict__ labels, float *__restrict__ part0,
         float *__restrict__ part1)
 {
-    const gpuml__i64 n = p.n, BS = blockDim.x;
-    const int nch = NV > 0 ? NV : (int)((n + BS * VEC - 1) / (BS * VEC));
-    float xr[NVR][VEC], dr[NVR][VEC], a0[NVR][VEC], a1[NVR][VEC];
+#if CL > 1 && !GPUML__CLUSTER
+    __trap();   /* clusters need sm_90; the host never launches this */
+#endif
+    const gpuml__ri n = (gpuml__ri)p.n;
+#if WPR
+    const gpuml__ri TR = 32, tr = threadIdx.x & 31;
+    const gpuml__i64 g0 = (gpuml__i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), gstep = (gpuml__i64)gridDim.x * (blockDim.x >> 5);
+#elif GPUML__CLUSTER
+    const gpuml__ri TR = (gpuml__ri)blockDim.x * CL, tr = (gpuml__ri)(gpuml__cluster_rank() * blockDim.x + threadIdx.x);
+    const gpuml__i64 g0 = blockIdx.x / CL, gstep = gridDim.x / CL;
+#else
+    const gpuml__ri TR = blockDim.x, tr = threadIdx.x;
+    const gpuml__i64 g0 = blockIdx.x, gstep = gridDim.x;
+#endif
+    const int nch = NV > 0 ? NV : (int)((n + TR * VEC - 1) / (TR * VEC));
+    gpuml__xvec xr[NVR], dr[NVR];
+    float a0[NVR][VEC], a1[NVR][VEC];
+    int par = 0;
     (void)dy; (void)w; (void)b; (void)labels; (void)part0; (void)part1; (void)dr; (void)a0; (void)a1;
     if (GPUML__BWD) {
         for (int j = 0; j < nch; j++)
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
-                gpuml__i64 e = ((gpuml__i64)threadIdx.x + j * BS) * VEC + k;
+                gpuml__ri e = (tr + j * TR) * VEC + k;
                 if (NV > 0) { a0[j % NVR][k] = 0.0f; a1[j % NVR][k] = 0.0f; }
-                else if (e < n) { part0[blockIdx.x * n + e] = 0.0f; if (RK == 4) part1[blockIdx.x * n + e] = 0.0f; }
+                else if (e < n) { part0[(gpuml__i64)blockIdx.x * n + e] = 0.0f; if (RK == 4) part1[(gpuml__i64)blockIdx.x * n + e] = 0.0f; }
             }
     }
-    for (gpuml__i64 row = blockIdx.x; row < p.rs.n; row += gridDim.x) {
-        gpuml__i64 off[3] = {0, 0, 0};
-        {
+    for (gpuml__i64 row = g0; row < p.rs.n; row += gstep, par ^= 1) {
+        gpuml__i64 off[3] = {row * p.v[0].strides[0], row * p.v[1].strides[0], row * p.v[2].strides[0]};
+        if (p.rs.ndim > 1) {
             gpuml__i64 i = row;
+            off[0] = off[1] = off[2] = 0;
             for (int d = p.rs.ndim - 1; d >= 0; d--) {
                 gpuml__i64 q = i / p.rs.dims[d], r = i - q * p.rs.dims[d];
                 for (int k = 0; k < 3; k++) off[k] += r * p.v[k].strides[d];
@@ -155,54 +304,73 @@ extern "C" __global__ void __launch_bounds__(512) gpuml_rows(gpuml__nparams p, c
         if (NV > 0) {
 #pragma unroll
             for (int j = 0; j < NVR; j++) {
-                gpuml__i64 e0 = ((gpuml__i64)threadIdx.x + j * BS) * VEC;
+                gpuml__ri e0 = (tr + j * TR) * VEC;
                 if (e0 < n) {
-                    gpuml__ldvec<gpuml__X>(xr[j], xp, e0, p.xs);
-                    if (GPUML__BWD) gpuml__ldvec<gpuml__X>(dr[j], dp, e0, p.dys);
+                    gpuml__ldraw(xr[j], xp, e0, p.xs);
+                    if (GPUML__BWD) gpuml__ldraw(dr[j], dp, e0, p.dys);
                 }
             }
         }
         /* element (j, k) of this thread: from registers, or reloaded */
-#define GPUML__XV(j, k, e) (NV > 0 ? xr[(j) % NVR][k] : gpuml__X::ld(xp[(e) * p.xs]))
-#define GPUML__DV(j, k, e) (NV > 0 ? dr[(j) % NVR][k] : gpuml__X::ld(dp[(e) * p.dys]))
+#define GPUML__XV(j, k, e) (NV > 0 ? gpuml__X::ld(xr[(j) % NVR].v[k]) : gpuml__X::ld(xp[(e) * p.xs]))
+#define GPUML__DV(j, k, e) (NV > 0 ? gpuml__X::ld(dr[(j) % NVR].v[k]) : gpuml__X::ld(dp[(e) * p.dys]))
+/* bounds per vector (VEC > 1 only when VEC divides n), per element for VEC = 1 */
 #define GPUML__FOR_ROW \
-        for (int j = 0; j < nch; j++) _Pragma("unroll") for (int k = 0; k < VEC; k++) \
-            if (((gpuml__i64)threadIdx.x + j * BS) * VEC + k < n)
-#define GPUML__E (((gpuml__i64)threadIdx.x + j * BS) * VEC + k)
+        for (int j = 0; j < nch; j++) if ((tr + j * TR) * VEC < n) _Pragma("unroll") for (int k = 0; k < VEC; k++) \
+            if (VEC > 1 || (tr + j * TR) * VEC + k < n)
+#define GPUML__E ((tr + j * TR) * VEC + k)
 
-#if RK == 0 || RK == 1 || RK == 6
-        float mx = -__int_as_float(0x7f800000), s = 0.0f;
-        GPUML__FOR_ROW mx = fmaxf(mx, GPUML__XV(j, k, GPUML__E));
-        mx = gpuml__block_max(mx);
-        GPUML__FOR_ROW s += __expf(GPUML__XV(j, k, GPUML__E) - mx);
-        s = gpuml__block_sum(s);
+        /* this thread's statistics (two passes over its own elements), then one merge */
+        gpuml__st st = gpuml__st_id();
+#if GPUML__SMX
+        {
+            float m = -__int_as_float(0x7f800000), s = 0.0f, ms;
+            GPUML__FOR_ROW m = fmaxf(m, GPUML__XV(j, k, GPUML__E));
+            ms = m == -__int_as_float(0x7f800000) ? 0.0f : m;
+            GPUML__FOR_ROW s += gpuml__ex2((GPUML__XV(j, k, GPUML__E) - ms) * GPUML__L2E);
+            st.a = m; st.b = s;
+        }
+        st = gpuml__st_reduce(st, par);
+        const float mx = st.a, s = st.b;
 #if RK == 6
         int lab = labels[row * p.ls];
         bool ok = lab >= 0 && (gpuml__i64)lab < n;
-        float inv = p.scale / s;
-        if (threadIdx.x == 0) part0[row] = ok ? mx + logf(s) - gpuml__X::ld(xp[(gpuml__i64)lab * p.xs]) : __int_as_float(0x7fc00000);
+        float inv = __fdividef(p.scale, s);   /* s >= 1 (or NaN) */
+        if (tr == 0) part0[row] = ok ? mx + logf(s) - gpuml__X::ld(xp[(gpuml__i64)lab * p.xs]) : __int_as_float(0x7fc00000);
 #endif
 #if RK == 0
-        float inv = 1.0f / s;
+        float inv = __fdividef(1.0f, s);      /* s >= 1 (or NaN) */
 #elif RK == 1
         float lse = mx + logf(s);
 #endif
-#elif RK == 2 || RK == 4
-        float s = 0.0f, q = 0.0f;
-        GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E);
-        float mean = gpuml__block_sum(s) / (float)n;
-        GPUML__FOR_ROW { float d = GPUML__XV(j, k, GPUML__E) - mean; q = fmaf(d, d, q); }
-        float rstd = rsqrtf(gpuml__block_sum(q) / (float)n + p.eps);
-#elif RK == 3 || RK == 5
-        float q = 0.0f;
-        GPUML__FOR_ROW { float v = GPUML__XV(j, k, GPUML__E); q = fmaf(v, v, q); }
-        float mean = 0.0f, rstd = rsqrtf(gpuml__block_sum(q) / (float)n + p.eps);
+#elif GPUML__LN
+        {
+            float c = 0.0f, s = 0.0f, q = 0.0f, mu;
+            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E);
+            for (int j = 0; j < nch; j++) {      /* this thread's element count */
+                gpuml__ri e0 = (tr + j * TR) * VEC;
+                c += e0 >= n ? 0.0f : (float)(n - e0 < VEC ? n - e0 : VEC);
+            }
+            mu = c > 0.0f ? s / c : 0.0f;
+            GPUML__FOR_ROW { float d = GPUML__XV(j, k, GPUML__E) - mu; q = fmaf(d, d, q); }
+            st.a = c; st.b = mu; st.c = q;
+        }
+        st = gpuml__st_reduce(st, par);
+        float mean = st.b, rstd = rsqrtf(st.c / (float)n + p.eps);
+#else
+        {
+            float q = 0.0f;
+            GPUML__FOR_ROW { float v = GPUML__XV(j, k, GPUML__E); q = fmaf(v, v, q); }
+            st.a = q;
+        }
+        st = gpuml__st_reduce(st, par);
+        float mean = 0.0f, rstd = rsqrtf(st.a / (float)n + p.eps);
 #endif
 #if GPUML__BWD
         /* g = dy * w, xhat = (x - mean) * rstd: sums of g and g * xhat */
         float sg = 0.0f, sgx = 0.0f;
         GPUML__FOR_ROW {
-            gpuml__i64 e = GPUML__E;
+            gpuml__ri e = GPUML__E;
             float g = GPUML__DV(j, k, e) * (HAS_W ? gpuml__W::ld(w[e * p.ws]) : 1.0f);
             sg += g;
             sgx = fmaf(g, (GPUML__XV(j, k, e) - mean) * rstd, sgx);
@@ -216,7 +384,7 @@ extern "C" __global__ void __launch_bounds__(512) gpuml_rows(gpuml__nparams p, c
         (void)yp;
         /* the outputs, one vector at a time */
         for (int j = 0; j < nch; j++) {
-            gpuml__i64 e0 = ((gpuml__i64)threadIdx.x + j * BS) * VEC;
+            gpuml__ri e0 = (tr + j * TR) * VEC;
             float o[VEC], wv[VEC], bv[VEC];
             if (e0 >= n) continue;
 #if HAS_W && RK >= 2 && RK <= 5
@@ -233,15 +401,15 @@ extern "C" __global__ void __launch_bounds__(512) gpuml_rows(gpuml__nparams p, c
 #endif
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
-                gpuml__i64 e = e0 + k;
+                gpuml__ri e = e0 + k;
                 float xv = GPUML__XV(j, k, e);
                 (void)wv[k]; (void)bv[k];
 #if RK == 0
-                o[k] = __expf(xv - mx) * inv;
+                o[k] = gpuml__ex2((xv - mx) * GPUML__L2E) * inv;
 #elif RK == 1
                 o[k] = xv - lse;
 #elif RK == 6
-                o[k] = ok ? (__expf(xv - mx) * inv - (e == (gpuml__i64)lab ? p.scale : 0.0f)) : __int_as_float(0x7fc00000);
+                o[k] = ok ? (gpuml__ex2((xv - mx) * GPUML__L2E) * inv - (e == (gpuml__i64)lab ? p.scale : 0.0f)) : __int_as_float(0x7fc00000);
 #elif RK == 2 || RK == 3
                 o[k] = fmaf((xv - mean) * rstd, wv[k], bv[k]);
 #else
@@ -251,23 +419,26 @@ extern "C" __global__ void __launch_bounds__(512) gpuml_rows(gpuml__nparams p, c
                     a0[j % NVR][k] = fmaf(dyv, xh, a0[j % NVR][k]);
                     a1[j % NVR][k] += dyv;
                 } else {
-                    part0[blockIdx.x * n + e] += dyv * xh;
-                    if (RK == 4) part1[blockIdx.x * n + e] += dyv;
+                    part0[(gpuml__i64)blockIdx.x * n + e] += dyv * xh;
+                    if (RK == 4) part1[(gpuml__i64)blockIdx.x * n + e] += dyv;
                 }
 #endif
             }
             if (RK != 6 || HAS_Y) gpuml__stvec<gpuml__X>(yp, e0, p.ys, o);
         }
     }
+#if GPUML__CLUSTER
+    gpuml__cluster_sync();      /* the other blocks may still read this one's statistics */
+#endif
     if (GPUML__BWD && NV > 0) {
 #pragma unroll
         for (int j = 0; j < NVR; j++)
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
-                gpuml__i64 e = ((gpuml__i64)threadIdx.x + j * BS) * VEC + k;
+                gpuml__ri e = (tr + j * TR) * VEC + k;
                 if (e < n) {
-                    part0[blockIdx.x * n + e] = a0[j][k];
-                    if (RK == 4) part1[blockIdx.x * n + e] = a1[j][k];
+                    part0[(gpuml__i64)blockIdx.x * n + e] = a0[j][k];
+                    if (RK == 4) part1[(gpuml__i64)blockIdx.x * n + e] = a1[j][k];
                 }
             }
     }

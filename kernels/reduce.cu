@@ -121,32 +121,35 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_reduce_rows(gpuml__rpara
         gpuml__O::T *__restrict__ out, gpuml__acc *__restrict__ part)
 {
     gpuml__i64 nwork = p.os.n * p.nsplit;
-    for (gpuml__i64 w = blockIdx.x; w < nwork; w += gridDim.x) {
-        gpuml__i64 row = w / p.nsplit, sp = w - row * p.nsplit;
+    /* w = (row, split) advanced by gridDim.x without a 64-bit division (a call, which on
+       sm_75-89 capped the registers at 64 and spilled the eight vectors in flight) */
+    const unsigned ns = (unsigned)p.nsplit, gq = gridDim.x / ns, gr = gridDim.x % ns;
+    gpuml__i64 row = blockIdx.x / ns, sp = blockIdx.x % ns;
+    for (gpuml__i64 w = blockIdx.x; w < nwork; w += gridDim.x, row += gq, sp += gr) {
+        if (sp >= (gpuml__i64)ns) { sp -= ns; row++; }
         gpuml__i64 lo = sp * p.chunk, hi = lo + p.chunk < p.is.n ? lo + p.chunk : p.is.n;
         const gpuml__X::T *xr = x + gpuml__offset(p.os, p.oxv, row);
         gpuml__acc a = gpuml__acc_init();
-        if (p.contig) {
-            gpuml__i64 i = lo + (gpuml__i64)threadIdx.x * VEC;
-            if (VEC > 1 && p.aligned) {
-                /* four vectors in flight per thread, then one at a time */
-                const gpuml__i64 st = (gpuml__i64)blockDim.x * VEC;
-                for (; i + 3 * st + VEC <= hi; i += 4 * st) {
-                    gpuml__vec<gpuml__X::T, VEC> v[4];
+        if (p.contig && VEC > 1 && p.aligned) {
+            /* U vectors in flight per thread (eight: 128 bytes; four for argmax and variance,
+               whose merges hold more registers), the last batch predicated; then the elements
+               past the last whole vector */
+            const int U = RK == 4 || RK == 5 ? 4 : 8;
+            const gpuml__i64 st = (gpuml__i64)blockDim.x * VEC, hv = lo + (hi - lo) / VEC * VEC;
+            for (gpuml__i64 i = lo + (gpuml__i64)threadIdx.x * VEC; i < hv; i += U * st) {
+                gpuml__vec<gpuml__X::T, VEC> v[U];
 #pragma unroll
-                    for (int u = 0; u < 4; u++) v[u] = *(const gpuml__vec<gpuml__X::T, VEC> *)(xr + i + u * st);
+                for (int u = 0; u < U; u++)
+                    if (i + u * st < hv) v[u] = *(const gpuml__vec<gpuml__X::T, VEC> *)(xr + i + u * st);
 #pragma unroll
-                    for (int u = 0; u < 4; u++)
+                for (int u = 0; u < U; u++)
+                    if (i + u * st < hv)
 #pragma unroll
                         for (int k = 0; k < VEC; k++) gpuml__acc_add(a, gpuml__X::ld(v[u].v[k]), (int)(i + u * st + k));
-                }
-                for (; i + VEC <= hi; i += st) {
-                    gpuml__vec<gpuml__X::T, VEC> v = *(const gpuml__vec<gpuml__X::T, VEC> *)(xr + i);
-#pragma unroll
-                    for (int k = 0; k < VEC; k++) gpuml__acc_add(a, gpuml__X::ld(v.v[k]), (int)(i + k));
-                }
             }
-            for (; i < hi; i += (gpuml__i64)blockDim.x * VEC)
+            for (gpuml__i64 e = hv + threadIdx.x; e < hi; e += blockDim.x) gpuml__acc_add(a, gpuml__X::ld(xr[e]), (int)e);
+        } else if (p.contig) {
+            for (gpuml__i64 i = lo + (gpuml__i64)threadIdx.x * VEC; i < hi; i += (gpuml__i64)blockDim.x * VEC)
                 for (int k = 0; k < VEC && i + k < hi; k++) gpuml__acc_add(a, gpuml__X::ld(xr[i + k]), (int)(i + k));
         } else {
             for (gpuml__i64 i = lo + threadIdx.x; i < hi; i += blockDim.x)

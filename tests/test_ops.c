@@ -592,6 +592,86 @@ static void test_norms(void)
             }
 }
 
+/* The GPU row kernels by shape: a warp per row (short rows: 1, 3, 1024 f16/bf16, strided),
+   a block per row (1023, 1024 f32, 4097, 8192), a row over a cluster (32768, 40000 on sm_90),
+   rows re-read from memory (200000); then each variant forced through gpuml__rows_tune (the
+   old rule, no clusters, no warp rows, more bytes per thread, no register cap) on the same
+   shapes; and rows holding NaN, +inf and -inf.  Softmax, log_softmax, layernorm, rmsnorm,
+   f32/f16/bf16, against float64. */
+/* rows of n along the last axis; lay 1: x a transposed view (the rows strided) */
+static void rows_one(int kind, gpuml_dtype dt, long long R, long long n, int lay, const char *tag, int special)
+{
+    int64_t s[2], sw[1];
+    long long N = R * n, i;
+    gpuml_tensor *x, *y, *w = NULL, *b = NULL;
+    double *vx, *vw = NULL, *vb = NULL, *vy, *ref;
+    gpuml_status st;
+    char what[240];
+    s[0] = R; s[1] = n; sw[0] = n;
+    x = tt_new(tu_gpu, dt, 2, s, lay); y = tt_new(tu_gpu, dt, 2, s, 0);
+    vx = tt_rand(x, -4, 4);
+    if (special) {
+        /* row 0: a NaN; row 1: +inf; row 2: one -inf; row 3: all -inf (rows along axis 1) */
+        for (i = 0; i < n && R >= 4; i++) {
+            if (i == n / 2) { vx[0 * n + i] = NAN; vx[1 * n + i] = INFINITY; vx[2 * n + i] = -INFINITY; }
+            vx[3 * n + i] = -INFINITY;
+        }
+        tt_write(x, vx);
+    }
+    if (kind >= 2) {
+        w = tt_new(tu_gpu, dt, 1, sw, 0); vw = tt_rand(w, -2, 2);
+        if (kind == 2) { b = tt_new(tu_gpu, dt, 1, sw, 0); vb = tt_rand(b, -1, 1); }
+    }
+    poison(tu_gpu, y);
+    if (kind == 0) st = gpuml_softmax(tu_gpu, y, x, 1);
+    else if (kind == 1) st = gpuml_log_softmax(tu_gpu, y, x, 1);
+    else if (kind == 2) st = gpuml_layernorm(tu_gpu, y, x, w, b, 1e-5);
+    else st = gpuml_rmsnorm(tu_gpu, y, x, w, 1e-5);
+    CHECK(st == GPUML_SUCCESS, "%s", gpuml_last_error(tu_gpu));
+    vy = tt_read(y);
+    ref = (double *)malloc(sizeof(double) * (size_t)N);
+    ref_rows(kind, vx, R, n, vw, vb, 1e-5, ref);
+    snprintf(what, sizeof what, "gpu %s %s [%lld rows of %lld]%s%s (%s)",
+             kind == 0 ? "softmax" : kind == 1 ? "log_softmax" : kind == 2 ? "layernorm" : "rmsnorm", gpuml_dtype_name(dt), R, n,
+             lay ? " strided" : "", special ? " NaN/inf rows" : "", tag);
+    if (kind <= 1) tu_close(what, vy, ref, N, dt == GPUML_F32 ? 2e-5 : tol_of(dt), kind == 1 ? 1e-4 + tol_of(dt) : 1e-7);
+    else tu_close(what, vy, ref, N, dt == GPUML_F32 ? 3e-5 : tol_of(dt), dt == GPUML_F32 ? 3e-5 : 2 * tol_of(dt));
+    free(vx); free(vw); free(vb); free(vy); free(ref);
+    gpuml_tensor_free(x); gpuml_tensor_free(y); gpuml_tensor_free(w); gpuml_tensor_free(b);
+}
+/* t = 0: the rule; 1..5: the overrides, on the widths where each changes the kernel */
+static void row_variants(int t0, int t1)
+{
+    static const long long widths[] = { 1, 3, 1023, 1024, 4097, 8192, 32768, 40000 };
+    static const int tunes[6][5] = { {0, 0, 0, 0, 0}, {0, 0, 0, 1, 0}, {0, 1, 0, 0, 0}, {0, 0, 1, 0, 0}, {128, 0, 0, 0, 0}, {0, 0, 0, 0, -1} };
+    static const int tw[6] = { 0xff, 0x68, 0xc0, 0x0c, 0x68, 0x2c };   /* bits of widths[] */
+    static const char *const tnames[6] = { "rule", "old rule", "no clusters", "no warp rows", "128 bytes a thread", "no register cap" };
+    int t, d, k, wi;
+    if (!tu_gpu) SKIP("no GPU: %s", tu_gpu_reason);
+    for (t = t0; t <= t1; t++) {
+        memcpy(gpuml__rows_tune, tunes[t], sizeof gpuml__rows_tune);
+        for (d = 0; d < 3; d++)
+            for (k = 0; k < 4; k++) {
+                for (wi = 0; wi < 8; wi++) {
+                    long long n = widths[wi], R = n >= 32768 ? 3 : n >= 4097 ? 5 : 19;
+                    if (tw[t] & (1 << wi)) rows_one(k, FDT[d], R, n, 0, tnames[t], 0);
+                }
+                if (t == 0 || t == 3) {
+                    rows_one(k, FDT[d], 5, 1030, 1, tnames[t], 0);       /* strided rows of 1030 */
+                    rows_one(k, FDT[d], 5, 33, 0, tnames[t], 1);         /* a thread holding only -inf */
+                    rows_one(k, FDT[d], 5, 1024, 0, tnames[t], 1);
+                }
+                if (t == 0 || t == 2) rows_one(k, FDT[d], 4, 32768, 0, tnames[t], 1);
+            }
+    }
+    memset(gpuml__rows_tune, 0, sizeof gpuml__rows_tune);
+    if (t0 == 0)
+        for (d = 0; d < 3; d += 2)
+            for (k = 0; k < 4; k++) rows_one(k, FDT[d], 2, 200000, 0, "rule", 0);
+}
+static void test_row_variants(void) { row_variants(0, 0); }
+static void test_row_overrides(void) { row_variants(1, 5); }
+
 /* ---------------------------------------------------------------- training ---- */
 /* float64 forward of the norms on one row and its analytic gradients; the analytic ones are
    checked against finite differences of the forward first */
@@ -1006,6 +1086,8 @@ static const tu_test tests[] = {
     {"var_correction_sum_to_shape", test_var_correction_sum_to_shape},
     {"softmax", test_softmax},
     {"norms", test_norms},
+    {"row_variants", test_row_variants},
+    {"row_overrides", test_row_overrides},
     {"norm_backward_fd", test_norm_backward_fd},
     {"norm_backward", test_norm_backward},
     {"activation_backward", test_activation_backward},
