@@ -6342,15 +6342,18 @@ static void gpuml__gemm_pack_b32_avx512(float *dst, int64_t kc, const float *x, 
 /* Transpose-pack of W rows given by pointers, each contiguous along k:
    dst[k*W + i] = rows[i][k] for k < kc; W = 4q or 4q + 2 (every kernel's MR
    and NR), at most 32.  4x8 transposes as in gpuml__gemm_pack_at8 (256-bit
-   only, so it runs under the AVX2 kernel too); the k tail is loaded masked
-   and transposed through a stack tile. */
+   only, so it runs under the AVX2 kernel too).  A k tail is done as one more
+   8-k block ending at kc (overlapping the previous one: the same values
+   again), or, for kc < 8, loaded masked and transposed through a stack tile. */
 GPUML__GEMM_TARGET_AVX2
 static void gpuml__gemm_pack_ptrs_avx2(float *dst, int64_t W, int64_t kc, const float *const *rows)
 {
     float tail[8 * 32];
     int64_t k, r;
     for (k = 0; k < kc; k += 8) {
-        int64_t kn = gpuml__gemm_min(8, kc - k);
+        int64_t kn;
+        if (k + 8 > kc && kc >= 8) k = kc - 8;
+        kn = gpuml__gemm_min(8, kc - k);
         float *d = kn == 8 ? dst + k * W : tail;
         __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)kn), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
         for (r = 0; r + 4 <= W; r += 4) {
@@ -8350,23 +8353,34 @@ GPUML__FN void gpuml__cv_gather_panel(const void *arg, float *dst, int64_t W, in
 {
     const gpuml__cv_gather *ga = (const gpuml__cv_gather *)arg;
     const gpuml__cv *cv = ga->cv;
-    const float *base[32], *rows[32];
-    int64_t hb[32], wb[32], i, k = k0, end = k0 + kc;
+    const float *rows[32];
+    int64_t hb[32], wb[32], off[32], i, k = k0, end = k0 + kc;
+    /* inside: every row of the panel is real and all its taps are in bounds (no checks) */
+    int inside = width == W;
+    /* (n, p, q) of the first row by division, of the next ones by counting (64-bit divisions
+       per row were ~10% of the stem's time) */
+    int64_t q = (ga->m0 + i0) % cv->q, p = (ga->m0 + i0) / cv->q, n = p / cv->p;
+    p %= cv->p;
     for (i = 0; i < W && i < 32; i++) {
-        base[i] = NULL; hb[i] = wb[i] = 0;
+        hb[i] = wb[i] = off[i] = 0;
         if (i < width) {
-            int64_t m = ga->m0 + i0 + i, q = m % cv->q, t = m / cv->q;
-            hb[i] = (t % cv->p) * cv->sh - ga->pt; wb[i] = q * cv->sw - ga->pl;
-            base[i] = ga->x + (t / cv->p) * ga->s0;
+            hb[i] = p * cv->sh - ga->pt; wb[i] = q * cv->sw - ga->pl;
+            off[i] = n * ga->s0 + hb[i] * ga->s1 + wb[i] * ga->s2;
+            if (hb[i] < 0 || hb[i] + (cv->r - 1) * cv->dh >= ga->h || wb[i] < 0 || wb[i] + (cv->s - 1) * cv->dw >= ga->w) inside = 0;
+            if (++q == cv->q) { q = 0; if (++p == cv->p) { p = 0; n++; } }
         }
     }
     while (k < end) {
         int64_t t = k / ga->run, c = k % ga->run, len = GPUML__MIN(ga->run - c, end - k);
         int64_t r = ga->run == cv->cg ? t / cv->s : t, s = ga->run == cv->cg ? t % cv->s : 0;
-        for (i = 0; i < W && i < 32; i++) {
-            int64_t h = hb[i] + r * cv->dh, w = wb[i] + s * cv->dw;
-            rows[i] = base[i] && h >= 0 && h < ga->h && w >= 0 && w < ga->w ? base[i] + h * ga->s1 + w * ga->s2 + c : ga->zero;
-        }
+        int64_t to = r * cv->dh * ga->s1 + s * cv->dw * ga->s2 + c;
+        if (inside)
+            for (i = 0; i < W && i < 32; i++) rows[i] = ga->x + off[i] + to;
+        else
+            for (i = 0; i < W && i < 32; i++) {
+                int64_t h = hb[i] + r * cv->dh, w = wb[i] + s * cv->dw;
+                rows[i] = i < width && h >= 0 && h < ga->h && w >= 0 && w < ga->w ? ga->x + off[i] + to : ga->zero;
+            }
         gpuml__gemm_pack_ptrs(dst + (k - k0) * W, W, len, rows, simd);
         k += len;
     }
