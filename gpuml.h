@@ -6342,63 +6342,79 @@ static void gpuml__gemm_pack_b32_avx512(float *dst, int64_t kc, const float *x, 
 /* Transpose-pack of W rows given by pointers, each contiguous along k:
    dst[k*W + i] = rows[i][k] for k < kc; W = 4q or 4q + 2 (every kernel's MR
    and NR), at most 32.  4x8 transposes as in gpuml__gemm_pack_at8 (256-bit
-   only, so it runs under the AVX2 kernel too).  A k tail is done as one more
-   8-k block ending at kc (overlapping the previous one: the same values
-   again), or, for kc < 8, loaded masked and transposed through a stack tile. */
+   only, so it runs under the AVX2 kernel too), 16 k per row quad (a whole
+   64-byte line of each row: rows a large power-of-two-ish stride apart, e.g.
+   weights [K][R*S*C], fall into few L1 sets).  A k tail is done as 8-k
+   blocks, the last one ending at kc (overlapping the one before: the same
+   values again), or, for kc < 8, loaded masked through a stack tile. */
+GPUML__GEMM_TARGET_AVX2
+static void gpuml__gemm_tr_ptrs(float *d, int64_t W, const float *const *rows, int64_t k, int64_t nr,
+                                __m256i mask, int masked)
+{
+    /* nr = 4: a 4x8 transpose of rows[0..3] at k into d (rows of stride W);
+       nr = 2: the last two rows, as 64-bit pieces */
+    __m256 v0, v1, v2, v3;
+    if (!masked) {
+        v0 = _mm256_loadu_ps(rows[0] + k); v1 = _mm256_loadu_ps(rows[1] + k);
+    } else {
+        v0 = _mm256_maskload_ps(rows[0] + k, mask); v1 = _mm256_maskload_ps(rows[1] + k, mask);
+    }
+    if (nr == 4) {
+        __m256 t0, t1, t2, t3, q0, q1, q2, q3;
+        if (!masked) {
+            v2 = _mm256_loadu_ps(rows[2] + k); v3 = _mm256_loadu_ps(rows[3] + k);
+        } else {
+            v2 = _mm256_maskload_ps(rows[2] + k, mask); v3 = _mm256_maskload_ps(rows[3] + k, mask);
+        }
+        t0 = _mm256_unpacklo_ps(v0, v1); t1 = _mm256_unpackhi_ps(v0, v1);
+        t2 = _mm256_unpacklo_ps(v2, v3); t3 = _mm256_unpackhi_ps(v2, v3);
+        q0 = _mm256_shuffle_ps(t0, t2, 0x44); q1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+        q2 = _mm256_shuffle_ps(t1, t3, 0x44); q3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+        _mm_storeu_ps(d, _mm256_castps256_ps128(q0));
+        _mm_storeu_ps(d + W, _mm256_castps256_ps128(q1));
+        _mm_storeu_ps(d + 2 * W, _mm256_castps256_ps128(q2));
+        _mm_storeu_ps(d + 3 * W, _mm256_castps256_ps128(q3));
+        _mm_storeu_ps(d + 4 * W, _mm256_extractf128_ps(q0, 1));
+        _mm_storeu_ps(d + 5 * W, _mm256_extractf128_ps(q1, 1));
+        _mm_storeu_ps(d + 6 * W, _mm256_extractf128_ps(q2, 1));
+        _mm_storeu_ps(d + 7 * W, _mm256_extractf128_ps(q3, 1));
+    } else {
+        __m256 p0 = _mm256_unpacklo_ps(v0, v1), p1 = _mm256_unpackhi_ps(v0, v1);
+        __m128 l0 = _mm256_castps256_ps128(p0), l1 = _mm256_castps256_ps128(p1);
+        __m128 h0 = _mm256_extractf128_ps(p0, 1), h1 = _mm256_extractf128_ps(p1, 1);
+        _mm_storel_pi((__m64 *)d, l0);
+        _mm_storeh_pi((__m64 *)(d + W), l0);
+        _mm_storel_pi((__m64 *)(d + 2 * W), l1);
+        _mm_storeh_pi((__m64 *)(d + 3 * W), l1);
+        _mm_storel_pi((__m64 *)(d + 4 * W), h0);
+        _mm_storeh_pi((__m64 *)(d + 5 * W), h0);
+        _mm_storel_pi((__m64 *)(d + 6 * W), h1);
+        _mm_storeh_pi((__m64 *)(d + 7 * W), h1);
+    }
+}
+
 GPUML__GEMM_TARGET_AVX2
 static void gpuml__gemm_pack_ptrs_avx2(float *dst, int64_t W, int64_t kc, const float *const *rows)
 {
     float tail[8 * 32];
-    int64_t k, r;
-    for (k = 0; k < kc; k += 8) {
-        int64_t kn;
+    int64_t k = 0, r;
+    __m256i all = _mm256_set1_epi32(-1);
+    for (; k + 16 <= kc; k += 16)
+        for (r = 0; r < W; r += 4) {
+            int64_t nr = gpuml__gemm_min(4, W - r);
+            gpuml__gemm_tr_ptrs(dst + k * W + r, W, rows + r, k, nr, all, 0);
+            gpuml__gemm_tr_ptrs(dst + (k + 8) * W + r, W, rows + r, k + 8, nr, all, 0);
+        }
+    for (; k < kc; k += 8) {
+        int64_t kn, i;
+        __m256i mask;
+        float *d;
         if (k + 8 > kc && kc >= 8) k = kc - 8;
         kn = gpuml__gemm_min(8, kc - k);
-        float *d = kn == 8 ? dst + k * W : tail;
-        __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)kn), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        for (r = 0; r + 4 <= W; r += 4) {
-            __m256 v0, v1, v2, v3, t0, t1, t2, t3, q0, q1, q2, q3;
-            if (kn == 8) {
-                v0 = _mm256_loadu_ps(rows[r] + k); v1 = _mm256_loadu_ps(rows[r + 1] + k);
-                v2 = _mm256_loadu_ps(rows[r + 2] + k); v3 = _mm256_loadu_ps(rows[r + 3] + k);
-            } else {
-                v0 = _mm256_maskload_ps(rows[r] + k, mask); v1 = _mm256_maskload_ps(rows[r + 1] + k, mask);
-                v2 = _mm256_maskload_ps(rows[r + 2] + k, mask); v3 = _mm256_maskload_ps(rows[r + 3] + k, mask);
-            }
-            t0 = _mm256_unpacklo_ps(v0, v1); t1 = _mm256_unpackhi_ps(v0, v1);
-            t2 = _mm256_unpacklo_ps(v2, v3); t3 = _mm256_unpackhi_ps(v2, v3);
-            q0 = _mm256_shuffle_ps(t0, t2, 0x44); q1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-            q2 = _mm256_shuffle_ps(t1, t3, 0x44); q3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-            _mm_storeu_ps(d + r, _mm256_castps256_ps128(q0));
-            _mm_storeu_ps(d + W + r, _mm256_castps256_ps128(q1));
-            _mm_storeu_ps(d + 2 * W + r, _mm256_castps256_ps128(q2));
-            _mm_storeu_ps(d + 3 * W + r, _mm256_castps256_ps128(q3));
-            _mm_storeu_ps(d + 4 * W + r, _mm256_extractf128_ps(q0, 1));
-            _mm_storeu_ps(d + 5 * W + r, _mm256_extractf128_ps(q1, 1));
-            _mm_storeu_ps(d + 6 * W + r, _mm256_extractf128_ps(q2, 1));
-            _mm_storeu_ps(d + 7 * W + r, _mm256_extractf128_ps(q3, 1));
-        }
-        if (r < W) {
-            __m256 v0, v1, p0, p1;
-            __m128 l0, l1, h0, h1;
-            if (kn == 8) {
-                v0 = _mm256_loadu_ps(rows[r] + k); v1 = _mm256_loadu_ps(rows[r + 1] + k);
-            } else {
-                v0 = _mm256_maskload_ps(rows[r] + k, mask); v1 = _mm256_maskload_ps(rows[r + 1] + k, mask);
-            }
-            p0 = _mm256_unpacklo_ps(v0, v1); p1 = _mm256_unpackhi_ps(v0, v1);
-            l0 = _mm256_castps256_ps128(p0); l1 = _mm256_castps256_ps128(p1);
-            h0 = _mm256_extractf128_ps(p0, 1); h1 = _mm256_extractf128_ps(p1, 1);
-            _mm_storel_pi((__m64 *)(d + r), l0);
-            _mm_storeh_pi((__m64 *)(d + W + r), l0);
-            _mm_storel_pi((__m64 *)(d + 2 * W + r), l1);
-            _mm_storeh_pi((__m64 *)(d + 3 * W + r), l1);
-            _mm_storel_pi((__m64 *)(d + 4 * W + r), h0);
-            _mm_storeh_pi((__m64 *)(d + 5 * W + r), h0);
-            _mm_storel_pi((__m64 *)(d + 6 * W + r), h1);
-            _mm_storeh_pi((__m64 *)(d + 7 * W + r), h1);
-        }
-        for (r = 0; kn < 8 && r < kn * W; ++r) dst[k * W + r] = tail[r];
+        d = kn == 8 ? dst + k * W : tail;
+        mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)kn), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        for (r = 0; r < W; r += 4) gpuml__gemm_tr_ptrs(d + r, W, rows + r, k, gpuml__gemm_min(4, W - r), mask, kn < 8);
+        for (i = 0; kn < 8 && i < kn * W; ++i) dst[k * W + i] = tail[i];
     }
 }
 #endif
