@@ -8349,8 +8349,9 @@ GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack, int6
 }
 
 /* Forward implicit GEMM: the im2col matrix X[m][j] of group g (m = (n, p, q), j = (r, s, c))
-   is never written.  gpuml__cv_gather_panel fills the GEMM's packed panels (A's, or B's for
-   y^T = w @ X^T) straight from x, or from xp, a zero-padded f32 NHWC copy of x made where x is
+   is never written.  gpuml__cv_gather_panel fills the GEMM's packed panels (A's; B's where the
+   GEMM computes the transposed product for a column-major C, NCHW y) straight from x, or from
+   xp, a zero-padded f32 NHWC copy of x made where x is
    not f32 with unit channel stride, or where its channel runs are short (C < 16: the stem):
    on the padded copy with groups = 1 and no horizontal dilation a window row (s, c) is S*C
    contiguous floats, one vector transpose instead of S short ones. */
