@@ -8337,6 +8337,18 @@ GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
 GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack, int64_t sk, int64_t sj)
 {
     int64_t k, r, s, c;
+    if (!unpack && cv->dt == GPUML_F32 && sj == 1) {   /* f32 weights (e.g. KCRS) to [K][RSC]: no per-element dispatch */
+        const float *w = (const float *)gpuml_tensor_data(cv->wt);
+        for (k = 0; k < cv->k; k++) {
+            float *f = wp + k * sk;
+            for (r = 0; r < cv->r; r++)
+                for (s = 0; s < cv->s; s++) {
+                    const float *src = w + k * cv->ws[0] + r * cv->ws[1] + s * cv->ws[2];
+                    for (c = 0; c < cv->cg; c++) *f++ = src[c * cv->ws[3]];
+                }
+        }
+        return;
+    }
     for (k = 0; k < cv->k; k++)
         for (r = 0; r < cv->r; r++)
             for (s = 0; s < cv->s; s++)
@@ -8431,6 +8443,13 @@ GPUML__FN void gpuml__cv_pad_rows(void *arg, int64_t b, int64_t e, int tid)
 #define GPUML__CV_CPU_COL (4 << 20)
 #endif
 
+/* Smallest image (output pixels) that the forward runs one image per chunk for, where y or x can
+   be the GEMM's operand in place only image by image (NCHW, N > 1): below it the weights' B
+   panels, packed once per image, would cost more than the temporary (tests make it small). */
+#ifndef GPUML__CV_CPU_IMG
+#define GPUML__CV_CPU_IMG 256
+#endif
+
 /* kind: 0 forward, 1 backward data, 2 backward filter */
 /* 1 when the (n, row, col) dims of logical strides st merge into one stride st[2] */
 GPUML__FN int gpuml__cv_rows_merge(const int64_t *st, int64_t n, int64_t rows, int64_t cols)
@@ -8475,11 +8494,19 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
        N edge of a 32-column one.) */
     /* the weights as [K][ncol], read in place where KRSC-contiguous (forward: B = w^T, which the
        GEMM packs with vector transposes), else packed to f32 */
-    int w_direct = (kind == 1 || (kind == 0 && cv->cg > 1)) && cv->ws[3] == 1 && cv->ws[2] == cv->cg && cv->ws[1] == cv->s * cv->cg &&
-                   cv->ws[0] == cv->ncol;
-    int y_direct = kind == 0 && cv->dt == GPUML_F32 && gpuml__cv_rows_merge(cv->ys, cv->n, cv->p, cv->q);
-    int x_direct = kind == 0 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
-                   gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w);
+    int w_direct = (kind == 1 || (kind == 0 && cv->cg > 1)) && (cv->ws[3] == 1 || cv->cg == 1) && (cv->ws[2] == cv->cg || cv->s == 1) &&
+                   (cv->ws[1] == cv->s * cv->cg || cv->r == 1) && (cv->ws[0] == cv->ncol || cv->k == 1);
+    /* y / x as the GEMM's C / A in place: their (row, col) dims merge within an image (y f32; x
+       for 1x1 stride-1 unpadded convs); across the batch as well, or else (NCHW with N > 1)
+       the forward runs one image per chunk where images are large enough to amortize packing
+       the weights once per image -- instead of a temporary and a transposing epilogue (3-4x) */
+    int y_img = kind == 0 && cv->dt == GPUML_F32 && gpuml__cv_rows_merge(cv->ys, 1, cv->p, cv->q);
+    int x_img = kind == 0 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
+                gpuml__cv_rows_merge(cv->xs, 1, cv->h, cv->w);
+    int per_image = kind == 0 && cv->cg > 1 && cv->n > 1 && pq >= GPUML__CV_CPU_IMG &&
+                    ((y_img && !gpuml__cv_rows_merge(cv->ys, cv->n, cv->p, cv->q)) || (x_img && !gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w)));
+    int y_direct = y_img && (per_image || gpuml__cv_rows_merge(cv->ys, cv->n, cv->p, cv->q));
+    int x_direct = x_img && (per_image || gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w));
     /* forward otherwise: implicit GEMM (gpuml__cv_gather_panel), on a padded f32 copy of x where
        x is not f32 with unit channel stride or its channel runs are short */
     int implicit = kind == 0 && cv->cg > 1 && !x_direct;
@@ -8530,6 +8557,7 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     /* rows per chunk: forward and filter any rows, backward data whole images */
     rows = GPUML__MAX((int64_t)GPUML__CV_CPU_COL / GPUML__MAX(cv->ncol, cv->kg), (int64_t)64);
     if (kind == 1) rows = GPUML__MAX(rows / pq, (int64_t)1) * pq;
+    if (per_image) rows = pq;
     rows = GPUML__MIN(rows, M);
     j.ldt = cv->kg;
     j.tsm = cv->kg; j.tsk = 1;
@@ -8552,14 +8580,14 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
                 int64_t rsc = cv->kg, csc = 1;
                 const gpuml__gemm_gather *gx = implicit ? &gg : NULL;
                 if (x_direct) {
-                    a = (const char *)gpuml_tensor_data(cv->x) + (m0 * cv->xs[2] + g * cv->cg * cv->xs[3]) * es;
+                    a = (const char *)gpuml_tensor_data(cv->x) + ((m0 / pq) * cv->xs[0] + (m0 % pq) * cv->xs[2] + g * cv->cg * cv->xs[3]) * es;
                     at = gt; rsa = cv->xs[2]; csa = cv->xs[3];
                 } else {
                     ga.m0 = m0;
                     ga.x = (xcopy ? xp : (const float *)gpuml_tensor_data(cv->x)) + g * cv->cg * (xcopy ? 1 : cv->xs[3]);
                 }
                 if (y_direct) {
-                    c = (float *)gpuml_tensor_data(cv->y) + m0 * cv->ys[2] + g * cv->kg * cv->ys[3];
+                    c = (float *)gpuml_tensor_data(cv->y) + (m0 / pq) * cv->ys[0] + (m0 % pq) * cv->ys[2] + g * cv->kg * cv->ys[3];
                     rsc = cv->ys[2]; csc = cv->ys[3];
                 }
                 /* B = w^T: element (j, kk) at wg[kk * ncol + j] */

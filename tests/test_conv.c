@@ -8,6 +8,9 @@
 /* small im2col chunks (CPU: 64 rows for most shapes here; GPU: about one image), so that the
    chunked loops run */
 #define GPUML__CV_CPU_COL 4096
+/* CPU forward, NCHW with N > 1: one image per chunk from 16 output pixels up (both sides of it
+   occur in the fuzzed shapes) */
+#define GPUML__CV_CPU_IMG 16
 #define GPUML__CV_GPU_COL ((int64_t)1 << 14)
 #include "harness.h"
 
