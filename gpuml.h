@@ -6096,6 +6096,10 @@ enum { GPUML__GEMM_F32 = 0, GPUML__GEMM_F16 = 1, GPUML__GEMM_BF16 = 2 };
 #define GPUML__GEMM_PACK_WA512 3
 #endif
 #endif
+/* Widest N for which the AVX-512 kernel reads a row-major f32 A unpacked. */
+#ifndef GPUML__GEMM_UA_N
+#define GPUML__GEMM_UA_N 128
+#endif
 /* Largest MR*NR of any kernel: the edge tile buffer. */
 #define GPUML__GEMM_TILE_MAX 512
 
@@ -6770,6 +6774,88 @@ static void gpuml__gemm_ukr16_avx512(int64_t kc, const float *a, const float *b,
 #undef GPUML__GEMM_UKR16_ROW
 #undef GPUML__GEMM_UKR16_STORE
 
+#if GPUML__GEMM_MR512 == 12
+/* The 12x32 kernel reading A unpacked: row r of the micro-panel at a + r*lda,
+   contiguous along k (a row-major f32 A).  For small N (a few B micro-panels
+   per A micro-panel) packing A costs about as much as the FMAs it feeds; here
+   the 12 rows stream straight from the source (embedded broadcasts). */
+#define GPUML__GEMM_UA_ROW(r, ko)                                               \
+    av = _mm512_set1_ps(a##r[ko]);                                             \
+    c##r##_0 = _mm512_fmadd_ps(av, b0, c##r##_0);                              \
+    c##r##_1 = _mm512_fmadd_ps(av, b1, c##r##_1);
+#define GPUML__GEMM_UA_STEP(ko)                                                 \
+    b0 = _mm512_load_ps(b + 32 * (ko));                                        \
+    b1 = _mm512_load_ps(b + 32 * (ko) + 16);                                   \
+    GPUML__GEMM_UA_ROW(0, ko) GPUML__GEMM_UA_ROW(1, ko)                        \
+    GPUML__GEMM_UA_ROW(2, ko) GPUML__GEMM_UA_ROW(3, ko)                        \
+    GPUML__GEMM_UA_ROW(4, ko) GPUML__GEMM_UA_ROW(5, ko)                        \
+    GPUML__GEMM_UA_ROW(6, ko) GPUML__GEMM_UA_ROW(7, ko)                        \
+    GPUML__GEMM_UA_ROW(8, ko) GPUML__GEMM_UA_ROW(9, ko)                        \
+    GPUML__GEMM_UA_ROW(10, ko) GPUML__GEMM_UA_ROW(11, ko)
+#define GPUML__GEMM_UA_STORE(r)                                                 \
+    {                                                                           \
+        float *cr = c + (r) * ldc;                                              \
+        __m512 x0 = _mm512_mul_ps(va, c##r##_0), x1 = _mm512_mul_ps(va, c##r##_1); \
+        if (beta != 0.0f) {                                                     \
+            x0 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr), x0);                  \
+            x1 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr + 16), x1);             \
+        }                                                                       \
+        _mm512_storeu_ps(cr, x0);                                               \
+        _mm512_storeu_ps(cr + 16, x1);                                          \
+    }
+GPUML__GEMM_TARGET_AVX512
+static void gpuml__gemm_ukr_ua_avx512(int64_t kc, const float *a, int64_t lda, const float *b,
+                                      float *c, int64_t ldc, float alpha, float beta)
+{
+    __m512 c0_0 = _mm512_setzero_ps(), c0_1 = _mm512_setzero_ps();
+    __m512 c1_0 = _mm512_setzero_ps(), c1_1 = _mm512_setzero_ps();
+    __m512 c2_0 = _mm512_setzero_ps(), c2_1 = _mm512_setzero_ps();
+    __m512 c3_0 = _mm512_setzero_ps(), c3_1 = _mm512_setzero_ps();
+    __m512 c4_0 = _mm512_setzero_ps(), c4_1 = _mm512_setzero_ps();
+    __m512 c5_0 = _mm512_setzero_ps(), c5_1 = _mm512_setzero_ps();
+    __m512 c6_0 = _mm512_setzero_ps(), c6_1 = _mm512_setzero_ps();
+    __m512 c7_0 = _mm512_setzero_ps(), c7_1 = _mm512_setzero_ps();
+    __m512 c8_0 = _mm512_setzero_ps(), c8_1 = _mm512_setzero_ps();
+    __m512 c9_0 = _mm512_setzero_ps(), c9_1 = _mm512_setzero_ps();
+    __m512 c10_0 = _mm512_setzero_ps(), c10_1 = _mm512_setzero_ps();
+    __m512 c11_0 = _mm512_setzero_ps(), c11_1 = _mm512_setzero_ps();
+    const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
+    const float *a4 = a + 4 * lda, *a5 = a + 5 * lda, *a6 = a + 6 * lda, *a7 = a + 7 * lda;
+    const float *a8 = a + 8 * lda, *a9 = a + 9 * lda, *a10 = a + 10 * lda, *a11 = a + 11 * lda;
+    __m512 b0, b1, av, va, vb;
+    int64_t k = 0;
+    int r;
+    for (r = 0; r < 12; ++r) {
+        _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + r * ldc + 31), _MM_HINT_T0);
+    }
+    for (; k + 4 <= kc; k += 4) {
+        GPUML__GEMM_UA_STEP(0)
+        GPUML__GEMM_UA_STEP(1)
+        GPUML__GEMM_UA_STEP(2)
+        GPUML__GEMM_UA_STEP(3)
+        a0 += 4; a1 += 4; a2 += 4; a3 += 4; a4 += 4; a5 += 4;
+        a6 += 4; a7 += 4; a8 += 4; a9 += 4; a10 += 4; a11 += 4;
+        b += 4 * 32;
+    }
+    for (; k < kc; ++k) {
+        GPUML__GEMM_UA_STEP(0)
+        a0 += 1; a1 += 1; a2 += 1; a3 += 1; a4 += 1; a5 += 1;
+        a6 += 1; a7 += 1; a8 += 1; a9 += 1; a10 += 1; a11 += 1;
+        b += 32;
+    }
+    va = _mm512_set1_ps(alpha);
+    vb = _mm512_set1_ps(beta);
+    GPUML__GEMM_UA_STORE(0) GPUML__GEMM_UA_STORE(1) GPUML__GEMM_UA_STORE(2)
+    GPUML__GEMM_UA_STORE(3) GPUML__GEMM_UA_STORE(4) GPUML__GEMM_UA_STORE(5)
+    GPUML__GEMM_UA_STORE(6) GPUML__GEMM_UA_STORE(7) GPUML__GEMM_UA_STORE(8)
+    GPUML__GEMM_UA_STORE(9) GPUML__GEMM_UA_STORE(10) GPUML__GEMM_UA_STORE(11)
+}
+#undef GPUML__GEMM_UA_ROW
+#undef GPUML__GEMM_UA_STEP
+#undef GPUML__GEMM_UA_STORE
+#endif
+
 /* Cached CPUID check (also covers the OS saving zmm state). */
 static int gpuml__gemm_has_avx512(void)
 {
@@ -6813,6 +6899,7 @@ typedef struct gpuml__gemm_kernel {
 typedef struct gpuml__gemm_apack {
     const void *X; int type; int64_t off, sw, sk; int simd;
     const gpuml__gemm_gather *ga; int64_t i0, k0; /* gathered A: first row and k of the block */
+    int ua; /* full micro-panels read unpacked (gpuml__gemm_ukr_ua_avx512) */
 } gpuml__gemm_apack;
 
 static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t nc, int64_t kc,
@@ -6829,6 +6916,22 @@ static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t 
         for (ir = 0; ir < mc; ir += MR) {
             int64_t mr = gpuml__gemm_min(MR, mc - ir);
             const float *a = pa + ir * kc;
+#if GPUML__GEMM_AVX2 && GPUML__GEMM_MR512 == 12
+            if (ap && ap->ua && mr == MR) {
+                const float *au = (const float *)ap->X + ap->off + ir * ap->sw;
+                for (jr = 0; jr < nc; jr += NR) {
+                    int64_t nr = gpuml__gemm_min(NR, nc - jr);
+                    float *cc = c + ir * rsc + jr * csc;
+                    if (nr == NR && csc == 1) {
+                        gpuml__gemm_ukr_ua_avx512(kc, au, ap->sw, pb + jr * kc, cc, rsc, alpha, beta);
+                    } else {
+                        gpuml__gemm_ukr_ua_avx512(kc, au, ap->sw, pb + jr * kc, tmp, NR, 1.0f, 0.0f);
+                        gpuml__gemm_store_tile(tmp, NR, mr, nr, cc, rsc, csc, alpha, beta);
+                    }
+                }
+                continue;
+            }
+#endif
             if (ap)
                 gpuml__gemm_pack_op(pa + ir * kc, MR, mr, kc, ap->ga, ap->i0 + ir, ap->k0, ap->X,
                                     ap->type, ap->off + ir * ap->sw, ap->sw, ap->sk, ap->simd);
@@ -6886,6 +6989,7 @@ typedef struct gpuml__gemm_job {
     gpuml__gemm_args g;
     gpuml__gemm_kernel kr;
     int simd;               /* packing paths: 0 portable, 1 AVX2, 2 AVX-512 */
+    int ua;                 /* AVX-512: full A micro-panels read unpacked */
     int64_t tm, tn;         /* thread grid over C */
     float *ws;              /* per-task packing buffers */
     int64_t ws_task;        /* floats per task */
@@ -6926,7 +7030,7 @@ static void gpuml__gemm_tile(const gpuml__gemm_job *job, int64_t m0, int64_t m1,
                 gpuml__gemm_apack ap;
                 ap.X = g->A; ap.type = g->at; ap.off = ic * g->rsa + pc * g->csa;
                 ap.sw = g->rsa; ap.sk = g->csa; ap.simd = job->simd;
-                ap.ga = g->ga; ap.i0 = ic; ap.k0 = pc;
+                ap.ga = g->ga; ap.i0 = ic; ap.k0 = pc; ap.ua = job->ua;
                 for (jc = n0; jc < n1; jc += nb) {
                     int64_t nc = gpuml__gemm_min(nb, n1 - jc);
                     gpuml__gemm_pack_op(pb, kr->nr, nc, kc, g->gb, jc, pc, g->B, g->bt,
@@ -7147,6 +7251,12 @@ static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K
     }
 #endif
     job.simd = simd;
+    /* Unpacked A for small N: row-major f32 A feeding at most UA_N columns,
+       where packing A would cost about as much as the FMAs it feeds. */
+    job.ua = 0;
+#if GPUML__GEMM_AVX2 && GPUML__GEMM_MR512 == 12
+    job.ua = simd == 2 && !g.ga && g.at == GPUML__GEMM_F32 && g.csa == 1 && g.N <= GPUML__GEMM_UA_N;
+#endif
     /* Thread count: enough work per thread, and at least a register tile each. */
     nt = pool ? gpuml__pool_size(pool) : 1;
     nt = gpuml__gemm_min(nt, mnk / GPUML__GEMM_THREAD_MNK);
