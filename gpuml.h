@@ -6096,10 +6096,13 @@ enum { GPUML__GEMM_F32 = 0, GPUML__GEMM_F16 = 1, GPUML__GEMM_BF16 = 2 };
 #define GPUML__GEMM_PACK_WA512 3
 #endif
 #endif
-/* Widest N for which the AVX-512 kernel reads a row-major f32 A unpacked. */
+/* Widest N for which the AVX-512 kernel reads A unpacked (a row-major f32 A,
+   or a gathered one that can describe its rows), and the most row-pointer
+   segments per micro-panel it takes. */
 #ifndef GPUML__GEMM_UA_N
 #define GPUML__GEMM_UA_N 128
 #endif
+#define GPUML__GEMM_UA_SEGS 64
 /* Largest MR*NR of any kernel: the edge tile buffer. */
 #define GPUML__GEMM_TILE_MAX 512
 
@@ -6119,9 +6122,16 @@ enum {
    the packing path in use (gpuml__gemm_pack_ptrs takes it). */
 typedef void (*gpuml__gemm_gather_fn)(const void *arg, float *dst, int64_t W, int64_t i0,
                                       int64_t width, int64_t k0, int64_t kc, int simd);
+/* Optional, A only: instead of packing, describe the W = 12 rows i0.. over
+   k0 .. k0 + kc as nseg <= maxseg segments (lens[g] k each, row r of
+   segment g contiguous at ptrs[12*g + r]) for the unpacked AVX-512 kernel;
+   returns nseg, or -1 to have the panel packed by fn instead. */
+typedef int64_t (*gpuml__gemm_rows_fn)(const void *arg, const float **ptrs, int64_t *lens,
+                                       int64_t maxseg, int64_t i0, int64_t k0, int64_t kc);
 typedef struct gpuml__gemm_gather {
     gpuml__gemm_gather_fn fn;
     const void *arg;
+    gpuml__gemm_rows_fn rows; /* may be NULL */
 } gpuml__gemm_gather;
 
 typedef struct gpuml__gemm_args {
@@ -6775,10 +6785,12 @@ static void gpuml__gemm_ukr16_avx512(int64_t kc, const float *a, const float *b,
 #undef GPUML__GEMM_UKR16_STORE
 
 #if GPUML__GEMM_MR512 == 12
-/* The 12x32 kernel reading A unpacked: row r of the micro-panel at a + r*lda,
-   contiguous along k (a row-major f32 A).  For small N (a few B micro-panels
-   per A micro-panel) packing A costs about as much as the FMAs it feeds; here
-   the 12 rows stream straight from the source (embedded broadcasts). */
+/* The 12x32 kernel reading A unpacked, through row pointers: segment g has
+   lens[g] k, row r of it contiguous at ptrs[12*g + r] (a row-major f32 A is
+   one segment; a convolution's rows are one segment per run of channels,
+   the implicit GEMM without its packing).  For small N (a few B
+   micro-panels per A micro-panel) packing A costs about as much as the FMAs
+   it feeds; here the 12 rows stream straight from the source. */
 #define GPUML__GEMM_UA_ROW(r, ko)                                               \
     av = _mm512_set1_ps(a##r[ko]);                                             \
     c##r##_0 = _mm512_fmadd_ps(av, b0, c##r##_0);                              \
@@ -6804,8 +6816,8 @@ static void gpuml__gemm_ukr16_avx512(int64_t kc, const float *a, const float *b,
         _mm512_storeu_ps(cr + 16, x1);                                          \
     }
 GPUML__GEMM_TARGET_AVX512
-static void gpuml__gemm_ukr_ua_avx512(int64_t kc, const float *a, int64_t lda, const float *b,
-                                      float *c, int64_t ldc, float alpha, float beta)
+static void gpuml__gemm_ukr_ind_avx512(int64_t nseg, const float *const *ptrs, const int64_t *lens,
+                                       const float *b, float *c, int64_t ldc, float alpha, float beta)
 {
     __m512 c0_0 = _mm512_setzero_ps(), c0_1 = _mm512_setzero_ps();
     __m512 c1_0 = _mm512_setzero_ps(), c1_1 = _mm512_setzero_ps();
@@ -6819,16 +6831,18 @@ static void gpuml__gemm_ukr_ua_avx512(int64_t kc, const float *a, int64_t lda, c
     __m512 c9_0 = _mm512_setzero_ps(), c9_1 = _mm512_setzero_ps();
     __m512 c10_0 = _mm512_setzero_ps(), c10_1 = _mm512_setzero_ps();
     __m512 c11_0 = _mm512_setzero_ps(), c11_1 = _mm512_setzero_ps();
-    const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
-    const float *a4 = a + 4 * lda, *a5 = a + 5 * lda, *a6 = a + 6 * lda, *a7 = a + 7 * lda;
-    const float *a8 = a + 8 * lda, *a9 = a + 9 * lda, *a10 = a + 10 * lda, *a11 = a + 11 * lda;
     __m512 b0, b1, av, va, vb;
-    int64_t k = 0;
+    int64_t g;
     int r;
     for (r = 0; r < 12; ++r) {
         _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
         _mm_prefetch((const char *)(c + r * ldc + 31), _MM_HINT_T0);
     }
+    for (g = 0; g < nseg; ++g) {
+    const float *const *p = ptrs + 12 * g;
+    const float *a0 = p[0], *a1 = p[1], *a2 = p[2], *a3 = p[3], *a4 = p[4], *a5 = p[5];
+    const float *a6 = p[6], *a7 = p[7], *a8 = p[8], *a9 = p[9], *a10 = p[10], *a11 = p[11];
+    int64_t k = 0, kc = lens[g];
     for (; k + 4 <= kc; k += 4) {
         GPUML__GEMM_UA_STEP(0)
         GPUML__GEMM_UA_STEP(1)
@@ -6843,6 +6857,7 @@ static void gpuml__gemm_ukr_ua_avx512(int64_t kc, const float *a, int64_t lda, c
         a0 += 1; a1 += 1; a2 += 1; a3 += 1; a4 += 1; a5 += 1;
         a6 += 1; a7 += 1; a8 += 1; a9 += 1; a10 += 1; a11 += 1;
         b += 32;
+    }
     }
     va = _mm512_set1_ps(alpha);
     vb = _mm512_set1_ps(beta);
@@ -6899,7 +6914,7 @@ typedef struct gpuml__gemm_kernel {
 typedef struct gpuml__gemm_apack {
     const void *X; int type; int64_t off, sw, sk; int simd;
     const gpuml__gemm_gather *ga; int64_t i0, k0; /* gathered A: first row and k of the block */
-    int ua; /* full micro-panels read unpacked (gpuml__gemm_ukr_ua_avx512) */
+    int ua; /* full micro-panels read unpacked (gpuml__gemm_ukr_ind_avx512) */
 } gpuml__gemm_apack;
 
 static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t nc, int64_t kc,
@@ -6918,18 +6933,27 @@ static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t 
             const float *a = pa + ir * kc;
 #if GPUML__GEMM_AVX2 && GPUML__GEMM_MR512 == 12
             if (ap && ap->ua && mr == MR) {
-                const float *au = (const float *)ap->X + ap->off + ir * ap->sw;
-                for (jr = 0; jr < nc; jr += NR) {
-                    int64_t nr = gpuml__gemm_min(NR, nc - jr);
-                    float *cc = c + ir * rsc + jr * csc;
-                    if (nr == NR && csc == 1) {
-                        gpuml__gemm_ukr_ua_avx512(kc, au, ap->sw, pb + jr * kc, cc, rsc, alpha, beta);
-                    } else {
-                        gpuml__gemm_ukr_ua_avx512(kc, au, ap->sw, pb + jr * kc, tmp, NR, 1.0f, 0.0f);
-                        gpuml__gemm_store_tile(tmp, NR, mr, nr, cc, rsc, csc, alpha, beta);
-                    }
+                const float *ptrs[12 * GPUML__GEMM_UA_SEGS];
+                int64_t lens[GPUML__GEMM_UA_SEGS], nseg = 1, r;
+                if (ap->ga) {
+                    nseg = ap->ga->rows(ap->ga->arg, ptrs, lens, GPUML__GEMM_UA_SEGS, ap->i0 + ir, ap->k0, kc);
+                } else {
+                    for (r = 0; r < 12; ++r) ptrs[r] = (const float *)ap->X + ap->off + (ir + r) * ap->sw;
+                    lens[0] = kc;
                 }
-                continue;
+                if (nseg >= 0) {
+                    for (jr = 0; jr < nc; jr += NR) {
+                        int64_t nr = gpuml__gemm_min(NR, nc - jr);
+                        float *cc = c + ir * rsc + jr * csc;
+                        if (nr == NR && csc == 1) {
+                            gpuml__gemm_ukr_ind_avx512(nseg, ptrs, lens, pb + jr * kc, cc, rsc, alpha, beta);
+                        } else {
+                            gpuml__gemm_ukr_ind_avx512(nseg, ptrs, lens, pb + jr * kc, tmp, NR, 1.0f, 0.0f);
+                            gpuml__gemm_store_tile(tmp, NR, mr, nr, cc, rsc, csc, alpha, beta);
+                        }
+                    }
+                    continue;
+                }
             }
 #endif
             if (ap)
@@ -7255,7 +7279,8 @@ static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K
        where packing A would cost about as much as the FMAs it feeds. */
     job.ua = 0;
 #if GPUML__GEMM_AVX2 && GPUML__GEMM_MR512 == 12
-    job.ua = simd == 2 && !g.ga && g.at == GPUML__GEMM_F32 && g.csa == 1 && g.N <= GPUML__GEMM_UA_N;
+    job.ua = simd == 2 && g.N <= GPUML__GEMM_UA_N &&
+             (g.ga ? g.ga->rows != NULL : g.at == GPUML__GEMM_F32 && g.csa == 1);
 #endif
     /* Thread count: enough work per thread, and at least a register tile each. */
     nt = pool ? gpuml__pool_size(pool) : 1;
@@ -8487,13 +8512,14 @@ typedef struct gpuml__cv_gather {
     int64_t run;            /* j elements contiguous per (row, tap): cg, or S*cg on the padded copy */
 } gpuml__cv_gather;
 
-GPUML__FN void gpuml__cv_gather_panel(const void *arg, float *dst, int64_t W, int64_t i0, int64_t width, int64_t k0,
-                                      int64_t kc, int simd)
+/* The runs of the panel's rows over k0 .. k0 + kc: packed into dst (ptrs NULL), or described as
+   segments in ptrs / lens (W = 12, at most maxseg; returns their count, or -1 past maxseg). */
+GPUML__FN int64_t gpuml__cv_gather_segs(const gpuml__cv_gather *ga, float *dst, int64_t W, int64_t i0, int64_t width, int64_t k0,
+                                        int64_t kc, int simd, const float **ptrs, int64_t *lens, int64_t maxseg)
 {
-    const gpuml__cv_gather *ga = (const gpuml__cv_gather *)arg;
     const gpuml__cv *cv = ga->cv;
-    const float *rows[32];
-    int64_t hb[32], wb[32], off[32], i, k = k0, end = k0 + kc;
+    const float *rowbuf[32], **rows = rowbuf;
+    int64_t hb[32], wb[32], off[32], i, k = k0, end = k0 + kc, nseg = 0;
     /* inside: every row of the panel is real and all its taps are in bounds (no checks) */
     int inside = width == W;
     /* (n, p, q) of the first row by division, of the next ones by counting (64-bit divisions
@@ -8513,6 +8539,12 @@ GPUML__FN void gpuml__cv_gather_panel(const void *arg, float *dst, int64_t W, in
         int64_t t = k / ga->run, c = k % ga->run, len = GPUML__MIN(ga->run - c, end - k);
         int64_t r = ga->run == cv->cg ? t / cv->s : t, s = ga->run == cv->cg ? t % cv->s : 0;
         int64_t to = r * cv->dh * ga->s1 + s * cv->dw * ga->s2 + c;
+        if (ptrs) {
+            if (nseg == maxseg) return -1;
+            rows = ptrs + 12 * nseg;
+            lens[nseg] = len;
+        }
+        nseg++;
         if (inside)
             for (i = 0; i < W && i < 32; i++) rows[i] = ga->x + off[i] + to;
         else
@@ -8520,9 +8552,20 @@ GPUML__FN void gpuml__cv_gather_panel(const void *arg, float *dst, int64_t W, in
                 int64_t h = hb[i] + r * cv->dh, w = wb[i] + s * cv->dw;
                 rows[i] = i < width && h >= 0 && h < ga->h && w >= 0 && w < ga->w ? ga->x + off[i] + to : ga->zero;
             }
-        gpuml__gemm_pack_ptrs(dst + (k - k0) * W, W, len, rows, simd);
+        if (!ptrs) gpuml__gemm_pack_ptrs(dst + (k - k0) * W, W, len, rows, simd);
         k += len;
     }
+    return nseg;
+}
+GPUML__FN void gpuml__cv_gather_panel(const void *arg, float *dst, int64_t W, int64_t i0, int64_t width, int64_t k0,
+                                      int64_t kc, int simd)
+{
+    gpuml__cv_gather_segs((const gpuml__cv_gather *)arg, dst, W, i0, width, k0, kc, simd, NULL, NULL, 0);
+}
+GPUML__FN int64_t gpuml__cv_gather_rows(const void *arg, const float **ptrs, int64_t *lens, int64_t maxseg, int64_t i0,
+                                        int64_t k0, int64_t kc)
+{
+    return gpuml__cv_gather_segs((const gpuml__cv_gather *)arg, NULL, 12, i0, 12, k0, kc, 0, ptrs, lens, maxseg);
 }
 /* rows (n, hp) [b, e) of the padded copy xp [N][H + pt + pb][W + pl + pr][C] */
 GPUML__FN void gpuml__cv_pad_rows(void *arg, int64_t b, int64_t e, int tid)
@@ -8653,7 +8696,7 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
             ga.h = cv->h; ga.w = cv->w; ga.pt = cv->pt; ga.pl = cv->pl;
         }
         ga.zero = zero;
-        gg.fn = gpuml__cv_gather_panel; gg.arg = &ga;
+        gg.fn = gpuml__cv_gather_panel; gg.arg = &ga; gg.rows = gpuml__cv_gather_rows;
         if (!zero || (xcopy && !xp)) {
             gpuml__aligned_free(zero); gpuml__aligned_free(xp); gpuml__aligned_free(j.wp);
             return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);

@@ -349,6 +349,26 @@ static void test_gather(const void *arg, float *dst, int64_t W, int64_t i0, int6
         for (i = 0; i < W; ++i)
             dst[k * W + i] = i >= width ? 0.0f : (float)(g->is_b ? operand_get(o, k0 + k, i0 + i) : operand_get(o, i0 + i, k0 + k));
 }
+/* the unpacked-kernel form of an A gather: 12 rows as segments of 1-9 k (varying with k0, i0,
+   so segment ends fall at every unroll phase), or -1 (pack instead) where A is not f32 with unit
+   k stride or the segments would not fit */
+static int64_t test_rows(const void *arg, const float **ptrs, int64_t *lens, int64_t maxseg, int64_t i0,
+                         int64_t k0, int64_t kc)
+{
+    const gather_arg *g = (const gather_arg *)arg;
+    const operand *o = g->o;
+    int64_t k = 0, n = 0, r;
+    if (o->type != GPUML__GEMM_F32 || o->cs != 1) return -1;
+    while (k < kc) {
+        int64_t len = 1 + (k0 + k + 3 * i0 + 5 * n) % 9;
+        if (len > kc - k) len = kc - k;
+        if (n == maxseg) return -1;
+        for (r = 0; r < 12; ++r) ptrs[12 * n + r] = (const float *)o->base + (i0 + r) * o->rs + k0 + k;
+        lens[n++] = len;
+        k += len;
+    }
+    return n;
+}
 
 /* One test case; returns 1 on success. */
 static int run_case(gpuml__pool *pool, int64_t M, int64_t N, int64_t K, int at, int bt,
@@ -384,6 +404,7 @@ static int run_case(gpuml__pool *pool, int64_t M, int64_t N, int64_t K, int at, 
         gpuml__gemm_gather ga, gb;
         xa.o = &A; xa.is_b = 0; xb.o = &B; xb.is_b = 1;
         ga.fn = gb.fn = test_gather; ga.arg = &xa; gb.arg = &xb;
+        ga.rows = test_rows; gb.rows = NULL;
         rc = gpuml__cpu_gemm_ex(pool, M, N, K, alpha, case_gather & 1 ? NULL : A.base, at, A.rs, A.cs,
                                 case_gather & 2 ? NULL : B.base, bt, B.rs, B.cs, beta, (float *)C.base, C.rs, C.cs,
                                 opts, case_gather & 1 ? &ga : NULL, case_gather & 2 ? &gb : NULL);
