@@ -6141,6 +6141,15 @@ enum { GPUML__GEMM_F32 = 0, GPUML__GEMM_F16 = 1, GPUML__GEMM_BF16 = 2 };
 #define GPUML__GEMM_PACK_WA512 3
 #endif
 #endif
+/* Widest N for which the AVX-512 kernel reads a row-major f32 A unpacked
+   (a gathered A that can describe its rows is read unpacked at any N: for
+   the convolution's rows, C floats apart, that measured equal or 3-10%
+   faster up to N = 2048), and the most row-pointer segments per micro-panel
+   it takes.  Square GEMMs with N > 128 keep packing A (not re-measured). */
+#ifndef GPUML__GEMM_UA_N
+#define GPUML__GEMM_UA_N 128
+#endif
+#define GPUML__GEMM_UA_SEGS 64
 /* Largest MR*NR of any kernel: the edge tile buffer. */
 #define GPUML__GEMM_TILE_MAX 512
 
@@ -6152,12 +6161,33 @@ enum {
     GPUML__GEMM_OPT_NO_AVX512 = 8    /* the AVX2 kernel even on AVX-512 CPUs */
 };
 
+/* An operand whose panels the caller fills itself (implicit GEMM: a
+   convolution gathers its activations straight into the packed panels, no
+   im2col matrix).  fn writes dst[k*W + i] = X[i0 + i][k0 + k] for i < width,
+   k < kc, and zeros for width <= i < W, where X[i][k] is the operand's
+   element at M index i (for A) or N index i (for B) and K index k.  simd is
+   the packing path in use (gpuml__gemm_pack_ptrs takes it). */
+typedef void (*gpuml__gemm_gather_fn)(const void *arg, float *dst, int64_t W, int64_t i0,
+                                      int64_t width, int64_t k0, int64_t kc, int simd);
+/* Optional, A only: instead of packing, describe the W = 12 rows i0.. over
+   k0 .. k0 + kc as nseg <= maxseg segments (lens[g] k each, row r of
+   segment g contiguous at ptrs[12*g + r]) for the unpacked AVX-512 kernel;
+   returns nseg, or -1 to have the panel packed by fn instead. */
+typedef int64_t (*gpuml__gemm_rows_fn)(const void *arg, const float **ptrs, int64_t *lens,
+                                       int64_t maxseg, int64_t i0, int64_t k0, int64_t kc);
+typedef struct gpuml__gemm_gather {
+    gpuml__gemm_gather_fn fn;
+    const void *arg;
+    gpuml__gemm_rows_fn rows; /* may be NULL */
+} gpuml__gemm_gather;
+
 typedef struct gpuml__gemm_args {
     int64_t M, N, K;
     float alpha, beta;
     const void *A; int at; int64_t rsa, csa;
     const void *B; int bt; int64_t rsb, csb;
     float *C; int64_t rsc, csc;
+    const gpuml__gemm_gather *ga, *gb; /* optional: A / B gathered by the caller */
 } gpuml__gemm_args;
 
 /* Computes a full MR x NR tile from packed panels: C = alpha*AB + beta*C,
@@ -6369,6 +6399,104 @@ static void gpuml__gemm_pack_b32_avx512(float *dst, int64_t kc, const float *x, 
 }
 #endif
 
+#if GPUML__GEMM_AVX2
+/* Transpose-pack of W rows given by pointers, each contiguous along k:
+   dst[k*W + i] = rows[i][k] for k < kc; W = 4q or 4q + 2 (every kernel's MR
+   and NR), at most 32.  4x8 transposes as in gpuml__gemm_pack_at8 (256-bit
+   only, so it runs under the AVX2 kernel too), 16 k per row quad (a whole
+   64-byte line of each row: rows a large power-of-two-ish stride apart, e.g.
+   weights [K][R*S*C], fall into few L1 sets).  A k tail is done as 8-k
+   blocks, the last one ending at kc (overlapping the one before: the same
+   values again), or, for kc < 8, loaded masked through a stack tile. */
+GPUML__GEMM_TARGET_AVX2
+static void gpuml__gemm_tr_ptrs(float *d, int64_t W, const float *const *rows, int64_t k, int64_t nr,
+                                __m256i mask, int masked)
+{
+    /* nr = 4: a 4x8 transpose of rows[0..3] at k into d (rows of stride W);
+       nr = 2: the last two rows, as 64-bit pieces */
+    __m256 v0, v1, v2, v3;
+    if (!masked) {
+        v0 = _mm256_loadu_ps(rows[0] + k); v1 = _mm256_loadu_ps(rows[1] + k);
+    } else {
+        v0 = _mm256_maskload_ps(rows[0] + k, mask); v1 = _mm256_maskload_ps(rows[1] + k, mask);
+    }
+    if (nr == 4) {
+        __m256 t0, t1, t2, t3, q0, q1, q2, q3;
+        if (!masked) {
+            v2 = _mm256_loadu_ps(rows[2] + k); v3 = _mm256_loadu_ps(rows[3] + k);
+        } else {
+            v2 = _mm256_maskload_ps(rows[2] + k, mask); v3 = _mm256_maskload_ps(rows[3] + k, mask);
+        }
+        t0 = _mm256_unpacklo_ps(v0, v1); t1 = _mm256_unpackhi_ps(v0, v1);
+        t2 = _mm256_unpacklo_ps(v2, v3); t3 = _mm256_unpackhi_ps(v2, v3);
+        q0 = _mm256_shuffle_ps(t0, t2, 0x44); q1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+        q2 = _mm256_shuffle_ps(t1, t3, 0x44); q3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+        _mm_storeu_ps(d, _mm256_castps256_ps128(q0));
+        _mm_storeu_ps(d + W, _mm256_castps256_ps128(q1));
+        _mm_storeu_ps(d + 2 * W, _mm256_castps256_ps128(q2));
+        _mm_storeu_ps(d + 3 * W, _mm256_castps256_ps128(q3));
+        _mm_storeu_ps(d + 4 * W, _mm256_extractf128_ps(q0, 1));
+        _mm_storeu_ps(d + 5 * W, _mm256_extractf128_ps(q1, 1));
+        _mm_storeu_ps(d + 6 * W, _mm256_extractf128_ps(q2, 1));
+        _mm_storeu_ps(d + 7 * W, _mm256_extractf128_ps(q3, 1));
+    } else {
+        __m256 p0 = _mm256_unpacklo_ps(v0, v1), p1 = _mm256_unpackhi_ps(v0, v1);
+        __m128 l0 = _mm256_castps256_ps128(p0), l1 = _mm256_castps256_ps128(p1);
+        __m128 h0 = _mm256_extractf128_ps(p0, 1), h1 = _mm256_extractf128_ps(p1, 1);
+        _mm_storel_pi((__m64 *)d, l0);
+        _mm_storeh_pi((__m64 *)(d + W), l0);
+        _mm_storel_pi((__m64 *)(d + 2 * W), l1);
+        _mm_storeh_pi((__m64 *)(d + 3 * W), l1);
+        _mm_storel_pi((__m64 *)(d + 4 * W), h0);
+        _mm_storeh_pi((__m64 *)(d + 5 * W), h0);
+        _mm_storel_pi((__m64 *)(d + 6 * W), h1);
+        _mm_storeh_pi((__m64 *)(d + 7 * W), h1);
+    }
+}
+
+GPUML__GEMM_TARGET_AVX2
+static void gpuml__gemm_pack_ptrs_avx2(float *dst, int64_t W, int64_t kc, const float *const *rows)
+{
+    float tail[8 * 32];
+    int64_t k = 0, r;
+    __m256i all = _mm256_set1_epi32(-1);
+    for (; k + 16 <= kc; k += 16)
+        for (r = 0; r < W; r += 4) {
+            int64_t nr = gpuml__gemm_min(4, W - r);
+            gpuml__gemm_tr_ptrs(dst + k * W + r, W, rows + r, k, nr, all, 0);
+            gpuml__gemm_tr_ptrs(dst + (k + 8) * W + r, W, rows + r, k + 8, nr, all, 0);
+        }
+    for (; k < kc; k += 8) {
+        int64_t kn, i;
+        __m256i mask;
+        float *d;
+        if (k + 8 > kc && kc >= 8) k = kc - 8;
+        kn = gpuml__gemm_min(8, kc - k);
+        d = kn == 8 ? dst + k * W : tail;
+        mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)kn), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        for (r = 0; r < W; r += 4) gpuml__gemm_tr_ptrs(d + r, W, rows + r, k, gpuml__gemm_min(4, W - r), mask, kn < 8);
+        for (i = 0; kn < 8 && i < kn * W; ++i) dst[k * W + i] = tail[i];
+    }
+}
+#endif
+
+/* The same for any W and packing path: what a gather callback calls once it
+   has found where each of its rows' next kc elements lie. */
+static void gpuml__gemm_pack_ptrs(float *dst, int64_t W, int64_t kc, const float *const *rows, int simd)
+{
+    int64_t k, r;
+#if GPUML__GEMM_AVX2
+    if (simd && W <= 32 && (W % 4 == 0 || W % 4 == 2)) {
+        gpuml__gemm_pack_ptrs_avx2(dst, W, kc, rows);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    for (k = 0; k < kc; ++k)
+        for (r = 0; r < W; ++r) dst[k * W + r] = rows[r][k];
+}
+
 /* Packs `width` rows/cols as consecutive panels of W (panel p at dst+p*W*kc).
    simd: 0 portable, 1 AVX2, 2 AVX-512 (the kernel in use). */
 static void gpuml__gemm_pack(float *dst, int64_t W, int64_t width, int64_t kc,
@@ -6397,11 +6525,36 @@ static void gpuml__gemm_pack(float *dst, int64_t W, int64_t width, int64_t kc,
             gpuml__gemm_pack_b16_avx2(dst + p * kc, kc, (const float *)X + off + p * sw, sk);
             continue;
         }
+        if (simd && w == W && W <= 32 && (W % 4 == 0 || W % 4 == 2) && sk == 1 && type == GPUML__GEMM_F32) {
+            /* full panel contiguous along k (a B stored column-major, e.g.
+               weights [N][K]): vector transposes instead of the scalar loop */
+            const float *rows[32];
+            int64_t i;
+            for (i = 0; i < W; ++i) rows[i] = (const float *)X + off + (p + i) * sw;
+            gpuml__gemm_pack_ptrs(dst + p * kc, W, kc, rows, simd);
+            continue;
+        }
 #else
         (void)simd;
 #endif
         gpuml__gemm_pack_panel(dst + p * kc, W, w, kc, X, type, off + p * sw, sw, sk);
     }
+}
+
+/* gpuml__gemm_pack for an operand that may be gathered by the caller: i0, k0
+   are the first row/col (M or N index) and the first k of the panels. */
+static void gpuml__gemm_pack_op(float *dst, int64_t W, int64_t width, int64_t kc,
+                                const gpuml__gemm_gather *ga, int64_t i0, int64_t k0,
+                                const void *X, int type, int64_t off, int64_t sw, int64_t sk,
+                                int simd)
+{
+    int64_t p;
+    if (!ga) {
+        gpuml__gemm_pack(dst, W, width, kc, X, type, off, sw, sk, simd);
+        return;
+    }
+    for (p = 0; p < width; p += W)
+        ga->fn(ga->arg, dst + p * kc, W, i0 + p, gpuml__gemm_min(W, width - p), k0, kc, simd);
 }
 
 /* ---- microkernels ------------------------------------------------------- */
@@ -6678,6 +6831,93 @@ static void gpuml__gemm_ukr16_avx512(int64_t kc, const float *a, const float *b,
 #undef GPUML__GEMM_UKR16_ROW
 #undef GPUML__GEMM_UKR16_STORE
 
+#if GPUML__GEMM_MR512 == 12
+/* The 12x32 kernel reading A unpacked, through row pointers: segment g has
+   lens[g] k, row r of it contiguous at ptrs[12*g + r] (a row-major f32 A is
+   one segment; a convolution's rows are one segment per run of channels,
+   the implicit GEMM without its packing).  For small N (a few B
+   micro-panels per A micro-panel) packing A costs about as much as the FMAs
+   it feeds; here the 12 rows stream straight from the source. */
+#define GPUML__GEMM_UA_ROW(r, ko)                                               \
+    av = _mm512_set1_ps(a##r[ko]);                                             \
+    c##r##_0 = _mm512_fmadd_ps(av, b0, c##r##_0);                              \
+    c##r##_1 = _mm512_fmadd_ps(av, b1, c##r##_1);
+#define GPUML__GEMM_UA_STEP(ko)                                                 \
+    b0 = _mm512_load_ps(b + 32 * (ko));                                        \
+    b1 = _mm512_load_ps(b + 32 * (ko) + 16);                                   \
+    GPUML__GEMM_UA_ROW(0, ko) GPUML__GEMM_UA_ROW(1, ko)                        \
+    GPUML__GEMM_UA_ROW(2, ko) GPUML__GEMM_UA_ROW(3, ko)                        \
+    GPUML__GEMM_UA_ROW(4, ko) GPUML__GEMM_UA_ROW(5, ko)                        \
+    GPUML__GEMM_UA_ROW(6, ko) GPUML__GEMM_UA_ROW(7, ko)                        \
+    GPUML__GEMM_UA_ROW(8, ko) GPUML__GEMM_UA_ROW(9, ko)                        \
+    GPUML__GEMM_UA_ROW(10, ko) GPUML__GEMM_UA_ROW(11, ko)
+#define GPUML__GEMM_UA_STORE(r)                                                 \
+    {                                                                           \
+        float *cr = c + (r) * ldc;                                              \
+        __m512 x0 = _mm512_mul_ps(va, c##r##_0), x1 = _mm512_mul_ps(va, c##r##_1); \
+        if (beta != 0.0f) {                                                     \
+            x0 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr), x0);                  \
+            x1 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr + 16), x1);             \
+        }                                                                       \
+        _mm512_storeu_ps(cr, x0);                                               \
+        _mm512_storeu_ps(cr + 16, x1);                                          \
+    }
+GPUML__GEMM_TARGET_AVX512
+static void gpuml__gemm_ukr_ind_avx512(int64_t nseg, const float *const *ptrs, const int64_t *lens,
+                                       const float *b, float *c, int64_t ldc, float alpha, float beta)
+{
+    __m512 c0_0 = _mm512_setzero_ps(), c0_1 = _mm512_setzero_ps();
+    __m512 c1_0 = _mm512_setzero_ps(), c1_1 = _mm512_setzero_ps();
+    __m512 c2_0 = _mm512_setzero_ps(), c2_1 = _mm512_setzero_ps();
+    __m512 c3_0 = _mm512_setzero_ps(), c3_1 = _mm512_setzero_ps();
+    __m512 c4_0 = _mm512_setzero_ps(), c4_1 = _mm512_setzero_ps();
+    __m512 c5_0 = _mm512_setzero_ps(), c5_1 = _mm512_setzero_ps();
+    __m512 c6_0 = _mm512_setzero_ps(), c6_1 = _mm512_setzero_ps();
+    __m512 c7_0 = _mm512_setzero_ps(), c7_1 = _mm512_setzero_ps();
+    __m512 c8_0 = _mm512_setzero_ps(), c8_1 = _mm512_setzero_ps();
+    __m512 c9_0 = _mm512_setzero_ps(), c9_1 = _mm512_setzero_ps();
+    __m512 c10_0 = _mm512_setzero_ps(), c10_1 = _mm512_setzero_ps();
+    __m512 c11_0 = _mm512_setzero_ps(), c11_1 = _mm512_setzero_ps();
+    __m512 b0, b1, av, va, vb;
+    int64_t g;
+    int r;
+    for (r = 0; r < 12; ++r) {
+        _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + r * ldc + 31), _MM_HINT_T0);
+    }
+    for (g = 0; g < nseg; ++g) {
+    const float *const *p = ptrs + 12 * g;
+    const float *a0 = p[0], *a1 = p[1], *a2 = p[2], *a3 = p[3], *a4 = p[4], *a5 = p[5];
+    const float *a6 = p[6], *a7 = p[7], *a8 = p[8], *a9 = p[9], *a10 = p[10], *a11 = p[11];
+    int64_t k = 0, kc = lens[g];
+    for (; k + 4 <= kc; k += 4) {
+        GPUML__GEMM_UA_STEP(0)
+        GPUML__GEMM_UA_STEP(1)
+        GPUML__GEMM_UA_STEP(2)
+        GPUML__GEMM_UA_STEP(3)
+        a0 += 4; a1 += 4; a2 += 4; a3 += 4; a4 += 4; a5 += 4;
+        a6 += 4; a7 += 4; a8 += 4; a9 += 4; a10 += 4; a11 += 4;
+        b += 4 * 32;
+    }
+    for (; k < kc; ++k) {
+        GPUML__GEMM_UA_STEP(0)
+        a0 += 1; a1 += 1; a2 += 1; a3 += 1; a4 += 1; a5 += 1;
+        a6 += 1; a7 += 1; a8 += 1; a9 += 1; a10 += 1; a11 += 1;
+        b += 32;
+    }
+    }
+    va = _mm512_set1_ps(alpha);
+    vb = _mm512_set1_ps(beta);
+    GPUML__GEMM_UA_STORE(0) GPUML__GEMM_UA_STORE(1) GPUML__GEMM_UA_STORE(2)
+    GPUML__GEMM_UA_STORE(3) GPUML__GEMM_UA_STORE(4) GPUML__GEMM_UA_STORE(5)
+    GPUML__GEMM_UA_STORE(6) GPUML__GEMM_UA_STORE(7) GPUML__GEMM_UA_STORE(8)
+    GPUML__GEMM_UA_STORE(9) GPUML__GEMM_UA_STORE(10) GPUML__GEMM_UA_STORE(11)
+}
+#undef GPUML__GEMM_UA_ROW
+#undef GPUML__GEMM_UA_STEP
+#undef GPUML__GEMM_UA_STORE
+#endif
+
 /* Cached CPUID check (also covers the OS saving zmm state). */
 static int gpuml__gemm_has_avx512(void)
 {
@@ -6720,6 +6960,8 @@ typedef struct gpuml__gemm_kernel {
    strides, packing path. */
 typedef struct gpuml__gemm_apack {
     const void *X; int type; int64_t off, sw, sk; int simd;
+    const gpuml__gemm_gather *ga; int64_t i0, k0; /* gathered A: first row and k of the block */
+    int ua; /* full micro-panels read unpacked (gpuml__gemm_ukr_ind_avx512) */
 } gpuml__gemm_apack;
 
 static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t nc, int64_t kc,
@@ -6736,9 +6978,34 @@ static void gpuml__gemm_macro(const gpuml__gemm_kernel *kr, int64_t mc, int64_t 
         for (ir = 0; ir < mc; ir += MR) {
             int64_t mr = gpuml__gemm_min(MR, mc - ir);
             const float *a = pa + ir * kc;
+#if GPUML__GEMM_AVX2 && GPUML__GEMM_MR512 == 12
+            if (ap && ap->ua && mr == MR) {
+                const float *ptrs[12 * GPUML__GEMM_UA_SEGS];
+                int64_t lens[GPUML__GEMM_UA_SEGS], nseg = 1, r;
+                if (ap->ga) {
+                    nseg = ap->ga->rows(ap->ga->arg, ptrs, lens, GPUML__GEMM_UA_SEGS, ap->i0 + ir, ap->k0, kc);
+                } else {
+                    for (r = 0; r < 12; ++r) ptrs[r] = (const float *)ap->X + ap->off + (ir + r) * ap->sw;
+                    lens[0] = kc;
+                }
+                if (nseg >= 0) {
+                    for (jr = 0; jr < nc; jr += NR) {
+                        int64_t nr = gpuml__gemm_min(NR, nc - jr);
+                        float *cc = c + ir * rsc + jr * csc;
+                        if (nr == NR && csc == 1) {
+                            gpuml__gemm_ukr_ind_avx512(nseg, ptrs, lens, pb + jr * kc, cc, rsc, alpha, beta);
+                        } else {
+                            gpuml__gemm_ukr_ind_avx512(nseg, ptrs, lens, pb + jr * kc, tmp, NR, 1.0f, 0.0f);
+                            gpuml__gemm_store_tile(tmp, NR, mr, nr, cc, rsc, csc, alpha, beta);
+                        }
+                    }
+                    continue;
+                }
+            }
+#endif
             if (ap)
-                gpuml__gemm_pack(pa + ir * kc, MR, mr, kc, ap->X, ap->type, ap->off + ir * ap->sw,
-                                 ap->sw, ap->sk, ap->simd);
+                gpuml__gemm_pack_op(pa + ir * kc, MR, mr, kc, ap->ga, ap->i0 + ir, ap->k0, ap->X,
+                                    ap->type, ap->off + ir * ap->sw, ap->sw, ap->sk, ap->simd);
             for (jr = 0; jr < nc; jr += NR) {
                 int64_t nr = gpuml__gemm_min(NR, nc - jr);
                 float *cc = c + ir * rsc + jr * csc;
@@ -6793,6 +7060,7 @@ typedef struct gpuml__gemm_job {
     gpuml__gemm_args g;
     gpuml__gemm_kernel kr;
     int simd;               /* packing paths: 0 portable, 1 AVX2, 2 AVX-512 */
+    int ua;                 /* AVX-512: full A micro-panels read unpacked */
     int64_t tm, tn;         /* thread grid over C */
     float *ws;              /* per-task packing buffers */
     int64_t ws_task;        /* floats per task */
@@ -6833,10 +7101,11 @@ static void gpuml__gemm_tile(const gpuml__gemm_job *job, int64_t m0, int64_t m1,
                 gpuml__gemm_apack ap;
                 ap.X = g->A; ap.type = g->at; ap.off = ic * g->rsa + pc * g->csa;
                 ap.sw = g->rsa; ap.sk = g->csa; ap.simd = job->simd;
+                ap.ga = g->ga; ap.i0 = ic; ap.k0 = pc; ap.ua = job->ua;
                 for (jc = n0; jc < n1; jc += nb) {
                     int64_t nc = gpuml__gemm_min(nb, n1 - jc);
-                    gpuml__gemm_pack(pb, kr->nr, nc, kc, g->B, g->bt,
-                                     pc * g->rsb + jc * g->csb, g->csb, g->rsb, job->simd);
+                    gpuml__gemm_pack_op(pb, kr->nr, nc, kc, g->gb, jc, pc, g->B, g->bt,
+                                        pc * g->rsb + jc * g->csb, g->csb, g->rsb, job->simd);
                     gpuml__gemm_macro(kr, mc, nc, kc, pa, jc == n0 ? &ap : NULL, pb,
                                       g->C + ic * g->rsc + jc * g->csc, g->rsc, g->csc,
                                       g->alpha, beta);
@@ -6850,12 +7119,12 @@ static void gpuml__gemm_tile(const gpuml__gemm_job *job, int64_t m0, int64_t m1,
         for (pc = 0; pc < K; pc += kb) {
             int64_t kc = gpuml__gemm_min(kb, K - pc);
             float beta = pc == 0 ? g->beta : 1.0f; /* later K blocks accumulate */
-            gpuml__gemm_pack(pb, kr->nr, nc, kc, g->B, g->bt,
-                             pc * g->rsb + jc * g->csb, g->csb, g->rsb, job->simd);
+            gpuml__gemm_pack_op(pb, kr->nr, nc, kc, g->gb, jc, pc, g->B, g->bt,
+                                pc * g->rsb + jc * g->csb, g->csb, g->rsb, job->simd);
             for (ic = m0; ic < m1; ic += mb) {
                 int64_t mc = gpuml__gemm_min(mb, m1 - ic);
-                gpuml__gemm_pack(pa, kr->mr, mc, kc, g->A, g->at,
-                                 ic * g->rsa + pc * g->csa, g->rsa, g->csa, job->simd);
+                gpuml__gemm_pack_op(pa, kr->mr, mc, kc, g->ga, ic, pc, g->A, g->at,
+                                    ic * g->rsa + pc * g->csa, g->rsa, g->csa, job->simd);
                 gpuml__gemm_macro(kr, mc, nc, kc, pa, NULL, pb,
                                   g->C + ic * g->rsc + jc * g->csc, g->rsc, g->csc,
                                   g->alpha, beta);
@@ -6977,10 +7246,13 @@ static void gpuml__gemm_scale_c(const gpuml__gemm_args *g)
         }
 }
 
-static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t K, float alpha,
-                               const void *A, int a_type, int64_t rsa, int64_t csa,
-                               const void *B, int b_type, int64_t rsb, int64_t csb,
-                               float beta, float *C, int64_t rsc, int64_t csc, int opts)
+/* The GEMM with optional caller-gathered operands ga (A) / gb (B): where one
+   is given, its pointer and strides are not read (pass NULL, 0, 0). */
+static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K, float alpha,
+                              const void *A, int a_type, int64_t rsa, int64_t csa,
+                              const void *B, int b_type, int64_t rsb, int64_t csb,
+                              float beta, float *C, int64_t rsc, int64_t csc, int opts,
+                              const gpuml__gemm_gather *ga, const gpuml__gemm_gather *gb)
 {
     gpuml__gemm_args g;
     gpuml__gemm_job job;
@@ -6992,6 +7264,7 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
     g.A = A; g.at = a_type; g.rsa = rsa; g.csa = csa;
     g.B = B; g.bt = b_type; g.rsb = rsb; g.csb = csb;
     g.C = C; g.rsc = rsc; g.csc = csc;
+    g.ga = ga; g.gb = gb;
     if (K <= 0 || alpha == 0.0f) {
         gpuml__gemm_scale_c(&g);
         return 0;
@@ -7003,7 +7276,10 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
         g.A = B; g.at = b_type; g.rsa = csb; g.csa = rsb;
         g.B = A; g.bt = a_type; g.rsb = csa; g.csb = rsa;
         g.rsc = csc; g.csc = rsc;
+        g.ga = gb; g.gb = ga;
     }
+    /* the unpacked small path reads A and B in place */
+    if (g.ga || g.gb) opts = (opts | GPUML__GEMM_OPT_NO_SMALL) & ~GPUML__GEMM_OPT_FORCE_SMALL;
 #if GPUML__GEMM_AVX2
     simd = !(opts & GPUML__GEMM_OPT_NO_SIMD) && gpuml__cpu_has_avx2_fma();
 #else
@@ -7046,6 +7322,12 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
     }
 #endif
     job.simd = simd;
+    /* Unpacked A for small N: row-major f32 A feeding at most UA_N columns,
+       where packing A would cost about as much as the FMAs it feeds. */
+    job.ua = 0;
+#if GPUML__GEMM_AVX2 && GPUML__GEMM_MR512 == 12
+    job.ua = simd == 2 && (g.ga ? g.ga->rows != NULL : g.at == GPUML__GEMM_F32 && g.csa == 1 && g.N <= GPUML__GEMM_UA_N);
+#endif
     /* Thread count: enough work per thread, and at least a register tile each. */
     nt = pool ? gpuml__pool_size(pool) : 1;
     nt = gpuml__gemm_min(nt, mnk / GPUML__GEMM_THREAD_MNK);
@@ -7092,6 +7374,15 @@ static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t 
         gpuml__gemm_task(&job, 0, 1, 0);
     gpuml__aligned_free(job.ws);
     return 0;
+}
+
+static int gpuml__cpu_gemm_opt(gpuml__pool *pool, int64_t M, int64_t N, int64_t K, float alpha,
+                               const void *A, int a_type, int64_t rsa, int64_t csa,
+                               const void *B, int b_type, int64_t rsb, int64_t csb,
+                               float beta, float *C, int64_t rsc, int64_t csc, int opts)
+{
+    return gpuml__cpu_gemm_ex(pool, M, N, K, alpha, A, a_type, rsa, csa, B, b_type, rsb, csb,
+                              beta, C, rsc, csc, opts, NULL, NULL);
 }
 
 static int gpuml__cpu_gemm(gpuml__pool *pool, int64_t M, int64_t N, int64_t K, float alpha,
@@ -8592,6 +8883,18 @@ GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
 GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack, int64_t sk, int64_t sj)
 {
     int64_t k, r, s, c;
+    if (!unpack && cv->dt == GPUML_F32 && sj == 1) {   /* f32 weights (e.g. KCRS) to [K][RSC]: no per-element dispatch */
+        const float *w = (const float *)gpuml_tensor_data(cv->wt);
+        for (k = 0; k < cv->k; k++) {
+            float *f = wp + k * sk;
+            for (r = 0; r < cv->r; r++)
+                for (s = 0; s < cv->s; s++) {
+                    const float *src = w + k * cv->ws[0] + r * cv->ws[1] + s * cv->ws[2];
+                    for (c = 0; c < cv->cg; c++) *f++ = src[c * cv->ws[3]];
+                }
+        }
+        return;
+    }
     for (k = 0; k < cv->k; k++)
         for (r = 0; r < cv->r; r++)
             for (s = 0; s < cv->s; s++)
@@ -8603,10 +8906,112 @@ GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack, int6
                 }
 }
 
+/* Forward implicit GEMM: the im2col matrix X[m][j] of group g (m = (n, p, q), j = (r, s, c))
+   is never written.  gpuml__cv_gather_panel fills the GEMM's packed panels (A's; B's where the
+   GEMM computes the transposed product for a column-major C, NCHW y) straight from x, or from
+   xp, a zero-padded f32 NHWC copy of x made where x is
+   not f32 with unit channel stride, or where its channel runs are short (C < 16: the stem):
+   on the padded copy with groups = 1 and no horizontal dilation a window row (s, c) is S*C
+   contiguous floats, one vector transpose instead of S short ones. */
+typedef struct gpuml__cv_gather {
+    const gpuml__cv *cv;
+    const float *x;         /* element (n, h, w, c) of the group at x[n*s0 + h*s1 + w*s2 + c] */
+    const float *zero;      /* >= ncol zeros: padding taps, rows past the panel's edge */
+    int64_t s0, s1, s2;
+    int64_t h, w, pt, pl;   /* bounds and padding of that view (padded copy: its dims, 0, 0) */
+    int64_t m0;             /* first row of the chunk */
+    int64_t run;            /* j elements contiguous per (row, tap): cg, or S*cg on the padded copy */
+} gpuml__cv_gather;
+
+/* The runs of the panel's rows over k0 .. k0 + kc: packed into dst (ptrs NULL), or described as
+   segments in ptrs / lens (W = 12, at most maxseg; returns their count, or -1 past maxseg). */
+GPUML__FN int64_t gpuml__cv_gather_segs(const gpuml__cv_gather *ga, float *dst, int64_t W, int64_t i0, int64_t width, int64_t k0,
+                                        int64_t kc, int simd, const float **ptrs, int64_t *lens, int64_t maxseg)
+{
+    const gpuml__cv *cv = ga->cv;
+    const float *rowbuf[32], **rows = rowbuf;
+    int64_t hb[32], wb[32], off[32], i, k = k0, end = k0 + kc, nseg = 0;
+    /* inside: every row of the panel is real and all its taps are in bounds (no checks) */
+    int inside = width == W;
+    /* (n, p, q) of the first row by division, of the next ones by counting (64-bit divisions
+       per row were ~10% of the stem's time) */
+    int64_t q = (ga->m0 + i0) % cv->q, p = (ga->m0 + i0) / cv->q, n = p / cv->p;
+    p %= cv->p;
+    for (i = 0; i < W && i < 32; i++) {
+        hb[i] = wb[i] = off[i] = 0;
+        if (i < width) {
+            hb[i] = p * cv->sh - ga->pt; wb[i] = q * cv->sw - ga->pl;
+            off[i] = n * ga->s0 + hb[i] * ga->s1 + wb[i] * ga->s2;
+            if (hb[i] < 0 || hb[i] + (cv->r - 1) * cv->dh >= ga->h || wb[i] < 0 || wb[i] + (cv->s - 1) * cv->dw >= ga->w) inside = 0;
+            if (++q == cv->q) { q = 0; if (++p == cv->p) { p = 0; n++; } }
+        }
+    }
+    while (k < end) {
+        int64_t t = k / ga->run, c = k % ga->run, len = GPUML__MIN(ga->run - c, end - k);
+        int64_t r = ga->run == cv->cg ? t / cv->s : t, s = ga->run == cv->cg ? t % cv->s : 0;
+        int64_t to = r * cv->dh * ga->s1 + s * cv->dw * ga->s2 + c;
+        if (ptrs) {
+            if (nseg == maxseg) return -1;
+            rows = ptrs + 12 * nseg;
+            lens[nseg] = len;
+        }
+        nseg++;
+        if (inside)
+            for (i = 0; i < W && i < 32; i++) rows[i] = ga->x + off[i] + to;
+        else
+            for (i = 0; i < W && i < 32; i++) {
+                int64_t h = hb[i] + r * cv->dh, w = wb[i] + s * cv->dw;
+                rows[i] = i < width && h >= 0 && h < ga->h && w >= 0 && w < ga->w ? ga->x + off[i] + to : ga->zero;
+            }
+        if (!ptrs) gpuml__gemm_pack_ptrs(dst + (k - k0) * W, W, len, rows, simd);
+        k += len;
+    }
+    return nseg;
+}
+GPUML__FN void gpuml__cv_gather_panel(const void *arg, float *dst, int64_t W, int64_t i0, int64_t width, int64_t k0,
+                                      int64_t kc, int simd)
+{
+    gpuml__cv_gather_segs((const gpuml__cv_gather *)arg, dst, W, i0, width, k0, kc, simd, NULL, NULL, 0);
+}
+GPUML__FN int64_t gpuml__cv_gather_rows(const void *arg, const float **ptrs, int64_t *lens, int64_t maxseg, int64_t i0,
+                                        int64_t k0, int64_t kc)
+{
+    return gpuml__cv_gather_segs((const gpuml__cv_gather *)arg, NULL, 12, i0, 12, k0, kc, 0, ptrs, lens, maxseg);
+}
+/* rows (n, hp) [b, e) of the padded copy xp [N][H + pt + pb][W + pl + pr][C] */
+GPUML__FN void gpuml__cv_pad_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_gather *ga = (const gpuml__cv_gather *)arg;
+    const gpuml__cv *cv = ga->cv;
+    float *xp = (float *)ga->x;
+    int64_t row, w, c;
+    (void)tid;
+    for (row = b; row < e; row++) {
+        int64_t n = row / ga->h, h = row % ga->h - cv->pt;
+        float *o = xp + row * ga->s1;
+        if (h < 0 || h >= cv->h) { memset(o, 0, sizeof(float) * (size_t)ga->s1); continue; }
+        memset(o, 0, sizeof(float) * (size_t)(cv->pl * cv->c));
+        for (w = 0; w < cv->w; w++) {
+            int64_t off = n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2];
+            float *d = o + (cv->pl + w) * cv->c;
+            if (cv->dt == GPUML_F32 && cv->xs[3] == 1) memcpy(d, (const float *)gpuml_tensor_data(cv->x) + off, sizeof(float) * (size_t)cv->c);
+            else for (c = 0; c < cv->c; c++) d[c] = gpuml__cv_ld(cv->dt, cv->x, off + c * cv->xs[3]);
+        }
+        memset(o + (cv->pl + cv->w) * cv->c, 0, sizeof(float) * (size_t)(cv->pr * cv->c));
+    }
+}
+
 /* Column budget of one chunk (floats): bounds the im2col buffer at 16 MiB (tests make it small
    to exercise the chunking). */
 #ifndef GPUML__CV_CPU_COL
 #define GPUML__CV_CPU_COL (4 << 20)
+#endif
+
+/* Smallest image (output pixels) that the forward runs one image per chunk for, where y or x can
+   be the GEMM's operand in place only image by image (NCHW, N > 1): below it the weights' B
+   panels, packed once per image, would cost more than the temporary (tests make it small). */
+#ifndef GPUML__CV_CPU_IMG
+#define GPUML__CV_CPU_IMG 256
 #endif
 
 /* kind: 0 forward, 1 backward data, 2 backward filter */
@@ -8646,25 +9051,67 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     int64_t M = cv->n * cv->p * cv->q, pq = cv->p * cv->q, rows, m0, g, es = (int64_t)gpuml__dtype_sizes[cv->dt];
     int rc = 0, gt = gpuml__gemm_type(cv->dt);
     /* operands the GEMM can read in place: KRSC-contiguous weights (any float dtype), y (f32)
-       and, for 1x1 stride-1 unpadded convs, x, where their (n, row, col) dims merge */
-    /* forward with fewer output pixels than channels (late layers at batch 1): y^T = w @ col^T,
-       so that the large operand, the weights, is the GEMM's row-major A, read in place */
-    int small_m = kind == 0 && cv->cg > 1 && M < cv->kg;
-    int w_direct = (kind == 1 || small_m) && cv->ws[3] == 1 && cv->ws[2] == cv->cg && cv->ws[1] == cv->s * cv->cg && cv->ws[0] == cv->ncol;
-    /* forward otherwise: the weights packed transposed, [ncol][K], so that B is row-major (the GEMM's fast packing) */
-    int w_t = kind == 0 && cv->cg > 1 && !small_m;
-    int y_direct = kind == 0 && !small_m && cv->dt == GPUML_F32 && gpuml__cv_rows_merge(cv->ys, cv->n, cv->p, cv->q);
-    int x_direct = kind == 0 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
-                   gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w);
+       and, for 1x1 stride-1 unpadded convs, x, where their (n, row, col) dims merge.  (Forward
+       layers with fewer output pixels than channels used to run as y^T = w @ col^T; since the
+       GEMM transposes B panels with vector shuffles, y = col @ w^T is faster there too: no
+       transposing epilogue, and the pixel count is the M edge of a 12-row kernel instead of the
+       N edge of a 32-column one.) */
+    /* the weights as [K][ncol], read in place where KRSC-contiguous (forward: B = w^T, which the
+       GEMM packs with vector transposes), else packed to f32 */
+    int w_direct = (kind == 1 || (kind == 0 && cv->cg > 1)) && (cv->ws[3] == 1 || cv->cg == 1) && (cv->ws[2] == cv->cg || cv->s == 1) &&
+                   (cv->ws[1] == cv->s * cv->cg || cv->r == 1) && (cv->ws[0] == cv->ncol || cv->k == 1);
+    /* y / x as the GEMM's C / A in place: their (row, col) dims merge within an image (y f32; x
+       for 1x1 stride-1 unpadded convs); across the batch as well, or else (NCHW with N > 1)
+       the forward runs one image per chunk where images are large enough to amortize packing
+       the weights once per image -- instead of a temporary and a transposing epilogue (3-4x) */
+    int y_img = kind == 0 && cv->dt == GPUML_F32 && gpuml__cv_rows_merge(cv->ys, 1, cv->p, cv->q);
+    int x_img = kind == 0 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
+                gpuml__cv_rows_merge(cv->xs, 1, cv->h, cv->w);
+    int per_image = kind == 0 && cv->cg > 1 && cv->n > 1 && pq >= GPUML__CV_CPU_IMG &&
+                    ((y_img && !gpuml__cv_rows_merge(cv->ys, cv->n, cv->p, cv->q)) || (x_img && !gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w)));
+    int y_direct = y_img && (per_image || gpuml__cv_rows_merge(cv->ys, cv->n, cv->p, cv->q));
+    int x_direct = x_img && (per_image || gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w));
+    /* forward otherwise: implicit GEMM (gpuml__cv_gather_panel), on a padded f32 copy of x where
+       x is not f32 with unit channel stride or its channel runs are short */
+    int implicit = kind == 0 && cv->cg > 1 && !x_direct;
+    int xcopy = implicit && (!(cv->dt == GPUML_F32 && cv->xs[3] == 1) || cv->cg < 16);
     const char *wbase = w_direct ? (const char *)gpuml_tensor_data(cv->wt) : NULL;
+    gpuml__cv_gather ga;
+    gpuml__gemm_gather gg;
+    float *xp = NULL, *zero = NULL;
     memset(&j, 0, sizeof j);
+    memset(&ga, 0, sizeof ga);
     j.cv = cv;
     if (!w_direct) {
         j.wp = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->k * cv->ncol) + 1);
         if (!j.wp) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
         if (kind == 2) memset(j.wp, 0, sizeof(float) * (size_t)(cv->k * cv->ncol));
-        else gpuml__cv_pack(ctx, cv, j.wp, 0, w_t);
+        else gpuml__cv_pack(ctx, cv, j.wp, 0, 0);
         wbase = (const char *)j.wp;
+    }
+    if (implicit) {
+        ga.cv = cv;
+        ga.run = cv->cg;
+        zero = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->ncol + 16));
+        if (zero) memset(zero, 0, sizeof(float) * (size_t)(cv->ncol + 16));
+        if (xcopy) {
+            int64_t hp = cv->h + cv->pt + cv->pb, wp = cv->w + cv->pl + cv->pr;
+            xp = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->n * hp * wp * cv->c) + 1);
+            ga.x = xp; ga.s2 = cv->c; ga.s1 = wp * cv->c; ga.s0 = hp * wp * cv->c;
+            ga.h = hp; ga.w = wp;
+            if (xp) gpuml__parallel_for(ctx->pool, cv->n * hp, 4, gpuml__cv_pad_rows, &ga);
+            if (cv->groups == 1 && cv->dw == 1) ga.run = cv->s * cv->cg;
+        } else {
+            ga.x = (const float *)gpuml_tensor_data(cv->x);
+            ga.s0 = cv->xs[0]; ga.s1 = cv->xs[1]; ga.s2 = cv->xs[2];
+            ga.h = cv->h; ga.w = cv->w; ga.pt = cv->pt; ga.pl = cv->pl;
+        }
+        ga.zero = zero;
+        gg.fn = gpuml__cv_gather_panel; gg.arg = &ga; gg.rows = gpuml__cv_gather_rows;
+        if (!zero || (xcopy && !xp)) {
+            gpuml__aligned_free(zero); gpuml__aligned_free(xp); gpuml__aligned_free(j.wp);
+            return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        }
     }
     if (kind == 0 && cv->cg == 1) {   /* one input channel per group: direct loops */
         gpuml__parallel_for(ctx->pool, cv->n * cv->p, 1, gpuml__cv_direct_rows, &j);
@@ -8674,40 +9121,42 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     /* rows per chunk: forward and filter any rows, backward data whole images */
     rows = GPUML__MAX((int64_t)GPUML__CV_CPU_COL / GPUML__MAX(cv->ncol, cv->kg), (int64_t)64);
     if (kind == 1) rows = GPUML__MAX(rows / pq, (int64_t)1) * pq;
+    if (per_image) rows = pq;
     rows = GPUML__MIN(rows, M);
     j.ldt = cv->kg;
-    j.tsm = small_m ? 1 : cv->kg; j.tsk = small_m ? rows : 1;
-    if (!x_direct) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
+    j.tsm = cv->kg; j.tsk = 1;
+    if (kind != 0) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
     if (!y_direct) j.t = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->kg) + 1);
-    if ((!x_direct && !j.col) || (!y_direct && !j.t)) rc = -1;
+    if ((kind != 0 && !j.col) || (!y_direct && !j.t)) rc = -1;
     for (m0 = 0; rc == 0 && m0 < M; m0 += rows) {
         int64_t mc = GPUML__MIN(rows, M - m0);
         j.m0 = m0; j.n0 = m0 / pq;
         for (g = 0; rc == 0 && g < cv->groups; g++) {
             /* this group's weights as B: f32 packed, or w itself in its own dtype */
-            const void *wg = wbase + g * cv->kg * (w_t ? 1 : cv->ncol) * (w_direct ? es : (int64_t)sizeof(float));
+            const void *wg = wbase + g * cv->kg * cv->ncol * (w_direct ? es : (int64_t)sizeof(float));
             int wt = w_direct ? gt : GPUML__GEMM_F32;
             j.g = g;
             if (kind == 0) {
-                const void *a = j.col;
+                const void *a = NULL;
                 int at = GPUML__GEMM_F32;
-                int64_t rsa = cv->ncol, csa = 1;
+                int64_t rsa = 0, csa = 0;
                 float *c = j.t;
                 int64_t rsc = cv->kg, csc = 1;
+                const gpuml__gemm_gather *gx = implicit ? &gg : NULL;
                 if (x_direct) {
-                    a = (const char *)gpuml_tensor_data(cv->x) + (m0 * cv->xs[2] + g * cv->cg * cv->xs[3]) * es;
+                    a = (const char *)gpuml_tensor_data(cv->x) + ((m0 / pq) * cv->xs[0] + (m0 % pq) * cv->xs[2] + g * cv->cg * cv->xs[3]) * es;
                     at = gt; rsa = cv->xs[2]; csa = cv->xs[3];
                 } else {
-                    gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_im2col_rows, &j);
+                    ga.m0 = m0;
+                    ga.x = (xcopy ? xp : (const float *)gpuml_tensor_data(cv->x)) + g * cv->cg * (xcopy ? 1 : cv->xs[3]);
                 }
                 if (y_direct) {
-                    c = (float *)gpuml_tensor_data(cv->y) + m0 * cv->ys[2] + g * cv->kg * cv->ys[3];
+                    c = (float *)gpuml_tensor_data(cv->y) + (m0 / pq) * cv->ys[0] + (m0 % pq) * cv->ys[2] + g * cv->kg * cv->ys[3];
                     rsc = cv->ys[2]; csc = cv->ys[3];
                 }
-                if (small_m)   /* t[kk][m] = sum_j w[kk][j] a[m][j] */
-                    rc = gpuml__cpu_gemm(ctx->pool, cv->kg, mc, cv->ncol, 1.0f, wg, wt, cv->ncol, 1, a, at, csa, rsa, 0.0f, j.t, j.tsk, 1);
-                else
-                    rc = gpuml__cpu_gemm(ctx->pool, mc, cv->kg, cv->ncol, 1.0f, a, at, rsa, csa, wg, wt, cv->k, 1, 0.0f, c, rsc, csc);
+                /* B = w^T: element (j, kk) at wg[kk * ncol + j] */
+                rc = gpuml__cpu_gemm_ex(ctx->pool, mc, cv->kg, cv->ncol, 1.0f, a, at, rsa, csa, wg, wt, 1, cv->ncol, 0.0f, c, rsc, csc, 0,
+                                        gx, NULL);
                 if (rc == 0 && (!y_direct || cv->bias || cv->act || cv->res))
                     gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_epi_rows, &j);
             } else if (kind == 1) {
@@ -8724,6 +9173,8 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
         }
     }
     if (rc == 0 && kind == 2) gpuml__cv_pack(ctx, cv, j.wp, 1, 0);
+    gpuml__aligned_free(xp);
+    gpuml__aligned_free(zero);
     gpuml__aligned_free(j.col);
     gpuml__aligned_free(j.t);
     gpuml__aligned_free(j.wp);

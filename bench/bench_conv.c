@@ -20,10 +20,14 @@ static gpuml_ctx *ctx;
 static const char *filter;
 static int on_gpu;
 
+/* GPUML_BENCH_CPUTIME=1 (CPU part, with GPUML_NUM_THREADS=1): process CPU time instead of the
+   wall clock, which a busy shared machine inflates */
 static double now_s(void)
 {
+    static int cpu = -1;
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (cpu < 0) cpu = getenv("GPUML_BENCH_CPUTIME") && atoi(getenv("GPUML_BENCH_CPUTIME"));
+    clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy, kind; } job;   /* kind: 0 forward, 1 backward data, 2 filter */
@@ -176,14 +180,18 @@ int main(int argc, char **argv)
             }
     } else {
         /* CPU: batch 1, f32 NHWC, against OpenBLAS (as many threads as gpuml's pool) on the im2col
-           GEMM.  All gpuml layers first, then all OpenBLAS calls: OpenBLAS's idle threads spin
-           for a while after each call and would steal the cores gpuml's pool runs on. */
+           GEMM.  Alternating rounds (GPUML_BENCH_ROUNDS, default 3): all gpuml layers, a pause,
+           all OpenBLAS GEMMs, a pause; the best of the rounds is kept per layer.  The phases are
+           apart and paused because OpenBLAS's idle threads spin for a while after each call and
+           would steal the cores gpuml's pool runs on. */
+        enum { NL = sizeof R50 / sizeof R50[0] };
         void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
         sgemm_fn sgemm = NULL;
         void (*set_threads)(int) = NULL;
-        double tg[sizeof R50 / sizeof R50[0]];
-        int nth = 1;
+        double tg[NL], tb[NL], lsum = 0;
+        int nth = 1, rounds = getenv("GPUML_BENCH_ROUNDS") ? atoi(getenv("GPUML_BENCH_ROUNDS")) : 3, rd, nr = 0;
         const char *env = getenv("GPUML_NUM_THREADS");
+        struct timespec pause = { 0, 200000000 };
         if (lib) {
             void *sym = dlsym(lib, "cblas_sgemm"); memcpy(&sgemm, &sym, sizeof sym);
             sym = dlsym(lib, "openblas_set_num_threads"); memcpy(&set_threads, &sym, sizeof sym);
@@ -191,44 +199,48 @@ int main(int argc, char **argv)
         if (!sgemm) printf("OpenBLAS not found (apt-get install libopenblas-dev): gpuml figures only\n");
         sscanf(gpuml_device_name(ctx), "CPU (%d", &nth);
         if (set_threads) set_threads(nth);
-        printf("threads: %d (GPUML_NUM_THREADS=%s, OPENBLAS_CORETYPE=%s)\n", nth, env ? env : "", getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "auto");
-        for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {
-            job js[1];
-            const int *L = R50[l];
-            make_jobs(js, 1, 1, L[0], L[1], L[2], L[3], L[4], L[5], 1, 0, GPUML_F32);
-            tg[l] = 0;
-            if (want("cpu")) {   /* best of 3 rounds: shared hosts are noisy */
-                int rd;
-                for (rd = 0; rd < 3; rd++) { double t = time_it(js, 1, 5); if (rd == 0 || t < tg[l]) tg[l] = t; }
+        printf("threads: %d (GPUML_NUM_THREADS=%s, OPENBLAS_CORETYPE=%s), best of %d alternating rounds, %s\n", nth, env ? env : "",
+               getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "auto", rounds,
+               getenv("GPUML_BENCH_CPUTIME") && atoi(getenv("GPUML_BENCH_CPUTIME")) ? "process CPU time" : "wall clock");
+        for (l = 0; l < NL; l++) tg[l] = tb[l] = 0;
+        for (rd = 0; rd < rounds && want("cpu"); rd++) {
+            for (l = 0; l < NL; l++) {
+                job js[1];
+                const int *L = R50[l];
+                double t;
+                make_jobs(js, 1, 1, L[0], L[1], L[2], L[3], L[4], L[5], 1, 0, GPUML_F32);
+                t = time_it(js, 1, 5);
+                if (rd == 0 || t < tg[l]) tg[l] = t;
+                free_jobs(js, 1);
             }
-            free_jobs(js, 1);
-        }
-        for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {
-            const int *L = R50[l];
-            int p = (int)gpuml_conv2d_out_dim(L[1], L[3], L[4], L[5], L[5], 1);
-            double flop = 2.0 * p * p * L[2] * L[0] * L[3] * L[3], tb = 0;
-            if (!want("cpu")) break;
-            if (sgemm) {
+            nanosleep(&pause, NULL);
+            for (l = 0; sgemm && l < NL; l++) {
+                const int *L = R50[l];
+                int p = (int)gpuml_conv2d_out_dim(L[1], L[3], L[4], L[5], L[5], 1);
                 int M = p * p, N = L[2], K = L[0] * L[3] * L[3], i;
                 float *A = (float *)malloc(sizeof(float) * (size_t)M * K), *B = (float *)malloc(sizeof(float) * (size_t)K * N),
                       *C = (float *)malloc(sizeof(float) * (size_t)M * N);
+                double t0, t;
                 for (i = 0; i < M * K; i++) A[i] = (float)((i * 7 % 13) - 6) * 0.1f;
                 for (i = 0; i < K * N; i++) B[i] = (float)((i * 5 % 11) - 5) * 0.1f;
                 for (i = 0; i < 2; i++) sgemm(101, 111, 112, M, N, K, 1.0f, A, K, B, K, 0.0f, C, N);   /* B as [N][K]: weights KRSC */
-                {
-                    int rd;
-                    for (rd = 0; rd < 3; rd++) {
-                        double t0 = now_s(), t;
-                        for (i = 0; i < 5; i++) sgemm(101, 111, 112, M, N, K, 1.0f, A, K, B, K, 0.0f, C, N);
-                        t = (now_s() - t0) / 5;
-                        if (rd == 0 || t < tb) tb = t;
-                    }
-                }
+                t0 = now_s();
+                for (i = 0; i < 5; i++) sgemm(101, 111, 112, M, N, K, 1.0f, A, K, B, K, 0.0f, C, N);
+                t = (now_s() - t0) / 5;
+                if (rd == 0 || t < tb[l]) tb[l] = t;
                 free(A); free(B); free(C);
             }
-            printf("cpu    resnet f32 NHWC n1 c%-4d %3d k%-4d r%d s%d  gpuml %7.1f GFLOP/s  openblas-gemm %7.1f GFLOP/s  ratio %.2f\n",
-                   L[0], L[1], L[2], L[3], L[4], flop / tg[l] * 1e-9, tb > 0 ? flop / tb * 1e-9 : 0, tb > 0 ? tb / tg[l] : 0);
+            nanosleep(&pause, NULL);
         }
+        for (l = 0; l < NL && want("cpu"); l++) {
+            const int *L = R50[l];
+            int p = (int)gpuml_conv2d_out_dim(L[1], L[3], L[4], L[5], L[5], 1);
+            double flop = 2.0 * p * p * L[2] * L[0] * L[3] * L[3];
+            printf("cpu    resnet f32 NHWC n1 c%-4d %3d k%-4d r%d s%d  gpuml %7.1f GFLOP/s  openblas-gemm %7.1f GFLOP/s  ratio %.2f\n",
+                   L[0], L[1], L[2], L[3], L[4], flop / tg[l] * 1e-9, tb[l] > 0 ? flop / tb[l] * 1e-9 : 0, tb[l] > 0 ? tb[l] / tg[l] : 0);
+            if (tb[l] > 0) { lsum += log(tb[l] / tg[l]); nr++; }
+        }
+        if (nr) printf("cpu    geomean ratio (gpuml conv / OpenBLAS im2col GEMM) over %d layers: %.2f\n", nr, exp(lsum / nr));
     }
     gpuml_shutdown(ctx);
     return 0;

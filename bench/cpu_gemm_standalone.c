@@ -326,6 +326,50 @@ static const char *type_names[] = {"f32", "f16", "bf16"};
 static int n_cases = 0, n_fail = 0;
 static double worst_rel = 0.0;
 
+/* Caller-gathered operands (gpuml__cpu_gemm_ex's ga / gb, the implicit GEMM of the convolution):
+   run_case passes A (bit 1) and/or B (bit 2) as gathers over the same operand, through
+   gpuml__gemm_pack_ptrs where it is f32 with unit k stride, else element by element. */
+static int case_gather = 0;
+typedef struct gather_arg { const operand *o; int is_b; } gather_arg;
+static void test_gather(const void *arg, float *dst, int64_t W, int64_t i0, int64_t width, int64_t k0,
+                        int64_t kc, int simd)
+{
+    const gather_arg *g = (const gather_arg *)arg;
+    const operand *o = g->o;
+    int64_t sw = g->is_b ? o->cs : o->rs, sk = g->is_b ? o->rs : o->cs, i, k;
+    if (o->type == GPUML__GEMM_F32 && sk == 1 && W <= 32) {
+        const float *rows[32];
+        float *zero = (float *)calloc((size_t)kc + 1, sizeof(float));
+        for (i = 0; i < W; ++i) rows[i] = i < width ? (const float *)o->base + (i0 + i) * sw + k0 : zero;
+        gpuml__gemm_pack_ptrs(dst, W, kc, rows, simd);
+        free(zero);
+        return;
+    }
+    for (k = 0; k < kc; ++k)
+        for (i = 0; i < W; ++i)
+            dst[k * W + i] = i >= width ? 0.0f : (float)(g->is_b ? operand_get(o, k0 + k, i0 + i) : operand_get(o, i0 + i, k0 + k));
+}
+/* the unpacked-kernel form of an A gather: 12 rows as segments of 1-9 k (varying with k0, i0,
+   so segment ends fall at every unroll phase), or -1 (pack instead) where A is not f32 with unit
+   k stride or the segments would not fit */
+static int64_t test_rows(const void *arg, const float **ptrs, int64_t *lens, int64_t maxseg, int64_t i0,
+                         int64_t k0, int64_t kc)
+{
+    const gather_arg *g = (const gather_arg *)arg;
+    const operand *o = g->o;
+    int64_t k = 0, n = 0, r;
+    if (o->type != GPUML__GEMM_F32 || o->cs != 1) return -1;
+    while (k < kc) {
+        int64_t len = 1 + (k0 + k + 3 * i0 + 5 * n) % 9;
+        if (len > kc - k) len = kc - k;
+        if (n == maxseg) return -1;
+        for (r = 0; r < 12; ++r) ptrs[12 * n + r] = (const float *)o->base + (i0 + r) * o->rs + k0 + k;
+        lens[n++] = len;
+        k += len;
+    }
+    return n;
+}
+
 /* One test case; returns 1 on success. */
 static int run_case(gpuml__pool *pool, int64_t M, int64_t N, int64_t K, int at, int bt,
                     int la, int lb, int lc, float alpha, float beta, int opts)
@@ -355,8 +399,19 @@ static int run_case(gpuml__pool *pool, int64_t M, int64_t N, int64_t K, int at, 
     memcpy(c0, C.buf, (size_t)C.span * sizeof(float));
 
     ++n_cases;
-    rc = gpuml__cpu_gemm_opt(pool, M, N, K, alpha, A.base, at, A.rs, A.cs, B.base, bt, B.rs, B.cs,
-                             beta, (float *)C.base, C.rs, C.cs, opts);
+    if (case_gather) {
+        gather_arg xa, xb;
+        gpuml__gemm_gather ga, gb;
+        xa.o = &A; xa.is_b = 0; xb.o = &B; xb.is_b = 1;
+        ga.fn = gb.fn = test_gather; ga.arg = &xa; gb.arg = &xb;
+        ga.rows = test_rows; gb.rows = NULL;
+        rc = gpuml__cpu_gemm_ex(pool, M, N, K, alpha, case_gather & 1 ? NULL : A.base, at, A.rs, A.cs,
+                                case_gather & 2 ? NULL : B.base, bt, B.rs, B.cs, beta, (float *)C.base, C.rs, C.cs,
+                                opts, case_gather & 1 ? &ga : NULL, case_gather & 2 ? &gb : NULL);
+    } else {
+        rc = gpuml__cpu_gemm_opt(pool, M, N, K, alpha, A.base, at, A.rs, A.cs, B.base, bt, B.rs, B.cs,
+                                 beta, (float *)C.base, C.rs, C.cs, opts);
+    }
     if (rc != 0) ok = 0;
     for (idx = 0; idx < C.span && ok; ++idx)
         if (!is_elem[idx] && ((float *)C.buf)[idx] != sentinel) ok = 0; /* wrote outside C */
@@ -392,10 +447,10 @@ static int run_case(gpuml__pool *pool, int64_t M, int64_t N, int64_t K, int at, 
     if (max_rel / tol > worst_rel) worst_rel = max_rel / tol;
     if (!ok) {
         ++n_fail;
-        fprintf(stderr, "FAIL M=%lld N=%lld K=%lld A=%s/%s B=%s/%s C=%s alpha=%g beta=%g opts=%d threads=%d rc=%d\n",
+        fprintf(stderr, "FAIL M=%lld N=%lld K=%lld A=%s/%s B=%s/%s C=%s alpha=%g beta=%g opts=%d threads=%d gather=%d rc=%d\n",
                 (long long)M, (long long)N, (long long)K, type_names[at], layout_names[la],
                 type_names[bt], layout_names[lb], layout_names[lc], (double)alpha, (double)beta,
-                opts, gpuml__pool_size(pool), rc);
+                opts, gpuml__pool_size(pool), case_gather, rc);
     }
     free(A.buf); free(B.buf); free(C.buf); free(c0); free(is_elem);
     return ok;
@@ -473,6 +528,19 @@ static int run_tests(void)
                      (a + i) % 2, (a + 2 * i) % 3, 0, pick_alpha(), pick_beta(), kernel_opts[i]);
         }
     printf("  kernel tiles: %d cases total\n", n_cases);
+    /* 3c. gathered A and/or B: every layout, row- and column-major C (the swap hands the
+          gathers over), each packed kernel, edges, several K blocks, 1-3 threads */
+    for (case_gather = 1; case_gather <= 3; ++case_gather)
+        for (i = 0; i < 3; ++i)
+            for (a = 0; a < N_LAYOUTS; ++a)
+                for (b = 0; b < N_LAYOUTS; ++b) {
+                    static const int64_t gd[][3] = {{67, 45, 300}, {13, 70, 29}, {29, 33, 517}, {50, 7, 5}};
+                    const int64_t *d = gd[(a + b + i) % 4];
+                    run_case(pools[(a + b) % 3], d[0], d[1], d[2], (a + i) % 3 == 2 ? 1 : 0, 0, a, b, (a + b) % 2 ? 5 : 0,
+                             pick_alpha(), pick_beta(), kernel_opts[i]);
+                }
+    case_gather = 0;
+    printf("  gathered operands: %d cases total\n", n_cases);
 
     /* 4. specific corners */
     run_case(pools[1], 13, 4500, 40, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0);        /* N > NC: jc loop */

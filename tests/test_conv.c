@@ -8,6 +8,9 @@
 /* small im2col chunks (CPU: 64 rows for most shapes here; GPU: about one image), so that the
    chunked loops run */
 #define GPUML__CV_CPU_COL 4096
+/* CPU forward, NCHW with N > 1: one image per chunk from 16 output pixels up (both sides of it
+   occur in the fuzzed shapes) */
+#define GPUML__CV_CPU_IMG 16
 #define GPUML__CV_GPU_COL ((int64_t)1 << 14)
 #include "harness.h"
 
@@ -372,8 +375,8 @@ static void test_depthwise(void)
                     if (ci) run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1);
                 }
 }
-/* shapes that take the CPU's special cases: fewer output pixels than channels (y^T = w @ col^T)
-   over several chunks, 1x1 stride-1 convs reading x in place, f32 y written in place */
+/* shapes that took the CPU's special cases: fewer output pixels than channels over several
+   chunks, 1x1 stride-1 convs reading x in place, f32 y written in place */
 static void test_cpu_special(void)
 {
     static const int S[][6] = {   /* c, h, k, r, stride, pad */
@@ -393,6 +396,40 @@ static void test_cpu_special(void)
                     run_fwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
                     if (di == 0) run_bwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
                 }
+}
+/* the CPU forward's implicit GEMM (its gather of x straight into the GEMM's panels): channel runs
+   read in place (f32 NHWC, C per group >= 16, odd C), on the zero-padded copy (short runs: C = 3
+   as in the stem, C = 5; f16; NCHW), one window row of S*C floats per gather (groups 1, no
+   horizontal dilation) or one tap (dilated), padding larger than the window, asymmetric padding,
+   1x1 strided and padded, groups; sizes such that panels straddle images and chunks */
+static void test_cpu_implicit(void)
+{
+    static const int S[][15] = {   /* c, h, w, k, r, s, sh, sw, pt, pb, pl, pr, dh, dw, groups */
+        { 17, 7, 9, 20, 3, 3, 1, 1, 4, 4, 4, 4, 1, 1, 1 },   /* padding > window, odd C read in place */
+        { 32, 9, 8, 40, 3, 3, 2, 2, 3, 1, 0, 2, 2, 2, 2 },   /* groups of 16, dilation, asymmetric padding */
+        { 3, 23, 21, 8, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1 },   /* the stem: 21-float window rows */
+        { 3, 15, 17, 6, 3, 5, 1, 2, 2, 0, 1, 3, 2, 1, 1 },   /* short runs, vertical dilation only */
+        { 5, 12, 11, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 2, 1 },   /* short runs, horizontal dilation: one tap per gather */
+        { 1, 10, 10, 9, 3, 3, 1, 1, 4, 1, 2, 5, 1, 1, 1 },   /* C = 1 (groups 1) */
+        { 24, 11, 13, 36, 5, 5, 1, 1, 5, 5, 5, 5, 2, 1, 1 }, /* 5x5 dilated, wide padding, read in place */
+        { 48, 9, 9, 13, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1 },   /* 1x1 stride 2: one tap */
+        { 20, 6, 7, 35, 1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 1 },   /* 1x1 padded: zero rows */
+    };
+    int l, di, layout;
+    for (l = 0; l < (int)(sizeof S / sizeof S[0]); l++)
+        for (di = 0; di < 2; di++)
+            for (layout = 0; layout < 2; layout++) {
+                cv_case c;
+                int j;
+                memset(&c, 0, sizeof c);
+                c.n = 2; c.c = S[l][0]; c.h = S[l][1]; c.w = S[l][2]; c.k = S[l][3]; c.r = S[l][4]; c.s = S[l][5];
+                c.sh = S[l][6]; c.sw = S[l][7];
+                for (j = 0; j < 4; j++) c.pad[j] = S[l][8 + j];
+                c.dh = S[l][12]; c.dw = S[l][13]; c.groups = S[l][14];
+                c.dt = di ? GPUML_F16 : GPUML_F32; c.layout = layout; c.act = (l + layout) % 3; c.bias = l & 1; c.res = (l + di) & 1;
+                CHECK(cv_out(&c), "case %d has an empty output", l);
+                run_fwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1);
+            }
 }
 /* forcing the implicit-GEMM path: NOT_SUPPORTED on the CPU and below sm_80, runs on sm_80+ */
 static void test_forced_igemm(void)
@@ -772,6 +809,7 @@ int main(int argc, char **argv)
         { "fuzz_backward", test_fuzz_backward },
         { "depthwise", test_depthwise },
         { "cpu_special", test_cpu_special },
+        { "cpu_implicit", test_cpu_implicit },
         { "forced_igemm", test_forced_igemm }, { "forced_wgmma", test_forced_wgmma },
         { "finite_differences", test_finite_differences },
         { "views", test_views },
