@@ -112,10 +112,16 @@ static void tu_open_contexts(void)
 static int tu_main(const char *prog, const tu_test *tests, int n, int argc, char **argv)
 {
     int i, passed = 0, failed = 0, skipped = 0;
+    /* `prog --list` prints the test names; `prog NAME` runs the tests whose name contains NAME,
+       `prog =NAME` the one named NAME (tests/run_gpu_quick.sh runs them side by side) */
+    if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+        for (i = 0; i < n; i++) printf("%s\n", tests[i].name);
+        return 0;
+    }
     tu_open_contexts();
     printf("%s: CPU %s; GPU %s\n", prog, gpuml_device_name(tu_cpu), tu_gpu ? gpuml_device_name(tu_gpu) : "none");
     for (i = 0; i < n; i++) {
-        if (argc > 1 && !strstr(tests[i].name, argv[1])) continue;
+        if (argc > 1 && (argv[1][0] == '=' ? strcmp(tests[i].name, argv[1] + 1) != 0 : !strstr(tests[i].name, argv[1]))) continue;
         tu_failed_now = tu_skipped_now = 0;
         tu_seed((unsigned long long)i + 1);
         tests[i].fn();

@@ -1,25 +1,55 @@
 #!/bin/bash
-# A shorter GPU pass for a tight device budget: plain builds (no ASan), every suite with its GPU
-# tests, compute-sanitizer memcheck on the newest kernels, then the conv benchmark next to cuDNN.
-# Each step has a time limit and writes its log straight to $OUT (so a cut-off run still reports).
+# The GPU test pass in one device call (~4-5 min on an H200): plain builds (no ASan), every test
+# of every suite run by name, 8 at a time (the GPU parts included), tests/test_examples.sh, and
+# compute-sanitizer memcheck / racecheck over the newest kernels, side by side with the tests
+# (correctness only: nothing here is timed). Logs go to $OUT (or build/quick), packed into
+# quick.tgz; a summary is printed last: one line per failing test or sanitizer finding.
+#   tests/run_gpu_quick.sh                     everything
+#   SUITES="test_ops test_matmul" tests/run_gpu_quick.sh   some suites (no sanitizers)
 set -u
 cd "$(dirname "$0")/.."
 O=${OUT:-build/quick}
-mkdir -p "$O" build
+L=build/quick_logs
+rm -rf "$L"; mkdir -p "$O" "$L" build
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$O/gpu.txt"
-# most recently changed first (a cut-off run reports what matters most)
-tests="build/test_conv build/test_conv_igemm build/test_matmul build/test_core build/test_profile build/test_ops"
-make -s -j16 $tests examples > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 1; }
-for t in $tests; do
-    n=$(basename $t)
-    timeout ${T_TIMEOUT:-70} ./$t > "$O/$n.log" 2>&1
-    echo "$n: rc=$? $(tail -n 1 "$O/$n.log")"; grep -E "FAIL" "$O/$n.log" | head -8
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
+suites=${SUITES:-"test_conv test_conv_igemm test_matmul test_core test_profile test_ops test_jit"}
+make -s -j16 $(for s in $suites; do echo build/$s; done) examples > "$L/build.log" 2>&1 || { tail -30 "$L/build.log"; exit 1; }
+T0=$(date +%s)
+# warm the kernel cache once (NVRTC compiles are shared through GPUML_CACHE_DIR)
+jobs_file=$L/jobs.txt; : > "$jobs_file"
+for s in $suites; do
+    for t in $(./build/$s --list); do echo "$s $t" >> "$jobs_file"; done
 done
-timeout 90 tests/test_examples.sh > "$O/examples.log" 2>&1
-echo "examples: $(tail -n 1 "$O/examples.log")"; grep -E "FAIL|cuda" "$O/examples.log" | head -12
-for spec in "test_conv:fuzz_forward" "test_conv_igemm:" "test_core:copy_transpose" "test_matmul:forced_wgmma_tf32_fp8" "test_profile:"; do
-    t=${spec%%:*}; f=${spec#*:}
-    GPUML_TEST_NO_FAULT=1 timeout 40 compute-sanitizer --tool memcheck --report-api-errors no ./build/$t $f > "$O/memcheck_$t$f.log" 2>&1
-    echo "memcheck $t $f: rc=$? $(grep 'ERROR SUMMARY' "$O/memcheck_$t$f.log" | tail -n 1)"
-done
+if [ -z "${SUITES:-}" ]; then
+    # sanitizer jobs: "san TOOL SUITE TEST"
+    for spec in memcheck:test_conv_igemm:wgmma racecheck:test_conv_igemm:wgmma_fuzz memcheck:test_conv:forced_wgmma \
+                memcheck:test_matmul:small_m racecheck:test_matmul:small_m_shapes memcheck:test_matmul:f32_special_values \
+                racecheck:test_matmul:f32_special_values memcheck:test_ops:row_variants racecheck:test_ops:row_variants \
+                memcheck:test_ops:unary memcheck:test_ops:reduce racecheck:test_ops:reduce memcheck:test_ops:softmax \
+                memcheck:test_conv:fuzz_forward memcheck:test_profile:conv_records; do
+        IFS=: read -r tool s t <<< "$spec"; echo "san $tool $s $t" >> "$jobs_file"
+    done
+fi
+run_job() {
+    if [ "$1" = san ]; then
+        log=$L/san_$2_$3_$4.log
+        GPUML_TEST_NO_FAULT=1 timeout ${SAN_TIMEOUT:-240} compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 $4 > "$log" 2>&1
+        rc=$?; echo "sanitizer $2 $3 $4: rc=$rc $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log" | tail -n 1)"
+    else
+        log=$L/$1_$2.log
+        timeout ${T_TIMEOUT:-200} ./build/$1 "=$2" > "$log" 2>&1
+        rc=$?; echo "test $1 $2: rc=$rc $(grep -E '^  (ok|FAIL|skip)' "$log" | head -n 1 | sed 's/^  //')"
+    fi
+}
+export -f run_job; export L
+xargs -P ${JOBS:-8} -L 1 bash -c 'run_job "$@"' _ < "$jobs_file" > "$L/results.txt" 2>&1
+( timeout 150 tests/test_examples.sh > "$L/examples.log" 2>&1; echo "examples: rc=$? $(tail -n 1 "$L/examples.log")" ) >> "$L/results.txt"
+echo "tests and sanitizers: $(( $(date +%s) - T0 )) s"
+sort "$L/results.txt" > "$O/results.txt"
+tar -czf "$O/quick.tgz" -C build quick_logs 2>/dev/null
+echo "passed: $(grep -c ': rc=0 ok' "$O/results.txt"), skipped: $(grep -c ': rc=0 skip' "$O/results.txt"), sanitizer clean: $(grep '^sanitizer' "$O/results.txt" | grep -c 'rc=0')"
+grep -v ': rc=0 ok\|: rc=0 skip' "$O/results.txt" | grep -v '^sanitizer.*rc=0' 
+grep 'rc=0 skip' "$O/results.txt" | head -20
+grep '^sanitizer\|^examples' "$O/results.txt"
+exit 0
