@@ -8392,9 +8392,11 @@ typedef struct gpuml__cw_cfg {
 } gpuml__cw_cfg;
 #define GPUML__CW_NCFG 5
 #define GPUML__CW_GATHER 256   /* or'ed into a configuration: gather x with cp.async even where TMA could load it */
-#define GPUML__CW_IM2COL 512   /* or'ed into a configuration: TMA im2col loads of x for windows other than 1x1 s1.
-                                  NOT YET RUN ON A GPU (written after the session's last device run): opt-in
-                                  only, so AUTO keeps the cp.async gather there */
+#define GPUML__CW_IM2COL 512   /* or'ed into a configuration: TMA im2col loads of x for windows other than 1x1 s1
+                                  (AUTO, cfg < 0, uses them wherever the driver encodes the map: 15-30% faster
+                                  than the cp.async gather on every ResNet-50 3x3 and strided 1x1 layer on an
+                                  H200, bench/NOTES_conv_igemm.md); a forced configuration without this flag
+                                  gathers */
 static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
     /* fitted (relative least squares) to the forced-configuration timings of device run 2 on
        the 22 ResNet-50 layers (bench/NOTES_conv_igemm.md) */
@@ -8472,7 +8474,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     unsigned char mapbuf[2][128 + 64];
     void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[3];
     char opts[260], ropts[200];
-    int tma_a, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = (cfg >= 0 && (cfg & GPUML__CW_IM2COL)) != 0;
+    int tma_a, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = cfg < 0 || (cfg & GPUML__CW_IM2COL) != 0;
     gpuml__CUfunction fn, red;
     unsigned grid[3], block[3];
     gpuml_tensor *ws = NULL;

@@ -382,8 +382,9 @@ static void wgmma_big_and_split(void)
         CHECK(run_case(tu_gpu, &cc), "1x1 cfg %d split %d declined: %s", wspec[i][0], cc.splits, last_why);
     }
 }
-/* TMA im2col loads of x (GPUML__CW_IM2COL, opt-in).  Written after the session's last device run:
-   NOT YET RUN ON A GPU; kept apart so that a failure here points at the im2col encoding alone. */
+/* TMA im2col loads of x (GPUML__CW_IM2COL; AUTO takes them where the driver encodes the map, forced
+   configurations only with the flag): every configuration on windows, strides, padding and dilation,
+   kept apart so that a failure here points at the im2col encoding alone. */
 static void wgmma_im2col(void)
 {
     static const int sh[][9] = { /* n, h, w, c, k, r, stride, pad, dil */
