@@ -4612,29 +4612,28 @@ GPUML__V16_INLINE void gpuml__v16_st(char *p, int bf, __m512 v, __mmask16 m, int
 }
 /* whether a full vector at p may be stored non-temporally */
 GPUML__V16_INLINE int gpuml__v16_nt_ok(const char *p, int bf) { return ((uintptr_t)p & (bf ? 31u : 63u)) == 0; }
-GPUML__V16_INLINE __m512 gpuml__v16_exp_poly(__m512 r)
+/* exp(v) for v <= hi: Cody-Waite reduction, degree-6 Horner polynomial (~2 ulp), 2^k by vscalefps;
+   0 below -87.3, inf above 88.72 (hi = 88.73; the softmax shift and the erfc tail, v <= 1, take
+   hi = 0 and skip that clamp), NaN kept: max(lo, NaN) and min(hi, NaN) are NaN */
+GPUML__V16_INLINE __m512 gpuml__v16_exp_to(__m512 v, int clamp_hi)
 {
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    const __m512 lo = _mm512_set1_ps(-87.3f);
+    __m512 w = _mm512_max_ps(lo, v), k, r, p;
+    if (clamp_hi) w = _mm512_min_ps(_mm512_set1_ps(88.73f), w);
+    k = _mm512_roundscale_ps(_mm512_mul_ps(w, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), w);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    return _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_mask_mov_ps(_mm512_scalef_ps(p, k), _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), _mm512_setzero_ps());
 }
-/* exp(v) for v <= hi (hi = 88.73: any v): NaN kept, 0 below -87.3, inf above 88.72 */
-GPUML__V16_INLINE __m512 gpuml__v16_exp_to(__m512 v, float hi)
-{
-    const __m512 lo = _mm512_set1_ps(-87.3f);
-    __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), ok = _mm512_cmp_ps_mask(v, lo, _CMP_GE_OQ);
-    __m512 w = _mm512_min_ps(_mm512_max_ps(v, lo), _mm512_set1_ps(hi)), k, r;
-    k = _mm512_roundscale_ps(_mm512_mul_ps(w, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), w);
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
-    return _mm512_mask_mov_ps(_mm512_maskz_mov_ps(ok, _mm512_scalef_ps(gpuml__v16_exp_poly(r), k)), nan, v);
-}
-GPUML__V16_INLINE __m512 gpuml__v16_exp(__m512 v) { return gpuml__v16_exp_to(v, 88.73f); }
-GPUML__V16_INLINE __m512 gpuml__v16_exp_small(__m512 v) { return gpuml__v16_exp_to(v, 1.0f); }
+GPUML__V16_INLINE __m512 gpuml__v16_exp(__m512 v) { return gpuml__v16_exp_to(v, 1); }
+GPUML__V16_INLINE __m512 gpuml__v16_exp_small(__m512 v) { return gpuml__v16_exp_to(v, 0); }
 /* 1/d for normal d (NaN, 0 and inf excepted) to ~1 ulp */
 GPUML__V16_INLINE __m512 gpuml__v16_rcp(__m512 d)
 {
@@ -4768,25 +4767,42 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__ew_avx512(int op, int64_t n, char *o,
     default: break;
     }
 }
-/* sum of n dense f32 / bf16 values, in double */
+/* sum of n dense f32 / bf16 values: f32 partial sums over blocks of 512 (8 adds per lane), the
+   blocks added in double.  bf16 needs no widening: the even elements of 32 are the 32-bit lanes
+   shifted left by 16, the odd ones the lanes with the low 16 bits cleared. */
 GPUML__FN GPUML__AVX512_TARGET double gpuml__vsum_avx512(const char *x, int bf, int64_t n)
 {
-    const int64_t es = bf ? 2 : 4;
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        __m512 v = gpuml__v16_ld(x + i * es, bf, 0xffff), w = gpuml__v16_ld(x + (i + 16) * es, bf, 0xffff);
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
-        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm512_castps512_ps256(w)));
-        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(w), 1))));
+    const __m512i hi16 = _mm512_set1_epi32((int)0xffff0000u);
+    __m512d d0 = _mm512_setzero_pd(), d1 = d0;
+    int64_t b0, i;
+    for (b0 = 0; b0 < n; b0 += 512) {
+        const int64_t b1 = GPUML__MIN(b0 + 512, n);
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        if (bf) {
+            for (i = b0; i < b1; i += 64) {
+                int64_t k = b1 - i;
+                __m512i u = _mm512_maskz_loadu_epi16(k >= 32 ? 0xffffffffu : (__mmask32)((1ull << k) - 1), x + 2 * i);
+                __m512i v = _mm512_maskz_loadu_epi16(k >= 64 ? 0xffffffffu : k <= 32 ? 0 : (__mmask32)((1ull << (k - 32)) - 1), x + 2 * i + 64);
+                a0 = _mm512_add_ps(a0, _mm512_castsi512_ps(_mm512_slli_epi32(u, 16)));
+                a1 = _mm512_add_ps(a1, _mm512_castsi512_ps(_mm512_and_si512(u, hi16)));
+                a2 = _mm512_add_ps(a2, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+                a3 = _mm512_add_ps(a3, _mm512_castsi512_ps(_mm512_and_si512(v, hi16)));
+            }
+        } else {
+            const float *f = (const float *)(const void *)x;
+            for (i = b0; i + 64 <= b1; i += 64) {
+                a0 = _mm512_add_ps(a0, _mm512_loadu_ps(f + i));
+                a1 = _mm512_add_ps(a1, _mm512_loadu_ps(f + i + 16));
+                a2 = _mm512_add_ps(a2, _mm512_loadu_ps(f + i + 32));
+                a3 = _mm512_add_ps(a3, _mm512_loadu_ps(f + i + 48));
+            }
+            for (; i < b1; i += 16) a0 = _mm512_add_ps(a0, _mm512_maskz_loadu_ps(gpuml__v16_mask(b1 - i), f + i));
+        }
+        a0 = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
+        d0 = _mm512_add_pd(d0, _mm512_cvtps_pd(_mm512_castps512_ps256(a0)));
+        d1 = _mm512_add_pd(d1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a0), 1))));
     }
-    for (; i < n; i += 16) {
-        __m512 v = gpuml__v16_ld(x + i * es, bf, gpuml__v16_mask(n - i));
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
-    }
-    return _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
+    return _mm512_reduce_add_pd(_mm512_add_pd(d0, d1));
 }
 #endif
 #if GPUML__HAVE_AVX2_PATH
@@ -5637,12 +5653,17 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
    max M (the running sum is rescaled by exp(M_old - M) in double), exp(x - M) goes to the scratch e
    and into the sum, and M is kept per block in bm; the output pass (from e, in cache) scales block
    b by exp(bm[b] - M) / sum.  Blocks whose running max is still -inf (all -inf or NaN so far) take
-   exp(x - 0), which is 0 or NaN as the final answer needs.  log-softmax needs no e.  The norms sum
-   x - x[0] and its square in one pass (double; the shift keeps the variance from cancelling), then
-   the output pass. */
-#define GPUML__SM_BLK 512
+   exp(x - 0), which is 0 or NaN as the final answer needs.  log-softmax needs no e.  The norms
+   take one pass over the row for the statistics: rmsnorm sums squares in f32 per block and the
+   blocks in double; layernorm takes each block's mean (the block is in L1 by then), sums the
+   squares around it and merges the blocks' (count, mean, M2) in double (Chan et al.), so the
+   variance does not cancel however large the mean.  The output pass prefetches the next row (pf)
+   so that its read overlaps the stores; outputs far larger than the caches (stream) are stored
+   non-temporally. */
+#define GPUML__SM_BLK 1024
+GPUML__V16_INLINE void gpuml__v16_pf(const char *p) { _mm_prefetch(p, _MM_HINT_T0); }
 GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int logsm, float *e,
-                                                             float *bm, int stream)
+                                                             float *bm, int stream, const char *pf)
 {
     const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
     float mx = -INFINITY;
@@ -5650,6 +5671,7 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
     int64_t b0, i, nb;
     for (b0 = 0, nb = 0; b0 < n; b0 += GPUML__SM_BLK, nb++) {
         const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
+        const char *nx = x + GPUML__MIN(b1 + GPUML__SM_BLK, n) * ex;   /* the next block, prefetched during this one's exp */
         __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, a0 = _mm512_setzero_ps(), a1 = a0, sh;
         float bmx;
         /* max_ps(v, m) returns m for a NaN v: NaN is skipped, as the scalar loop does */
@@ -5662,12 +5684,13 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
             m0 = _mm512_mask_max_ps(m0, m, gpuml__v16_ld(x + i * ex, xb, m), m0);
         }
         bmx = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
-        if (bmx > mx) { s *= exp((double)mx - (double)bmx); mx = bmx; }
+        if (bmx > mx) { if (s != 0.0) s *= exp((double)mx - (double)bmx); mx = bmx; }
         bm[nb] = mx;
         sh = _mm512_set1_ps(mx == -INFINITY ? 0.0f : mx);
         for (i = b0; i + 32 <= b1; i += 32) {
             __m512 v = gpuml__v16_exp_small(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), sh));
             __m512 w = gpuml__v16_exp_small(_mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), sh));
+            if (b1 + (i - b0) < n) gpuml__v16_pf(nx + (i - b0) * ex);
             if (!logsm) { _mm512_storeu_ps(e + i, v); _mm512_storeu_ps(e + i + 16, w); }
             a0 = _mm512_add_ps(a0, v);
             a1 = _mm512_add_ps(a1, w);
@@ -5685,15 +5708,17 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
         for (i = 0; i < n; i += 16) {
             __mmask16 m = gpuml__v16_mask(n - i);
             char *yp = y + i * ey;
+            if (pf) gpuml__v16_pf(pf + i * ex);
             gpuml__v16_st(yp, yb, _mm512_add_ps(gpuml__v16_ld(x + i * ex, xb, m), c), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
         }
     } else {
         for (b0 = 0, nb = 0; b0 < n; b0 += GPUML__SM_BLK, nb++) {
             const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
-            const __m512 f = _mm512_set1_ps((float)((bm[nb] == -INFINITY ? 1.0 : exp((double)bm[nb] - (double)mx)) / s));
+            const __m512 f = _mm512_set1_ps((float)((bm[nb] == -INFINITY || bm[nb] == mx ? 1.0 : exp((double)bm[nb] - (double)mx)) / s));
             for (i = b0; i < b1; i += 16) {
                 __mmask16 m = gpuml__v16_mask(b1 - i);
                 char *yp = y + i * ey;
+                if (pf) gpuml__v16_pf(pf + i * ex);
                 gpuml__v16_st(yp, yb, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, e + i), f), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
             }
         }
@@ -5702,41 +5727,71 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
 }
 /* layernorm (rms = 0) or rmsnorm of one dense row; w, b: f32 or NULL */
 GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int rms, double eps,
-                                                          const float *w, const float *b, int stream)
+                                                          const float *w, const float *b, int stream, const char *pf)
 {
     const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
-    __m512d s1a = _mm512_setzero_pd(), s1b = s1a, s2a = s1a, s2b = s1a;
-    double c = rms ? 0.0 : (double)_mm512_cvtss_f32(gpuml__v16_ld(x, xb, 1)), s1, s2, mean, var;
-    const __m512d vc = _mm512_set1_pd(c);
+    double cnt = 0, mean = 0, m2 = 0;
     __m512 vm, vl, vr;
-    int64_t i;
-    for (i = 0; i < n; i += 16) {
-        __mmask16 m = gpuml__v16_mask(n - i);
-        __m512 v = gpuml__v16_ld(x + i * ex, xb, m);
-        __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v)), hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-        if (!rms) {
-            lo = _mm512_maskz_sub_pd((__mmask8)m, lo, vc);
-            hi = _mm512_maskz_sub_pd((__mmask8)(m >> 8), hi, vc);
-            s1a = _mm512_add_pd(s1a, lo);
-            s1b = _mm512_add_pd(s1b, hi);
+    int64_t b0, i;
+    for (b0 = 0; b0 < n; b0 += GPUML__SM_BLK) {
+        const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n), nb = b1 - b0;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, c0 = a0, c1 = a0, mb;
+        double sd, bmean;
+        if (rms) {
+            for (i = b0; i + 32 <= b1; i += 32) {
+                __m512 v = gpuml__v16_ld(x + i * ex, xb, 0xffff), u = gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff);
+                a0 = _mm512_fmadd_ps(v, v, a0);
+                a1 = _mm512_fmadd_ps(u, u, a1);
+            }
+            for (; i < b1; i += 16) {
+                __m512 v = gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(b1 - i));
+                a0 = _mm512_fmadd_ps(v, v, a0);
+            }
+            m2 += (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+            continue;
         }
-        s2a = _mm512_fmadd_pd(lo, lo, s2a);
-        s2b = _mm512_fmadd_pd(hi, hi, s2b);
+        for (i = b0; i + 32 <= b1; i += 32) {
+            a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, 0xffff));
+            a1 = _mm512_add_ps(a1, gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff));
+        }
+        for (; i < b1; i += 16) a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(b1 - i)));
+        mb = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) / (float)nb);
+        a0 = a1 = _mm512_setzero_ps();
+        for (i = b0; i + 32 <= b1; i += 32) {
+            __m512 v = _mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), mb), u = _mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), mb);
+            a0 = _mm512_add_ps(a0, v);
+            a1 = _mm512_add_ps(a1, u);
+            c0 = _mm512_fmadd_ps(v, v, c0);
+            c1 = _mm512_fmadd_ps(u, u, c1);
+        }
+        for (; i < b1; i += 16) {
+            __mmask16 m = gpuml__v16_mask(b1 - i);
+            __m512 v = _mm512_maskz_sub_ps(m, gpuml__v16_ld(x + i * ex, xb, m), mb);
+            a0 = _mm512_add_ps(a0, v);
+            c0 = _mm512_fmadd_ps(v, v, c0);
+        }
+        /* the block: mean mb + sd / nb, M2 = sum (x - mb)^2 - sd^2 / nb; merged into the row's */
+        sd = (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+        bmean = (double)_mm512_cvtss_f32(mb) + sd / (double)nb;
+        {
+            double bm2 = (double)_mm512_reduce_add_ps(_mm512_add_ps(c0, c1)) - sd * sd / (double)nb, d = bmean - mean, tot = cnt + (double)nb;
+            mean += d * ((double)nb / tot);
+            m2 += bm2 + d * d * cnt * ((double)nb / tot);
+            cnt = tot;
+        }
     }
-    s1 = _mm512_reduce_add_pd(_mm512_add_pd(s1a, s1b)) / (double)n;
-    s2 = _mm512_reduce_add_pd(_mm512_add_pd(s2a, s2b)) / (double)n;
-    mean = c + s1;
-    var = s2 - s1 * s1;
+    m2 /= (double)n;
     /* the mean as two floats: x - mean stays accurate when |mean| is much larger than the spread */
     vm = _mm512_set1_ps((float)mean);
     vl = _mm512_set1_ps((float)(mean - (double)(float)mean));
-    vr = _mm512_set1_ps((float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + eps)));
+    vr = _mm512_set1_ps((float)(1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + eps)));
     for (i = 0; i < n; i += 16) {
         __mmask16 m = gpuml__v16_mask(n - i);
         char *yp = y + i * ey;
         __m512 v = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, m), vm), vl), vr);
-        if (w) v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(m, w + i));
-        if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, b + i));
+        if (pf) gpuml__v16_pf(pf + i * ex);
+        if (w) v = b ? _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(m, w + i), _mm512_maskz_loadu_ps(m, b + i)) : _mm512_mul_ps(v, _mm512_maskz_loadu_ps(m, w + i));
+        else if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, b + i));
         gpuml__v16_st(yp, yb, v, m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
     }
     if (stream) _mm_sfence();
@@ -5780,10 +5835,11 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
         float *yo = yb;
 #if GPUML__HAVE_AVX2_PATH
         if (rows16 && yp) {
+            const char *pf = row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX)
-                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_LOG_SOFTMAX, yb, db, stream);
+                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_LOG_SOFTMAX, yb, db, stream, pf);
             else
-                gpuml__norm_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_RMSNORM, r->eps, j->w, j->b, stream);
+                gpuml__norm_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_RMSNORM, r->eps, j->w, j->b, stream, pf);
             continue;
         }
 #endif
