@@ -4584,6 +4584,12 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, f
    sigmoid(x) is 0 below x = -87.3 (true value < 1.2e-38).  bf16 is converted in registers: widening
    is a 16-bit shift, narrowing the round-to-nearest-even of gpuml__f32_to_bf16 with NaN -> 0x7fff. */
 #if GPUML__HAVE_AVX2_PATH
+#if defined(__GNUC__) && !defined(__clang__)
+/* g++ 12 takes the undefined operand inside GCC's own AVX-512 intrinsics for an uninitialized variable */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #define GPUML__V16_INLINE static __inline__ __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
 GPUML__V16_INLINE __mmask16 gpuml__v16_mask(int64_t k) { return (__mmask16)(k >= 16 ? 0xffff : (1u << k) - 1u); }
 /* 16 (masked: k) elements at p, f32 (bf = 0) or bf16 (bf = 1), as floats; lanes masked off are 0 */
@@ -4820,6 +4826,9 @@ GPUML__FN GPUML__AVX512_TARGET double gpuml__vsum_avx512(const char *x, int bf, 
     }
     return _mm512_reduce_add_pd(_mm512_add_pd(d0, d1));
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 #if GPUML__HAVE_AVX2_PATH
 GPUML__FN GPUML__AVX2_TARGET void gpuml__cpu_ew_avx2(int op, int64_t n, float *o, const float *a, const float *b, const float *c,
@@ -5664,6 +5673,12 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
 
 
 #if GPUML__HAVE_AVX2_PATH
+#if defined(__GNUC__) && !defined(__clang__)
+/* g++ 12 takes the undefined operand inside GCC's own AVX-512 intrinsics for an uninitialized variable */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 /* AVX-512 forward rows, x and y dense f32 or bf16 (xb, yb), converted in registers.  Softmax reads
    the row from memory once: per block of GPUML__SM_BLK elements the block max updates the running
    max M (the running sum is rescaled by exp(M_old - M) in double), exp(x - M) goes to the scratch e
@@ -5812,6 +5827,9 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb
     }
     if (stream) _mm_sfence();
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 /* ---- CPU ---- */
