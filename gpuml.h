@@ -4638,6 +4638,20 @@ GPUML__V16_INLINE __m512 gpuml__v16_exp_to(__m512 v, int clamp_hi)
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
     return _mm512_mask_mov_ps(_mm512_scalef_ps(p, k), _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), _mm512_setzero_ps());
 }
+/* 2^z for z <= 0 (the softmax's (x - max) log2(e)): z = k + f, |f| <= 1/2, 2^f by a degree-5
+   polynomial (fitted, relative error 1.6e-7); 0 below -126 (no subnormals), NaN kept */
+GPUML__V16_INLINE __m512 gpuml__v16_exp2_neg(__m512 z)
+{
+    const __m512 lo = _mm512_set1_ps(-126.0f);
+    __m512 w = _mm512_max_ps(lo, z), k = _mm512_roundscale_ps(w, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), f, p;
+    f = _mm512_sub_ps(w, k);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(0.0013218672247603536f), f, _mm512_set1_ps(0.009671698324382305f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.05550893023610115f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.24022237956523895f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.6931468844413757f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
+    return _mm512_mask_mov_ps(_mm512_scalef_ps(p, k), _mm512_cmp_ps_mask(z, lo, _CMP_LT_OQ), _mm512_setzero_ps());
+}
 GPUML__V16_INLINE __m512 gpuml__v16_exp(__m512 v) { return gpuml__v16_exp_to(v, 1); }
 GPUML__V16_INLINE __m512 gpuml__v16_exp_small(__m512 v) { return gpuml__v16_exp_to(v, 0); }
 /* 1/d for normal d (NaN, 0 and inf excepted) to ~1 ulp */
@@ -5703,8 +5717,10 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
     for (b0 = 0, nb = 0; b0 < n; b0 += GPUML__SM_BLK, nb++) {
         const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
         const char *nx = x + GPUML__MIN(b1 + GPUML__SM_BLK, n) * ex;   /* the next block, prefetched during this one's exp */
-        __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, a0 = _mm512_setzero_ps(), a1 = a0, sh;
+        __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, a0 = _mm512_setzero_ps(), a1 = a0, sh, sl = a0;
+        const __m512 l2e = _mm512_set1_ps(1.44269504088896341f);
         float bmx;
+        int big;
         /* max_ps(v, m) returns m for a NaN v: NaN is skipped, as the scalar loop does */
         for (i = b0; i + 32 <= b1; i += 32) {
             m0 = _mm512_max_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), m0);
@@ -5717,10 +5733,23 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
         bmx = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
         if (bmx > mx) { if (s != 0.0) s *= exp((double)mx - (double)bmx); mx = bmx; }
         bm[nb] = mx;
-        sh = _mm512_set1_ps(mx == -INFINITY ? 0.0f : mx);
+        /* exp(x - M) = 2^(x log2e - M log2e), M log2e as two floats (hi, lo): one FMA and a
+           subtraction instead of the subtraction, the scaling and the two-constant reduction */
+        {
+            const double ml = mx == -INFINITY ? 0.0 : (double)mx * 1.44269504088896341;
+            const float hi = (float)ml;
+            if (fabs(ml) > 1e37) sh = _mm512_set1_ps(mx), big = 1;   /* (x - M) log2e would overflow */
+            else sh = _mm512_set1_ps(hi), sl = _mm512_set1_ps((float)(ml - (double)hi)), big = 0;
+        }
         for (i = b0; i + 32 <= b1; i += 32) {
-            __m512 v = gpuml__v16_exp_small(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), sh));
-            __m512 w = gpuml__v16_exp_small(_mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), sh));
+            __m512 v = gpuml__v16_ld(x + i * ex, xb, 0xffff), w = gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff);
+            if (big) {
+                v = gpuml__v16_exp_small(_mm512_sub_ps(v, sh));
+                w = gpuml__v16_exp_small(_mm512_sub_ps(w, sh));
+            } else {
+                v = gpuml__v16_exp2_neg(_mm512_sub_ps(_mm512_fmsub_ps(v, l2e, sh), sl));
+                w = gpuml__v16_exp2_neg(_mm512_sub_ps(_mm512_fmsub_ps(w, l2e, sh), sl));
+            }
             if (b1 + (i - b0) < n) gpuml__v16_pf(nx + (i - b0) * ex);
             if (!logsm) { _mm512_storeu_ps(e + i, v); _mm512_storeu_ps(e + i + 16, w); }
             a0 = _mm512_add_ps(a0, v);
@@ -5728,7 +5757,8 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
         }
         for (; i < b1; i += 16) {
             __mmask16 m = gpuml__v16_mask(b1 - i);
-            __m512 v = gpuml__v16_exp_small(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, m), sh));
+            __m512 v = gpuml__v16_ld(x + i * ex, xb, m);
+            v = big ? gpuml__v16_exp_small(_mm512_sub_ps(v, sh)) : gpuml__v16_exp2_neg(_mm512_sub_ps(_mm512_fmsub_ps(v, l2e, sh), sl));
             if (!logsm) _mm512_mask_storeu_ps(e + i, m, v);
             a0 = _mm512_mask_add_ps(a0, m, a0, v);
         }

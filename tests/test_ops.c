@@ -1001,8 +1001,8 @@ static void test_cpu_gpu_agree(void)
    scalar path gives), and a layernorm of values far from 0 (the variance must not cancel) */
 static void test_cpu_rows_edges(void)
 {
-    const long long R = 5, n = 1500;
-    int64_t s[2] = {5, 1500};
+    const long long R = 7, n = 1500;
+    int64_t s[2] = {7, 1500};
     int l, t;
     for (t = 0; t < 2; t++) {
         gpuml_dtype dt = t ? GPUML_BF16 : GPUML_F32;
@@ -1015,6 +1015,8 @@ static void test_cpu_rows_edges(void)
         vx[2 * n + 1200] = NAN;                                 /* row 2: NaN late */
         vx[3 * n + 900] = INFINITY;                             /* row 3: +inf in the second block */
         for (i = 0; i < n; i++) vx[4 * n + i] -= 60.0 * (double)(i < 700);   /* row 4: the max late */
+        for (i = 0; i < n; i++) vx[5 * n + i] += 1000.0 + 3.0 * (double)(i >= 1100);   /* row 5: large logits, max late */
+        for (i = 0; i < n; i++) vx[6 * n + i] = i % 3 ? -3e38 : 3e38;         /* row 6: near FLT_MAX */
         tt_write(x, vx);
         vx = (free(vx), tt_read(x));
         for (l = 0; l < 2; l++) {
@@ -1030,8 +1032,12 @@ static void test_cpu_rows_edges(void)
             }
             snprintf(what, sizeof what, "%s %s leading -inf", l ? "log_softmax" : "softmax", gpuml_dtype_name(dt));
             tu_close(what, vy, ref, n, t ? 2e-2 : 2e-5, l ? 1e-4 : 1e-7);
-            snprintf(what, sizeof what, "%s %s late max", l ? "log_softmax" : "softmax", gpuml_dtype_name(dt));
-            tu_close(what, vy + 4 * n, ref + 4 * n, n, t ? 2e-2 : 2e-5, l ? 1e-4 + (t ? 2e-2 : 0) : 1e-7);
+            snprintf(what, sizeof what, "%s %s late max, large logits", l ? "log_softmax" : "softmax", gpuml_dtype_name(dt));
+            tu_close(what, vy + 4 * n, ref + 4 * n, 2 * n, t ? 2e-2 : 2e-5, l ? 1e-4 + (t ? 2e-2 : 0) : 1e-7);
+            if (!l) {
+                snprintf(what, sizeof what, "softmax %s near FLT_MAX", gpuml_dtype_name(dt));
+                tu_close(what, vy + 6 * n, ref + 6 * n, n, t ? 2e-2 : 2e-5, 1e-7);
+            }
             free(vy);
         }
         for (i = 0; i < R * n; i++) vx[i] = 1e4 + (double)((i * 7919) % 2001 - 1000) * 1e-3 * (t ? 8.0 : 1.0);
