@@ -4691,20 +4691,6 @@ GPUML__V16_INLINE __m512 gpuml__v16_sigmoid(__m512 x)
     __m512 r = gpuml__v16_rcp(_mm512_add_ps(_mm512_set1_ps(1.0f), e));
     return _mm512_mask_mul_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), r, e);
 }
-/* gelu for |x| <= 2: x (0.5 + x Q(x^2)), Q of degree 6 fitted (weighted least squares on Chebyshev
-   points) to (Phi(x) - 1/2) / x; relative error < 2.5e-6 in f32 (Phi(-2) = 0.023 keeps the
-   cancellation in 0.5 + x Q small), a third of the cost of the erfc form */
-GPUML__V16_INLINE __m512 gpuml__v16_gelu_mid(__m512 x)
-{
-    __m512 u = _mm512_mul_ps(x, x), q = _mm512_set1_ps(2.4910357865337573e-07f);
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(-7.142346930777421e-06f));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(0.000108185617136769f));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(-0.0011742510832846165f));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(0.009960687719285488f));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(-0.06648436188697815f));
-    q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(0.39894136786460876f));
-    return _mm512_mul_ps(x, _mm512_fmadd_ps(x, q, _mm512_set1_ps(0.5f)));
-}
 /* the ops of gpuml__ew_avx512 */
 GPUML__FN int gpuml__ew_avx512_has(int op)
 {
@@ -4736,9 +4722,7 @@ GPUML__V16_INLINE __m512 gpuml__v16_ew(int op, __m512 x, __m512 y)
     case GPUML__EW_UNARY + GPUML_UNARY_EXP: return gpuml__v16_exp(x);
     case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: return gpuml__v16_sigmoid(x);
     case GPUML__EW_UNARY + GPUML_UNARY_SILU: return _mm512_mul_ps(x, gpuml__v16_sigmoid(x));
-    case GPUML__EW_UNARY + GPUML_UNARY_GELU:   /* the polynomial where all 16 lanes allow it (NaN does not) */
-        if (_mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(2.0f), _CMP_LE_OQ) == 0xffff) return gpuml__v16_gelu_mid(x);
-        return _mm512_mul_ps(x, gpuml__v16_ncdf(x, NULL));
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU: return _mm512_mul_ps(x, gpuml__v16_ncdf(x, NULL));
     case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH:
         u = _mm512_mul_ps(k0, _mm512_fmadd_ps(_mm512_mul_ps(k1, x), _mm512_mul_ps(x, x), x));
         return _mm512_mul_ps(x, gpuml__v16_sigmoid(_mm512_add_ps(u, u)));
