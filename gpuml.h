@@ -4595,15 +4595,19 @@ GPUML__V16_INLINE __mmask16 gpuml__v16_mask(int64_t k) { return (__mmask16)(k >=
 /* 16 (masked: k) elements at p, f32 (bf = 0) or bf16 (bf = 1), as floats; lanes masked off are 0 */
 GPUML__V16_INLINE __m512 gpuml__v16_ld(const char *p, int bf, __mmask16 m)
 {
-    if (bf) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
+    /* bf16 word i to the upper half of lane i, the lower halves zeroed: one vpermw */
+    const __m512i up = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3, 0, 2, 0, 1, 0, 0, 0);
+    if (bf) return _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xaaaaaaaau, up, _mm512_castsi256_si512(_mm256_maskz_loadu_epi16(m, p))));
     return _mm512_maskz_loadu_ps(m, p);
 }
 GPUML__V16_INLINE __m256i gpuml__v16_to_bf16(__m512 v)
 {
-    const __m512i x = _mm512_castps_si512(v), one = _mm512_set1_epi32(1), q = _mm512_set1_epi32(0x7fff);
-    __m512i r = _mm512_add_epi32(_mm512_add_epi32(x, q), _mm512_and_si512(_mm512_srli_epi32(x, 16), one));
-    r = _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_srli_epi32(r, 16), q);
-    return _mm512_cvtepi32_epi16(r);
+    /* NaN lanes become 0x7fff0000 first, which rounds to 0x7fff; the upper halves are gathered by vpermw */
+    const __m512i q = _mm512_set1_epi32(0x7fff), odd = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                                        31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    __m512i x = _mm512_mask_mov_epi32(_mm512_castps_si512(v), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(0x7fff0000));
+    x = _mm512_add_epi32(_mm512_add_epi32(x, q), _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1)));
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(odd, x));
 }
 /* stores the lanes of m; nt: a non-temporal store of all 16 (p aligned to 64 bytes for f32, 32 for bf16) */
 GPUML__V16_INLINE void gpuml__v16_st(char *p, int bf, __m512 v, __mmask16 m, int nt)

@@ -1058,6 +1058,38 @@ static void test_cpu_rows_edges(void)
     }
 }
 
+
+/* the AVX-512 elementwise path's bf16 conversions give the bits of the scalar ones (x * 1 keeps x;
+   NaN stays NaN), with and without non-temporal stores */
+static void test_cpu_bf16_avx512_bits(void)
+{
+#if GPUML__HAVE_AVX2_PATH
+    enum { N = 4099 };
+    static float v[N], one[N], back[N + 16];
+    static unsigned char o[2 * N + 64];
+    unsigned long long x;
+    int i = 0, bad = 0, nt;
+    if (gpuml__cpu_simd() < 2) SKIP("no AVX-512 on this CPU (or GPUML_CPU_SIMD caps it)");
+    for (x = 0; x < 0x100000000ULL && i < N; x += 1048573ULL, i++) { unsigned u = (unsigned)x; memcpy(&v[i], &u, 4); one[i] = 1.0f; }
+    v[0] = NAN; v[1] = -INFINITY; v[2] = 3.3895314e38f; v[3] = -0.0f; v[4] = 1.00390625f; v[5] = 1.01171875f;   /* ties */
+    for (nt = 0; nt < 2; nt++) {
+        unsigned char *op = o + 2 + 2 * nt;   /* not aligned: the stream path stores a head first */
+        gpuml__ew_avx512(GPUML_BINARY_MUL, i, (char *)op, 1, (const char *)v, 0, (const char *)one, 0, nt);
+        gpuml__ew_avx512(GPUML_BINARY_MUL, i, (char *)(back + 1), 0, (const char *)op, 1, (const char *)one, 0, nt);
+        for (x = 0; (int)x < i; x++) {
+            unsigned short h;
+            float f;
+            memcpy(&h, op + 2 * x, 2);
+            f = gpuml__bf16_to_f32(h);
+            bad += h != gpuml__f32_to_bf16(v[x]) || memcmp(&f, &back[x + 1], 4) != 0;
+        }
+    }
+    CHECK(bad == 0, "%d of %d AVX-512 bf16 conversions differ from the scalar ones", bad, 2 * i);
+#else
+    SKIP("no x86 SIMD paths in this build");
+#endif
+}
+
 /* the CPU ops again on each lower SIMD path this machine has (AVX2, scalar; the default run above
    takes the best one, AVX-512 where present); GPUML_CPU_SIMD=avx2|scalar does the same from outside */
 static void test_cpu_simd_paths(void)
@@ -1101,6 +1133,7 @@ static const tu_test tests[] = {
     {"errors", test_errors},
     {"cpu_gpu_agree", test_cpu_gpu_agree},
     {"cpu_rows_edges", test_cpu_rows_edges},
+    {"cpu_bf16_avx512_bits", test_cpu_bf16_avx512_bits},
     {"cpu_simd_paths", test_cpu_simd_paths},
 };
 int main(int argc, char **argv) { return TU_RUN("test_ops", tests, argc, argv); }
