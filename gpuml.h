@@ -53,6 +53,8 @@
                           Default: $XDG_CACHE_HOME/gpuml, else ~/.cache/gpuml
                           (%LOCALAPPDATA%\gpuml on Windows)
        GPUML_NUM_THREADS  CPU backend threads (default: the number of cores)
+       GPUML_CPU_SIMD     avx2 | scalar: cap the CPU ops' SIMD path (default: the best the
+                          CPU has, AVX-512 where present); read once
        GPUML_PROFILE      1: record every op, print the summary to stderr at shutdown
        GPUML_TRACE        file.json: record every op, write a Chrome trace there at shutdown
        GPUML_GRAPHS       off: gpuml_graph_* run the captured function eagerly
