@@ -5694,7 +5694,7 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
    squares around it and merges the blocks' (count, mean, M2) in double (Chan et al.), so the
    variance does not cancel however large the mean.  The output pass prefetches the next row (pf)
    so that its read overlaps the stores; outputs far larger than the caches (stream) are stored
-   non-temporally. */
+   non-temporally, and the caller fences (_mm_sfence) once after its rows, not per row. */
 #define GPUML__SM_BLK 1024
 GPUML__V16_INLINE void gpuml__v16_pf(const char *p) { _mm_prefetch(p, _MM_HINT_T0); }
 GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int logsm, float *e,
@@ -5774,7 +5774,6 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
             }
         }
     }
-    if (stream) _mm_sfence();
 }
 /* layernorm (rms = 0) or rmsnorm of one dense row; w, b: f32 or NULL */
 GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int rms, double eps,
@@ -5845,7 +5844,6 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb
         else if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, b + i));
         gpuml__v16_st(yp, yb, v, m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
     }
-    if (stream) _mm_sfence();
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -5977,6 +5975,9 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
         }
         if (yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
     }
+#if GPUML__HAVE_AVX2_PATH
+    if (rows16 && stream) _mm_sfence();
+#endif
     gpuml__free(buf);
 }
 
