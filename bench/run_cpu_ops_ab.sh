@@ -5,7 +5,7 @@
 cd "$(dirname "$0")/.." || exit 1
 reps=${1:-4}; filter=${2:-}
 mkdir -p build
-[ -x build/bench_ops ] || cc -std=c99 -O2 -I. bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm || exit 1
+cc -std=c99 -O2 -I. bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm || exit 1
 raw=build/cpu_ops_ab.txt; : > $raw
 i=0
 while [ $i -lt "$reps" ]; do
