@@ -4580,11 +4580,13 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, f
 }
 #endif
 /* ---- CPU vector math, AVX-512: the same functions 16 lanes wide, dense f32 or bf16 in and out ----
-   The formulas and constants are those of the AVX2 versions above; 2^k is applied with vscalefps
-   (no overflow split), reciprocals are rcp14 and one Newton step, the tails are masked.  exp still
+   The reductions and polynomials are those of the AVX2 versions above (exp's evaluated by Horner
+   to the end); 2^k is applied with vscalefps (no overflow split), reciprocals are rcp14 and one
+   Newton step, sigmoid is built from exp(-|x|) (no division), the tails are masked.  exp still
    flushes below -87.3 (no subnormal results: those cost microcode assists on Intel), and so
-   sigmoid(x) is 0 below x = -87.3 (true value < 1.2e-38).  bf16 is converted in registers: widening
-   is a 16-bit shift, narrowing the round-to-nearest-even of gpuml__f32_to_bf16 with NaN -> 0x7fff. */
+   sigmoid(x) is 0 below x = -87.3 (true value < 1.2e-38).  bf16 is converted in registers: widened
+   by one word permute into the upper halves, narrowed with the round-to-nearest-even of
+   gpuml__f32_to_bf16 (NaN -> 0x7fff), bit for bit. */
 #if GPUML__HAVE_AVX2_PATH
 #if defined(__GNUC__) && !defined(__clang__)
 /* g++ 12 takes the undefined operand inside GCC's own AVX-512 intrinsics for an uninitialized variable */
