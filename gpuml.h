@@ -4249,30 +4249,35 @@ GPUML__FN int gpuml__cpu_simd(void) { return gpuml__cpu_simd_ctl(-2); }
 #define GPUML__TILE 512
 /* n elements of dtype d at p (byte step) as floats: returns p itself for dense f32, else buf */
 #if GPUML__HAVE_AVX2_PATH
-/* contiguous bf16 <-> f32, 8 at a time; bit-identical to gpuml__bf16_to_f32 / gpuml__f32_to_bf16
-   (round to nearest even, NaN -> 0x7fff).  Return how many elements they did. */
+#define GPUML__V8_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma")))
+/* 8 contiguous bf16 as floats, and 8 floats as bf16 (round to nearest even, NaN -> 0x7fff):
+   bit-identical to gpuml__bf16_to_f32 / gpuml__f32_to_bf16 */
+GPUML__V8_INLINE __m256 gpuml__v8_ld_bf16(const char *p)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)), 16));
+}
+GPUML__V8_INLINE __m128i gpuml__v8_to_bf16(__m256 v)
+{
+    const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+    const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1), qnan = _mm256_set1_epi32(0x7fff);
+    __m256i x = _mm256_castps_si256(v);
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, absm), inf);
+    __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, bias), _mm256_and_si256(_mm256_srli_epi32(x, 16), one));
+    r = _mm256_blendv_epi8(_mm256_srli_epi32(r, 16), qnan, nan);
+    r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);   /* 8 u16 in the low half */
+    return _mm256_castsi256_si128(r);
+}
+/* contiguous bf16 <-> f32 rows, 8 at a time; return how many elements they did */
 GPUML__FN GPUML__AVX2_TARGET int64_t gpuml__bf16_ld_avx2(const char *p, int64_t n, float *buf)
 {
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i)));
-        _mm256_storeu_ps(buf + i, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
-    }
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(buf + i, gpuml__v8_ld_bf16(p + 2 * i));
     return i;
 }
 GPUML__FN GPUML__AVX2_TARGET int64_t gpuml__bf16_st_avx2(char *p, int64_t n, const float *v)
 {
-    const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
-    const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1), qnan = _mm256_set1_epi32(0x7fff);
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i x = _mm256_castps_si256(_mm256_loadu_ps(v + i));
-        __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, absm), inf);
-        __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, bias), _mm256_and_si256(_mm256_srli_epi32(x, 16), one));
-        r = _mm256_blendv_epi8(_mm256_srli_epi32(r, 16), qnan, nan);
-        r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);   /* 8 u16 in the low half */
-        _mm_storeu_si128((__m128i *)(void *)(p + 2 * i), _mm256_castsi256_si128(r));
-    }
+    for (; i + 8 <= n; i += 8) _mm_storeu_si128((__m128i *)(void *)(p + 2 * i), gpuml__v8_to_bf16(_mm256_loadu_ps(v + i)));
     return i;
 }
 #endif
@@ -4367,7 +4372,6 @@ GPUML__FN void gpuml__cpu_ew_plain(int op, int64_t n, float *o, const float *a, 
    0.5*x*erfc(-x/sqrt2), which has no cancellation for negative x, and the tanh form uses
    1 + tanh(u) = 2*sigmoid(2u). */
 #if GPUML__HAVE_AVX2_PATH
-#define GPUML__V8_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma")))
 /* e^r for |r| <= ln2/2: degree-6 polynomial */
 GPUML__V8_INLINE __m256 gpuml__v8_exp_poly(__m256 r)
 {
@@ -4450,72 +4454,99 @@ GPUML__V8_INLINE __m256 gpuml__v8_sigmoid(__m256 x)
     const __m256 one = _mm256_set1_ps(1.0f);
     return _mm256_div_ps(one, _mm256_add_ps(one, gpuml__v8_exp(_mm256_sub_ps(_mm256_setzero_ps(), x))));
 }
-/* the activations and their gradients whose scalar forms call libm; returns 0 for other ops */
-GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, float *o, const float *a, const float *b)
+/* the binary ops and the activations (and their gradients) whose scalar forms call libm */
+GPUML__FN int gpuml__ew_avx2_has(int op)
 {
-    const __m256 one = _mm256_set1_ps(1.0f), k0 = _mm256_set1_ps(0.79788456080286536f), k1 = _mm256_set1_ps(0.044715f);
-    int64_t i = 0;
     switch (op) {
     case GPUML_BINARY_ADD: case GPUML_BINARY_SUB: case GPUML_BINARY_MUL: case GPUML_BINARY_DIV:
     case GPUML_BINARY_MAXIMUM: case GPUML_BINARY_MINIMUM:
-        if (!b) return 0;
-        for (; i + 8 <= n; i += 8) {
-            __m256 x = _mm256_loadu_ps(a + i), y = _mm256_loadu_ps(b + i), r;
-            switch (op) {
-            case GPUML_BINARY_ADD: r = _mm256_add_ps(x, y); break;
-            case GPUML_BINARY_SUB: r = _mm256_sub_ps(x, y); break;
-            case GPUML_BINARY_MUL: r = _mm256_mul_ps(x, y); break;
-            case GPUML_BINARY_DIV: r = _mm256_div_ps(x, y); break;
-            default:   /* maximum / minimum: NaN in either propagates (as x + y) */
-                r = op == GPUML_BINARY_MAXIMUM ? _mm256_max_ps(x, y) : _mm256_min_ps(x, y);
-                r = _mm256_blendv_ps(r, _mm256_add_ps(x, y), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
-                break;
-            }
-            _mm256_storeu_ps(o + i, r);
-        }
-        if (i < n) gpuml__cpu_ew_plain(op, n - i, o + i, a + i, b + i, NULL, 0.0f, 0.0f);
-        return 1;
     case GPUML__EW_UNARY + GPUML_UNARY_EXP: case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: case GPUML__EW_UNARY + GPUML_UNARY_GELU:
     case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH: case GPUML__EW_UNARY + GPUML_UNARY_SILU: case GPUML__EW_GELU_GRAD:
-    case GPUML__EW_GELU_TANH_GRAD: case GPUML__EW_SILU_GRAD: break;
+    case GPUML__EW_GELU_TANH_GRAD: case GPUML__EW_SILU_GRAD: return 1;
     default: return 0;
     }
-    for (; i + 8 <= n; i += 8) {
-        __m256 x = _mm256_loadu_ps(a + i), y = x, s, pdf, u;
-        switch (op) {
-        case GPUML__EW_UNARY + GPUML_UNARY_EXP: y = gpuml__v8_exp(x); break;
-        case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: y = gpuml__v8_sigmoid(x); break;
-        case GPUML__EW_UNARY + GPUML_UNARY_SILU: y = _mm256_mul_ps(x, gpuml__v8_sigmoid(x)); break;
-        case GPUML__EW_UNARY + GPUML_UNARY_GELU: y = _mm256_mul_ps(x, gpuml__v8_ncdf(x, NULL)); break;
-        case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH:
-            u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, x), _mm256_mul_ps(x, x), x));
-            y = _mm256_mul_ps(x, gpuml__v8_sigmoid(_mm256_add_ps(u, u)));
-            break;
-        case GPUML__EW_GELU_GRAD:   /* a = dy, b = x */
-            u = _mm256_loadu_ps(b + i);
-            s = gpuml__v8_ncdf(u, &pdf);
-            y = _mm256_mul_ps(x, _mm256_fmadd_ps(u, pdf, s));
-            break;
-        case GPUML__EW_GELU_TANH_GRAD: {
-            /* 0.5(1+t) = s and 0.5(1-t^2) = 2s(1-s) with s = sigmoid(2u) */
-            __m256 xv = _mm256_loadu_ps(b + i), x2 = _mm256_mul_ps(xv, xv), q;
-            u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, xv), x2, xv));
-            s = gpuml__v8_sigmoid(_mm256_add_ps(u, u));
-            q = _mm256_mul_ps(_mm256_mul_ps(s, _mm256_sub_ps(one, s)), _mm256_mul_ps(_mm256_add_ps(xv, xv), k0));
-            q = _mm256_mul_ps(q, _mm256_fmadd_ps(_mm256_set1_ps(3.0f * 0.044715f), x2, one));
-            y = _mm256_mul_ps(x, _mm256_add_ps(s, q));
-            break;
-        }
-        case GPUML__EW_SILU_GRAD:
-            u = _mm256_loadu_ps(b + i);
-            s = gpuml__v8_sigmoid(u);
-            y = _mm256_mul_ps(_mm256_mul_ps(x, s), _mm256_fmadd_ps(u, _mm256_sub_ps(one, s), one));
-            break;
-        default: break;
-        }
-        _mm256_storeu_ps(o + i, y);
+}
+/* one vector of op (x = a, y = b; the gradients: x = dy, y = the input) */
+GPUML__V8_INLINE __m256 gpuml__v8_ew(int op, __m256 x, __m256 y)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), k0 = _mm256_set1_ps(0.79788456080286536f), k1 = _mm256_set1_ps(0.044715f);
+    __m256 r, s, pdf, u, x2, q;
+    switch (op) {
+    case GPUML_BINARY_ADD: return _mm256_add_ps(x, y);
+    case GPUML_BINARY_SUB: return _mm256_sub_ps(x, y);
+    case GPUML_BINARY_MUL: return _mm256_mul_ps(x, y);
+    case GPUML_BINARY_DIV: return _mm256_div_ps(x, y);
+    case GPUML_BINARY_MAXIMUM: case GPUML_BINARY_MINIMUM:   /* NaN in either propagates (as x + y) */
+        r = op == GPUML_BINARY_MAXIMUM ? _mm256_max_ps(x, y) : _mm256_min_ps(x, y);
+        return _mm256_blendv_ps(r, _mm256_add_ps(x, y), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
+    case GPUML__EW_UNARY + GPUML_UNARY_EXP: return gpuml__v8_exp(x);
+    case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: return gpuml__v8_sigmoid(x);
+    case GPUML__EW_UNARY + GPUML_UNARY_SILU: return _mm256_mul_ps(x, gpuml__v8_sigmoid(x));
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU: return _mm256_mul_ps(x, gpuml__v8_ncdf(x, NULL));
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH:
+        u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, x), _mm256_mul_ps(x, x), x));
+        return _mm256_mul_ps(x, gpuml__v8_sigmoid(_mm256_add_ps(u, u)));
+    case GPUML__EW_GELU_GRAD:
+        s = gpuml__v8_ncdf(y, &pdf);
+        return _mm256_mul_ps(x, _mm256_fmadd_ps(y, pdf, s));
+    case GPUML__EW_GELU_TANH_GRAD:   /* 0.5(1+t) = s and 0.5(1-t^2) = 2s(1-s) with s = sigmoid(2u) */
+        x2 = _mm256_mul_ps(y, y);
+        u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, y), x2, y));
+        s = gpuml__v8_sigmoid(_mm256_add_ps(u, u));
+        q = _mm256_mul_ps(_mm256_mul_ps(s, _mm256_sub_ps(one, s)), _mm256_mul_ps(_mm256_add_ps(y, y), k0));
+        q = _mm256_mul_ps(q, _mm256_fmadd_ps(_mm256_set1_ps(3.0f * 0.044715f), x2, one));
+        return _mm256_mul_ps(x, _mm256_add_ps(s, q));
+    case GPUML__EW_SILU_GRAD:
+        s = gpuml__v8_sigmoid(y);
+        return _mm256_mul_ps(_mm256_mul_ps(x, s), _mm256_fmadd_ps(y, _mm256_sub_ps(one, s), one));
+    default: return x;
     }
-    if (i < n) gpuml__cpu_ew_plain(op, n - i, o + i, a + i, b ? b + i : NULL, NULL, 0.0f, 0.0f);
+}
+GPUML__V8_INLINE __m256 gpuml__v8_ld(const char *p, int bf) { return bf ? gpuml__v8_ld_bf16(p) : _mm256_loadu_ps((const float *)(const void *)p); }
+/* o[i] = op(a[i], b[i]) over n dense elements, each operand f32 or bf16 (the *b flags; b may be
+   NULL), converted in registers; the last n % 8 go through 8-float buffers.  Inlined once per op. */
+GPUML__V8_INLINE void gpuml__ew_avx2_loop(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb)
+{
+    const int64_t eo = bo ? 2 : 4, ea = ba ? 2 : 4, eb = bb ? 2 : 4;
+    int64_t i = 0, k;
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = gpuml__v8_ld(a + i * ea, ba), y = b ? gpuml__v8_ld(b + i * eb, bb) : x, r = gpuml__v8_ew(op, x, y);
+        if (bo) _mm_storeu_si128((__m128i *)(void *)(o + i * eo), gpuml__v8_to_bf16(r));
+        else _mm256_storeu_ps((float *)(void *)(o + i * eo), r);
+    }
+    if (i < n) {
+        float ta[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tb[8] = {0, 0, 0, 0, 0, 0, 0, 0}, to[8];
+        __m256 x, y;
+        for (k = 0; k < n - i; k++) {
+            ta[k] = gpuml__ld_f32(ba ? GPUML_BF16 : GPUML_F32, a + (i + k) * ea);
+            if (b) tb[k] = gpuml__ld_f32(bb ? GPUML_BF16 : GPUML_F32, b + (i + k) * eb);
+        }
+        x = _mm256_loadu_ps(ta);
+        y = b ? _mm256_loadu_ps(tb) : x;
+        _mm256_storeu_ps(to, gpuml__v8_ew(op, x, y));
+        for (k = 0; k < n - i; k++) gpuml__st_f32(bo ? GPUML_BF16 : GPUML_F32, o + (i + k) * eo, to[k]);
+    }
+}
+GPUML__FN GPUML__AVX2_TARGET void gpuml__ew_avx2(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb)
+{
+    int f32 = !bo && !ba && !bb;   /* all f32: a copy of the loop without the dtype branches */
+    switch (op) {
+#define GPUML__EW8(OP) case OP: \
+        if (f32) gpuml__ew_avx2_loop(OP, n, o, 0, a, 0, b, 0); else gpuml__ew_avx2_loop(OP, n, o, bo, a, ba, b, bb); break;
+    GPUML__EW8(GPUML_BINARY_ADD) GPUML__EW8(GPUML_BINARY_SUB) GPUML__EW8(GPUML_BINARY_MUL) GPUML__EW8(GPUML_BINARY_DIV)
+    GPUML__EW8(GPUML_BINARY_MAXIMUM) GPUML__EW8(GPUML_BINARY_MINIMUM) GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_EXP)
+    GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_SIGMOID) GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_GELU)
+    GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH) GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_SILU)
+    GPUML__EW8(GPUML__EW_GELU_GRAD) GPUML__EW8(GPUML__EW_GELU_TANH_GRAD) GPUML__EW8(GPUML__EW_SILU_GRAD)
+#undef GPUML__EW8
+    default: break;
+    }
+}
+/* the ops above on float arrays; returns 0 for other ops (and binary ops without b) */
+GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, float *o, const float *a, const float *b)
+{
+    if (!gpuml__ew_avx2_has(op) || (op < GPUML__EW_UNARY && !b)) return 0;
+    gpuml__ew_avx2(op, n, (char *)o, 0, (const char *)a, 0, (const char *)b, 0);
     return 1;
 }
 #endif
@@ -4782,8 +4813,10 @@ GPUML__V16_INLINE void gpuml__ew_avx512_loop(int op, int64_t n, char *o, int bo,
 GPUML__FN GPUML__AVX512_TARGET void gpuml__ew_avx512(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb,
                                                     int stream)
 {
+    int f32 = !bo && !ba && !bb;   /* all f32: a copy of the loop without the dtype branches */
     switch (op) {
-#define GPUML__EW16(OP) case OP: gpuml__ew_avx512_loop(OP, n, o, bo, a, ba, b, bb, stream); break;
+#define GPUML__EW16(OP) case OP: \
+        if (f32) gpuml__ew_avx512_loop(OP, n, o, 0, a, 0, b, 0, stream); else gpuml__ew_avx512_loop(OP, n, o, bo, a, ba, b, bb, stream); break;
     GPUML__EW16(GPUML_BINARY_ADD) GPUML__EW16(GPUML_BINARY_SUB) GPUML__EW16(GPUML_BINARY_MUL) GPUML__EW16(GPUML_BINARY_DIV)
     GPUML__EW16(GPUML_BINARY_MAXIMUM) GPUML__EW16(GPUML_BINARY_MINIMUM)
     GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_NEG) GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_ABS)
@@ -4893,6 +4926,20 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
         if (ok) {
             gpuml__ew_avx512(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
                              e->nin > 1 && e->dt[2] == GPUML_BF16, e->stream);
+            return;
+        }
+    }
+    /* AVX2: bf16 among dense f32 / bf16 operands, also converted in registers (all-f32 jobs stay
+       on the tiles below, which stream large outputs) */
+    if (gpuml__cpu_simd() == 1 && !e->scal && gpuml__ew_avx2_has(e->op) && (e->nin > 1 || e->op >= GPUML__EW_UNARY)) {
+        int k, ok = 1, bf = 0;
+        for (k = 0; k <= e->nin; k++) {
+            ok &= (e->dt[k] == GPUML_F32 || e->dt[k] == GPUML_BF16) && step[k] == (int64_t)gpuml__dtype_sizes[e->dt[k]];
+            bf |= e->dt[k] == GPUML_BF16;
+        }
+        if (ok && bf) {
+            gpuml__ew_avx2(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
+                           e->nin > 1 && e->dt[2] == GPUML_BF16);
             return;
         }
     }
