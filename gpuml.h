@@ -4929,9 +4929,10 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
             return;
         }
     }
-    /* AVX2: bf16 among dense f32 / bf16 operands, also converted in registers (all-f32 jobs stay
-       on the tiles below, which stream large outputs) */
-    if (gpuml__cpu_simd() == 1 && !e->scal && gpuml__ew_avx2_has(e->op) && (e->nin > 1 || e->op >= GPUML__EW_UNARY)) {
+    /* AVX2: binary ops with bf16 among dense f32 / bf16 operands, also converted in registers
+       (all-f32 jobs stay on the tiles below, which stream large outputs; so do the activations,
+       whose constants leave no ymm registers for the conversions: 10% slower in registers) */
+    if (gpuml__cpu_simd() == 1 && !e->scal && e->op < GPUML__EW_UNARY && e->nin > 1 && gpuml__ew_avx2_has(e->op)) {
         int k, ok = 1, bf = 0;
         for (k = 0; k <= e->nin; k++) {
             ok &= (e->dt[k] == GPUML_F32 || e->dt[k] == GPUML_BF16) && step[k] == (int64_t)gpuml__dtype_sizes[e->dt[k]];
