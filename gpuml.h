@@ -53,6 +53,8 @@
                           Default: $XDG_CACHE_HOME/gpuml, else ~/.cache/gpuml
                           (%LOCALAPPDATA%\gpuml on Windows)
        GPUML_NUM_THREADS  CPU backend threads (default: the number of cores)
+       GPUML_CPU_SIMD     avx2 | scalar: cap the CPU ops' SIMD path (default: the best the
+                          CPU has, AVX-512 where present); read once
        GPUML_PROFILE      1: record every op, print the summary to stderr at shutdown
        GPUML_TRACE        file.json: record every op, write a Chrome trace there at shutdown
        GPUML_GRAPHS       off: gpuml_graph_* run the captured function eagerly
@@ -4230,33 +4232,67 @@ GPUML__FN void gpuml__xforeach(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xr
     if (it->n > 0) gpuml__parallel_for(ctx->pool, it->n, 1 << 14, gpuml__xforeach_task, &j);
 }
 
+/* SIMD level of the CPU memory-bound ops: 2 = AVX-512 (F, BW, VL, DQ), 1 = AVX2+FMA, 0 = scalar.
+   GPUML_CPU_SIMD=avx2 or =scalar caps it (and gpuml__cpu_simd_ctl(level) sets it, capped by the
+   hardware; -1 detects again): the tests run every path that the machine has. */
+#if GPUML__HAVE_AVX2_PATH
+#define GPUML__AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
+#endif
+GPUML__FN int gpuml__cpu_simd_ctl(int set)
+{
+    static int level = -1;
+    int hw = 0;
+    if (set >= -1 || level < 0) {
+        const char *env = gpuml__getenv("GPUML_CPU_SIMD");
+#if GPUML__HAVE_AVX2_PATH
+        if (gpuml__cpu_has_avx2_fma()) {
+            hw = 1;
+            if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                __builtin_cpu_supports("avx512dq"))
+                hw = 2;
+        }
+#endif
+        if (set >= 0) hw = GPUML__MIN(hw, set);
+        else if (env && strcmp(env, "scalar") == 0) hw = 0;
+        else if (env && strcmp(env, "avx2") == 0) hw = GPUML__MIN(hw, 1);
+        level = hw;
+    }
+    return level;
+}
+GPUML__FN int gpuml__cpu_simd(void) { return gpuml__cpu_simd_ctl(-2); }
+
 #define GPUML__TILE 512
 /* n elements of dtype d at p (byte step) as floats: returns p itself for dense f32, else buf */
 #if GPUML__HAVE_AVX2_PATH
-/* contiguous bf16 <-> f32, 8 at a time; bit-identical to gpuml__bf16_to_f32 / gpuml__f32_to_bf16
-   (round to nearest even, NaN -> 0x7fff).  Return how many elements they did. */
+#define GPUML__V8_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma")))
+/* 8 contiguous bf16 as floats, and 8 floats as bf16 (round to nearest even, NaN -> 0x7fff):
+   bit-identical to gpuml__bf16_to_f32 / gpuml__f32_to_bf16 */
+GPUML__V8_INLINE __m256 gpuml__v8_ld_bf16(const char *p)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)), 16));
+}
+GPUML__V8_INLINE __m128i gpuml__v8_to_bf16(__m256 v)
+{
+    const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+    const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1), qnan = _mm256_set1_epi32(0x7fff);
+    __m256i x = _mm256_castps_si256(v);
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, absm), inf);
+    __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, bias), _mm256_and_si256(_mm256_srli_epi32(x, 16), one));
+    r = _mm256_blendv_epi8(_mm256_srli_epi32(r, 16), qnan, nan);
+    r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);   /* 8 u16 in the low half */
+    return _mm256_castsi256_si128(r);
+}
+/* contiguous bf16 <-> f32 rows, 8 at a time; return how many elements they did */
 GPUML__FN GPUML__AVX2_TARGET int64_t gpuml__bf16_ld_avx2(const char *p, int64_t n, float *buf)
 {
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i)));
-        _mm256_storeu_ps(buf + i, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
-    }
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(buf + i, gpuml__v8_ld_bf16(p + 2 * i));
     return i;
 }
 GPUML__FN GPUML__AVX2_TARGET int64_t gpuml__bf16_st_avx2(char *p, int64_t n, const float *v)
 {
-    const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
-    const __m256i bias = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1), qnan = _mm256_set1_epi32(0x7fff);
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i x = _mm256_castps_si256(_mm256_loadu_ps(v + i));
-        __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, absm), inf);
-        __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, bias), _mm256_and_si256(_mm256_srli_epi32(x, 16), one));
-        r = _mm256_blendv_epi8(_mm256_srli_epi32(r, 16), qnan, nan);
-        r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);   /* 8 u16 in the low half */
-        _mm_storeu_si128((__m128i *)(void *)(p + 2 * i), _mm256_castsi256_si128(r));
-    }
+    for (; i + 8 <= n; i += 8) _mm_storeu_si128((__m128i *)(void *)(p + 2 * i), gpuml__v8_to_bf16(_mm256_loadu_ps(v + i)));
     return i;
 }
 #endif
@@ -4266,7 +4302,7 @@ GPUML__FN const float *gpuml__cpu_ld(gpuml_dtype d, const char *p, int64_t step,
     int64_t i = 0;
     if (d == GPUML_F32 && step == 4) return (const float *)(const void *)p;
 #if GPUML__HAVE_AVX2_PATH
-    if (d == GPUML_BF16 && step == 2 && gpuml__cpu_has_avx2_fma()) i = gpuml__bf16_ld_avx2(p, n, buf);
+    if (d == GPUML_BF16 && step == 2 && gpuml__cpu_simd() >= 1) i = gpuml__bf16_ld_avx2(p, n, buf);
 #endif
     if (d == GPUML_BF16) {
         for (; i < n; i++) { gpuml__u16 h; memcpy(&h, p + i * step, 2); buf[i] = gpuml__bf16_to_f32(h); }
@@ -4282,7 +4318,7 @@ GPUML__FN void gpuml__cpu_st(gpuml_dtype d, char *p, int64_t step, int64_t n, co
     int64_t i = 0;
     if (d == GPUML_F32 && step == 4) { if ((const void *)p != (const void *)v) memcpy(p, v, (size_t)n * 4); return; }
 #if GPUML__HAVE_AVX2_PATH
-    if (d == GPUML_BF16 && step == 2 && gpuml__cpu_has_avx2_fma()) i = gpuml__bf16_st_avx2(p, n, v);
+    if (d == GPUML_BF16 && step == 2 && gpuml__cpu_simd() >= 1) i = gpuml__bf16_st_avx2(p, n, v);
 #endif
     if (d == GPUML_BF16) {
         for (; i < n; i++) { gpuml__u16 h = gpuml__f32_to_bf16(v[i]); memcpy(p + i * step, &h, 2); }
@@ -4291,7 +4327,8 @@ GPUML__FN void gpuml__cpu_st(gpuml_dtype d, char *p, int64_t step, int64_t n, co
     }
 }
 
-/* ---- CPU elementwise math on float arrays (the same formulas as kernels/elementwise.cu) ---- */
+/* ---- CPU elementwise math on float arrays (the functions of kernels/elementwise.cu; gelu in forms that
+   do not cancel in the negative tail: 0.5 x erfc(-x/sqrt2), 1 + tanh(u) = 2 sigmoid(2u)) ---- */
 GPUML__FN float gpuml__sigmoid_f(float x) { return 1.0f / (1.0f + expf(-x)); }
 #define GPUML__EW_LOOP(expr) for (i = 0; i < n; i++) { float x = a[i], y = b ? b[i] : 0.0f; (void)y; o[i] = (expr); } break
 #define GPUML__EW_BODY \
@@ -4315,18 +4352,18 @@ GPUML__FN float gpuml__sigmoid_f(float x) { return 1.0f / (1.0f + expf(-x)); }
     case GPUML__EW_UNARY + GPUML_UNARY_TANH: GPUML__EW_LOOP(tanhf(x)); \
     case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: GPUML__EW_LOOP(gpuml__sigmoid_f(x)); \
     case GPUML__EW_UNARY + GPUML_UNARY_RELU: GPUML__EW_LOOP(x > 0.0f ? x : (x != x ? x : 0.0f)); \
-    case GPUML__EW_UNARY + GPUML_UNARY_GELU: GPUML__EW_LOOP(0.5f * x * (1.0f + erff(x * 0.70710678118654752f))); \
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU: GPUML__EW_LOOP(0.5f * x * erfcf(x * -0.70710678118654752f)); \
     case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH: \
-        GPUML__EW_LOOP(0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)))); \
+        GPUML__EW_LOOP(x * gpuml__sigmoid_f(1.5957691216057307f * (x + 0.044715f * x * x * x))); \
     case GPUML__EW_UNARY + GPUML_UNARY_SILU: GPUML__EW_LOOP(x * gpuml__sigmoid_f(x)); \
     case GPUML__EW_CLAMP: GPUML__EW_LOOP(x != x ? x : fminf(fmaxf(x, s0), s1)); \
     case GPUML__EW_RELU_GRAD: GPUML__EW_LOOP(y > 0.0f ? x : (y != y ? y : 0.0f)); \
     case GPUML__EW_GELU_GRAD: \
-        GPUML__EW_LOOP(x * (0.5f * (1.0f + erff(y * 0.70710678118654752f)) + y * 0.39894228040143268f * expf(-0.5f * y * y))); \
+        GPUML__EW_LOOP(x * (0.5f * erfcf(y * -0.70710678118654752f) + y * 0.39894228040143268f * expf(-0.5f * y * y))); \
     case GPUML__EW_GELU_TANH_GRAD: \
         for (i = 0; i < n; i++) { \
-            float y = b[i], k = 0.79788456080286536f, t = tanhf(k * (y + 0.044715f * y * y * y)); \
-            o[i] = a[i] * (0.5f * (1.0f + t) + 0.5f * y * (1.0f - t * t) * k * (1.0f + 3.0f * 0.044715f * y * y)); \
+            float y = b[i], k = 0.79788456080286536f, s = gpuml__sigmoid_f(2.0f * k * (y + 0.044715f * y * y * y)); \
+            o[i] = a[i] * (s + 2.0f * s * (1.0f - s) * y * k * (1.0f + 3.0f * 0.044715f * y * y)); \
         } \
         break; \
     case GPUML__EW_SILU_GRAD: \
@@ -4350,7 +4387,6 @@ GPUML__FN void gpuml__cpu_ew_plain(int op, int64_t n, float *o, const float *a, 
    0.5*x*erfc(-x/sqrt2), which has no cancellation for negative x, and the tanh form uses
    1 + tanh(u) = 2*sigmoid(2u). */
 #if GPUML__HAVE_AVX2_PATH
-#define GPUML__V8_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma")))
 /* e^r for |r| <= ln2/2: degree-6 polynomial */
 GPUML__V8_INLINE __m256 gpuml__v8_exp_poly(__m256 r)
 {
@@ -4433,72 +4469,99 @@ GPUML__V8_INLINE __m256 gpuml__v8_sigmoid(__m256 x)
     const __m256 one = _mm256_set1_ps(1.0f);
     return _mm256_div_ps(one, _mm256_add_ps(one, gpuml__v8_exp(_mm256_sub_ps(_mm256_setzero_ps(), x))));
 }
-/* the activations and their gradients whose scalar forms call libm; returns 0 for other ops */
-GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, float *o, const float *a, const float *b)
+/* the binary ops and the activations (and their gradients) whose scalar forms call libm */
+GPUML__FN int gpuml__ew_avx2_has(int op)
 {
-    const __m256 one = _mm256_set1_ps(1.0f), k0 = _mm256_set1_ps(0.79788456080286536f), k1 = _mm256_set1_ps(0.044715f);
-    int64_t i = 0;
     switch (op) {
     case GPUML_BINARY_ADD: case GPUML_BINARY_SUB: case GPUML_BINARY_MUL: case GPUML_BINARY_DIV:
     case GPUML_BINARY_MAXIMUM: case GPUML_BINARY_MINIMUM:
-        if (!b) return 0;
-        for (; i + 8 <= n; i += 8) {
-            __m256 x = _mm256_loadu_ps(a + i), y = _mm256_loadu_ps(b + i), r;
-            switch (op) {
-            case GPUML_BINARY_ADD: r = _mm256_add_ps(x, y); break;
-            case GPUML_BINARY_SUB: r = _mm256_sub_ps(x, y); break;
-            case GPUML_BINARY_MUL: r = _mm256_mul_ps(x, y); break;
-            case GPUML_BINARY_DIV: r = _mm256_div_ps(x, y); break;
-            default:   /* maximum / minimum: NaN in either propagates (as x + y) */
-                r = op == GPUML_BINARY_MAXIMUM ? _mm256_max_ps(x, y) : _mm256_min_ps(x, y);
-                r = _mm256_blendv_ps(r, _mm256_add_ps(x, y), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
-                break;
-            }
-            _mm256_storeu_ps(o + i, r);
-        }
-        if (i < n) gpuml__cpu_ew_plain(op, n - i, o + i, a + i, b + i, NULL, 0.0f, 0.0f);
-        return 1;
     case GPUML__EW_UNARY + GPUML_UNARY_EXP: case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: case GPUML__EW_UNARY + GPUML_UNARY_GELU:
     case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH: case GPUML__EW_UNARY + GPUML_UNARY_SILU: case GPUML__EW_GELU_GRAD:
-    case GPUML__EW_GELU_TANH_GRAD: case GPUML__EW_SILU_GRAD: break;
+    case GPUML__EW_GELU_TANH_GRAD: case GPUML__EW_SILU_GRAD: return 1;
     default: return 0;
     }
-    for (; i + 8 <= n; i += 8) {
-        __m256 x = _mm256_loadu_ps(a + i), y = x, s, pdf, u;
-        switch (op) {
-        case GPUML__EW_UNARY + GPUML_UNARY_EXP: y = gpuml__v8_exp(x); break;
-        case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: y = gpuml__v8_sigmoid(x); break;
-        case GPUML__EW_UNARY + GPUML_UNARY_SILU: y = _mm256_mul_ps(x, gpuml__v8_sigmoid(x)); break;
-        case GPUML__EW_UNARY + GPUML_UNARY_GELU: y = _mm256_mul_ps(x, gpuml__v8_ncdf(x, NULL)); break;
-        case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH:
-            u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, x), _mm256_mul_ps(x, x), x));
-            y = _mm256_mul_ps(x, gpuml__v8_sigmoid(_mm256_add_ps(u, u)));
-            break;
-        case GPUML__EW_GELU_GRAD:   /* a = dy, b = x */
-            u = _mm256_loadu_ps(b + i);
-            s = gpuml__v8_ncdf(u, &pdf);
-            y = _mm256_mul_ps(x, _mm256_fmadd_ps(u, pdf, s));
-            break;
-        case GPUML__EW_GELU_TANH_GRAD: {
-            /* 0.5(1+t) = s and 0.5(1-t^2) = 2s(1-s) with s = sigmoid(2u) */
-            __m256 xv = _mm256_loadu_ps(b + i), x2 = _mm256_mul_ps(xv, xv), q;
-            u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, xv), x2, xv));
-            s = gpuml__v8_sigmoid(_mm256_add_ps(u, u));
-            q = _mm256_mul_ps(_mm256_mul_ps(s, _mm256_sub_ps(one, s)), _mm256_mul_ps(_mm256_add_ps(xv, xv), k0));
-            q = _mm256_mul_ps(q, _mm256_fmadd_ps(_mm256_set1_ps(3.0f * 0.044715f), x2, one));
-            y = _mm256_mul_ps(x, _mm256_add_ps(s, q));
-            break;
-        }
-        case GPUML__EW_SILU_GRAD:
-            u = _mm256_loadu_ps(b + i);
-            s = gpuml__v8_sigmoid(u);
-            y = _mm256_mul_ps(_mm256_mul_ps(x, s), _mm256_fmadd_ps(u, _mm256_sub_ps(one, s), one));
-            break;
-        default: break;
-        }
-        _mm256_storeu_ps(o + i, y);
+}
+/* one vector of op (x = a, y = b; the gradients: x = dy, y = the input) */
+GPUML__V8_INLINE __m256 gpuml__v8_ew(int op, __m256 x, __m256 y)
+{
+    const __m256 one = _mm256_set1_ps(1.0f), k0 = _mm256_set1_ps(0.79788456080286536f), k1 = _mm256_set1_ps(0.044715f);
+    __m256 r, s, pdf, u, x2, q;
+    switch (op) {
+    case GPUML_BINARY_ADD: return _mm256_add_ps(x, y);
+    case GPUML_BINARY_SUB: return _mm256_sub_ps(x, y);
+    case GPUML_BINARY_MUL: return _mm256_mul_ps(x, y);
+    case GPUML_BINARY_DIV: return _mm256_div_ps(x, y);
+    case GPUML_BINARY_MAXIMUM: case GPUML_BINARY_MINIMUM:   /* NaN in either propagates (as x + y) */
+        r = op == GPUML_BINARY_MAXIMUM ? _mm256_max_ps(x, y) : _mm256_min_ps(x, y);
+        return _mm256_blendv_ps(r, _mm256_add_ps(x, y), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
+    case GPUML__EW_UNARY + GPUML_UNARY_EXP: return gpuml__v8_exp(x);
+    case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: return gpuml__v8_sigmoid(x);
+    case GPUML__EW_UNARY + GPUML_UNARY_SILU: return _mm256_mul_ps(x, gpuml__v8_sigmoid(x));
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU: return _mm256_mul_ps(x, gpuml__v8_ncdf(x, NULL));
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH:
+        u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, x), _mm256_mul_ps(x, x), x));
+        return _mm256_mul_ps(x, gpuml__v8_sigmoid(_mm256_add_ps(u, u)));
+    case GPUML__EW_GELU_GRAD:
+        s = gpuml__v8_ncdf(y, &pdf);
+        return _mm256_mul_ps(x, _mm256_fmadd_ps(y, pdf, s));
+    case GPUML__EW_GELU_TANH_GRAD:   /* 0.5(1+t) = s and 0.5(1-t^2) = 2s(1-s) with s = sigmoid(2u) */
+        x2 = _mm256_mul_ps(y, y);
+        u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, y), x2, y));
+        s = gpuml__v8_sigmoid(_mm256_add_ps(u, u));
+        q = _mm256_mul_ps(_mm256_mul_ps(s, _mm256_sub_ps(one, s)), _mm256_mul_ps(_mm256_add_ps(y, y), k0));
+        q = _mm256_mul_ps(q, _mm256_fmadd_ps(_mm256_set1_ps(3.0f * 0.044715f), x2, one));
+        return _mm256_mul_ps(x, _mm256_add_ps(s, q));
+    case GPUML__EW_SILU_GRAD:
+        s = gpuml__v8_sigmoid(y);
+        return _mm256_mul_ps(_mm256_mul_ps(x, s), _mm256_fmadd_ps(y, _mm256_sub_ps(one, s), one));
+    default: return x;
     }
-    if (i < n) gpuml__cpu_ew_plain(op, n - i, o + i, a + i, b ? b + i : NULL, NULL, 0.0f, 0.0f);
+}
+GPUML__V8_INLINE __m256 gpuml__v8_ld(const char *p, int bf) { return bf ? gpuml__v8_ld_bf16(p) : _mm256_loadu_ps((const float *)(const void *)p); }
+/* o[i] = op(a[i], b[i]) over n dense elements, each operand f32 or bf16 (the *b flags; b may be
+   NULL), converted in registers; the last n % 8 go through 8-float buffers.  Inlined once per op. */
+GPUML__V8_INLINE void gpuml__ew_avx2_loop(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb)
+{
+    const int64_t eo = bo ? 2 : 4, ea = ba ? 2 : 4, eb = bb ? 2 : 4;
+    int64_t i = 0, k;
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = gpuml__v8_ld(a + i * ea, ba), y = b ? gpuml__v8_ld(b + i * eb, bb) : x, r = gpuml__v8_ew(op, x, y);
+        if (bo) _mm_storeu_si128((__m128i *)(void *)(o + i * eo), gpuml__v8_to_bf16(r));
+        else _mm256_storeu_ps((float *)(void *)(o + i * eo), r);
+    }
+    if (i < n) {
+        float ta[8] = {0, 0, 0, 0, 0, 0, 0, 0}, tb[8] = {0, 0, 0, 0, 0, 0, 0, 0}, to[8];
+        __m256 x, y;
+        for (k = 0; k < n - i; k++) {
+            ta[k] = gpuml__ld_f32(ba ? GPUML_BF16 : GPUML_F32, a + (i + k) * ea);
+            if (b) tb[k] = gpuml__ld_f32(bb ? GPUML_BF16 : GPUML_F32, b + (i + k) * eb);
+        }
+        x = _mm256_loadu_ps(ta);
+        y = b ? _mm256_loadu_ps(tb) : x;
+        _mm256_storeu_ps(to, gpuml__v8_ew(op, x, y));
+        for (k = 0; k < n - i; k++) gpuml__st_f32(bo ? GPUML_BF16 : GPUML_F32, o + (i + k) * eo, to[k]);
+    }
+}
+GPUML__FN GPUML__AVX2_TARGET void gpuml__ew_avx2(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb)
+{
+    int f32 = !bo && !ba && !bb;   /* all f32: a copy of the loop without the dtype branches */
+    switch (op) {
+#define GPUML__EW8(OP) case OP: \
+        if (f32) gpuml__ew_avx2_loop(OP, n, o, 0, a, 0, b, 0); else gpuml__ew_avx2_loop(OP, n, o, bo, a, ba, b, bb); break;
+    GPUML__EW8(GPUML_BINARY_ADD) GPUML__EW8(GPUML_BINARY_SUB) GPUML__EW8(GPUML_BINARY_MUL) GPUML__EW8(GPUML_BINARY_DIV)
+    GPUML__EW8(GPUML_BINARY_MAXIMUM) GPUML__EW8(GPUML_BINARY_MINIMUM) GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_EXP)
+    GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_SIGMOID) GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_GELU)
+    GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH) GPUML__EW8(GPUML__EW_UNARY + GPUML_UNARY_SILU)
+    GPUML__EW8(GPUML__EW_GELU_GRAD) GPUML__EW8(GPUML__EW_GELU_TANH_GRAD) GPUML__EW8(GPUML__EW_SILU_GRAD)
+#undef GPUML__EW8
+    default: break;
+    }
+}
+/* the ops above on float arrays; returns 0 for other ops (and binary ops without b) */
+GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, float *o, const float *a, const float *b)
+{
+    if (!gpuml__ew_avx2_has(op) || (op < GPUML__EW_UNARY && !b)) return 0;
+    gpuml__ew_avx2(op, n, (char *)o, 0, (const char *)a, 0, (const char *)b, 0);
     return 1;
 }
 #endif
@@ -4539,18 +4602,19 @@ GPUML__FN GPUML__AVX2_TARGET double gpuml__vsum_avx2(const float *x, int64_t n, 
     for (; i < n; i++) { double d = (double)(x[i] - c); s += sq ? d * d : d; }
     return s;
 }
-/* y = (x - m) * r * w + b (w, b may be NULL) */
-GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_out_avx2(const float *x, int64_t n, float m, float r, const float *w, const float *b, float *y)
+/* y = (x - m) * r * w + b (w, b may be NULL); m as two floats (x - m stays accurate when |m| is
+   much larger than the spread of x) */
+GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_out_avx2(const float *x, int64_t n, double m, float r, const float *w, const float *b, float *y)
 {
-    const __m256 vm = _mm256_set1_ps(m), vr = _mm256_set1_ps(r);
+    const __m256 vm = _mm256_set1_ps((float)m), vl = _mm256_set1_ps((float)(m - (double)(float)m)), vr = _mm256_set1_ps(r);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vr);
+        __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vl), vr);
         if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + i));
         if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + i));
         _mm256_storeu_ps(y + i, v);
     }
-    for (; i < n; i++) y[i] = (x[i] - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
+    for (; i < n; i++) y[i] = (float)(x[i] - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
 }
 /* y = x * s + c */
 GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
@@ -4560,6 +4624,265 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, f
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, vc));
     for (; i < n; i++) y[i] = x[i] * sc + c;
 }
+#endif
+/* ---- CPU vector math, AVX-512: the same functions 16 lanes wide, dense f32 or bf16 in and out ----
+   The reductions and polynomials are those of the AVX2 versions above (exp's evaluated by Horner
+   to the end); 2^k is applied with vscalefps (no overflow split), reciprocals are rcp14 and one
+   Newton step, sigmoid is built from exp(-|x|) (no division), the tails are masked.  exp still
+   flushes below -87.3 (no subnormal results: those cost microcode assists on Intel), and so
+   sigmoid(x) is 0 below x = -87.3 (true value < 1.2e-38).  bf16 is converted in registers: widened
+   by one word permute into the upper halves, narrowed with the round-to-nearest-even of
+   gpuml__f32_to_bf16 (NaN -> 0x7fff), bit for bit. */
+#if GPUML__HAVE_AVX2_PATH
+#if defined(__GNUC__) && !defined(__clang__)
+/* g++ 12 takes the undefined operand inside GCC's own AVX-512 intrinsics for an uninitialized variable */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#define GPUML__V16_INLINE static __inline__ __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
+GPUML__V16_INLINE __mmask16 gpuml__v16_mask(int64_t k) { return (__mmask16)(k >= 16 ? 0xffff : (1u << k) - 1u); }
+/* 16 (masked: k) elements at p, f32 (bf = 0) or bf16 (bf = 1), as floats; lanes masked off are 0 */
+GPUML__V16_INLINE __m512 gpuml__v16_ld(const char *p, int bf, __mmask16 m)
+{
+    /* bf16 word i to the upper half of lane i, the lower halves zeroed: one vpermw */
+    const __m512i up = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3, 0, 2, 0, 1, 0, 0, 0);
+    if (bf) return _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xaaaaaaaau, up, _mm512_castsi256_si512(_mm256_maskz_loadu_epi16(m, p))));
+    return _mm512_maskz_loadu_ps(m, p);
+}
+GPUML__V16_INLINE __m256i gpuml__v16_to_bf16(__m512 v)
+{
+    /* NaN lanes become 0x7fff0000 first, which rounds to 0x7fff; the upper halves are gathered by vpermw */
+    const __m512i q = _mm512_set1_epi32(0x7fff), odd = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                                        31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    __m512i x = _mm512_mask_mov_epi32(_mm512_castps_si512(v), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(0x7fff0000));
+    x = _mm512_add_epi32(_mm512_add_epi32(x, q), _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1)));
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(odd, x));
+}
+/* stores the lanes of m; nt: a non-temporal store of all 16 (p aligned to 64 bytes for f32, 32 for bf16) */
+GPUML__V16_INLINE void gpuml__v16_st(char *p, int bf, __m512 v, __mmask16 m, int nt)
+{
+    if (bf) {
+        if (nt) _mm256_stream_si256((__m256i *)(void *)p, gpuml__v16_to_bf16(v));
+        else _mm256_mask_storeu_epi16(p, m, gpuml__v16_to_bf16(v));
+    } else {
+        if (nt) _mm512_stream_ps((float *)(void *)p, v);
+        else _mm512_mask_storeu_ps(p, m, v);
+    }
+}
+/* whether a full vector at p may be stored non-temporally */
+GPUML__V16_INLINE int gpuml__v16_nt_ok(const char *p, int bf) { return ((uintptr_t)p & (bf ? 31u : 63u)) == 0; }
+/* exp(v) for v <= hi: Cody-Waite reduction, degree-6 Horner polynomial (~2 ulp), 2^k by vscalefps;
+   0 below -87.3, inf above 88.72 (hi = 88.73; the softmax shift and the erfc tail, v <= 1, take
+   hi = 0 and skip that clamp), NaN kept: max(lo, NaN) and min(hi, NaN) are NaN */
+GPUML__V16_INLINE __m512 gpuml__v16_exp_to(__m512 v, int clamp_hi)
+{
+    const __m512 lo = _mm512_set1_ps(-87.3f);
+    __m512 w = _mm512_max_ps(lo, v), k, r, p;
+    if (clamp_hi) w = _mm512_min_ps(_mm512_set1_ps(88.73f), w);
+    k = _mm512_roundscale_ps(_mm512_mul_ps(w, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), w);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_mask_mov_ps(_mm512_scalef_ps(p, k), _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), _mm512_setzero_ps());
+}
+/* 2^z for z <= 0 (the softmax's (x - max) log2(e)): z = k + f, |f| <= 1/2, 2^f by a degree-5
+   polynomial (fitted, relative error 1.6e-7); 0 below -126 (no subnormals), NaN kept */
+GPUML__V16_INLINE __m512 gpuml__v16_exp2_neg(__m512 z)
+{
+    const __m512 lo = _mm512_set1_ps(-126.0f);
+    __m512 w = _mm512_max_ps(lo, z), k = _mm512_roundscale_ps(w, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), f, p;
+    f = _mm512_sub_ps(w, k);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(0.0013218672247603536f), f, _mm512_set1_ps(0.009671698324382305f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.05550893023610115f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.24022237956523895f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.6931468844413757f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
+    return _mm512_mask_mov_ps(_mm512_scalef_ps(p, k), _mm512_cmp_ps_mask(z, lo, _CMP_LT_OQ), _mm512_setzero_ps());
+}
+GPUML__V16_INLINE __m512 gpuml__v16_exp(__m512 v) { return gpuml__v16_exp_to(v, 1); }
+GPUML__V16_INLINE __m512 gpuml__v16_exp_small(__m512 v) { return gpuml__v16_exp_to(v, 0); }
+/* 1/d for normal d (NaN, 0 and inf excepted) to ~1 ulp */
+GPUML__V16_INLINE __m512 gpuml__v16_rcp(__m512 d)
+{
+    __m512 t = _mm512_rcp14_ps(d);
+    return _mm512_fmadd_ps(t, _mm512_fnmadd_ps(d, t, _mm512_set1_ps(1.0f)), t);
+}
+GPUML__V16_INLINE __m512 gpuml__v16_erfc_pos(__m512 z)
+{
+    __m512 t = gpuml__v16_rcp(_mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.0f)));
+    __m512 zz = _mm512_mul_ps(z, z), zl = _mm512_fmsub_ps(z, z, zz), p;
+    p = _mm512_set1_ps(0.17087277f);
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.82215223f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.48851587f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.13520398f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.27886807f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.18628806f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.09678418f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.37409196f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.00002368f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.26551223f));
+    p = _mm512_mul_ps(t, gpuml__v16_exp_small(_mm512_sub_ps(_mm512_sub_ps(p, zl), zz)));
+    return _mm512_mask_mov_ps(p, _mm512_cmp_ps_mask(z, _mm512_set1_ps(10.0f), _CMP_GT_OQ), _mm512_setzero_ps());
+}
+GPUML__V16_INLINE __m512 gpuml__v16_ncdf(__m512 x, __m512 *pdf)
+{
+    __m512 z = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.70710678118654752f));
+    __m512 e = _mm512_mul_ps(_mm512_set1_ps(0.5f), gpuml__v16_erfc_pos(z));
+    if (pdf) *pdf = _mm512_mul_ps(_mm512_set1_ps(0.39894228040143268f), gpuml__v16_exp_small(_mm512_mul_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(-0.5f))));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_sub_ps(_mm512_set1_ps(1.0f), e), e);
+}
+/* sigmoid from e = exp(-|x|) in (0, 1]: 1/(1+e) for x >= 0, e/(1+e) below (no overflow, no division) */
+GPUML__V16_INLINE __m512 gpuml__v16_sigmoid(__m512 x)
+{
+    __m512 e = gpuml__v16_exp_small(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_abs_ps(x)));
+    __m512 r = gpuml__v16_rcp(_mm512_add_ps(_mm512_set1_ps(1.0f), e));
+    return _mm512_mask_mul_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), r, e);
+}
+/* the ops of gpuml__ew_avx512 */
+GPUML__FN int gpuml__ew_avx512_has(int op)
+{
+    switch (op) {
+    case GPUML_BINARY_ADD: case GPUML_BINARY_SUB: case GPUML_BINARY_MUL: case GPUML_BINARY_DIV:
+    case GPUML_BINARY_MAXIMUM: case GPUML_BINARY_MINIMUM:
+    case GPUML__EW_UNARY + GPUML_UNARY_NEG: case GPUML__EW_UNARY + GPUML_UNARY_ABS: case GPUML__EW_UNARY + GPUML_UNARY_RELU:
+    case GPUML__EW_UNARY + GPUML_UNARY_EXP: case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: case GPUML__EW_UNARY + GPUML_UNARY_GELU:
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH: case GPUML__EW_UNARY + GPUML_UNARY_SILU: case GPUML__EW_GELU_GRAD:
+    case GPUML__EW_GELU_TANH_GRAD: case GPUML__EW_SILU_GRAD: return 1;
+    default: return 0;
+    }
+}
+GPUML__V16_INLINE __m512 gpuml__v16_ew(int op, __m512 x, __m512 y)
+{
+    const __m512 one = _mm512_set1_ps(1.0f), k0 = _mm512_set1_ps(0.79788456080286536f), k1 = _mm512_set1_ps(0.044715f);
+    __m512 s, u, pdf, q, x2;
+    switch (op) {
+    case GPUML_BINARY_ADD: return _mm512_add_ps(x, y);
+    case GPUML_BINARY_SUB: return _mm512_sub_ps(x, y);
+    case GPUML_BINARY_MUL: return _mm512_mul_ps(x, y);
+    case GPUML_BINARY_DIV: return _mm512_div_ps(x, y);
+    case GPUML_BINARY_MAXIMUM: case GPUML_BINARY_MINIMUM:   /* NaN in either propagates (as x + y) */
+        s = op == GPUML_BINARY_MAXIMUM ? _mm512_max_ps(x, y) : _mm512_min_ps(x, y);
+        return _mm512_mask_add_ps(s, _mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), x, y);
+    case GPUML__EW_UNARY + GPUML_UNARY_NEG: return _mm512_xor_ps(x, _mm512_set1_ps(-0.0f));
+    case GPUML__EW_UNARY + GPUML_UNARY_ABS: return _mm512_abs_ps(x);
+    case GPUML__EW_UNARY + GPUML_UNARY_RELU: return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLE_UQ), x);
+    case GPUML__EW_UNARY + GPUML_UNARY_EXP: return gpuml__v16_exp(x);
+    case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: return gpuml__v16_sigmoid(x);
+    case GPUML__EW_UNARY + GPUML_UNARY_SILU: return _mm512_mul_ps(x, gpuml__v16_sigmoid(x));
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU: return _mm512_mul_ps(x, gpuml__v16_ncdf(x, NULL));
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH:
+        u = _mm512_mul_ps(k0, _mm512_fmadd_ps(_mm512_mul_ps(k1, x), _mm512_mul_ps(x, x), x));
+        return _mm512_mul_ps(x, gpuml__v16_sigmoid(_mm512_add_ps(u, u)));
+    case GPUML__EW_GELU_GRAD:   /* x = dy, y = the input */
+        s = gpuml__v16_ncdf(y, &pdf);
+        return _mm512_mul_ps(x, _mm512_fmadd_ps(y, pdf, s));
+    case GPUML__EW_GELU_TANH_GRAD:
+        x2 = _mm512_mul_ps(y, y);
+        u = _mm512_mul_ps(k0, _mm512_fmadd_ps(_mm512_mul_ps(k1, y), x2, y));
+        s = gpuml__v16_sigmoid(_mm512_add_ps(u, u));
+        q = _mm512_mul_ps(_mm512_mul_ps(s, _mm512_sub_ps(one, s)), _mm512_mul_ps(_mm512_add_ps(y, y), k0));
+        q = _mm512_mul_ps(q, _mm512_fmadd_ps(_mm512_set1_ps(3.0f * 0.044715f), x2, one));
+        return _mm512_mul_ps(x, _mm512_add_ps(s, q));
+    case GPUML__EW_SILU_GRAD:
+        s = gpuml__v16_sigmoid(y);
+        return _mm512_mul_ps(_mm512_mul_ps(x, s), _mm512_fmadd_ps(y, _mm512_sub_ps(one, s), one));
+    default: return x;
+    }
+}
+/* o[i] = op(a[i], b[i]) over n dense elements, each operand f32 or bf16 (the *b flags); b may be
+   NULL.  stream: non-temporal stores once o is aligned (the caller's output is far larger than
+   the caches).  The loop is inlined once per op so that the op's switch folds away. */
+GPUML__V16_INLINE void gpuml__ew_avx512_loop(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb, int stream)
+{
+    const int64_t eo = bo ? 2 : 4, ea = ba ? 2 : 4, eb = bb ? 2 : 4;
+    int64_t i = 0, h = 0;
+    if (stream) {   /* a first short vector up to the alignment of o */
+        const uintptr_t al = bo ? 32 : 64, ad = (uintptr_t)o;
+        if (ad % (uintptr_t)eo) stream = 0;
+        else h = (int64_t)(((al - ad % al) % al) / (uintptr_t)eo);
+    }
+    if (h > 0 && h < n) {
+        __mmask16 m = gpuml__v16_mask(h);
+        __m512 x = gpuml__v16_ld(a, ba, m), y = b ? gpuml__v16_ld(b, bb, m) : x;
+        gpuml__v16_st(o, bo, gpuml__v16_ew(op, x, y), m, 0);
+        i = h;
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = gpuml__v16_ld(a + i * ea, ba, 0xffff), y = b ? gpuml__v16_ld(b + i * eb, bb, 0xffff) : x;
+        gpuml__v16_st(o + i * eo, bo, gpuml__v16_ew(op, x, y), 0xffff, stream);
+    }
+    if (i < n) {
+        __mmask16 m = gpuml__v16_mask(n - i);
+        __m512 x = gpuml__v16_ld(a + i * ea, ba, m), y = b ? gpuml__v16_ld(b + i * eb, bb, m) : x;
+        gpuml__v16_st(o + i * eo, bo, gpuml__v16_ew(op, x, y), m, 0);
+    }
+    if (stream) _mm_sfence();
+}
+GPUML__FN GPUML__AVX512_TARGET void gpuml__ew_avx512(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb,
+                                                    int stream)
+{
+    int f32 = !bo && !ba && !bb;   /* all f32: a copy of the loop without the dtype branches */
+    switch (op) {
+#define GPUML__EW16(OP) case OP: \
+        if (f32) gpuml__ew_avx512_loop(OP, n, o, 0, a, 0, b, 0, stream); else gpuml__ew_avx512_loop(OP, n, o, bo, a, ba, b, bb, stream); break;
+    GPUML__EW16(GPUML_BINARY_ADD) GPUML__EW16(GPUML_BINARY_SUB) GPUML__EW16(GPUML_BINARY_MUL) GPUML__EW16(GPUML_BINARY_DIV)
+    GPUML__EW16(GPUML_BINARY_MAXIMUM) GPUML__EW16(GPUML_BINARY_MINIMUM)
+    GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_NEG) GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_ABS)
+    GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_RELU) GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_EXP)
+    GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_SIGMOID) GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_GELU)
+    GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH) GPUML__EW16(GPUML__EW_UNARY + GPUML_UNARY_SILU)
+    GPUML__EW16(GPUML__EW_GELU_GRAD) GPUML__EW16(GPUML__EW_GELU_TANH_GRAD) GPUML__EW16(GPUML__EW_SILU_GRAD)
+#undef GPUML__EW16
+    default: break;
+    }
+}
+/* sum of n dense f32 / bf16 values: f32 partial sums over blocks of 512 (8 adds per lane), the
+   blocks added in double.  bf16 needs no widening: the even elements of 32 are the 32-bit lanes
+   shifted left by 16, the odd ones the lanes with the low 16 bits cleared. */
+GPUML__FN GPUML__AVX512_TARGET double gpuml__vsum_avx512(const char *x, int bf, int64_t n)
+{
+    const __m512i hi16 = _mm512_set1_epi32((int)0xffff0000u);
+    __m512d d0 = _mm512_setzero_pd(), d1 = d0;
+    int64_t b0, i;
+    for (b0 = 0; b0 < n; b0 += 512) {
+        const int64_t b1 = GPUML__MIN(b0 + 512, n);
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        if (bf) {
+            for (i = b0; i < b1; i += 64) {
+                int64_t k = b1 - i;
+                __m512i u = _mm512_maskz_loadu_epi16(k >= 32 ? 0xffffffffu : (__mmask32)((1ull << k) - 1), x + 2 * i);
+                __m512i v = _mm512_maskz_loadu_epi16(k >= 64 ? 0xffffffffu : k <= 32 ? 0 : (__mmask32)((1ull << (k - 32)) - 1), x + 2 * i + 64);
+                a0 = _mm512_add_ps(a0, _mm512_castsi512_ps(_mm512_slli_epi32(u, 16)));
+                a1 = _mm512_add_ps(a1, _mm512_castsi512_ps(_mm512_and_si512(u, hi16)));
+                a2 = _mm512_add_ps(a2, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+                a3 = _mm512_add_ps(a3, _mm512_castsi512_ps(_mm512_and_si512(v, hi16)));
+            }
+        } else {
+            const float *f = (const float *)(const void *)x;
+            for (i = b0; i + 64 <= b1; i += 64) {
+                a0 = _mm512_add_ps(a0, _mm512_loadu_ps(f + i));
+                a1 = _mm512_add_ps(a1, _mm512_loadu_ps(f + i + 16));
+                a2 = _mm512_add_ps(a2, _mm512_loadu_ps(f + i + 32));
+                a3 = _mm512_add_ps(a3, _mm512_loadu_ps(f + i + 48));
+            }
+            for (; i < b1; i += 16) a0 = _mm512_add_ps(a0, _mm512_maskz_loadu_ps(gpuml__v16_mask(b1 - i), f + i));
+        }
+        a0 = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
+        d0 = _mm512_add_pd(d0, _mm512_cvtps_pd(_mm512_castps512_ps256(a0)));
+        d1 = _mm512_add_pd(d1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a0), 1))));
+    }
+    return _mm512_reduce_add_pd(_mm512_add_pd(d0, d1));
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 #if GPUML__HAVE_AVX2_PATH
 GPUML__FN GPUML__AVX2_TARGET void gpuml__cpu_ew_avx2(int op, int64_t n, float *o, const float *a, const float *b, const float *c,
@@ -4573,7 +4896,7 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__cpu_ew_avx2(int op, int64_t n, float *o
 GPUML__FN void gpuml__cpu_ew(int op, int64_t n, float *o, const float *a, const float *b, const float *c, float s0, float s1)
 {
 #if GPUML__HAVE_AVX2_PATH
-    if (gpuml__cpu_has_avx2_fma()) { gpuml__cpu_ew_avx2(op, n, o, a, b, c, s0, s1); return; }
+    if (gpuml__cpu_simd() >= 1) { gpuml__cpu_ew_avx2(op, n, o, a, b, c, s0, s1); return; }
 #endif
     gpuml__cpu_ew_plain(op, n, o, a, b, c, s0, s1);
 }
@@ -4608,7 +4931,35 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
     const gpuml__ew *e = (const gpuml__ew *)arg;
     float buf[4][GPUML__TILE], sc[GPUML__TILE];
     int64_t done, i;
-    int stream = e->stream && e->dt[0] == GPUML_F32 && step[0] == 4 && gpuml__cpu_has_avx2_fma();
+    int stream = e->stream && e->dt[0] == GPUML_F32 && step[0] == 4 && gpuml__cpu_simd() >= 1;
+#if GPUML__HAVE_AVX2_PATH
+    /* AVX-512: dense f32 / bf16 operands converted in registers, no tile buffers */
+    if (gpuml__cpu_simd() >= 2 && !e->scal && gpuml__ew_avx512_has(e->op)) {
+        int k, ok = 1;
+        for (k = 0; k <= e->nin; k++)
+            ok &= (e->dt[k] == GPUML_F32 || e->dt[k] == GPUML_BF16) && step[k] == (int64_t)gpuml__dtype_sizes[e->dt[k]];
+        if (ok) {
+            gpuml__ew_avx512(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
+                             e->nin > 1 && e->dt[2] == GPUML_BF16, e->stream);
+            return;
+        }
+    }
+    /* AVX2: binary ops with bf16 among dense f32 / bf16 operands, also converted in registers
+       (all-f32 jobs stay on the tiles below, which stream large outputs; so do the activations,
+       whose constants leave no ymm registers for the conversions: 10% slower in registers) */
+    if (gpuml__cpu_simd() == 1 && !e->scal && e->op < GPUML__EW_UNARY && e->nin > 1 && gpuml__ew_avx2_has(e->op)) {
+        int k, ok = 1, bf = 0;
+        for (k = 0; k <= e->nin; k++) {
+            ok &= (e->dt[k] == GPUML_F32 || e->dt[k] == GPUML_BF16) && step[k] == (int64_t)gpuml__dtype_sizes[e->dt[k]];
+            bf |= e->dt[k] == GPUML_BF16;
+        }
+        if (ok && bf) {
+            gpuml__ew_avx2(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
+                           e->nin > 1 && e->dt[2] == GPUML_BF16);
+            return;
+        }
+    }
+#endif
     if (e->scal) for (i = 0; i < GPUML__TILE; i++) sc[i] = e->s0;
     for (done = 0; done < count; done += GPUML__TILE) {
         int64_t n = GPUML__MIN((int64_t)GPUML__TILE, count - done);
@@ -5012,7 +5363,7 @@ GPUML__FN void gpuml__cacc_add(int kind, gpuml__cacc *a, const float *x, int64_t
     case GPUML_REDUCE_SUM: case GPUML_REDUCE_MEAN: {
         double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 #if GPUML__HAVE_AVX2_PATH
-        if (gpuml__cpu_has_avx2_fma()) { a->v += gpuml__vsum_avx2(x, n, 0.0f, 0); break; }
+        if (gpuml__cpu_simd() >= 1) { a->v += gpuml__vsum_avx2(x, n, 0.0f, 0); break; }
 #endif
         for (i = 0; i + 4 <= n; i += 4) { s0 += x[i]; s1 += x[i + 1]; s2 += x[i + 2]; s3 += x[i + 3]; }
         for (; i < n; i++) s0 += x[i];
@@ -5062,6 +5413,10 @@ GPUML__FN void gpuml__reduce_task(void *arg, int64_t b, int64_t e, int tid)
     int64_t es = (int64_t)gpuml__dtype_sizes[j->xdt], w;
     float buf[GPUML__TILE];
     int last = p->is.ndim - 1;
+#if GPUML__HAVE_AVX2_PATH
+    int sum16 = gpuml__cpu_simd() >= 2 && (j->kind == GPUML_REDUCE_SUM || j->kind == GPUML_REDUCE_MEAN) &&
+                (j->xdt == GPUML_F32 || j->xdt == GPUML_BF16);
+#endif
     (void)tid;
     for (w = b; w < e; w++) {
         int64_t row = w / p->nsplit, sp = w % p->nsplit;
@@ -5078,6 +5433,13 @@ GPUML__FN void gpuml__reduce_task(void *arg, int64_t b, int64_t e, int tid)
                 st = p->ixv.strides[last];
                 off = gpuml__row_off(&p->is, &p->ixv, pos);
             }
+#if GPUML__HAVE_AVX2_PATH
+            if (sum16 && st == 1) {   /* AVX-512, straight from memory */
+                a.v += gpuml__vsum_avx512(xr + off * es, j->xdt == GPUML_BF16, run);
+                pos += run;
+                continue;
+            }
+#endif
             for (done = 0; done < run; done += GPUML__TILE) {
                 int64_t n = GPUML__MIN((int64_t)GPUML__TILE, run - done);
                 const float *v = gpuml__cpu_ld(j->xdt, xr + (off + done * st) * es, st * es, n, buf);
@@ -5372,12 +5734,186 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
     double s = 0;
     int64_t i;
 #if GPUML__HAVE_AVX2_PATH
-    if (gpuml__cpu_has_avx2_fma()) return gpuml__exp_shift_avx2(x, mx, out, n);
+    if (gpuml__cpu_simd() >= 1) return gpuml__exp_shift_avx2(x, mx, out, n);
 #endif
     for (i = 0; i < n; i++) { out[i] = expf(x[i] - mx); s += out[i]; }
     return s;
 }
 
+
+#if GPUML__HAVE_AVX2_PATH
+#if defined(__GNUC__) && !defined(__clang__)
+/* g++ 12 takes the undefined operand inside GCC's own AVX-512 intrinsics for an uninitialized variable */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+/* AVX-512 forward rows, x and y dense f32 or bf16 (xb, yb), converted in registers.  Softmax reads
+   the row from memory once: per block of GPUML__SM_BLK elements the block max updates the running
+   max M (the running sum is rescaled by exp(M_old - M) in double), exp(x - M) goes to the scratch e
+   and into the sum, and M is kept per block in bm; the output pass (from e, in cache) scales block
+   b by exp(bm[b] - M) / sum.  Blocks whose running max is still -inf (all -inf or NaN so far) take
+   exp(x - 0), which is 0 or NaN as the final answer needs.  log-softmax needs no e.  The norms
+   take one pass over the row for the statistics: rmsnorm sums squares in f32 per block and the
+   blocks in double; layernorm takes each block's mean (the block is in L1 by then), sums the
+   squares around it and merges the blocks' (count, mean, M2) in double (Chan et al.), so the
+   variance does not cancel however large the mean.  The output pass prefetches the next row (pf)
+   so that its read overlaps the stores; outputs far larger than the caches (stream) are stored
+   non-temporally, and the caller fences (_mm_sfence) once after its rows, not per row. */
+#define GPUML__SM_BLK 1024
+GPUML__V16_INLINE void gpuml__v16_pf(const char *p) { _mm_prefetch(p, _MM_HINT_T0); }
+GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int logsm, float *e,
+                                                             float *bm, int stream, const char *pf)
+{
+    const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
+    float mx = -INFINITY;
+    double s = 0;
+    int64_t b0, i, nb;
+    for (b0 = 0, nb = 0; b0 < n; b0 += GPUML__SM_BLK, nb++) {
+        const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
+        const char *nx = x + GPUML__MIN(b1 + GPUML__SM_BLK, n) * ex;   /* the next block, prefetched during this one's exp */
+        __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, a0 = _mm512_setzero_ps(), a1 = a0, sh, sl = a0;
+        const __m512 l2e = _mm512_set1_ps(1.44269504088896341f);
+        float bmx;
+        int big;
+        /* max_ps(v, m) returns m for a NaN v: NaN is skipped, as the scalar loop does */
+        for (i = b0; i + 32 <= b1; i += 32) {
+            m0 = _mm512_max_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), m0);
+            m1 = _mm512_max_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), m1);
+        }
+        for (; i < b1; i += 16) {
+            __mmask16 m = gpuml__v16_mask(b1 - i);
+            m0 = _mm512_mask_max_ps(m0, m, gpuml__v16_ld(x + i * ex, xb, m), m0);
+        }
+        bmx = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+        if (bmx > mx) { if (s != 0.0) s *= exp((double)mx - (double)bmx); mx = bmx; }
+        bm[nb] = mx;
+        /* exp(x - M) = 2^(x log2e - M log2e), M log2e as two floats (hi, lo): one FMA and a
+           subtraction instead of the subtraction, the scaling and the two-constant reduction */
+        {
+            const double ml = mx == -INFINITY ? 0.0 : (double)mx * 1.44269504088896341;
+            const float hi = (float)ml;
+            if (fabs(ml) > 1e37) sh = _mm512_set1_ps(mx), big = 1;   /* (x - M) log2e would overflow */
+            else sh = _mm512_set1_ps(hi), sl = _mm512_set1_ps((float)(ml - (double)hi)), big = 0;
+        }
+        for (i = b0; i + 32 <= b1; i += 32) {
+            __m512 v = gpuml__v16_ld(x + i * ex, xb, 0xffff), w = gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff);
+            if (big) {
+                v = gpuml__v16_exp_small(_mm512_sub_ps(v, sh));
+                w = gpuml__v16_exp_small(_mm512_sub_ps(w, sh));
+            } else {
+                v = gpuml__v16_exp2_neg(_mm512_sub_ps(_mm512_fmsub_ps(v, l2e, sh), sl));
+                w = gpuml__v16_exp2_neg(_mm512_sub_ps(_mm512_fmsub_ps(w, l2e, sh), sl));
+            }
+            if (b1 + (i - b0) < n) gpuml__v16_pf(nx + (i - b0) * ex);
+            if (!logsm) { _mm512_storeu_ps(e + i, v); _mm512_storeu_ps(e + i + 16, w); }
+            a0 = _mm512_add_ps(a0, v);
+            a1 = _mm512_add_ps(a1, w);
+        }
+        for (; i < b1; i += 16) {
+            __mmask16 m = gpuml__v16_mask(b1 - i);
+            __m512 v = gpuml__v16_ld(x + i * ex, xb, m);
+            v = big ? gpuml__v16_exp_small(_mm512_sub_ps(v, sh)) : gpuml__v16_exp2_neg(_mm512_sub_ps(_mm512_fmsub_ps(v, l2e, sh), sl));
+            if (!logsm) _mm512_mask_storeu_ps(e + i, m, v);
+            a0 = _mm512_mask_add_ps(a0, m, a0, v);
+        }
+        s += (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+    }
+    if (logsm) {
+        const __m512 c = _mm512_set1_ps((float)(-(double)mx - log(s)));
+        for (i = 0; i < n; i += 16) {
+            __mmask16 m = gpuml__v16_mask(n - i);
+            char *yp = y + i * ey;
+            if (pf) gpuml__v16_pf(pf + i * ex);
+            gpuml__v16_st(yp, yb, _mm512_add_ps(gpuml__v16_ld(x + i * ex, xb, m), c), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
+        }
+    } else {
+        for (b0 = 0, nb = 0; b0 < n; b0 += GPUML__SM_BLK, nb++) {
+            const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
+            const __m512 f = _mm512_set1_ps((float)((bm[nb] == -INFINITY || bm[nb] == mx ? 1.0 : exp((double)bm[nb] - (double)mx)) / s));
+            for (i = b0; i < b1; i += 16) {
+                __mmask16 m = gpuml__v16_mask(b1 - i);
+                char *yp = y + i * ey;
+                if (pf) gpuml__v16_pf(pf + i * ex);
+                gpuml__v16_st(yp, yb, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, e + i), f), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
+            }
+        }
+    }
+}
+/* layernorm (rms = 0) or rmsnorm of one dense row; w, b: f32 or NULL */
+GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int rms, double eps,
+                                                          const float *w, const float *b, int stream, const char *pf)
+{
+    const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
+    double cnt = 0, mean = 0, m2 = 0;
+    __m512 vm, vl, vr;
+    int64_t b0, i;
+    for (b0 = 0; b0 < n; b0 += GPUML__SM_BLK) {
+        const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n), nb = b1 - b0;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, c0 = a0, c1 = a0, mb;
+        double sd, bmean;
+        if (rms) {
+            for (i = b0; i + 32 <= b1; i += 32) {
+                __m512 v = gpuml__v16_ld(x + i * ex, xb, 0xffff), u = gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff);
+                a0 = _mm512_fmadd_ps(v, v, a0);
+                a1 = _mm512_fmadd_ps(u, u, a1);
+            }
+            for (; i < b1; i += 16) {
+                __m512 v = gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(b1 - i));
+                a0 = _mm512_fmadd_ps(v, v, a0);
+            }
+            m2 += (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+            continue;
+        }
+        for (i = b0; i + 32 <= b1; i += 32) {
+            a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, 0xffff));
+            a1 = _mm512_add_ps(a1, gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff));
+        }
+        for (; i < b1; i += 16) a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(b1 - i)));
+        mb = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) / (float)nb);
+        a0 = a1 = _mm512_setzero_ps();
+        for (i = b0; i + 32 <= b1; i += 32) {
+            __m512 v = _mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), mb), u = _mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), mb);
+            a0 = _mm512_add_ps(a0, v);
+            a1 = _mm512_add_ps(a1, u);
+            c0 = _mm512_fmadd_ps(v, v, c0);
+            c1 = _mm512_fmadd_ps(u, u, c1);
+        }
+        for (; i < b1; i += 16) {
+            __mmask16 m = gpuml__v16_mask(b1 - i);
+            __m512 v = _mm512_maskz_sub_ps(m, gpuml__v16_ld(x + i * ex, xb, m), mb);
+            a0 = _mm512_add_ps(a0, v);
+            c0 = _mm512_fmadd_ps(v, v, c0);
+        }
+        /* the block: mean mb + sd / nb, M2 = sum (x - mb)^2 - sd^2 / nb; merged into the row's */
+        sd = (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+        bmean = (double)_mm512_cvtss_f32(mb) + sd / (double)nb;
+        {
+            double bm2 = (double)_mm512_reduce_add_ps(_mm512_add_ps(c0, c1)) - sd * sd / (double)nb, d = bmean - mean, tot = cnt + (double)nb;
+            mean += d * ((double)nb / tot);
+            m2 += bm2 + d * d * cnt * ((double)nb / tot);
+            cnt = tot;
+        }
+    }
+    m2 /= (double)n;
+    /* the mean as two floats: x - mean stays accurate when |mean| is much larger than the spread */
+    vm = _mm512_set1_ps((float)mean);
+    vl = _mm512_set1_ps((float)(mean - (double)(float)mean));
+    vr = _mm512_set1_ps((float)(1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + eps)));
+    for (i = 0; i < n; i += 16) {
+        __mmask16 m = gpuml__v16_mask(n - i);
+        char *yp = y + i * ey;
+        __m512 v = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, m), vm), vl), vr);
+        if (pf) gpuml__v16_pf(pf + i * ex);
+        if (w) v = b ? _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(m, w + i), _mm512_maskz_loadu_ps(m, b + i)) : _mm512_mul_ps(v, _mm512_maskz_loadu_ps(m, w + i));
+        else if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, b + i));
+        gpuml__v16_st(yp, yb, v, m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
+    }
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
 
 /* ---- CPU ---- */
 typedef struct gpuml__rowjob {
@@ -5399,16 +5935,32 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
     float *buf = (float *)gpuml__malloc(sizeof(float) * (size_t)(3 * n + 1));
     float *xb, *yb, *db;
 #if GPUML__HAVE_AVX2_PATH
-    int vec = gpuml__cpu_has_avx2_fma() && (!r->w || j->w) && (!r->b || j->b);
+    int vec = gpuml__cpu_simd() >= 1 && (!r->w || j->w) && (!r->b || j->b);
+    /* AVX-512: forward softmax, log-softmax and norms of dense f32 / bf16 rows, no row buffers */
+    int rows16 = vec && gpuml__cpu_simd() >= 2 && (dt == GPUML_F32 || dt == GPUML_BF16) && p->xs == 1 && p->ys == 1 &&
+                 (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX || r->kind == GPUML__ROW_LAYERNORM ||
+                  r->kind == GPUML__ROW_RMSNORM);
+    int stream = p->rs.n * n * es >= GPUML__STREAM_BYTES;
 #endif
     if (!buf) return;   /* cannot happen on any real machine; leaves the output as it was */
     xb = buf; yb = buf + n; db = buf + 2 * n;
     for (row = rb; row < re; row++) {
         const char *xp = (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row) * es;
         char *yp = r->y ? (char *)gpuml_tensor_data(r->y) + gpuml__row_off(&p->rs, &p->v[1], row) * es : NULL;
-        const float *x = gpuml__cpu_ld(dt, xp, p->xs * es, n, xb), *dy = NULL;
+        const float *x = NULL, *dy = NULL;
         double mean = 0, rstd = 0, s = 0, mx = -HUGE_VAL;
         float *yo = yb;
+#if GPUML__HAVE_AVX2_PATH
+        if (rows16 && yp) {
+            const char *pf = row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
+            if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX)
+                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_LOG_SOFTMAX, yb, db, stream, pf);
+            else
+                gpuml__norm_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_RMSNORM, r->eps, j->w, j->b, stream, pf);
+            continue;
+        }
+#endif
+        x = gpuml__cpu_ld(dt, xp, p->xs * es, n, xb);
 #if GPUML__HAVE_AVX2_PATH
         /* forward softmax and norms with AVX2, straight into a dense f32 output */
         if (vec) {
@@ -5424,9 +5976,10 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             }
             if (fwd_norm) {
                 float mf = 0.0f;
-                if (r->kind == GPUML__ROW_LAYERNORM) mf = (float)(gpuml__vsum_avx2(x, n, 0.0f, 0) / (double)n);
-                rstd = 1.0 / sqrt(gpuml__vsum_avx2(x, n, mf, 1) / (double)n + r->eps);
-                gpuml__vnorm_out_avx2(x, n, mf, (float)rstd, j->w, j->b, yo);
+                if (r->kind == GPUML__ROW_LAYERNORM) mean = gpuml__vsum_avx2(x, n, 0.0f, 0) / (double)n;
+                mf = (float)mean;
+                rstd = 1.0 / sqrt(gpuml__vsum_avx2(x, n, mf, 1) / (double)n - (mean - mf) * (mean - mf) + r->eps);
+                gpuml__vnorm_out_avx2(x, n, mean, (float)rstd, j->w, j->b, yo);
                 if (yo != (float *)(void *)yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yo);
                 continue;
             }
@@ -5487,6 +6040,9 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
         }
         if (yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
     }
+#if GPUML__HAVE_AVX2_PATH
+    if (rows16 && stream) _mm_sfence();
+#endif
     gpuml__free(buf);
 }
 
@@ -5882,7 +6438,7 @@ GPUML__FN void gpuml__opt_row(void *arg, char **ptr, const int64_t *step, int64_
         const float *g = gpuml__cpu_ld(o->gdt, ptr[1] + done * step[1], step[1], n, gb);
         i = 0;
 #if GPUML__HAVE_AVX2_PATH
-        if (o->kind == 2 && step[0] == 4 && step[2] == 4 && step[3] == 4 && gpuml__cpu_has_avx2_fma())
+        if (o->kind == 2 && step[0] == 4 && step[2] == 4 && step[3] == 4 && gpuml__cpu_simd() >= 1)
             i = gpuml__adamw_avx2(o->h, n, (float *)(void *)(ptr[0] + done * 4), g, (float *)(void *)(ptr[2] + done * 4),
                                   (float *)(void *)(ptr[3] + done * 4));
 #endif

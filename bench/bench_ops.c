@@ -179,6 +179,12 @@ int main(int argc, char **argv)
         if (want("add")) report("add", dn, shp, time_it(f_add, &a, iters), 3 * es * (double)n);
         if (want("mul")) report("mul", dn, shp, time_it(f_mul, &a, iters), 3 * es * (double)n);
         if (want("gelu")) report("gelu", dn, shp, time_it(f_gelu, &a, iters), 2 * es * (double)n);
+        if (!gpu && want("gelu")) {
+            /* the CPU's gelu cost could depend on the inputs' range: N(0, 1) inputs too */
+            gpuml_rand_normal(ctx, a.a, 9, 0.0, 1.0);
+            report("gelu_n01", dn, shp, time_it(f_gelu, &a, iters), 2 * es * (double)n);
+            gpuml_rand_uniform(ctx, a.a, 7, -2.0, 2.0);
+        }
         gpuml_tensor_free(a.o);
         a.o = gpuml_tensor_new(ctx, GPUML_F32, 0, NULL);
         if (want("sum")) report("sum", dn, shp, time_it(f_sum, &a, iters), es * (double)n);

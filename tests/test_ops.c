@@ -1075,6 +1075,125 @@ static void test_cpu_gpu_agree(void)
     gpuml_tensor_free(xc); gpuml_tensor_free(yc); gpuml_tensor_free(xg); gpuml_tensor_free(yg);
 }
 
+
+/* CPU row edge cases that the AVX-512 softmax's blocks (512 elements) and the one-pass norms must
+   get right: leading -inf blocks, NaN or +inf in a later block, a row of -inf (NaN, as the
+   scalar path gives), and a layernorm of values far from 0 (the variance must not cancel) */
+static void test_cpu_rows_edges(void)
+{
+    const long long R = 7, n = 1500;
+    int64_t s[2] = {7, 1500};
+    int l, t;
+    for (t = 0; t < 2; t++) {
+        gpuml_dtype dt = t ? GPUML_BF16 : GPUML_F32;
+        gpuml_tensor *x = tt_new(tu_cpu, dt, 2, s, 0), *y = tt_new(tu_cpu, dt, 2, s, 0);
+        double *vx = tt_rand(x, -4, 4), *vy, *ref = (double *)malloc(sizeof(double) * (size_t)(R * n));
+        long long i;
+        char what[100];
+        for (i = 0; i < 1100; i++) vx[i] = -INFINITY;          /* row 0: two blocks and a part of -inf */
+        for (i = 0; i < n; i++) vx[n + i] = -INFINITY;         /* row 1: all -inf */
+        vx[2 * n + 1200] = NAN;                                 /* row 2: NaN late */
+        vx[3 * n + 900] = INFINITY;                             /* row 3: +inf in the second block */
+        for (i = 0; i < n; i++) vx[4 * n + i] -= 60.0 * (double)(i < 700);   /* row 4: the max late */
+        for (i = 0; i < n; i++) vx[5 * n + i] += 1000.0 + 3.0 * (double)(i >= 1100);   /* row 5: large logits, max late */
+        for (i = 0; i < n; i++) vx[6 * n + i] = i % 3 ? -3e38 : 3e38;         /* row 6: near FLT_MAX */
+        tt_write(x, vx);
+        vx = (free(vx), tt_read(x));
+        for (l = 0; l < 2; l++) {
+            poison(tu_cpu, y);
+            CHECK((l ? gpuml_log_softmax : gpuml_softmax)(tu_cpu, y, x, 1) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+            vy = tt_read(y);
+            ref_rows(l, vx, R, n, NULL, NULL, 0, ref);
+            for (i = 0; i < n; i++) {
+                CHECK(vy[n + i] != vy[n + i] && vy[2 * n + i] != vy[2 * n + i] && vy[3 * n + i] != vy[3 * n + i],
+                      "%s %s: rows of -inf, with NaN, with +inf give NaN (%lld: %g %g %g)", l ? "log_softmax" : "softmax",
+                      gpuml_dtype_name(dt), i, vy[n + i], vy[2 * n + i], vy[3 * n + i]);
+                if (tu_failed_now) break;
+            }
+            snprintf(what, sizeof what, "%s %s leading -inf", l ? "log_softmax" : "softmax", gpuml_dtype_name(dt));
+            tu_close(what, vy, ref, n, t ? 2e-2 : 2e-5, l ? 1e-4 : 1e-7);
+            snprintf(what, sizeof what, "%s %s late max, large logits", l ? "log_softmax" : "softmax", gpuml_dtype_name(dt));
+            tu_close(what, vy + 4 * n, ref + 4 * n, 2 * n, t ? 2e-2 : 2e-5, l ? 1e-4 + (t ? 2e-2 : 0) : 1e-7);
+            if (!l) {
+                snprintf(what, sizeof what, "softmax %s near FLT_MAX", gpuml_dtype_name(dt));
+                tu_close(what, vy + 6 * n, ref + 6 * n, n, t ? 2e-2 : 2e-5, 1e-7);
+            }
+            free(vy);
+        }
+        for (i = 0; i < R * n; i++) vx[i] = 1e4 + (double)((i * 7919) % 2001 - 1000) * 1e-3 * (t ? 8.0 : 1.0);
+        tt_write(x, vx);
+        vx = (free(vx), tt_read(x));
+        for (l = 0; l < 2; l++) {
+            poison(tu_cpu, y);
+            if (l) CHECK(gpuml_rmsnorm(tu_cpu, y, x, NULL, 1e-5) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+            else CHECK(gpuml_layernorm(tu_cpu, y, x, NULL, NULL, 1e-5) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+            vy = tt_read(y);
+            ref_rows(l ? 3 : 2, vx, R, n, NULL, NULL, 1e-5, ref);
+            snprintf(what, sizeof what, "%s %s of 1e4 + small", l ? "rmsnorm" : "layernorm", gpuml_dtype_name(dt));
+            tu_close(what, vy, ref, R * n, t ? 2e-2 : 3e-4, t ? 4e-2 : 3e-4);
+            free(vy);
+        }
+        free(vx); free(ref);
+        gpuml_tensor_free(x); gpuml_tensor_free(y);
+    }
+}
+
+
+/* the AVX-512 elementwise path's bf16 conversions give the bits of the scalar ones (x * 1 keeps x;
+   NaN stays NaN), with and without non-temporal stores */
+static void test_cpu_bf16_avx512_bits(void)
+{
+#if GPUML__HAVE_AVX2_PATH
+    enum { N = 4099 };
+    static float v[N], one[N], back[N + 16];
+    static unsigned char o[2 * N + 64];
+    unsigned long long x;
+    int i = 0, bad = 0, nt;
+    if (gpuml__cpu_simd() < 2) SKIP("no AVX-512 on this CPU (or GPUML_CPU_SIMD caps it)");
+    for (x = 0; x < 0x100000000ULL && i < N; x += 1048573ULL, i++) { unsigned u = (unsigned)x; memcpy(&v[i], &u, 4); one[i] = 1.0f; }
+    v[0] = NAN; v[1] = -INFINITY; v[2] = 3.3895314e38f; v[3] = -0.0f; v[4] = 1.00390625f; v[5] = 1.01171875f;   /* ties */
+    for (nt = 0; nt < 2; nt++) {
+        unsigned char *op = o + 2 + 2 * nt;   /* not aligned: the stream path stores a head first */
+        gpuml__ew_avx512(GPUML_BINARY_MUL, i, (char *)op, 1, (const char *)v, 0, (const char *)one, 0, nt);
+        gpuml__ew_avx512(GPUML_BINARY_MUL, i, (char *)(back + 1), 0, (const char *)op, 1, (const char *)one, 0, nt);
+        for (x = 0; (int)x < i; x++) {
+            unsigned short h;
+            float f;
+            memcpy(&h, op + 2 * x, 2);
+            f = gpuml__bf16_to_f32(h);
+            bad += h != gpuml__f32_to_bf16(v[x]) || memcmp(&f, &back[x + 1], 4) != 0;
+        }
+    }
+    CHECK(bad == 0, "%d of %d AVX-512 bf16 conversions differ from the scalar ones", bad, 2 * i);
+#else
+    SKIP("no x86 SIMD paths in this build");
+#endif
+}
+
+/* the CPU ops again on each lower SIMD path this machine has (AVX2, scalar; the default run above
+   takes the best one, AVX-512 where present); GPUML_CPU_SIMD=avx2|scalar does the same from outside */
+static void test_cpu_simd_paths(void)
+{
+    static void (*const fns[])(void) = { test_binary, test_binary_mixed_scalar_inplace, test_unary, test_activations_wide,
+                                         test_nan_inf, test_reduce, test_softmax, test_norms, test_activation_backward,
+                                         test_optimizers, test_cpu_rows_edges };
+    static const char *const names[3] = { "scalar", "AVX2", "AVX-512" };
+    int best = gpuml__cpu_simd(), lv;
+    unsigned k;
+    gpuml_ctx *gpu = tu_gpu;
+    tu_gpu = NULL;   /* the GPU paths do not change with the level */
+    for (lv = best - 1; lv >= 0; lv--) {
+        CHECK(gpuml__cpu_simd_ctl(lv) == lv, "level %d", lv);
+        for (k = 0; k < sizeof fns / sizeof fns[0] && !tu_failed_now; k++) fns[k]();
+        if (tu_failed_now) { printf("    (the failure above is on the CPU %s path)\n", names[lv]); break; }
+    }
+    gpuml__cpu_simd_ctl(-1);
+    tu_gpu = gpu;
+    if (best < 2 && !tu_failed_now)
+        SKIP("AVX-512 path not run: the CPU lacks AVX-512 (F, BW, VL, DQ) or GPUML_CPU_SIMD caps it; tested: %s",
+             best < 1 ? "scalar" : "scalar and AVX2");
+}
+
 static const tu_test tests[] = {
     {"binary", test_binary},
     {"binary_mixed_scalar_inplace", test_binary_mixed_scalar_inplace},
@@ -1095,5 +1214,8 @@ static const tu_test tests[] = {
     {"optimizers", test_optimizers},
     {"errors", test_errors},
     {"cpu_gpu_agree", test_cpu_gpu_agree},
+    {"cpu_rows_edges", test_cpu_rows_edges},
+    {"cpu_bf16_avx512_bits", test_cpu_bf16_avx512_bits},
+    {"cpu_simd_paths", test_cpu_simd_paths},
 };
 int main(int argc, char **argv) { return TU_RUN("test_ops", tests, argc, argv); }

@@ -1,0 +1,82 @@
+/* L1/L2-resident cost of the CPU memory-bound kernels (not a test): TSC cycles per element on one
+   thread, best of 300 timings of 4 calls, for each SIMD path the machine has (AVX2+FMA, AVX-512).
+   The memory-bound figures are in bench_ops; this shows the compute side that they hide, so that
+   the floor in bench/NOTES_ops.md can be checked: at 0.7 of a copy roof R (GB/s) on T threads an
+   op moving B bytes per element may spend f_tsc * T * B / (0.7 R) cycles per element.
+   Build: gcc -std=c99 -O2 -I. bench/cpu_ops_cycles.c -o build/cpu_ops_cycles -ldl -lpthread -lm
+   Run:   build/cpu_ops_cycles [elements per row, default 4096] */
+#define _POSIX_C_SOURCE 200809L
+#define GPUML_IMPLEMENTATION
+#include "../gpuml.h"
+#include <stdio.h>
+#include <stdlib.h>
+#if GPUML__HAVE_AVX2_PATH
+#include <x86intrin.h>
+
+static int64_t n;
+static float *x, *y, *b, *e, *bm, *w;
+static gpuml__u16 *xh, *yh, *bh;
+
+/* what: 0..5 elementwise ops, 6 softmax, 7 layernorm, 8 rmsnorm; lvl 1 AVX2, 2 AVX-512 */
+static const int ew_ops[6] = { GPUML_BINARY_ADD, GPUML__EW_UNARY + GPUML_UNARY_EXP, GPUML__EW_UNARY + GPUML_UNARY_GELU,
+                               GPUML__EW_UNARY + GPUML_UNARY_SILU, GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH, GPUML__EW_GELU_GRAD };
+static const char *names[9] = { "add", "exp", "gelu", "silu", "gelu_tanh", "gelu_grad", "softmax", "layernorm", "rmsnorm" };
+static void run(int what, int lvl, int bf)
+{
+    const char *xp = bf ? (const char *)xh : (const char *)x, *bp = bf ? (const char *)bh : (const char *)b;
+    char *yp = bf ? (char *)yh : (char *)y;
+    int unary = what >= 1 && what <= 4;
+    if (what < 6) {
+        if (lvl == 2) gpuml__ew_avx512(ew_ops[what], n, yp, bf, xp, bf, unary ? NULL : bp, bf, 0);
+        else gpuml__cpu_ew(ew_ops[what], n, y, x, unary ? NULL : b, NULL, 0.0f, 0.0f);
+    } else if (lvl == 2) {
+        if (what == 6) gpuml__softmax_row_avx512(xp, bf, yp, bf, n, 0, e, bm, 0, NULL);
+        else gpuml__norm_row_avx512(xp, bf, yp, bf, n, what == 8, 1e-5, w, what == 7 ? b : NULL, 0, NULL);
+    } else if (what == 6) {   /* the AVX2 row path of gpuml__rows_task */
+        float m = gpuml__vmax_avx2(x, n);
+        double s = gpuml__exp_shift_avx2(x, m, y, n);
+        gpuml__vaxpc_avx2(y, n, (float)(1.0 / s), 0.0f, y);
+    } else {
+        double mean = what == 7 ? gpuml__vsum_avx2(x, n, 0.0f, 0) / (double)n : 0.0;
+        double q = gpuml__vsum_avx2(x, n, (float)mean, 1) / (double)n;
+        gpuml__vnorm_out_avx2(x, n, mean, (float)(1.0 / sqrt(q + 1e-5)), w, what == 7 ? b : NULL, y);
+    }
+}
+static double cycles(int what, int lvl, int bf)
+{
+    double best = 1e30;
+    int r, it;
+    for (r = 0; r < 300; r++) {
+        unsigned long long t0 = __rdtsc();
+        for (it = 0; it < 4; it++) run(what, lvl, bf);
+        best = GPUML__MIN(best, (double)(__rdtsc() - t0) / (4.0 * (double)n));
+    }
+    return best;
+}
+int main(int argc, char **argv)
+{
+    int64_t i;
+    int what, lvl = gpuml__cpu_simd();
+    n = argc > 1 ? atoll(argv[1]) : 4096;
+    if (n < 1 || lvl < 1) { printf("needs n >= 1 and AVX2+FMA\n"); return 1; }
+    x = (float *)malloc(sizeof(float) * (size_t)n); y = (float *)malloc(sizeof(float) * (size_t)n);
+    b = (float *)malloc(sizeof(float) * (size_t)n); e = (float *)malloc(sizeof(float) * (size_t)n);
+    bm = (float *)malloc(sizeof(float) * (size_t)n); w = (float *)malloc(sizeof(float) * (size_t)n);
+    xh = (gpuml__u16 *)malloc(2 * (size_t)n); yh = (gpuml__u16 *)malloc(2 * (size_t)n); bh = (gpuml__u16 *)malloc(2 * (size_t)n);
+    srand(1);
+    for (i = 0; i < n; i++) {   /* inputs in [-4, 4], in no order (no branch in these kernels depends on them) */
+        x[i] = (float)(8.0 * rand() / RAND_MAX - 4.0); b[i] = (float)(2.0 * rand() / RAND_MAX - 1.0); w[i] = 1.0f + 0.001f * (float)(i % 7);
+        xh[i] = gpuml__f32_to_bf16(x[i]); bh[i] = gpuml__f32_to_bf16(b[i]);
+    }
+    printf("TSC cycles per element, one thread, %lld elements (in cache)\n%-10s %8s %12s %12s\n", (long long)n, "op", "AVX2 f32",
+           lvl >= 2 ? "AVX-512 f32" : "", lvl >= 2 ? "AVX-512 bf16" : "");
+    for (what = 0; what < 9; what++) {
+        printf("%-10s %8.2f", names[what], cycles(what, 1, 0));
+        if (lvl >= 2) printf(" %12.2f %12.2f", cycles(what, 2, 0), cycles(what, 2, 1));
+        printf("\n");
+    }
+    return 0;
+}
+#else
+int main(void) { printf("no x86 SIMD paths in this build\n"); return 0; }
+#endif
