@@ -10584,8 +10584,8 @@ GPUML__DEF gpuml_status gpuml_init(gpuml_ctx **out, const gpuml_desc *desc)
     if (ctx->backend == GPUML_BACKEND_CPU) {
         if (nthreads == 0 && (env = gpuml__getenv("GPUML_NUM_THREADS")) != NULL) nthreads = atoi(env);
         if (nthreads <= 0) nthreads = gpuml__num_cores();
-        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU (%d threads%s)", nthreads,
-                 gpuml__cpu_has_avx2_fma() ? ", AVX2+FMA" : "");
+        snprintf(ctx->device_name, sizeof ctx->device_name, "CPU (%d threads%s)", nthreads,   /* the ops' SIMD level */
+                 gpuml__cpu_simd() == 2 ? ", AVX-512" : gpuml__cpu_simd() == 1 ? ", AVX2+FMA" : "");
     } else {
         nthreads = 1;
     }
