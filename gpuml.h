@@ -54,7 +54,8 @@
                           (%LOCALAPPDATA%\gpuml on Windows)
        GPUML_NUM_THREADS  CPU backend threads (default: the number of cores)
        GPUML_CPU_SIMD     avx2 | scalar: cap the CPU ops' SIMD path (default: the best the
-                          CPU has, AVX-512 where present); read once
+                          CPU has, AVX-512 where present); read once.  The CPU GEMM
+                          (matmul, conv) picks its own kernel and ignores it
        GPUML_PROFILE      1: record every op, print the summary to stderr at shutdown
        GPUML_TRACE        file.json: record every op, write a Chrome trace there at shutdown
        GPUML_GRAPHS       off: gpuml_graph_* run the captured function eagerly
@@ -8380,12 +8381,6 @@ GPUML__FN int gpuml__mm_3x_fits(gpuml_ctx *ctx, const gpuml__mm *p)
     kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
     return gpuml__sm90_c_ok(p, &kp, 4);
 }
-/* forced (GPUML_MATMUL_WGMMA), or automatic and large enough that the tensor cores beat the
-   SIMT kernel despite the 3x work and the split copies */
-GPUML__FN int gpuml__mm_3x_wanted(const gpuml__mm *p, gpuml_matmul_path path)
-{
-    return path == GPUML_MATMUL_WGMMA || (path == GPUML_MATMUL_AUTO && p->M * p->N * p->K >= (int64_t)1 << 21);
-}
 GPUML__FN gpuml_status gpuml__mm_cuda_3x(gpuml_ctx *ctx, const gpuml__mm *p)
 {
     gpuml__mm q = *p;
@@ -8454,7 +8449,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
     gpuml__mm q = *p;
     gpuml_tensor *own[2] = {NULL, NULL}, *view[2] = {NULL, NULL};
     gpuml_status st = GPUML_SUCCESS;
-    if (gpuml__mm_3x_wanted(p, path) && gpuml__mm_3x_fits(ctx, p)) return gpuml__mm_cuda_3x(ctx, p);
+    if (gpuml__sm90_wanted(p, path) && gpuml__mm_3x_fits(ctx, p))   /* the same size rule as tf32 */ return gpuml__mm_cuda_3x(ctx, p);
     if (es == 2 || es == 0 || !gpuml__sm90_device(ctx) || !gpuml__sm90_wanted(p, path))
         return gpuml__mm_cuda_run(ctx, p, path);
     for (k = 0; k < 2; k++) {
@@ -8929,7 +8924,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90(gpuml_ctx *ctx, const gpuml__conv_prob
    than this kernel's best configuration on all 22 such ResNet-50 layers), else this kernel */
 GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p)
 {
-    if (ctx && p && ctx->arch == 90 && gpuml__conv_sm90_choose(ctx, p, NULL, NULL) >= 0) {
+    if (ctx && p && ctx->arch == 90) {   /* NOT_SUPPORTED (no error set) where no wgmma configuration fits */
         gpuml_status st = gpuml__conv2d_sm90(ctx, p);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
     }
@@ -9290,8 +9285,7 @@ typedef struct gpuml__cv_cpu {
     const gpuml__cv *cv;
     float *col, *t, *wp;      /* im2col rows, GEMM result rows, packed weights [K][ncol] (r, s, c order) */
     int64_t m0, n0, g;        /* first row (n, p, q) or first image of the chunk; group */
-    int64_t ldt;              /* row stride of t */
-    int64_t tsm, tsk;         /* forward: element (m, kk) of t at t[m * tsm + kk * tsk] */
+    int64_t ldt;              /* row stride of t: element (m, kk) at t[m * ldt + kk] */
     int pool_max, count_pad;  /* pooling */
 } gpuml__cv_cpu;
 
@@ -9347,9 +9341,9 @@ GPUML__FN void gpuml__cv_epi_rows(void *arg, int64_t b, int64_t e, int tid)
         if (cv->dt == GPUML_F32) {   /* f32: from t, or in place on y (the GEMM wrote it) */
             float *y = (float *)gpuml_tensor_data(cv->y) + yo + j->g * cv->kg * cv->ys[3];
             const float *r = cv->res ? (const float *)gpuml_tensor_data(cv->res) + ro + j->g * cv->kg * cv->rs[3] : NULL;
-            const float *bb = bias ? bias + j->g * cv->kg : NULL, *t = j->t ? j->t + m * j->tsm : NULL;
+            const float *bb = bias ? bias + j->g * cv->kg : NULL, *t = j->t ? j->t + m * j->ldt : NULL;
             for (kk = 0; kk < cv->kg; kk++) {
-                float v = t ? t[kk * j->tsk] : y[kk * cv->ys[3]];
+                float v = t ? t[kk] : y[kk * cv->ys[3]];
                 if (bb) v += bb[kk];
                 v = gpuml__act_f32(cv->act, v);
                 if (r) v += r[kk * cv->rs[3]];
@@ -9359,7 +9353,7 @@ GPUML__FN void gpuml__cv_epi_rows(void *arg, int64_t b, int64_t e, int tid)
         }
         for (kk = 0; kk < cv->kg; kk++) {
             int64_t k = j->g * cv->kg + kk;
-            float v = j->t ? j->t[m * j->tsm + kk * j->tsk] : gpuml__cv_ld(cv->dt, cv->y, yo + k * cv->ys[3]);
+            float v = j->t ? j->t[m * j->ldt + kk] : gpuml__cv_ld(cv->dt, cv->y, yo + k * cv->ys[3]);
             if (bias) v += bias[k];
             v = gpuml__act_f32(cv->act, v);
             if (cv->res) v += gpuml__cv_ld(cv->dt, cv->res, ro + k * cv->rs[3]);
@@ -9595,11 +9589,11 @@ GPUML__FN void gpuml__cv_pack_task(void *arg, int64_t b, int64_t e, int tid)
         gpuml__cv_pack_w(&part, pj->wp + b * pj->sk, pj->unpack, pj->sk, pj->sj);
     }
 }
-GPUML__FN void gpuml__cv_pack(gpuml_ctx *ctx, const gpuml__cv *cv, float *wp, int unpack, int transposed)
+GPUML__FN void gpuml__cv_pack(gpuml_ctx *ctx, const gpuml__cv *cv, float *wp, int unpack)
 {
     gpuml__cv_packjob pj;
     pj.cv = cv; pj.wp = wp; pj.unpack = unpack;
-    pj.sk = transposed ? 1 : cv->ncol; pj.sj = transposed ? cv->k : 1;
+    pj.sk = cv->ncol; pj.sj = 1;
     gpuml__parallel_for(ctx->pool, cv->k, GPUML__MAX((int64_t)1, (int64_t)4096 / GPUML__MAX(cv->ncol, (int64_t)1)), gpuml__cv_pack_task, &pj);
 }
 
@@ -9644,7 +9638,7 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
         j.wp = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->k * cv->ncol) + 1);
         if (!j.wp) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
         if (kind == 2) memset(j.wp, 0, sizeof(float) * (size_t)(cv->k * cv->ncol));
-        else gpuml__cv_pack(ctx, cv, j.wp, 0, 0);
+        else gpuml__cv_pack(ctx, cv, j.wp, 0);
         wbase = (const char *)j.wp;
     }
     if (implicit) {
@@ -9682,7 +9676,6 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     if (per_image) rows = pq;
     rows = GPUML__MIN(rows, M);
     j.ldt = cv->kg;
-    j.tsm = cv->kg; j.tsk = 1;
     if (kind != 0) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
     if (!y_direct) j.t = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->kg) + 1);
     if ((kind != 0 && !j.col) || (!y_direct && !j.t)) rc = -1;
@@ -9730,7 +9723,7 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
             }
         }
     }
-    if (rc == 0 && kind == 2) gpuml__cv_pack(ctx, cv, j.wp, 1, 0);
+    if (rc == 0 && kind == 2) gpuml__cv_pack(ctx, cv, j.wp, 1);
     gpuml__aligned_free(xp);
     gpuml__aligned_free(zero);
     gpuml__aligned_free(j.col);

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
             memset(&j, 0, sizeof j);
             j.cv = &cv; j.col = col;
             gpuml__parallel_for(ctx->pool, M, 16, gpuml__cv_im2col_rows, &j);
-            gpuml__cv_pack(ctx, &cv, wt, 0, 1);
+            gpuml__cv_pack(ctx, &cv, wt, 0);
             for (i = 0; i < 5; i++) t[i] = 0;
             /* 0: whole conv; 1: im2col; 2: gemm on col; 3: weight pack; 4: OpenBLAS */
             for (i = 0; i < 2; i++) gpuml_conv2d(ctx, y, x, w, &d);
@@ -92,11 +92,11 @@ int main(int argc, char **argv)
                 for (i = 0; i < REPS + 1; i++) {
                     if (i == 1) t0 = now_s();
                     if (sm) gpuml__cpu_gemm(ctx->pool, N, M, K, 1.0f, gpuml_tensor_data(w), GPUML__GEMM_F32, K, 1, col, GPUML__GEMM_F32, 1, K, 0.0f, c, M, 1);
-                    else gpuml__cpu_gemm(ctx->pool, M, N, K, 1.0f, col, GPUML__GEMM_F32, K, 1, wt, GPUML__GEMM_F32, N, 1, 0.0f, c, N, 1);
+                    else gpuml__cpu_gemm(ctx->pool, M, N, K, 1.0f, col, GPUML__GEMM_F32, K, 1, wt, GPUML__GEMM_F32, 1, K, 0.0f, c, N, 1);
                 }
                 t[2] = (now_s() - t0) / REPS;
             }
-            { double t0 = now_s(); for (i = 0; i < REPS; i++) gpuml__cv_pack(ctx, &cv, wt, 0, 1); t[3] = (now_s() - t0) / REPS; }
+            { double t0 = now_s(); for (i = 0; i < REPS; i++) gpuml__cv_pack(ctx, &cv, wt, 0); t[3] = (now_s() - t0) / REPS; }
             if (sgemm) {
                 double t0 = 0;
                 for (i = 0; i < REPS + 1; i++) {
