@@ -8848,26 +8848,68 @@ GPUML__FN int gpuml__conv_igemm_choose(gpuml_ctx *ctx, const gpuml__conv_problem
     return best >= 0 ? best : GPUML__CONV_GATHER_CFG;
 }
 
+#ifndef GPUML_NO_CUDA
+/* the argument block of both implicit-GEMM kernels: mirrors struct gpuml__conv_params in
+   kernels/conv_igemm.cu (which conv_sm90.cu includes) */
+typedef struct gpuml__conv_kparams {
+    gpuml__CUdeviceptr x, w, y, bias, res, ws;
+    int N, H, W, C, K, R, S, P, Q;
+    int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+    int M, Kg, splits;
+} gpuml__conv_kparams;
+GPUML__FN void gpuml__conv_kparams_fill(gpuml__conv_kparams *kp, const gpuml__conv_problem *p, int splits)
+{
+    memset(kp, 0, sizeof *kp);
+    kp->x = gpuml__dptr(p->x); kp->w = gpuml__dptr(p->wt); kp->y = gpuml__dptr(p->y);
+    kp->bias = p->bias ? gpuml__dptr(p->bias) : 0;
+    kp->res = p->residual ? gpuml__dptr(p->residual) : 0;
+    kp->N = (int)p->n; kp->H = (int)p->h; kp->W = (int)p->w; kp->C = (int)p->c; kp->K = (int)p->k;
+    kp->R = (int)p->r; kp->S = (int)p->s; kp->P = (int)p->p; kp->Q = (int)p->q;
+    kp->stride_h = p->stride_h; kp->stride_w = p->stride_w; kp->pad_h = p->pad_h; kp->pad_w = p->pad_w;
+    kp->dil_h = p->dil_h; kp->dil_w = p->dil_w;
+    kp->M = (int)(p->n * p->p * p->q); kp->Kg = (int)(p->r * p->s * p->c); kp->splits = splits;
+}
+/* split-K for either kernel: fn (args refer to kp) writes f32 partial sums into a workspace, then
+   conv_igemm's reduce kernel (module ropts) adds the kp->splits slices and applies the epilogue */
+GPUML__FN gpuml_status gpuml__conv_splitk_run(gpuml_ctx *ctx, const gpuml__conv_problem *p, gpuml__conv_kparams *kp, gpuml__CUfunction fn,
+                                              const unsigned grid[3], const unsigned block[3], unsigned smem, void **args,
+                                              const char *ropts, const char *what)
+{
+    gpuml__CUfunction red;
+    gpuml_tensor *ws;
+    gpuml_status st;
+    int64_t total = (int64_t)kp->M * p->k * kp->splits;
+    unsigned g[3], b[3], rgrid[3], rblock[3] = {256, 1, 1};
+    void *rargs[1];
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, ropts, "gpuml_conv_splitk_reduce", &red));
+    ws = gpuml_tensor_new(ctx, GPUML_F32, 1, &total);
+    if (!ws) return gpuml_last_status(ctx);
+    kp->y = gpuml__dptr(ws);                           /* partial sums first */
+    memcpy(g, grid, sizeof g); memcpy(b, block, sizeof b);
+    st = gpuml__launch(ctx, fn, g, b, smem, args, what);
+    if (st == GPUML_SUCCESS) {
+        kp->ws = kp->y;
+        kp->y = gpuml__dptr(p->y);
+        rgrid[0] = gpuml__grid_for(ctx, (int64_t)kp->M * p->k, 256); rgrid[1] = rgrid[2] = 1;
+        rargs[0] = kp;
+        st = gpuml__launch(ctx, red, rgrid, rblock, 0, rargs, "conv2d (split-K reduce)");
+    }
+    gpuml_tensor_free(ws);   /* stream-ordered: the block is reused only by later work */
+    return st;
+}
+#endif
 /* Runs p with tile configuration cfg split `splits` ways along K_gemm (cfg -1: the chosen
    configuration and split).  Returns GPUML_ERROR_NOT_SUPPORTED, recording no error, where the
    kernel does not take the problem (the caller falls back). */
 GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
 {
 #ifndef GPUML_NO_CUDA
-    /* mirrors struct gpuml__conv_params in kernels/conv_igemm.cu */
-    struct gpuml__conv_params {
-        gpuml__CUdeviceptr x, w, y, bias, res, ws;
-        int N, H, W, C, K, R, S, P, Q;
-        int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
-        int M, Kg, splits;
-    } kp;
+    gpuml__conv_kparams kp;
     char opts[200], sopts[200];
-    gpuml__CUfunction fn, red;
+    gpuml__CUfunction fn;
     unsigned grid[3], block[3] = {256, 1, 1};
     void *args[1];
-    gpuml_tensor *ws = NULL;
-    gpuml_status st;
-    int64_t kt, per, total;
+    int64_t kt, per;
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
     if (cfg < 0) cfg = gpuml__conv_igemm_choose(ctx, p, &splits);
     if (gpuml__conv_igemm_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
@@ -8882,37 +8924,14 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv
     snprintf(sopts, sizeof sopts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=%d",
              (int)p->x->dtype, cfg);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, splits > 1 ? sopts : opts, "gpuml_conv_igemm", &fn));
-    memset(&kp, 0, sizeof kp);
-    kp.x = gpuml__dptr(p->x); kp.w = gpuml__dptr(p->wt); kp.y = gpuml__dptr(p->y);
-    kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
-    kp.res = p->residual ? gpuml__dptr(p->residual) : 0;
-    kp.N = (int)p->n; kp.H = (int)p->h; kp.W = (int)p->w; kp.C = (int)p->c; kp.K = (int)p->k;
-    kp.R = (int)p->r; kp.S = (int)p->s; kp.P = (int)p->p; kp.Q = (int)p->q;
-    kp.stride_h = p->stride_h; kp.stride_w = p->stride_w; kp.pad_h = p->pad_h; kp.pad_w = p->pad_w;
-    kp.dil_h = p->dil_h; kp.dil_w = p->dil_w;
-    kp.M = (int)(p->n * p->p * p->q); kp.Kg = (int)(p->r * p->s * p->c); kp.splits = splits;
+    gpuml__conv_kparams_fill(&kp, p, splits);
     grid[0] = (unsigned)((p->k + gpuml__conv_cfgs[cfg].bn - 1) / gpuml__conv_cfgs[cfg].bn);
     grid[1] = (unsigned)((kp.M + gpuml__conv_cfgs[cfg].bm - 1) / gpuml__conv_cfgs[cfg].bm);
     grid[2] = (unsigned)splits;
     args[0] = &kp;
     block[0] = (unsigned)gpuml__conv_cfgs[cfg].threads;
     if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, "conv2d (implicit GEMM)");
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, opts, "gpuml_conv_splitk_reduce", &red));
-    total = (int64_t)kp.M * p->k * splits;
-    ws = gpuml_tensor_new(ctx, GPUML_F32, 1, &total);
-    if (!ws) return gpuml_last_status(ctx);
-    kp.y = gpuml__dptr(ws);                           /* partial sums first */
-    st = gpuml__launch(ctx, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, "conv2d (implicit GEMM, split-K)");
-    if (st == GPUML_SUCCESS) {
-        kp.ws = kp.y;
-        kp.y = gpuml__dptr(p->y);
-        grid[0] = gpuml__grid_for(ctx, (int64_t)kp.M * p->k, 256);
-        grid[1] = grid[2] = 1;
-        block[0] = 256;
-        st = gpuml__launch(ctx, red, grid, block, 0, args, "conv2d (split-K reduce)");
-    }
-    gpuml_tensor_free(ws);   /* stream-ordered: the block is reused only by later work */
-    return st;
+    return gpuml__conv_splitk_run(ctx, p, &kp, fn, grid, block, gpuml__conv_cfg_smem(cfg), args, opts, "conv2d (implicit GEMM, split-K)");
 #else
     (void)ctx; (void)p; (void)cfg; (void)splits;
     return GPUML_ERROR_NOT_SUPPORTED;
@@ -9016,22 +9035,15 @@ GPUML__FN int gpuml__conv_sm90_choose(gpuml_ctx *ctx, const gpuml__conv_problem 
 GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
 {
 #ifndef GPUML_NO_CUDA
-    struct gpuml__conv_params {   /* mirrors struct gpuml__conv_params in kernels/conv_igemm.cu */
-        gpuml__CUdeviceptr x, w, y, bias, res, ws;
-        int N, H, W, C, K, R, S, P, Q;
-        int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
-        int M, Kg, splits;
-    } kp;
+    gpuml__conv_kparams kp;
     unsigned char mapbuf[2][128 + 64];
     void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[3];
     char opts[260], ropts[200];
     int tma_a, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = cfg < 0 || (cfg & GPUML__CW_IM2COL) != 0;
-    gpuml__CUfunction fn, red;
+    gpuml__CUfunction fn;
     unsigned grid[3], block[3];
-    gpuml_tensor *ws = NULL;
-    gpuml_status st;
     const gpuml__cw_cfg *c;
-    int64_t kt, per, units, slots, total, M, Kg;
+    int64_t kt, per, units, slots, M, Kg;
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
     if (cfg >= 0) cfg &= ~(GPUML__CW_GATHER | GPUML__CW_IM2COL);
     if (cfg < 0) cfg = gpuml__conv_sm90_choose(ctx, p, &splits, NULL);
@@ -9081,15 +9093,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
         snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d",
                  (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_sm90", &fn));
-    memset(&kp, 0, sizeof kp);
-    kp.x = gpuml__dptr(p->x); kp.w = gpuml__dptr(p->wt); kp.y = gpuml__dptr(p->y);
-    kp.bias = p->bias ? gpuml__dptr(p->bias) : 0;
-    kp.res = p->residual ? gpuml__dptr(p->residual) : 0;
-    kp.N = (int)p->n; kp.H = (int)p->h; kp.W = (int)p->w; kp.C = (int)p->c; kp.K = (int)p->k;
-    kp.R = (int)p->r; kp.S = (int)p->s; kp.P = (int)p->p; kp.Q = (int)p->q;
-    kp.stride_h = p->stride_h; kp.stride_w = p->stride_w; kp.pad_h = p->pad_h; kp.pad_w = p->pad_w;
-    kp.dil_h = p->dil_h; kp.dil_w = p->dil_w;
-    kp.M = (int)M; kp.Kg = (int)Kg; kp.splits = splits;
+    gpuml__conv_kparams_fill(&kp, p, splits);
     units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
     slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm;
     grid[0] = (unsigned)GPUML__MIN(units, slots);
@@ -9100,22 +9104,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     /* split-K: f32 partial sums, then conv_igemm's reduce applies the epilogue */
     snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=1",
              (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL);
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, ropts, "gpuml_conv_splitk_reduce", &red));
-    total = M * p->k * splits;
-    ws = gpuml_tensor_new(ctx, GPUML_F32, 1, &total);
-    if (!ws) return gpuml_last_status(ctx);
-    kp.y = gpuml__dptr(ws);
-    st = gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg), args, "conv2d (wgmma implicit GEMM, split-K)");
-    if (st == GPUML_SUCCESS) {
-        kp.ws = kp.y;
-        kp.y = gpuml__dptr(p->y);
-        grid[0] = gpuml__grid_for(ctx, M * p->k, 256);
-        block[0] = 256;
-        args[0] = &kp;
-        st = gpuml__launch(ctx, red, grid, block, 0, args, "conv2d (split-K reduce)");
-    }
-    gpuml_tensor_free(ws);   /* stream-ordered: the block is reused only by later work */
-    return st;
+    return gpuml__conv_splitk_run(ctx, p, &kp, fn, grid, block, gpuml__cw_smem(cfg), args, ropts, "conv2d (wgmma implicit GEMM, split-K)");
 #else
     (void)ctx; (void)p; (void)cfg; (void)splits;
     return GPUML_ERROR_NOT_SUPPORTED;
