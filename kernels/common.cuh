@@ -70,3 +70,27 @@ struct gpuml__mm_params {
     const void *R; gpuml__i64 sr_b, sr_m, sr_n;   /* residual in the output dtype, or null */
     float alpha, beta, scale;
 };
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* thread block clusters (sm_90+): all threads of the cluster meet, and what each block wrote to
+   its shared memory before is visible to the others after */
+static __device__ __forceinline__ void gpuml__cluster_sync(void)
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+static __device__ __forceinline__ unsigned gpuml__cluster_rank(void)
+{
+    unsigned r;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+/* the float at p in the shared memory of block 'rank' of this cluster */
+static __device__ __forceinline__ float gpuml__ld_cluster(const float *p, unsigned rank)
+{
+    unsigned a = (unsigned)__cvta_generic_to_shared(p), ra;
+    float v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(a), "r"(rank));
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(ra) : "memory");
+    return v;
+}
+#endif

@@ -125,22 +125,6 @@ static __device__ __forceinline__ void gpuml__sm_chunk(float (*acc)[GPUML_SM_MT]
             }
 }
 
-#if GPUML_SM_CL > 1
-/* all threads of the cluster; what each wrote to its shared memory before is visible after */
-static __device__ __forceinline__ void gpuml__sm_cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-/* *p in the shared memory of the cluster's block `rank` */
-static __device__ __forceinline__ float gpuml__sm_ld_dsmem(const float *p, unsigned rank)
-{
-    unsigned a = (unsigned)__cvta_generic_to_shared(p), r;
-    float v;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
-    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(r) : "memory");
-    return v;
-}
-#endif
 
 extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W)
 #if GPUML_SM_CL > 1
@@ -257,13 +241,13 @@ extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W)
         for (int w = 0; w < GPUML_SM_W; w++) s += red[w][r][m];
         part[e] = s;
     }
-    gpuml__sm_cluster_sync();
+    gpuml__cluster_sync();
     for (int e = (int)blockIdx.y * 32 * GPUML_SM_W + threadIdx.x; e < GPUML__SM_ROWS * p.M; e += 32 * GPUML_SM_W * GPUML_SM_CL) {
         const int m = e / GPUML__SM_ROWS, r = e - m * GPUML__SM_ROWS, n = n0 + r;
         if (n >= p.N) continue;
         float s = 0.0f;
 #pragma unroll
-        for (int q = 0; q < GPUML_SM_CL; q++) s += gpuml__sm_ld_dsmem(&part[e], (unsigned)q);
+        for (int q = 0; q < GPUML_SM_CL; q++) s += gpuml__ld_cluster(&part[e], (unsigned)q);
 #else
     for (int e = threadIdx.x; e < GPUML__SM_ROWS * p.M; e += 32 * GPUML_SM_W) {   /* consecutive threads: consecutive n */
         const int m = e / GPUML__SM_ROWS, r = e - m * GPUML__SM_ROWS, n = n0 + r;
@@ -287,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W)
         *cp = gpuml__sm_stc(v);
     }
 #if GPUML_SM_CL > 1
-    gpuml__sm_cluster_sync();   /* no block leaves while another still reads its part[] */
+    gpuml__cluster_sync();   /* no block leaves while another still reads its part[] */
 #endif
 }
 #endif

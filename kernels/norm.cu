@@ -131,27 +131,8 @@ static __device__ __forceinline__ gpuml__st gpuml__st_warp(gpuml__st v)
     return v;
 }
 
-#if CL > 1 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if CL > 1 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900   /* the cluster helpers are in common.cuh */
 #define GPUML__CLUSTER 1
-static __device__ __forceinline__ void gpuml__cluster_sync(void)
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-static __device__ __forceinline__ unsigned gpuml__cluster_rank(void)
-{
-    unsigned r;
-    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return r;
-}
-/* the float at p in the shared memory of block 'rank' of this cluster */
-static __device__ __forceinline__ float gpuml__ld_cluster(const float *p, unsigned rank)
-{
-    unsigned a = (unsigned)__cvta_generic_to_shared(p), ra;
-    float v;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(a), "r"(rank));
-    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(ra) : "memory");
-    return v;
-}
 #else
 #define GPUML__CLUSTER 0
 #endif
