@@ -94,3 +94,60 @@ static __device__ __forceinline__ float gpuml__ld_cluster(const float *p, unsign
     return v;
 }
 #endif
+
+/* ---- tensor-core matmul helpers shared by matmul_mma.cu, matmul_small.cu, conv_igemm.cu and
+   conv_sm90.cu (templates: no code unless a kernel uses them) ---- */
+/* D = A(16x16, row) * B(16x8, col) + D, f32 accumulators.  DT: 1 f16, 2 bf16 */
+template <int DT>
+static __device__ __forceinline__ void gpuml__mma_16816(float *d, const gpuml__u32 *a, gpuml__u32 b0, gpuml__u32 b1)
+{
+    if (DT == 2)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* the fused epilogue's activation (GPUML_EPI: 1 relu, 2 gelu (tanh form), 3 silu) */
+template <int EPI>
+static __device__ __forceinline__ float gpuml__mma_act(float x)
+{
+    if (EPI == 1) return x > 0.0f ? x : 0.0f;
+    if (EPI == 2) return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    if (EPI == 3) return x / (1.0f + __expf(-x));
+    return x;
+}
+
+/* C-dtype <-> f32.  f16 uses the hardware cvt (cvt.rn.f16.f32 is IEEE round-to-nearest-even
+   with overflow to inf and NaN -> 0x7fff: bit-identical to gpuml__f32_to_f16, whose software
+   version costs ~80 instructions an element and would add ~40% to the instruction count of a
+   4096-deep GEMM); -DGPUML_MMA_SOFT_CVT=1 selects gpuml__dt<CDT>::ld/st instead.  f32 and bf16
+   always use gpuml__dt (a few integer ops). */
+#ifndef GPUML_MMA_SOFT_CVT
+#define GPUML_MMA_SOFT_CVT 0
+#endif
+template <int CDT>
+static __device__ __forceinline__ typename gpuml__dt<CDT>::T gpuml__mma_st(float v)
+{
+    if (CDT == 1 && !GPUML_MMA_SOFT_CVT) {
+        gpuml__u16 h;
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+        return (typename gpuml__dt<CDT>::T)h;
+    }
+    return gpuml__dt<CDT>::st(v);
+}
+template <int CDT>
+static __device__ __forceinline__ float gpuml__mma_ld(typename gpuml__dt<CDT>::T x)
+{
+    if (CDT == 1 && !GPUML_MMA_SOFT_CVT) {
+        float v;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"((gpuml__u16)x));
+        return v;
+    }
+    return gpuml__dt<CDT>::ld(x);
+}

@@ -108,6 +108,26 @@ static __device__ __forceinline__ void gpuml__conv_st8(typename gpuml__dt<CDT>::
         *(uint4 *)q = make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
+/* eight outputs y[off .. off+7] (columns n .. n+7 of K) = v (+ the residual r at the same place):
+   16-byte accesses where vec (aligned, all 8 inside the row), else one element at a time */
+template <int CDT, int RESID>
+static __device__ __forceinline__ void gpuml__conv_out8(typename gpuml__dt<CDT>::T *y, const typename gpuml__dt<CDT>::T *r,
+                                                         gpuml__i64 off, int n, int K, bool vec, float *v)
+{
+    if (vec) {
+        if (RESID) {
+            float rv[8];
+            gpuml__conv_ld8<CDT>(r + off, rv);
+#pragma unroll
+            for (int e = 0; e < 8; e++) v[e] += rv[e];
+        }
+        gpuml__conv_st8<CDT>(y + off, v);
+    } else {
+#pragma unroll
+        for (int e = 0; e < 8; e++)
+            if (n + e < K) y[off + e] = gpuml__mma_st<CDT>(v[e] + (RESID ? gpuml__mma_ld<CDT>(r[off + e]) : 0.0f));
+    }
+}
 
 template <int DT, int CDT, int EPI, int HAS_BIAS, int HAS_RESID, int BM, int BN, int WMW, int STAGES, int GATHER, int WARPS>
 static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_params &p)
@@ -370,20 +390,7 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
             const float *src = slab + sr * SROW + c8;
             const float4 lo = *(const float4 *)src, hi = *(const float4 *)(src + 4);
             float v[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
-            const gpuml__i64 off = (gpuml__i64)m * K + n;
-            if (vec_ok) {
-                if (HAS_RESID) {
-                    float r[8];
-                    gpuml__conv_ld8<CDT>(Rz + off, r);
-#pragma unroll
-                    for (int e = 0; e < 8; e++) v[e] += r[e];
-                }
-                gpuml__conv_st8<CDT>(Y + off, v);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 8; e++)
-                    if (n + e < K) Y[off + e] = gpuml__mma_st<CDT>(v[e] + (HAS_RESID ? gpuml__mma_ld<CDT>(Rz[off + e]) : 0.0f));
-            }
+            gpuml__conv_out8<CDT, HAS_RESID>(Y, Rz, (gpuml__i64)m * K + n, n, K, vec_ok, v);
         }
     }
 }

@@ -515,21 +515,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                     const float *src = slab + sr * GPUML_CW_SROW + c8;
                     const float4 lo = *(const float4 *)src, hi = *(const float4 *)(src + 4);
                     float v[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
-                    const gpuml__i64 off = (gpuml__i64)m * K + n;
-                    if (vec_ok) {
-                        if (GPUML_HAS_RESID) {
-                            float r[8];
-                            gpuml__conv_ld8<GPUML_CONV_YDT>(Rz + off, r);
-#pragma unroll
-                            for (int e = 0; e < 8; e++) v[e] += r[e];
-                        }
-                        gpuml__conv_st8<GPUML_CONV_YDT>(Y + off, v);
-                    } else {
-#pragma unroll
-                        for (int e = 0; e < 8; e++)
-                            if (n + e < K)
-                                Y[off + e] = gpuml__mma_st<GPUML_CONV_YDT>(v[e] + (GPUML_HAS_RESID ? gpuml__mma_ld<GPUML_CONV_YDT>(Rz[off + e]) : 0.0f));
-                    }
+                    gpuml__conv_out8<GPUML_CONV_YDT, GPUML_HAS_RESID>(Y, Rz, (gpuml__i64)m * K + n, n, K, vec_ok, v);
                 }
             }
         }

@@ -8,19 +8,10 @@
 
 /* struct gpuml__mm_params: kernels/common.cuh */
 
-/* the epilogue shared by every matmul kernel of the family */
-static __device__ __forceinline__ float gpuml__mm_act(float x)
-{
-#if GPUML_EPI == 1
-    return x > 0.0f ? x : 0.0f;
-#elif GPUML_EPI == 2
-    return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-#elif GPUML_EPI == 3
-    return x / (1.0f + __expf(-x));
-#else
-    return x;
+/* the epilogue's activation: gpuml__mma_act<GPUML_EPI> (common.cuh) */
+#ifndef GPUML_EPI
+#define GPUML_EPI 0
 #endif
-}
 
 #ifdef GPUML_A_DT
 typedef gpuml__dt<GPUML_A_DT> gpuml__TA;
@@ -97,7 +88,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_simt(gpuml__mm_params
 #if GPUML_HAS_BIAS
             v += p.bias[n];
 #endif
-            v = gpuml__mm_act(v);
+            v = gpuml__mma_act<GPUML_EPI>(v);
 #if GPUML_HAS_RESID
             v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[z * p.sr_b + m * p.sr_m + n * p.sr_n]);
 #endif
@@ -188,7 +179,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_simt128(gpuml__mm_par
 #if GPUML_HAS_BIAS
             v += p.bias[n];
 #endif
-            v = gpuml__mm_act(v);
+            v = gpuml__mma_act<GPUML_EPI>(v);
 #if GPUML_HAS_RESID
             v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[z * p.sr_b + m * p.sr_m + n * p.sr_n]);
 #endif
@@ -297,7 +288,7 @@ extern "C" __global__ void gpuml_mm_small_epi(gpuml__mm_params p, const float *p
 #if GPUML_HAS_BIAS
         v += p.bias[n];
 #endif
-        v = gpuml__mm_act(v);
+        v = gpuml__mma_act<GPUML_EPI>(v);
 #if GPUML_HAS_RESID
         v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[m * p.sr_m + n * p.sr_n]);
 #endif

@@ -115,21 +115,7 @@ static __device__ __forceinline__ void gpuml__mma_ldsm4_t(gpuml__u32 &r0, gpuml_
                  : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr) : "memory");
 }
 
-/* D = A(16x16, row) * B(16x8, col) + D, f32 accumulators.  DT: 1 f16, 2 bf16 */
-template <int DT>
-static __device__ __forceinline__ void gpuml__mma_16816(float *d, const gpuml__u32 *a, gpuml__u32 b0, gpuml__u32 b1)
-{
-    if (DT == 2)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    else
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
+/* gpuml__mma_16816 (one m16n8k16 f16/bf16 mma.sync): kernels/common.cuh */
 
 /* byte offset of 16-byte chunk c (0..3) of row r in a tile of 64-byte rows (32 x 16-bit):
    rows r, r+1 share a 128-byte line; the chunk index within the line is XORed with (r/2)&7 */
@@ -140,43 +126,7 @@ static __device__ __forceinline__ gpuml__u32 gpuml__mma_swz64(int r, int c)
 
 /* ------------------------------------------------------------------- epilogue ---- */
 
-template <int EPI>
-static __device__ __forceinline__ float gpuml__mma_act(float x)
-{
-    if (EPI == 1) return x > 0.0f ? x : 0.0f;
-    if (EPI == 2) return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-    if (EPI == 3) return x / (1.0f + __expf(-x));
-    return x;
-}
-
-/* C-dtype <-> f32.  f16 uses the hardware cvt (cvt.rn.f16.f32 is IEEE round-to-nearest-even
-   with overflow to inf and NaN -> 0x7fff: bit-identical to gpuml__f32_to_f16, whose software
-   version costs ~80 instructions an element and would add ~40% to the instruction count of a
-   4096-deep GEMM); -DGPUML_MMA_SOFT_CVT=1 selects gpuml__dt<CDT>::ld/st instead.  f32 and bf16
-   always use gpuml__dt (a few integer ops). */
-#ifndef GPUML_MMA_SOFT_CVT
-#define GPUML_MMA_SOFT_CVT 0
-#endif
-template <int CDT>
-static __device__ __forceinline__ typename gpuml__dt<CDT>::T gpuml__mma_st(float v)
-{
-    if (CDT == 1 && !GPUML_MMA_SOFT_CVT) {
-        gpuml__u16 h;
-        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
-        return (typename gpuml__dt<CDT>::T)h;
-    }
-    return gpuml__dt<CDT>::st(v);
-}
-template <int CDT>
-static __device__ __forceinline__ float gpuml__mma_ld(typename gpuml__dt<CDT>::T x)
-{
-    if (CDT == 1 && !GPUML_MMA_SOFT_CVT) {
-        float v;
-        asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"((gpuml__u16)x));
-        return v;
-    }
-    return gpuml__dt<CDT>::ld(x);
-}
+/* gpuml__mma_act<EPI> and the C-dtype conversions gpuml__mma_ld / gpuml__mma_st<CDT>: kernels/common.cuh */
 
 /* two adjacent elements (n, n+1) of a C-dtype row: q points at n; vec: unit stride and aligned
    for a pair access; two: n+1 is inside the matrix */

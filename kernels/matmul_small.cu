@@ -44,40 +44,10 @@
 
 typedef gpuml__dt<GPUML_C_DT> gpuml__smTC;
 
-static __device__ __forceinline__ float gpuml__sm_act(float x)
-{
-#if GPUML_EPI == 1
-    return x > 0.0f ? x : 0.0f;
-#elif GPUML_EPI == 2
-    return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
-#elif GPUML_EPI == 3
-    return x / (1.0f + __expf(-x));
-#else
-    return x;
+/* the activation and the C-dtype conversions: gpuml__mma_act / gpuml__mma_ld / gpuml__mma_st (common.cuh) */
+#ifndef GPUML_EPI
+#define GPUML_EPI 0
 #endif
-}
-/* output dtype <-> f32; f16 through the hardware cvt (bit-identical to the software routines) */
-static __device__ __forceinline__ float gpuml__sm_ldc(gpuml__smTC::T x)
-{
-#if GPUML_C_DT == 1
-    float v;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"((gpuml__u16)x));
-    return v;
-#else
-    return gpuml__smTC::ld(x);
-#endif
-}
-static __device__ __forceinline__ gpuml__smTC::T gpuml__sm_stc(float v)
-{
-#if GPUML_C_DT == 1
-    gpuml__u16 h;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
-    return (gpuml__smTC::T)h;
-#else
-    return gpuml__smTC::st(v);
-#endif
-}
-
 /* 16 bytes of the weights: read once, so no L1 allocation; the L2 fetches 256-byte blocks */
 static __device__ __forceinline__ uint4 gpuml__sm_ldw(const gpuml__u16 *p)
 {
@@ -94,17 +64,6 @@ static __device__ __forceinline__ uint4 gpuml__sm_lda(const gpuml__u16 *p)
     return v;
 }
 
-static __device__ __forceinline__ void gpuml__sm_mma(float *d, unsigned a0, unsigned a1, unsigned a2, unsigned a3,
-                                                     unsigned b0, unsigned b1)
-{
-#if GPUML_A_DT == 2
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-#else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-#endif
-}
 
 /* one 64-k chunk: w[rt][h][s] = weight row (16 rt + g + 8h), k + 32s; a[mt][s] = A row (g + 8mt), k + 32s */
 static __device__ __forceinline__ void gpuml__sm_chunk(float (*acc)[GPUML_SM_MT][4], const uint4 (*w)[2][2], const uint4 (*a)[2])
@@ -116,11 +75,11 @@ static __device__ __forceinline__ void gpuml__sm_chunk(float (*acc)[GPUML_SM_MT]
 #pragma unroll
             for (int rt = 0; rt < GPUML_SM_RT; rt++) {
                 const uint4 lo = w[rt][0][s], hi = w[rt][1][s];
-                unsigned a0 = j ? lo.z : lo.x, a2 = j ? lo.w : lo.y, a1 = j ? hi.z : hi.x, a3 = j ? hi.w : hi.y;
+                const gpuml__u32 af[4] = { j ? lo.z : lo.x, j ? hi.z : hi.x, j ? lo.w : lo.y, j ? hi.w : hi.y };   /* a0, a1, a2, a3 */
 #pragma unroll
                 for (int mt = 0; mt < GPUML_SM_MT; mt++) {
                     const uint4 b = a[mt][s];
-                    gpuml__sm_mma(acc[rt][mt], a0, a1, a2, a3, j ? b.z : b.x, j ? b.w : b.y);
+                    gpuml__mma_16816<GPUML_A_DT>(acc[rt][mt], af, j ? b.z : b.x, j ? b.w : b.y);
                 }
             }
 }
@@ -259,16 +218,16 @@ extern "C" __global__ void __launch_bounds__(32 * GPUML_SM_W)
         float v = ab * s;
         gpuml__smTC::T *cp = C + m * p.sc_m + n * p.sc_n;
 #if GPUML_BETA
-        v += p.beta * gpuml__sm_ldc(*cp);
+        v += p.beta * gpuml__mma_ld<GPUML_C_DT>(*cp);
 #endif
 #if GPUML_HAS_BIAS
         v += p.bias[n];
 #endif
-        v = gpuml__sm_act(v);
+        v = gpuml__mma_act<GPUML_EPI>(v);
 #if GPUML_HAS_RESID
-        v += gpuml__sm_ldc(R[m * p.sr_m + n * p.sr_n]);
+        v += gpuml__mma_ld<GPUML_C_DT>(R[m * p.sr_m + n * p.sr_n]);
 #endif
-        *cp = gpuml__sm_stc(v);
+        *cp = gpuml__mma_st<GPUML_C_DT>(v);
     }
 #if GPUML_SM_CL > 1
     gpuml__cluster_sync();   /* no block leaves while another still reads its part[] */
