@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <string>
 
+#include "../kernels/sm90.cuh"
 #include "../kernels/matmul_sm90.cu"
 
 #define CK(x)                                                                                  \

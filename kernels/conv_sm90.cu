@@ -146,36 +146,6 @@
 struct __align__(64) gpuml__cw_tmap { unsigned long long opaque[16]; };
 
 /* ---------------------------------------------------------------- PTX wrappers ------ */
-static __device__ __forceinline__ void gpuml__cw_mbar_init(gpuml__u32 bar, gpuml__u32 count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-static __device__ __forceinline__ void gpuml__cw_expect_tx(gpuml__u32 bar, gpuml__u32 bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-static __device__ __forceinline__ void gpuml__cw_arrive(gpuml__u32 bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-static __device__ __forceinline__ void gpuml__cw_wait(gpuml__u32 bar, gpuml__u32 parity)
-{
-    gpuml__u32 done;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-static __device__ __forceinline__ void gpuml__cw_tma_load(gpuml__u32 dst, const gpuml__cw_tmap *map, int c0, int c1, gpuml__u32 bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                 ::"r"(dst), "l"((gpuml__u64)map), "r"(c0), "r"(c1), "r"(bar)
-                 : "memory");
-}
 /* im2col mode: BM pixels x 64 channels starting at pixel (w, h, n), channel c, each pixel shifted
    by the filter tap (ow, oh); pixels outside the image read as 0 */
 static __device__ __forceinline__ void gpuml__cw_tma_im2col(gpuml__u32 dst, const gpuml__cw_tmap *map, int c, int w, int h, int n,
@@ -190,27 +160,8 @@ static __device__ __forceinline__ void gpuml__cw_cp16(gpuml__u32 dst, const void
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
 }
-static __device__ __forceinline__ void gpuml__cw_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N> static __device__ __forceinline__ void gpuml__cw_cp_wait(void)
-{
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-static __device__ __forceinline__ void gpuml__cw_proxy_fence(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
-static __device__ __forceinline__ void gpuml__cw_named_bar(int id, int count)
-{
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
-}
-static __device__ __forceinline__ void gpuml__cw_fence(void) { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-static __device__ __forceinline__ void gpuml__cw_mma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int N> static __device__ __forceinline__ void gpuml__cw_mma_wait(void)
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
 /* shared-memory matrix descriptor, K-major, 128-byte swizzle: 8-row groups 1024 bytes apart */
-static __device__ __forceinline__ gpuml__u64 gpuml__cw_desc(gpuml__u32 addr)
-{
-    return (gpuml__u64)((addr & 0x3FFFF) >> 4) | ((gpuml__u64)1 << 16) | ((gpuml__u64)(1024 >> 4) << 32) | (1ull << 62);
-}
+static __device__ __forceinline__ gpuml__u64 gpuml__cw_desc(gpuml__u32 addr) { return gpuml__smem_desc(addr, 16, 1024); }
 
 /* D[64x64] (+)= A[64x16] * B[16x64], both K-major in 128B-swizzled smem; scale_d 0 overwrites D */
 static __device__ __forceinline__ void gpuml__cw_wgmma64(float *d, gpuml__u64 da, gpuml__u64 db, int scale_d)
@@ -328,8 +279,8 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
     if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
             /* gather: each producer warp + the TMA's expect_tx; TMA A: the expect_tx alone */
-            gpuml__cw_mbar_init(bar_full + 8 * s, GPUML_CW_TMA_A ? 1 : 4 + 1);   /* lane 0 of each producer warp */
-            gpuml__cw_mbar_init(bar_empty + 8 * s, 4 * GPUML_CW_CWG);  /* one lane of every consumer warp */
+            gpuml__mbar_init(bar_full + 8 * s, GPUML_CW_TMA_A ? 1 : 4 + 1);   /* lane 0 of each producer warp */
+            gpuml__mbar_init(bar_empty + 8 * s, 4 * GPUML_CW_CWG);  /* one lane of every consumer warp */
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -359,8 +310,8 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                 int cc = kb0 * 64 - rs * C, rr = rs / S, ss = rs - rr * S;
 #endif
                 for (int kb = kb0; kb < kb1; ++kb) {
-                    gpuml__cw_wait(bar_empty + 8 * stage, phase ^ 1u);
-                    gpuml__cw_expect_tx(bar_full + 8 * stage, GPUML_CW_A_BYTES + GPUML_CW_B_BYTES);
+                    gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
+                    gpuml__mbar_expect_tx(bar_full + 8 * stage, GPUML_CW_A_BYTES + GPUML_CW_B_BYTES);
 #if GPUML_CW_TMA_A == 2
                     gpuml__cw_tma_im2col(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, cc, w0, h0, ni, (gpuml__u16)(ss * p.dil_w),
                                          (gpuml__u16)(rr * p.dil_h), bar_full + 8 * stage);
@@ -370,9 +321,9 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                         if (++ss == S) { ss = 0; rr++; }
                     }
 #else
-                    gpuml__cw_tma_load(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, kb * 64, tm * BM, bar_full + 8 * stage);
+                    gpuml__tma_load_2d(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, kb * 64, tm * BM, bar_full + 8 * stage);
 #endif
-                    gpuml__cw_tma_load(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, tn * BN, bar_full + 8 * stage);
+                    gpuml__tma_load_2d(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, tn * BN, bar_full + 8 * stage);
                     if (++stage == STAGES) { stage = 0; phase ^= 1u; }
                 }
             }
@@ -406,10 +357,10 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             const int rs = kb0 * 64 / C;
             int cc = kb0 * 64 - rs * C, rr = rs / S, ss = rs - rr * S;
             for (int kb = kb0; kb < kb1; ++kb) {
-                gpuml__cw_wait(bar_empty + 8 * stage, phase ^ 1u);
+                gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
                 if (tid == 0) {
-                    gpuml__cw_expect_tx(bar_full + 8 * stage, GPUML_CW_B_BYTES);
-                    gpuml__cw_tma_load(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, n0, bar_full + 8 * stage);
+                    gpuml__mbar_expect_tx(bar_full + 8 * stage, GPUML_CW_B_BYTES);
+                    gpuml__tma_load_2d(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, n0, bar_full + 8 * stage);
                 }
                 const gpuml__u32 sa = smem_a + stage * GPUML_CW_A_BYTES + a_off;
                 const int dh = rr * p.dil_h, dw = ss * p.dil_w;
@@ -420,7 +371,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                     const char *src = ok ? X + (gpuml__i64)(xoff[i] + (ih * W + iw) * C + cc) * 2 : X;
                     gpuml__cw_cp16(sa + i * 16 * 128, src, ok ? 16u : 0u);
                 }
-                gpuml__cw_commit();
+                gpuml__mma_cp_commit();
                 cc += 64;
                 if (cc == C) {
                     cc = 0;
@@ -429,21 +380,21 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                 if (++stage == STAGES) { stage = 0; phase ^= 1u; }
                 /* the copies of LAG tiles back have landed: make them visible to wgmma */
                 if (pending == LAG) {
-                    gpuml__cw_cp_wait<LAG>();
-                    gpuml__cw_proxy_fence();
+                    gpuml__mma_cp_wait<LAG>();
+                    gpuml__proxy_fence();
                     __syncwarp();                  /* the warp's copies are in and fenced: one arrival */
-                    if (lane == 0) gpuml__cw_arrive(bar_full + 8 * sig);
+                    if (lane == 0) gpuml__mbar_arrive(bar_full + 8 * sig);
                     if (++sig == STAGES) sig = 0;
                 } else {
                     pending++;
                 }
             }
         }
-        gpuml__cw_cp_wait<0>();
-        gpuml__cw_proxy_fence();
+        gpuml__mma_cp_wait<0>();
+        gpuml__proxy_fence();
         __syncwarp();
         for (; pending > 0; pending--) {
-            if (lane == 0) gpuml__cw_arrive(bar_full + 8 * sig);
+            if (lane == 0) gpuml__mbar_arrive(bar_full + 8 * sig);
             if (++sig == STAGES) sig = 0;
         }
 #endif
@@ -465,21 +416,21 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             gpuml__cw_unit(p, u, tiles_m, tiles_n, KT, z, tm, tn, kb0, kb1);
             int prev = 0;
             for (int kb = kb0; kb < kb1; ++kb) {
-                gpuml__cw_wait(bar_full + 8 * stage, phase);
+                gpuml__mbar_wait(bar_full + 8 * stage, phase);
                 const gpuml__u64 da = gpuml__cw_desc(smem_a + stage * GPUML_CW_A_BYTES + cw * (64 * 128));
                 const gpuml__u64 db = gpuml__cw_desc(smem_b + stage * GPUML_CW_B_BYTES);
-                gpuml__cw_fence();
+                gpuml__wgmma_fence();
 #pragma unroll
                 for (int kk = 0; kk < 4; ++kk)   /* +32 bytes of each swizzled row per k16 */
                     GPUML__CW_MMA(acc, da + (gpuml__u64)(2 * kk), db + (gpuml__u64)(2 * kk), (kb != kb0) | kk);
-                gpuml__cw_mma_commit();
-                gpuml__cw_mma_wait<1>();       /* the previous tile's wgmmas are done: free its stage */
-                if (kb != kb0 && lane == 0) gpuml__cw_arrive(bar_empty + 8 * prev);
+                gpuml__wgmma_commit();
+                gpuml__wgmma_wait<1>();       /* the previous tile's wgmmas are done: free its stage */
+                if (kb != kb0 && lane == 0) gpuml__mbar_arrive(bar_empty + 8 * prev);
                 prev = stage;
                 if (++stage == STAGES) { stage = 0; phase ^= 1u; }
             }
-            gpuml__cw_mma_wait<0>();
-            if (lane == 0) gpuml__cw_arrive(bar_empty + 8 * prev);
+            gpuml__wgmma_wait<0>();
+            if (lane == 0) gpuml__mbar_arrive(bar_empty + 8 * prev);
 
             /* ---- epilogue.  acc[4j + 2i + c] is row 16 warp + lane/4 + 8i, column 8j + 2(lane%4) + c
                of this warpgroup's 64 x BN block ---- */
@@ -488,7 +439,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
 #pragma unroll
             for (int ch = 0; ch < BN / GPUML_CW_EPI_COLS; ch++) {
                 if (col0 + ch * GPUML_CW_EPI_COLS >= K) break;     /* uniform */
-                gpuml__cw_named_bar(1 + cw, 128);                  /* the previous chunk was read out */
+                gpuml__named_bar(1 + cw, 128);                  /* the previous chunk was read out */
 #pragma unroll
                 for (int jj = 0; jj < GPUML_CW_EPI_COLS / 8; jj++) {
                     const int j = ch * (GPUML_CW_EPI_COLS / 8) + jj, col = jj * 8 + 2 * (lane & 3);
@@ -506,7 +457,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                         *(float2 *)(slab + (16 * warp + (lane >> 2) + 8 * i) * GPUML_CW_SROW + col) = v;
                     }
                 }
-                gpuml__cw_named_bar(1 + cw, 128);
+                gpuml__named_bar(1 + cw, 128);
 #pragma unroll
                 for (int t = 0; t < 64 * (GPUML_CW_EPI_COLS / 8) / 128; t++) {
                     const int piece = ltid + t * 128, sr = piece / (GPUML_CW_EPI_COLS / 8), c8 = (piece % (GPUML_CW_EPI_COLS / 8)) * 8;

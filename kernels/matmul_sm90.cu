@@ -19,7 +19,8 @@
  *   -DGPUML_MM_CLUSTER=1|2       1: no cluster (default)
  *                                2: 2-CTA clusters sharing (multicasting) the B tile; correct,
  *                                but measured 0-6% slower on H100 (bench/NOTES_matmul_sm90.md)
- * The file includes no header.  It computes, for 0 <= m < M, 0 <= n < N:
+ * The file includes no header; the library (tools/gen_kernels.sh) puts kernels/sm90.cuh, the PTX
+ * wrappers it shares with conv_sm90.cu, in front of it.  It computes, for 0 <= m < M, 0 <= n < N:
  *   acc    = sum_k A[m,k] * B(k,n)                      (f32 accumulation)
  *   v      = alpha*acc + beta*C_in[m,n]                 (C_in is not read when beta == 0)
  *   v      = act(v + bias[n])                           (bias only with GPUML_HAS_BIAS)
@@ -239,44 +240,6 @@ static __device__ __forceinline__ gpuml_u32 gpuml__smem_addr(const void *p)
     return (gpuml_u32)__cvta_generic_to_shared(p);
 }
 
-static __device__ __forceinline__ void gpuml__mbar_init(gpuml_u32 bar, gpuml_u32 count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
-static __device__ __forceinline__ void gpuml__mbar_expect_tx(gpuml_u32 bar, gpuml_u32 bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void gpuml__mbar_arrive(gpuml_u32 bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-
-static __device__ __forceinline__ void gpuml__mbar_wait(gpuml_u32 bar, gpuml_u32 parity)
-{
-    gpuml_u32 done;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
-static __device__ __forceinline__ void gpuml__tma_load_2d(gpuml_u32 dst, const gpuml_tensormap *map,
-                                                          int c0, int c1, gpuml_u32 bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-                 "l"((gpuml_u64)map), "r"(c0), "r"(c1), "r"(bar)
-                 : "memory");
-}
-
 #if GPUML_MM_TMA_STORE
 static __device__ __forceinline__ void gpuml__tma_store_2d(const gpuml_tensormap *map, gpuml_u32 src,
                                                            int c0, int c1)
@@ -302,36 +265,7 @@ static __device__ __forceinline__ void gpuml__bulk_wait_all(void)
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
-
-static __device__ __forceinline__ void gpuml__named_bar(int id, int count)
-{
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
-}
 #endif
-
-static __device__ __forceinline__ void gpuml__wgmma_fence(void)
-{
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-
-static __device__ __forceinline__ void gpuml__wgmma_commit(void)
-{
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-
-template <int N> static __device__ __forceinline__ void gpuml__wgmma_wait(void)
-{
-    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
-}
-
-/* Shared-memory matrix descriptor, 128-byte swizzle (layout type 1 in bits 62-63).
- * lbo/sbo in bytes.  K-major operands: sbo = 1024 (8 rows of 128 B), lbo unused (16).
- * MN-major B: lbo = 8192 (next 64-column block), sbo = 1024 (next 8 k-rows). */
-static __device__ __forceinline__ gpuml_u64 gpuml__smem_desc(gpuml_u32 addr, gpuml_u32 lbo, gpuml_u32 sbo)
-{
-    return (gpuml_u64)((addr & 0x3FFFF) >> 4) | ((gpuml_u64)(lbo >> 4) << 16) |
-           ((gpuml_u64)(sbo >> 4) << 32) | (1ull << 62);
-}
 
 /* D[64x256] (+)= A[64x(32 bytes)] * B[(32 bytes)x256]; scale_d == 0 overwrites D. */
 static __device__ __forceinline__ void gpuml__wgmma_256(float *d, gpuml_u64 da, gpuml_u64 db, int scale_d)
@@ -798,7 +732,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
 #endif
                     }
                 }
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                gpuml__proxy_fence();
                 gpuml__named_bar(1 + cw, 128);
                 if (ltid == 0) {
                     gpuml__tma_store_2d(&tma_c, buf, cc0, row0);

@@ -26,6 +26,8 @@ for f in kernels/*.cu; do
     if [ "$name" = conv_igemm ]; then lit kernels/matmul_mma.cu; fi
     # conv_sm90 reuses both: the params struct, the conversions, the epilogue helpers
     if [ "$name" = conv_sm90 ]; then lit kernels/matmul_mma.cu; lit kernels/conv_igemm.cu; fi
+    # both Hopper wgmma kernels share the mbarrier / TMA / wgmma PTX wrappers
+    if [ "$name" = conv_sm90 ] || [ "$name" = matmul_sm90 ]; then lit kernels/sm90.cuh; fi
     lit "$f"
     echo '0 };'
 done
