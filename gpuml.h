@@ -5791,7 +5791,9 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
    max M (the running sum is rescaled by exp(M_old - M) in double), exp(x - M) goes to the scratch e
    and into the sum, and M is kept per block in bm; the output pass (from e, in cache) scales block
    b by exp(bm[b] - M) / sum.  Blocks whose running max is still -inf (all -inf or NaN so far) take
-   exp(x - 0), which is 0 or NaN as the final answer needs.  log-softmax needs no e.  The norms
+   exp(x - 0), which is 0 or NaN as the final answer needs.  log-softmax needs no e.  Cross-entropy
+   (lab >= 0, loss not NULL): *loss = M + log(sum) - x[lab], the outputs (p - [i == lab]) scale, y may
+   be NULL (the loss only).  The norms
    take one pass over the row for the statistics: rmsnorm sums squares in f32 per block and the
    blocks in double; layernorm takes each block's mean (the block is in L1 by then), sums the
    squares around it and merges the blocks' (count, mean, M2) in double (Chan et al.), so the
@@ -5811,7 +5813,7 @@ GPUML__FN void gpuml__sm_frame(float mx, float *sh, double *c, int *big)
     *c = *big ? 0.0 : ml - (double)*sh;
 }
 GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int logsm, float *e,
-                                                             float *bm, int stream, const char *pf)
+                                                             float *bm, int stream, const char *pf, float scale, int64_t lab, double *loss)
 {
     const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
     float mx = -INFINITY;
@@ -5866,6 +5868,8 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
         }
         s += (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
     }
+    if (loss) *loss = (double)mx + log(s) - c * 0.69314718055994531 - (double)gpuml__ld_f32(xb ? GPUML_BF16 : GPUML_F32, x + lab * ex);
+    if (!y) return;
     if (logsm) {   /* s = sum exp(x - M) 2^c */
         const __m512 cc = _mm512_set1_ps((float)(-(double)mx - log(s) + c * 0.69314718055994531));
         for (i = 0; i < n; i += 16) {
@@ -5886,23 +5890,24 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
                 gpuml__sm_frame(bm[nb], &shb, &cb, &bigb);
                 fb = exp((double)bm[nb] - (double)mx) * exp2(c - cb);
             }
-            f = _mm512_set1_ps((float)(fb / s));
+            f = _mm512_set1_ps((float)(fb / s * scale));
             for (i = b0; i < b1; i += 16) {
                 __mmask16 m = gpuml__v16_mask(b1 - i);
                 char *yp = y + i * ey;
                 if (pf) gpuml__v16_pf(pf + i * ex);
                 gpuml__v16_st(yp, yb, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, e + i), f), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
             }
+            if (lab >= b0 && lab < b1)   /* cross-entropy: (p - 1) scale at the label */
+                gpuml__st_f32(yb ? GPUML_BF16 : GPUML_F32, y + lab * ey, (float)(((double)e[lab] * fb / s - 1.0) * scale));
         }
     }
 }
-/* layernorm (rms = 0) or rmsnorm of one dense row; w, b: f32 or NULL */
-GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int rms, double eps,
-                                                          const float *w, const float *b, int stream, const char *pf)
+/* the statistics of a dense row for layernorm (rms = 0: mean, sum of squares around it) or rmsnorm
+   (mean 0, sum of squares); returns that sum, *mean the mean */
+GPUML__FN GPUML__AVX512_TARGET double gpuml__norm_stats_avx512(const char *x, int xb, int64_t n, int rms, double *mean_out)
 {
-    const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
+    const int64_t ex = xb ? 2 : 4;
     double cnt = 0, mean = 0, m2 = 0;
-    __m512 vm, vl, vr;
     int64_t b0, i;
     for (b0 = 0; b0 < n; b0 += GPUML__SM_BLK) {
         const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n), nb = b1 - b0;
@@ -5951,6 +5956,17 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb
             cnt = tot;
         }
     }
+    *mean_out = mean;
+    return m2;
+}
+/* layernorm (rms = 0) or rmsnorm of one dense row; w, b: f32 or NULL */
+GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int rms, double eps,
+                                                          const float *w, const float *b, int stream, const char *pf)
+{
+    const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
+    double mean = 0, m2 = gpuml__norm_stats_avx512(x, xb, n, rms, &mean);
+    __m512 vm, vl, vr;
+    int64_t i;
     m2 /= (double)n;
     /* the mean as two floats: x - mean stays accurate when |mean| is much larger than the spread */
     vm = _mm512_set1_ps((float)mean);
@@ -5964,6 +5980,50 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb
         if (w) v = b ? _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(m, w + i), _mm512_maskz_loadu_ps(m, b + i)) : _mm512_mul_ps(v, _mm512_maskz_loadu_ps(m, w + i));
         else if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, b + i));
         gpuml__v16_st(yp, yb, v, m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
+    }
+}
+/* layernorm / rmsnorm backward of one dense row (x, dy, dx f32 or bf16; w f32 or NULL): xh = (x - mean) rstd,
+   g = dy w, dx = rstd (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); dweight and dbias accumulate
+   in double (acc[i] += dy xh, acc[n + i] += dy), the row sums in f32 per block of GPUML__SM_BLK and in
+   double across blocks.  Three passes over the row: statistics, sums, output (the row stays in L2). */
+GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_bwd_row_avx512(const char *x, int xb, const char *dy, int db, char *dx, int dxb, int64_t n,
+                                                              int rms, double eps, const float *w, double *acc)
+{
+    const int64_t ex = xb ? 2 : 4, ed = db ? 2 : 4, eo = dxb ? 2 : 4;
+    double mean = 0, m2 = gpuml__norm_stats_avx512(x, xb, n, rms, &mean) / (double)n, rstd, sg = 0, sgx = 0;
+    __m512 vm, vl, vr, vsg, vsgx;
+    int64_t b0, i;
+    rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + eps);
+    vm = _mm512_set1_ps((float)mean);
+    vl = _mm512_set1_ps((float)(mean - (double)(float)mean));
+    vr = _mm512_set1_ps((float)rstd);
+    for (b0 = 0; b0 < n; b0 += GPUML__SM_BLK) {
+        const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+        for (i = b0; i < b1; i += 16) {
+            __mmask16 m = gpuml__v16_mask(b1 - i);
+            __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, m), vm), vl), vr);
+            __m512 d = gpuml__v16_ld(dy + i * ed, db, m), g = w ? _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, w + i)) : d, t = _mm512_mul_ps(d, xh);
+            __mmask8 lo = (__mmask8)m, hi = (__mmask8)(m >> 8);
+            a0 = _mm512_add_ps(a0, g);
+            a1 = _mm512_fmadd_ps(g, xh, a1);
+            _mm512_mask_storeu_pd(acc + i, lo, _mm512_add_pd(_mm512_maskz_loadu_pd(lo, acc + i), _mm512_cvtps_pd(_mm512_castps512_ps256(t))));
+            _mm512_mask_storeu_pd(acc + i + 8, hi, _mm512_add_pd(_mm512_maskz_loadu_pd(hi, acc + i + 8),
+                                                                  _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(t), 1)))));
+            _mm512_mask_storeu_pd(acc + n + i, lo, _mm512_add_pd(_mm512_maskz_loadu_pd(lo, acc + n + i), _mm512_cvtps_pd(_mm512_castps512_ps256(d))));
+            _mm512_mask_storeu_pd(acc + n + i + 8, hi, _mm512_add_pd(_mm512_maskz_loadu_pd(hi, acc + n + i + 8),
+                                                                      _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d), 1)))));
+        }
+        sg += (double)_mm512_reduce_add_ps(a0);
+        sgx += (double)_mm512_reduce_add_ps(a1);
+    }
+    vsg = _mm512_set1_ps(rms ? 0.0f : (float)(sg / (double)n));
+    vsgx = _mm512_set1_ps((float)(sgx / (double)n));
+    for (i = 0; i < n; i += 16) {
+        __mmask16 m = gpuml__v16_mask(n - i);
+        __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, m), vm), vl), vr);
+        __m512 d = gpuml__v16_ld(dy + i * ed, db, m), g = w ? _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, w + i)) : d;
+        gpuml__v16_st(dx + i * eo, dxb, _mm512_mul_ps(vr, _mm512_fnmadd_ps(xh, vsgx, _mm512_sub_ps(g, vsg))), m, 0);
     }
 }
 #if defined(__GNUC__) && !defined(__clang__)
@@ -5995,7 +6055,8 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
     /* AVX-512: forward softmax, log-softmax and norms of dense f32 / bf16 rows, no row buffers */
     int rows16 = vec && gpuml__cpu_simd() >= 2 && (dt == GPUML_F32 || dt == GPUML_BF16) && p->xs == 1 && p->ys == 1 &&
                  (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX || r->kind == GPUML__ROW_LAYERNORM ||
-                  r->kind == GPUML__ROW_RMSNORM);
+                  r->kind == GPUML__ROW_RMSNORM || r->kind == GPUML__ROW_XENT ||
+                  ((r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD) && p->dys == 1));
     int stream = p->rs.n * n * es >= GPUML__STREAM_BYTES;
 #endif
     if (!buf) return;   /* cannot happen on any real machine; leaves the output as it was */
@@ -6007,10 +6068,24 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
         double mean = 0, rstd = 0, s = 0, mx = -HUGE_VAL;
         float *yo = yb;
 #if GPUML__HAVE_AVX2_PATH
-        if (rows16 && yp) {
+        if (rows16 && r->kind == GPUML__ROW_XENT) {   /* a valid label: the vector softmax with the loss; else the scalar path (NaN) */
+            int32_t lab;
+            memcpy(&lab, (const char *)gpuml_tensor_data(r->labels) + row * p->ls * 4, 4);
+            if (lab >= 0 && lab < n) {
+                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, 0, yb, db, 0, NULL, p->scale, lab, &j->loss[row]);
+                continue;
+            }
+        } else if (rows16 && yp && n >= 16 && (r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD)) {
+            /* (rows shorter than a vector keep the double path: a row of 1 cancels in f32, rmsnorm's dx = rstd g (1 - xh^2)) */
+            const char *dyp = (const char *)gpuml_tensor_data(r->dy) + gpuml__row_off(&p->rs, &p->v[2], row) * es;
+            gpuml__norm_bwd_row_avx512(xp, dt == GPUML_BF16, dyp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_RMSNORM_BWD,
+                                       r->eps, j->w, j->acc + (size_t)tid * 2 * (size_t)n);
+            continue;
+        } else if (rows16 && yp && r->kind != GPUML__ROW_XENT && r->kind != GPUML__ROW_LAYERNORM_BWD && r->kind != GPUML__ROW_RMSNORM_BWD) {
             const char *pf = row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX)
-                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_LOG_SOFTMAX, yb, db, stream, pf);
+                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_LOG_SOFTMAX, yb, db, stream, pf,
+                                          1.0f, -1, NULL);
             else
                 gpuml__norm_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_RMSNORM, r->eps, j->w, j->b, stream, pf);
             continue;

@@ -46,7 +46,7 @@ static void run_rows(int what, int lvl, int bf, int64_t r0, int64_t m)
     char *yp = bf ? (char *)(yh + r0) : (char *)(y + r0);
     float *xr = x + r0, *yr = y + r0;
     if (lvl == 2) {
-        if (what == 6) gpuml__softmax_row_avx512(xp, bf, yp, bf, m, 0, e, bm, 0, NULL);
+        if (what == 6) gpuml__softmax_row_avx512(xp, bf, yp, bf, m, 0, e, bm, 0, NULL, 1.0f, -1, NULL);
         else gpuml__norm_row_avx512(xp, bf, yp, bf, m, what == 8, 1e-5, w, what == 7 ? b : NULL, 0, NULL);
     } else if (what == 6) {   /* the AVX2 row path of gpuml__rows_task */
         float mx = gpuml__vmax_avx2(xr, m);
