@@ -5795,9 +5795,9 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
    (lab >= 0, loss not NULL): *loss = M + log(sum) - x[lab], the outputs (p - [i == lab]) scale, y may
    be NULL (the loss only).  The norms
    take one pass over the row for the statistics: rmsnorm sums squares in f32 per block and the
-   blocks in double; layernorm takes each block's mean (the block is in L1 by then), sums the
-   squares around it and merges the blocks' (count, mean, M2) in double (Chan et al.), so the
-   variance does not cancel however large the mean.  The output pass prefetches the next row (pf)
+   blocks in double; layernorm sums each block's values and squares around a shift (the mean so far;
+   the first block: the mean of its first 64) and merges the blocks' (count, mean, M2) in double
+   (Chan et al.), so the variance does not cancel however large the mean.  The output pass prefetches the next row (pf)
    so that its read overlaps the stores; outputs far larger than the caches (stream) are stored
    non-temporally, and the caller fences (_mm_sfence) once after its rows, not per row. */
 #define GPUML__SM_BLK 1024
@@ -5926,13 +5926,18 @@ GPUML__FN GPUML__AVX512_TARGET double gpuml__norm_stats_avx512(const char *x, in
             m2 += (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
             continue;
         }
-        for (i = b0; i + 32 <= b1; i += 32) {
-            a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, 0xffff));
-            a1 = _mm512_add_ps(a1, gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff));
+        /* one pass per block around a shift mb: the running mean of the blocks before (the block's sum of
+           squares then exceeds its M2 by nb d^2, which is bounded by tot/cnt <= 2 times what the merge adds
+           to the row's M2: at most one bit lost), for the first block the mean of its first 64 elements
+           (their distance from the row mean is at most sqrt(M2/64): at most 1 + n/64 times M2 to cancel) */
+        if (b0 == 0) {
+            const int64_t k = GPUML__MIN(nb, 64);
+            for (i = 0; i < k; i += 16) a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(k - i)));
+            mb = _mm512_set1_ps(_mm512_reduce_add_ps(a0) / (float)k);
+            a0 = _mm512_setzero_ps();
+        } else {
+            mb = _mm512_set1_ps((float)mean);
         }
-        for (; i < b1; i += 16) a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(b1 - i)));
-        mb = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) / (float)nb);
-        a0 = a1 = _mm512_setzero_ps();
         for (i = b0; i + 32 <= b1; i += 32) {
             __m512 v = _mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), mb), u = _mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), mb);
             a0 = _mm512_add_ps(a0, v);

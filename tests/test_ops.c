@@ -1246,6 +1246,30 @@ static void test_cpu_rows_odd(void)
         }
 }
 
+/* layernorm rows whose first elements or first blocks sit far from the rest (the AVX-512 statistics sum
+   around a shift: the first 64 elements' mean, then the running mean) and a ramp */
+static void test_cpu_layernorm_shift(void)
+{
+    const long long R = 4, n = 3000;
+    int64_t s[2] = {4, 3000};
+    gpuml_tensor *x = tt_new(tu_cpu, GPUML_F32, 2, s, 0), *y = tt_new(tu_cpu, GPUML_F32, 2, s, 0);
+    double *vx = tt_rand(x, -1, 1), *vy, *ref = (double *)malloc(sizeof(double) * (size_t)(R * n));
+    long long i;
+    for (i = 0; i < 64; i++) vx[i] += 1000.0;                 /* row 0: the first 64 far out */
+    for (i = 0; i < 16; i++) vx[n + i] = 3e4 + vx[n + i];     /* row 1: the first 16 far out */
+    for (i = 0; i < 1024; i++) vx[2 * n + i] += 1e4;          /* row 2: the first block far from the others */
+    for (i = 0; i < n; i++) vx[3 * n + i] = 0.01 * (double)i + 1e-3 * vx[3 * n + i];   /* row 3: a ramp */
+    tt_write(x, vx);
+    vx = (free(vx), tt_read(x));
+    poison(tu_cpu, y);
+    CHECK(gpuml_layernorm(tu_cpu, y, x, NULL, NULL, 1e-5) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+    vy = tt_read(y);
+    ref_rows(2, vx, R, n, NULL, NULL, 1e-5, ref);
+    tu_close("layernorm f32, outlying first elements / blocks, a ramp", vy, ref, R * n, 3e-5, 3e-5);
+    free(vx); free(vy); free(ref);
+    gpuml_tensor_free(x); gpuml_tensor_free(y);
+}
+
 /* the CPU ops again on each lower SIMD path this machine has (AVX2, scalar; the default run above
    takes the best one, AVX-512 where present); GPUML_CPU_SIMD=avx2|scalar does the same from outside */
 static void test_cpu_simd_paths(void)
@@ -1253,7 +1277,7 @@ static void test_cpu_simd_paths(void)
     static void (*const fns[])(void) = { test_binary, test_binary_mixed_scalar_inplace, test_unary, test_activations_wide,
                                          test_nan_inf, test_reduce, test_softmax, test_norms, test_activation_backward,
                                          test_optimizers, test_cpu_rows_edges, test_norm_backward, test_cross_entropy,
-                                         test_cpu_act_ulp, test_cpu_rows_odd };
+                                         test_cpu_act_ulp, test_cpu_rows_odd, test_cpu_layernorm_shift };
     static const char *const names[3] = { "scalar", "AVX2", "AVX-512" };
     int best = gpuml__cpu_simd(), lv;
     unsigned k;
@@ -1295,6 +1319,7 @@ static const tu_test tests[] = {
     {"cpu_bf16_avx512_bits", test_cpu_bf16_avx512_bits},
     {"cpu_act_ulp", test_cpu_act_ulp},
     {"cpu_rows_odd", test_cpu_rows_odd},
+    {"cpu_layernorm_shift", test_cpu_layernorm_shift},
     {"cpu_simd_paths", test_cpu_simd_paths},
 };
 int main(int argc, char **argv) { return TU_RUN("test_ops", tests, argc, argv); }
