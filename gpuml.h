@@ -5824,19 +5824,21 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
     for (b0 = 0, nb = 0; b0 < n; b0 += GPUML__SM_BLK, nb++) {
         const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
         const char *nx = x + GPUML__MIN(b1 + GPUML__SM_BLK, n) * ex;   /* the next block, prefetched during this one's exp */
-        __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, a0 = _mm512_setzero_ps(), a1 = a0;
+        __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, m2 = m0, m3 = m0, a0 = _mm512_setzero_ps(), a1 = a0;
         const __m512 l2e = _mm512_set1_ps(1.44269504088896341f);
         float bmx;
         /* max_ps(v, m) returns m for a NaN v: NaN is skipped, as the scalar loop does */
-        for (i = b0; i + 32 <= b1; i += 32) {
+        for (i = b0; i + 64 <= b1; i += 64) {   /* four chains: vmaxps's latency, not its throughput, bound two */
             m0 = _mm512_max_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), m0);
             m1 = _mm512_max_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), m1);
+            m2 = _mm512_max_ps(gpuml__v16_ld(x + (i + 32) * ex, xb, 0xffff), m2);
+            m3 = _mm512_max_ps(gpuml__v16_ld(x + (i + 48) * ex, xb, 0xffff), m3);
         }
         for (; i < b1; i += 16) {
             __mmask16 m = gpuml__v16_mask(b1 - i);
             m0 = _mm512_mask_max_ps(m0, m, gpuml__v16_ld(x + i * ex, xb, m), m0);
         }
-        bmx = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+        bmx = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3)));
         if (bmx > mx) {
             float sh1;
             double c1;
@@ -5911,19 +5913,22 @@ GPUML__FN GPUML__AVX512_TARGET double gpuml__norm_stats_avx512(const char *x, in
     int64_t b0, i;
     for (b0 = 0; b0 < n; b0 += GPUML__SM_BLK) {
         const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n), nb = b1 - b0;
-        __m512 a0 = _mm512_setzero_ps(), a1 = a0, c0 = a0, c1 = a0, mb;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, c0 = a0, c1 = a0, c2 = a0, c3 = a0, mb;
         double sd, bmean;
         if (rms) {
-            for (i = b0; i + 32 <= b1; i += 32) {
+            for (i = b0; i + 64 <= b1; i += 64) {   /* four FMA chains (latency-bound with two) */
                 __m512 v = gpuml__v16_ld(x + i * ex, xb, 0xffff), u = gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff);
+                __m512 v2 = gpuml__v16_ld(x + (i + 32) * ex, xb, 0xffff), u2 = gpuml__v16_ld(x + (i + 48) * ex, xb, 0xffff);
                 a0 = _mm512_fmadd_ps(v, v, a0);
                 a1 = _mm512_fmadd_ps(u, u, a1);
+                c0 = _mm512_fmadd_ps(v2, v2, c0);
+                c1 = _mm512_fmadd_ps(u2, u2, c1);
             }
             for (; i < b1; i += 16) {
                 __m512 v = gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(b1 - i));
                 a0 = _mm512_fmadd_ps(v, v, a0);
             }
-            m2 += (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+            m2 += (double)_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(c0, c1)));
             continue;
         }
         /* one pass per block around a shift mb: the running mean of the blocks before (the block's sum of
@@ -5938,12 +5943,17 @@ GPUML__FN GPUML__AVX512_TARGET double gpuml__norm_stats_avx512(const char *x, in
         } else {
             mb = _mm512_set1_ps((float)mean);
         }
-        for (i = b0; i + 32 <= b1; i += 32) {
+        for (i = b0; i + 64 <= b1; i += 64) {   /* 64 a step: four chains of each sum (latency) */
             __m512 v = _mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), mb), u = _mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), mb);
+            __m512 v2 = _mm512_sub_ps(gpuml__v16_ld(x + (i + 32) * ex, xb, 0xffff), mb), u2 = _mm512_sub_ps(gpuml__v16_ld(x + (i + 48) * ex, xb, 0xffff), mb);
             a0 = _mm512_add_ps(a0, v);
             a1 = _mm512_add_ps(a1, u);
+            a2 = _mm512_add_ps(a2, v2);
+            a3 = _mm512_add_ps(a3, u2);
             c0 = _mm512_fmadd_ps(v, v, c0);
             c1 = _mm512_fmadd_ps(u, u, c1);
+            c2 = _mm512_fmadd_ps(v2, v2, c2);
+            c3 = _mm512_fmadd_ps(u2, u2, c3);
         }
         for (; i < b1; i += 16) {
             __mmask16 m = gpuml__v16_mask(b1 - i);
@@ -5952,10 +5962,10 @@ GPUML__FN GPUML__AVX512_TARGET double gpuml__norm_stats_avx512(const char *x, in
             c0 = _mm512_fmadd_ps(v, v, c0);
         }
         /* the block: mean mb + sd / nb, M2 = sum (x - mb)^2 - sd^2 / nb; merged into the row's */
-        sd = (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+        sd = (double)_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
         bmean = (double)_mm512_cvtss_f32(mb) + sd / (double)nb;
         {
-            double bm2 = (double)_mm512_reduce_add_ps(_mm512_add_ps(c0, c1)) - sd * sd / (double)nb, d = bmean - mean, tot = cnt + (double)nb;
+            double bm2 = (double)_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3))) - sd * sd / (double)nb, d = bmean - mean, tot = cnt + (double)nb;
             mean += d * ((double)nb / tot);
             m2 += bm2 + d * d * cnt * ((double)nb / tot);
             cnt = tot;
