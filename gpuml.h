@@ -4464,7 +4464,8 @@ GPUML__V8_INLINE __m256 gpuml__v8_ncdf_neg(__m256 a)
     r = _mm256_fnmsub_ps(k, _mm256_set1_ps(2.0f * 0.693359375f), aa);
     r = _mm256_fmadd_ps(r, _mm256_set1_ps(0.5f), u);
     r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
-    p = _mm256_mul_ps(gpuml__v8_exp_poly(r), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23)));
+    p = _mm256_mul_ps(gpuml__v8_exp_poly(r),
+                      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23)));
     p = _mm256_andnot_ps(_mm256_cmp_ps(s, _mm256_set1_ps(-87.3f), _CMP_LT_OQ), p);
     return _mm256_mul_ps(th, p);
 }
@@ -5944,8 +5945,10 @@ GPUML__FN GPUML__AVX512_TARGET double gpuml__norm_stats_avx512(const char *x, in
             mb = _mm512_set1_ps((float)mean);
         }
         for (i = b0; i + 64 <= b1; i += 64) {   /* 64 a step: four chains of each sum (latency) */
-            __m512 v = _mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), mb), u = _mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), mb);
-            __m512 v2 = _mm512_sub_ps(gpuml__v16_ld(x + (i + 32) * ex, xb, 0xffff), mb), u2 = _mm512_sub_ps(gpuml__v16_ld(x + (i + 48) * ex, xb, 0xffff), mb);
+            __m512 v = _mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), mb);
+            __m512 u = _mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), mb);
+            __m512 v2 = _mm512_sub_ps(gpuml__v16_ld(x + (i + 32) * ex, xb, 0xffff), mb);
+            __m512 u2 = _mm512_sub_ps(gpuml__v16_ld(x + (i + 48) * ex, xb, 0xffff), mb);
             a0 = _mm512_add_ps(a0, v);
             a1 = _mm512_add_ps(a1, u);
             a2 = _mm512_add_ps(a2, v2);
@@ -5965,7 +5968,8 @@ GPUML__FN GPUML__AVX512_TARGET double gpuml__norm_stats_avx512(const char *x, in
         sd = (double)_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
         bmean = (double)_mm512_cvtss_f32(mb) + sd / (double)nb;
         {
-            double bm2 = (double)_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3))) - sd * sd / (double)nb, d = bmean - mean, tot = cnt + (double)nb;
+            double bm2 = (double)_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3))) -
+                         sd * sd / (double)nb, d = bmean - mean, tot = cnt + (double)nb;
             mean += d * ((double)nb / tot);
             m2 += bm2 + d * d * cnt * ((double)nb / tot);
             cnt = tot;
@@ -5997,6 +6001,14 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb
         gpuml__v16_st(yp, yb, v, m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
     }
 }
+/* acc[0..16) += the lanes of m of v, in double */
+GPUML__V16_INLINE void gpuml__v16_acc_pd(double *acc, __m512 v, __mmask16 m)
+{
+    const __mmask8 lo = (__mmask8)m, hi = (__mmask8)(m >> 8);
+    const __m256 vh = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+    _mm512_mask_storeu_pd(acc, lo, _mm512_add_pd(_mm512_maskz_loadu_pd(lo, acc), _mm512_cvtps_pd(_mm512_castps512_ps256(v))));
+    _mm512_mask_storeu_pd(acc + 8, hi, _mm512_add_pd(_mm512_maskz_loadu_pd(hi, acc + 8), _mm512_cvtps_pd(vh)));
+}
 /* layernorm / rmsnorm backward of one dense row (x, dy, dx f32 or bf16; w f32 or NULL): xh = (x - mean) rstd,
    g = dy w, dx = rstd (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); dweight and dbias accumulate
    in double (acc[i] += dy xh, acc[n + i] += dy), the row sums in f32 per block of GPUML__SM_BLK and in
@@ -6019,15 +6031,10 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_bwd_row_avx512(const char *x, in
             __mmask16 m = gpuml__v16_mask(b1 - i);
             __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, m), vm), vl), vr);
             __m512 d = gpuml__v16_ld(dy + i * ed, db, m), g = w ? _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, w + i)) : d, t = _mm512_mul_ps(d, xh);
-            __mmask8 lo = (__mmask8)m, hi = (__mmask8)(m >> 8);
             a0 = _mm512_add_ps(a0, g);
             a1 = _mm512_fmadd_ps(g, xh, a1);
-            _mm512_mask_storeu_pd(acc + i, lo, _mm512_add_pd(_mm512_maskz_loadu_pd(lo, acc + i), _mm512_cvtps_pd(_mm512_castps512_ps256(t))));
-            _mm512_mask_storeu_pd(acc + i + 8, hi, _mm512_add_pd(_mm512_maskz_loadu_pd(hi, acc + i + 8),
-                                                                  _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(t), 1)))));
-            _mm512_mask_storeu_pd(acc + n + i, lo, _mm512_add_pd(_mm512_maskz_loadu_pd(lo, acc + n + i), _mm512_cvtps_pd(_mm512_castps512_ps256(d))));
-            _mm512_mask_storeu_pd(acc + n + i + 8, hi, _mm512_add_pd(_mm512_maskz_loadu_pd(hi, acc + n + i + 8),
-                                                                      _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d), 1)))));
+            gpuml__v16_acc_pd(acc + i, t, m);
+            gpuml__v16_acc_pd(acc + n + i, d, m);
         }
         sg += (double)_mm512_reduce_add_ps(a0);
         sgx += (double)_mm512_reduce_add_ps(a1);
