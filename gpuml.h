@@ -4329,7 +4329,8 @@ GPUML__FN void gpuml__cpu_st(gpuml_dtype d, char *p, int64_t step, int64_t n, co
 }
 
 /* ---- CPU elementwise math on float arrays (the functions of kernels/elementwise.cu; gelu in forms that
-   do not cancel in the negative tail: 0.5 x erfc(-x/sqrt2), 1 + tanh(u) = 2 sigmoid(2u)) ---- */
+   do not cancel in the negative tail: 0.5 x erfc(-x/sqrt2), in double (x/sqrt2 rounded to f32 would cost
+   ~1e-5 at x = -10), and 1 + tanh(u) = 2 sigmoid(2u)) ---- */
 GPUML__FN float gpuml__sigmoid_f(float x) { return 1.0f / (1.0f + expf(-x)); }
 #define GPUML__EW_LOOP(expr) for (i = 0; i < n; i++) { float x = a[i], y = b ? b[i] : 0.0f; (void)y; o[i] = (expr); } break
 #define GPUML__EW_BODY \
@@ -4353,7 +4354,7 @@ GPUML__FN float gpuml__sigmoid_f(float x) { return 1.0f / (1.0f + expf(-x)); }
     case GPUML__EW_UNARY + GPUML_UNARY_TANH: GPUML__EW_LOOP(tanhf(x)); \
     case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: GPUML__EW_LOOP(gpuml__sigmoid_f(x)); \
     case GPUML__EW_UNARY + GPUML_UNARY_RELU: GPUML__EW_LOOP(x > 0.0f ? x : (x != x ? x : 0.0f)); \
-    case GPUML__EW_UNARY + GPUML_UNARY_GELU: GPUML__EW_LOOP(0.5f * x * erfcf(x * -0.70710678118654752f)); \
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU: GPUML__EW_LOOP((float)(0.5 * (double)x * erfc((double)x * -0.70710678118654752))); \
     case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH: \
         GPUML__EW_LOOP(x * gpuml__sigmoid_f(1.5957691216057307f * (x + 0.044715f * x * x * x))); \
     case GPUML__EW_UNARY + GPUML_UNARY_SILU: GPUML__EW_LOOP(x * gpuml__sigmoid_f(x)); \
@@ -4382,11 +4383,9 @@ GPUML__FN void gpuml__cpu_ew_plain(int op, int64_t n, float *o, const float *a, 
 /* ---- CPU vector math (AVX2+FMA): exp, erfc and the activations built on them ----
    exp: Cody-Waite range reduction and a degree-6 polynomial (~1 ulp), 2^k applied in two halves
    so that results up to FLT_MAX stay finite; 0 below -87.3 (flushing what f32 would make
-   subnormal), inf above 88.73, NaN kept.  erfc(z) for z >= 0: t = 1/(1+z/2) times exp of a
-   degree-9 polynomial in t (a classic Chebyshev fit, fractional error < 1.2e-7 everywhere), with z*z
-   split exactly by an FMA so that the tail keeps its relative accuracy.  gelu uses
-   0.5*x*erfc(-x/sqrt2), which has no cancellation for negative x, and the tanh form uses
-   1 + tanh(u) = 2*sigmoid(2u). */
+   subnormal), inf above 88.73, NaN kept.  The normal CDF from erfc(z) = t exp(P(t) - z^2),
+   t = 1/(1+z/2) (gpuml__v8_ncdf_neg).  gelu uses x Phi(x) = 0.5*x*erfc(-x/sqrt2), which has no
+   cancellation for negative x, and the tanh form uses 1 + tanh(u) = 2*sigmoid(2u). */
 #if GPUML__HAVE_AVX2_PATH
 /* e^r for |r| <= ln2/2: degree-6 polynomial */
 GPUML__V8_INLINE __m256 gpuml__v8_exp_poly(__m256 r)
@@ -4436,34 +4435,46 @@ GPUML__V8_INLINE __m256 gpuml__v8_exp_small(__m256 v)
     y = _mm256_andnot_ps(under, y);
     return _mm256_blendv_ps(y, v0, nan);
 }
-/* erfc(z) for z >= 0 (NaN kept) */
-GPUML__V8_INLINE __m256 gpuml__v8_erfc_pos(__m256 z)
+/* Phi(-a) = erfc(a / sqrt2) / 2 for a >= 0: the method of gpuml__v16_ncdf_neg (below, with the AVX-512
+   math): t = 1/(1 + z/2), erfc(z) = t exp(P(t) - z^2) with P of degree 9 in t - 0.587, z^2 = a^2/2 split
+   exactly and the exponent reduced on it; 2^k through the exponent bits (k >= -126 wherever the result
+   is kept).  0 where the exponent is below -87.3, NaN kept. */
+GPUML__V8_INLINE __m256 gpuml__v8_ncdf_neg(__m256 a)
 {
-    __m256 d = _mm256_fmadd_ps(z, _mm256_set1_ps(0.5f), _mm256_set1_ps(1.0f)), t = _mm256_rcp_ps(d);
-    t = _mm256_mul_ps(t, _mm256_fnmadd_ps(d, t, _mm256_set1_ps(2.0f)));   /* one Newton step: ~1e-7 */
-    __m256 zz = _mm256_mul_ps(z, z), zl = _mm256_fmsub_ps(z, z, zz), p;
-    p = _mm256_set1_ps(0.17087277f);
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.82215223f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.48851587f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.13520398f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.27886807f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.18628806f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.09678418f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.37409196f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.00002368f));
-    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.26551223f));
-    p = _mm256_mul_ps(t, gpuml__v8_exp_small(_mm256_sub_ps(_mm256_sub_ps(p, zl), zz)));
-    return _mm256_andnot_ps(_mm256_cmp_ps(z, _mm256_set1_ps(10.0f), _CMP_GT_OQ), p);   /* erfc(10) ~ 2e-45; also z = inf */
+    __m256 th, d, v, aa, al, p, u, s, k, r;
+    a = _mm256_min_ps(_mm256_set1_ps(14.0f), a);   /* NaN kept: min returns its second operand */
+    d = _mm256_fmadd_ps(a, _mm256_set1_ps(0.70710678118654752f), _mm256_set1_ps(2.0f));
+    th = _mm256_rcp_ps(d);
+    th = _mm256_fmadd_ps(th, _mm256_fnmadd_ps(d, th, _mm256_set1_ps(1.0f)), th);   /* one Newton step */
+    v = _mm256_fmsub_ps(th, _mm256_set1_ps(2.0f), _mm256_set1_ps(0.587f));
+    aa = _mm256_mul_ps(a, a);
+    al = _mm256_fmsub_ps(a, a, aa);
+    p = _mm256_fmadd_ps(_mm256_set1_ps(1.3810324669e-01f), v, _mm256_set1_ps(8.6058013141e-02f));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(-2.4020382762e-01f));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(-4.9825441092e-02f));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(2.9390516877e-01f));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(-2.9840882868e-02f));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(-4.0786331892e-01f));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(8.6219258606e-02f));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(1.3693856001e+00f));
+    p = _mm256_fmadd_ps(p, v, _mm256_set1_ps(-5.5357551575e-01f));
+    u = _mm256_fnmadd_ps(al, _mm256_set1_ps(0.5f), p);
+    s = _mm256_fnmadd_ps(aa, _mm256_set1_ps(0.5f), u);
+    k = _mm256_round_ps(_mm256_mul_ps(s, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm256_fnmsub_ps(k, _mm256_set1_ps(2.0f * 0.693359375f), aa);
+    r = _mm256_fmadd_ps(r, _mm256_set1_ps(0.5f), u);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
+    p = _mm256_mul_ps(gpuml__v8_exp_poly(r),
+                      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23)));
+    p = _mm256_andnot_ps(_mm256_cmp_ps(s, _mm256_set1_ps(-87.3f), _CMP_LT_OQ), p);
+    return _mm256_mul_ps(th, p);
 }
-/* Phi(x) = 0.5*erfc(-x/sqrt2), the normal CDF; *pdf (if not NULL) gets exp(-x*x/2)/sqrt(2 pi) */
+/* Phi(x), the normal CDF; *pdf (if not NULL) gets exp(-x*x/2)/sqrt(2 pi) */
 GPUML__V8_INLINE __m256 gpuml__v8_ncdf(__m256 x, __m256 *pdf)
 {
-    const __m256 sign = _mm256_set1_ps(-0.0f), half = _mm256_set1_ps(0.5f);
-    __m256 z = _mm256_mul_ps(_mm256_andnot_ps(sign, x), _mm256_set1_ps(0.70710678118654752f));
-    __m256 e = _mm256_mul_ps(half, gpuml__v8_erfc_pos(z));
-    __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+    __m256 q = gpuml__v8_ncdf_neg(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x));
     if (pdf) *pdf = _mm256_mul_ps(_mm256_set1_ps(0.39894228040143268f), gpuml__v8_exp_small(_mm256_mul_ps(_mm256_mul_ps(x, x), _mm256_set1_ps(-0.5f))));
-    return _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), e), e, neg);
+    return _mm256_blendv_ps(q, _mm256_sub_ps(_mm256_set1_ps(1.0f), q), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
 }
 GPUML__V8_INLINE __m256 gpuml__v8_sigmoid(__m256 x)
 {
@@ -4653,12 +4664,13 @@ GPUML__V16_INLINE __m512 gpuml__v16_ld(const char *p, int bf, __mmask16 m)
 }
 GPUML__V16_INLINE __m256i gpuml__v16_to_bf16(__m512 v)
 {
-    /* NaN lanes become 0x7fff0000 first, which rounds to 0x7fff; the upper halves are gathered by vpermw */
+    /* round to nearest even on the bits, then vpermw gathers the upper halves of the ordered lanes;
+       NaN lanes (mask bit clear) take 0x7fff from the source operand instead: no NaN fix-up op */
     const __m512i q = _mm512_set1_epi32(0x7fff), odd = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                                                         31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-    __m512i x = _mm512_mask_mov_epi32(_mm512_castps_si512(v), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(0x7fff0000));
+    __m512i x = _mm512_castps_si512(v);
     x = _mm512_add_epi32(_mm512_add_epi32(x, q), _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1)));
-    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(odd, x));
+    return _mm512_castsi512_si256(_mm512_mask_permutexvar_epi16(_mm512_set1_epi16(0x7fff), (__mmask32)_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), odd, x));
 }
 /* stores the lanes of m; nt: a non-temporal store of all 16 (p aligned to 64 bytes for f32, 32 for bf16) */
 GPUML__V16_INLINE void gpuml__v16_st(char *p, int bf, __m512 v, __mmask16 m, int nt)
@@ -4673,80 +4685,131 @@ GPUML__V16_INLINE void gpuml__v16_st(char *p, int bf, __m512 v, __mmask16 m, int
 }
 /* whether a full vector at p may be stored non-temporally */
 GPUML__V16_INLINE int gpuml__v16_nt_ok(const char *p, int bf) { return ((uintptr_t)p & (bf ? 31u : 63u)) == 0; }
-/* exp(v) for v <= hi: Cody-Waite reduction, degree-6 Horner polynomial (~2 ulp), 2^k by vscalefps;
-   0 below -87.3, inf above 88.72 (hi = 88.73; the softmax shift and the erfc tail, v <= 1, take
-   hi = 0 and skip that clamp), NaN kept: max(lo, NaN) and min(hi, NaN) are NaN */
-GPUML__V16_INLINE __m512 gpuml__v16_exp_to(__m512 v, int clamp_hi)
+/* e^r for |r| <= ln2/2: degree 6, p(0) = 1 exactly (fitted, relative error 2.0e-9; 7.2e-8 with the
+   f32 Horner rounding) */
+GPUML__V16_INLINE __m512 gpuml__v16_exp_poly(__m512 r)
 {
-    const __m512 lo = _mm512_set1_ps(-87.3f);
-    __m512 w = _mm512_max_ps(lo, v), k, r, p;
-    if (clamp_hi) w = _mm512_min_ps(_mm512_set1_ps(88.73f), w);
-    k = _mm512_roundscale_ps(_mm512_mul_ps(w, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), w);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.3843653724e-03f), r, _mm512_set1_ps(8.3741554990e-03f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1668001562e-02f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666431725e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.9999994040e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+}
+/* exp(h + l), l a small correction (lo = 0: none): k = round(h log2e) as w - vreduceps(w) (one uop;
+   vrndscaleps is two), r = h - k ln2 (two constants, the first step exact) + l, 2^k by vscalefps.  0 where
+   h < -87.3 (results below FLT_MIN are flushed: subnormals cost microcode assists), NaN kept; h must be
+   below 128 ln2 or the caller clamps it (reduce(inf) is 0). */
+GPUML__V16_INLINE __m512 gpuml__v16_exp_hl(__m512 h, __m512 l, int lo)
+{
+    __m512 w = _mm512_mul_ps(h, _mm512_set1_ps(1.44269504088896341f)), k, r;
+    k = _mm512_sub_ps(w, _mm512_reduce_ps(w, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), h);
+    if (lo) r = _mm512_add_ps(r, l);
     r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
-    p = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    return _mm512_mask_mov_ps(_mm512_scalef_ps(p, k), _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), _mm512_setzero_ps());
+    return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(h, _mm512_set1_ps(-87.3f), _CMP_NLT_UQ), gpuml__v16_exp_poly(r), k);
 }
-/* 2^z for z <= 0 (the softmax's (x - max) log2(e)): z = k + f, |f| <= 1/2, 2^f by a degree-5
-   polynomial (fitted, relative error 1.6e-7); 0 below -126 (no subnormals), NaN kept */
-GPUML__V16_INLINE __m512 gpuml__v16_exp2_neg(__m512 z)
+/* exp(v) for any v (~1 ulp): inf above 88.72 (2^k overflows), 0 below -87.3, NaN kept */
+GPUML__V16_INLINE __m512 gpuml__v16_exp(__m512 v)
 {
-    const __m512 lo = _mm512_set1_ps(-126.0f);
-    __m512 w = _mm512_max_ps(lo, z), k = _mm512_roundscale_ps(w, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), f, p;
-    f = _mm512_sub_ps(w, k);
-    p = _mm512_fmadd_ps(_mm512_set1_ps(0.0013218672247603536f), f, _mm512_set1_ps(0.009671698324382305f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.05550893023610115f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.24022237956523895f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.6931468844413757f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
-    return _mm512_mask_mov_ps(_mm512_scalef_ps(p, k), _mm512_cmp_ps_mask(z, lo, _CMP_LT_OQ), _mm512_setzero_ps());
+    return gpuml__v16_exp_hl(_mm512_min_ps(_mm512_set1_ps(100.0f), v), v, 0);   /* min(c, NaN) is NaN */
 }
-GPUML__V16_INLINE __m512 gpuml__v16_exp(__m512 v) { return gpuml__v16_exp_to(v, 1); }
-GPUML__V16_INLINE __m512 gpuml__v16_exp_small(__m512 v) { return gpuml__v16_exp_to(v, 0); }
+/* exp(v) for v <= 88 (the sigmoid's -|x|, the normal density): no clamp */
+GPUML__V16_INLINE __m512 gpuml__v16_exp_small(__m512 v) { return gpuml__v16_exp_hl(v, v, 0); }
+/* 2^z for z <= 127 (the softmax's x log2e - M log2e): f = z - floor(z) by vreduceps, 2^f by a degree-6
+   polynomial on [0, 1] (relative error 2.0e-9 fitted, 6.4e-8 evaluated in f32), 2^floor(z) by
+   vscalefps, which floors z itself; 0 below -126 (no subnormals), NaN kept */
+GPUML__V16_INLINE __m512 gpuml__v16_exp2(__m512 z)
+{
+    __m512 f = _mm512_reduce_ps(z, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC), p;
+    p = _mm512_fmadd_ps(_mm512_set1_ps(2.1612916316e-04f), f, _mm512_set1_ps(1.2467845809e-03f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.6754515544e-03f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.5485282093e-02f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.4022930861e-01f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.9314706326e-01f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
+    return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(z, _mm512_set1_ps(-126.0f), _CMP_NLT_UQ), p, z);
+}
 /* 1/d for normal d (NaN, 0 and inf excepted) to ~1 ulp */
 GPUML__V16_INLINE __m512 gpuml__v16_rcp(__m512 d)
 {
     __m512 t = _mm512_rcp14_ps(d);
     return _mm512_fmadd_ps(t, _mm512_fnmadd_ps(d, t, _mm512_set1_ps(1.0f)), t);
 }
-GPUML__V16_INLINE __m512 gpuml__v16_erfc_pos(__m512 z)
+/* Phi(-a) = erfc(a / sqrt2) / 2 for a = |x| >= 0, to a few ulp wherever it is a normal float (a <= 13.2;
+   0 beyond, NaN kept): with t = 1 / (1 + z/2), z = a / sqrt2, erfc(z) = t exp(P(t) - z^2), P of degree 9
+   in t - 0.587 fitted on z in [0, 9.5] (absolute error 4.3e-8 in the exponent; centred, its Horner
+   rounding is 1.4e-7 instead of 2.7e-7).  th = t/2 = 1/(2 + z) (so erfc/2 = th exp(...)); z^2 = a^2 / 2
+   is taken exactly (a^2 split by an FMA) and the exponent P - a^2/2 (down to -87) is reduced on the
+   exact a^2, so that the tail keeps its relative accuracy (the former z*z form lost up to ~80 ulp at
+   x = -10). */
+GPUML__V16_INLINE __m512 gpuml__v16_ncdf_neg(__m512 a)
 {
-    __m512 t = gpuml__v16_rcp(_mm512_fmadd_ps(z, _mm512_set1_ps(0.5f), _mm512_set1_ps(1.0f)));
-    __m512 zz = _mm512_mul_ps(z, z), zl = _mm512_fmsub_ps(z, z, zz), p;
-    p = _mm512_set1_ps(0.17087277f);
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.82215223f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.48851587f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.13520398f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.27886807f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.18628806f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.09678418f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.37409196f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.00002368f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.26551223f));
-    p = _mm512_mul_ps(t, gpuml__v16_exp_small(_mm512_sub_ps(_mm512_sub_ps(p, zl), zz)));
-    return _mm512_mask_mov_ps(p, _mm512_cmp_ps_mask(z, _mm512_set1_ps(10.0f), _CMP_GT_OQ), _mm512_setzero_ps());
+    __m512 th, v, aa, al, p, u, s, w, k, r;
+    a = _mm512_min_ps(_mm512_set1_ps(14.0f), a);   /* erfc(14 / sqrt2) ~ 1e-45: masked below; inf -> 14, NaN kept */
+    th = gpuml__v16_rcp(_mm512_fmadd_ps(a, _mm512_set1_ps(0.70710678118654752f), _mm512_set1_ps(2.0f)));
+    v = _mm512_fmsub_ps(th, _mm512_set1_ps(2.0f), _mm512_set1_ps(0.587f));
+    aa = _mm512_mul_ps(a, a);
+    al = _mm512_fmsub_ps(a, a, aa);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(1.3810324669e-01f), v, _mm512_set1_ps(8.6058013141e-02f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(-2.4020382762e-01f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(-4.9825441092e-02f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(2.9390516877e-01f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(-2.9840882868e-02f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(-4.0786331892e-01f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(8.6219258606e-02f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(1.3693856001e+00f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(-5.5357551575e-01f));
+    u = _mm512_fnmadd_ps(al, _mm512_set1_ps(0.5f), p);                 /* P - al/2 */
+    s = _mm512_fnmadd_ps(aa, _mm512_set1_ps(0.5f), u);                 /* the exponent, rounded: for k */
+    w = _mm512_mul_ps(s, _mm512_set1_ps(1.44269504088896341f));
+    k = _mm512_sub_ps(w, _mm512_reduce_ps(w, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    r = _mm512_fnmsub_ps(k, _mm512_set1_ps(2.0f * 0.693359375f), aa);  /* -(2k ln2hi) - aa: exact */
+    r = _mm512_fmadd_ps(r, _mm512_set1_ps(0.5f), u);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+    p = _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(s, _mm512_set1_ps(-87.3f), _CMP_NLT_UQ), gpuml__v16_exp_poly(r), k);
+    return _mm512_mul_ps(th, p);
 }
+/* Phi(-a) to ~2e-5 relative, for results rounded to bf16 (half a bf16 ulp is 2e-3): the method of
+   gpuml__v16_ncdf_neg with P of degree 5 (7.6e-6 in the exponent), e^r of degree 4 (2.8e-6), a^2 and
+   the reduction in plain f32 (a^2/2 <= 98: 6e-6); 29 uops for gelu instead of 38 */
+GPUML__V16_INLINE __m512 gpuml__v16_ncdf_neg_lowp(__m512 a)
+{
+    __m512 th, v, p, s, w, k, r;
+    a = _mm512_min_ps(_mm512_set1_ps(14.0f), a);
+    th = gpuml__v16_rcp(_mm512_fmadd_ps(a, _mm512_set1_ps(0.70710678118654752f), _mm512_set1_ps(2.0f)));
+    v = _mm512_fmsub_ps(th, _mm512_set1_ps(2.0f), _mm512_set1_ps(0.587f));
+    p = _mm512_fmadd_ps(_mm512_set1_ps(2.2879038751e-01f), v, _mm512_set1_ps(-3.7691295147e-02f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(-4.0234649181e-01f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(8.6590431631e-02f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(1.3692661524e+00f));
+    p = _mm512_fmadd_ps(p, v, _mm512_set1_ps(-5.5357813835e-01f));
+    s = _mm512_fnmadd_ps(_mm512_mul_ps(a, a), _mm512_set1_ps(0.5f), p);
+    w = _mm512_mul_ps(s, _mm512_set1_ps(1.44269504088896341f));
+    k = _mm512_sub_ps(w, _mm512_reduce_ps(w, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.69314718055994531f), s);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(4.1513845325e-02f), r, _mm512_set1_ps(1.6787473857e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0003015995e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(9.9996685982e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_mul_ps(th, _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(s, _mm512_set1_ps(-87.3f), _CMP_NLT_UQ), p, k));
+}
+/* Phi(x), the normal CDF; *pdf (if not NULL) gets exp(-x*x/2)/sqrt(2 pi) */
 GPUML__V16_INLINE __m512 gpuml__v16_ncdf(__m512 x, __m512 *pdf)
 {
-    __m512 z = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.70710678118654752f));
-    __m512 e = _mm512_mul_ps(_mm512_set1_ps(0.5f), gpuml__v16_erfc_pos(z));
+    __m512 q = gpuml__v16_ncdf_neg(_mm512_abs_ps(x));
     if (pdf) *pdf = _mm512_mul_ps(_mm512_set1_ps(0.39894228040143268f), gpuml__v16_exp_small(_mm512_mul_ps(_mm512_mul_ps(x, x), _mm512_set1_ps(-0.5f))));
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_sub_ps(_mm512_set1_ps(1.0f), e), e);
+    return _mm512_mask_sub_ps(q, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ), _mm512_set1_ps(1.0f), q);
 }
 /* sigmoid from e = exp(-|x|) in (0, 1]: 1/(1+e) for x >= 0, e/(1+e) below (no overflow, no division) */
 GPUML__V16_INLINE __m512 gpuml__v16_sigmoid(__m512 x)
 {
-    __m512 e = gpuml__v16_exp_small(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_abs_ps(x)));
+    __m512 e = gpuml__v16_exp_small(_mm512_or_ps(x, _mm512_set1_ps(-0.0f)));
     __m512 r = gpuml__v16_rcp(_mm512_add_ps(_mm512_set1_ps(1.0f), e));
     return _mm512_mask_mul_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), r, e);
 }
-/* the ops of gpuml__ew_avx512 */
+/* the ops of gpuml__ew_avx512; and gelu when its output is bf16 (an internal code: a cheaper Phi) */
+#define GPUML__EW16_GELU_BF16 (-1)
 GPUML__FN int gpuml__ew_avx512_has(int op)
 {
     switch (op) {
@@ -4778,6 +4841,9 @@ GPUML__V16_INLINE __m512 gpuml__v16_ew(int op, __m512 x, __m512 y)
     case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: return gpuml__v16_sigmoid(x);
     case GPUML__EW_UNARY + GPUML_UNARY_SILU: return _mm512_mul_ps(x, gpuml__v16_sigmoid(x));
     case GPUML__EW_UNARY + GPUML_UNARY_GELU: return _mm512_mul_ps(x, gpuml__v16_ncdf(x, NULL));
+    case GPUML__EW16_GELU_BF16:   /* gelu into bf16 */
+        s = gpuml__v16_ncdf_neg_lowp(_mm512_abs_ps(x));
+        return _mm512_mul_ps(x, _mm512_mask_sub_ps(s, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ), one, s));
     case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH:
         u = _mm512_mul_ps(k0, _mm512_fmadd_ps(_mm512_mul_ps(k1, x), _mm512_mul_ps(x, x), x));
         return _mm512_mul_ps(x, gpuml__v16_sigmoid(_mm512_add_ps(u, u)));
@@ -4830,6 +4896,10 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__ew_avx512(int op, int64_t n, char *o,
                                                     int stream)
 {
     int f32 = !bo && !ba && !bb;   /* all f32: a copy of the loop without the dtype branches */
+    if (op == GPUML__EW_UNARY + GPUML_UNARY_GELU && bo) {
+        gpuml__ew_avx512_loop(GPUML__EW16_GELU_BF16, n, o, 1, a, ba, NULL, 0, stream);
+        return;
+    }
     switch (op) {
 #define GPUML__EW16(OP) case OP: \
         if (f32) gpuml__ew_avx512_loop(OP, n, o, 0, a, 0, b, 0, stream); else gpuml__ew_avx512_loop(OP, n, o, bo, a, ba, b, bb, stream); break;
@@ -5754,57 +5824,70 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
    max M (the running sum is rescaled by exp(M_old - M) in double), exp(x - M) goes to the scratch e
    and into the sum, and M is kept per block in bm; the output pass (from e, in cache) scales block
    b by exp(bm[b] - M) / sum.  Blocks whose running max is still -inf (all -inf or NaN so far) take
-   exp(x - 0), which is 0 or NaN as the final answer needs.  log-softmax needs no e.  The norms
+   exp(x - 0), which is 0 or NaN as the final answer needs.  log-softmax needs no e.  Cross-entropy
+   (lab >= 0, loss not NULL): *loss = M + log(sum) - x[lab], the outputs (p - [i == lab]) scale, y may
+   be NULL (the loss only).  The norms
    take one pass over the row for the statistics: rmsnorm sums squares in f32 per block and the
-   blocks in double; layernorm takes each block's mean (the block is in L1 by then), sums the
-   squares around it and merges the blocks' (count, mean, M2) in double (Chan et al.), so the
-   variance does not cancel however large the mean.  The output pass prefetches the next row (pf)
+   blocks in double; layernorm sums each block's values and squares around a shift (the mean so far;
+   the first block: the mean of its first 64) and merges the blocks' (count, mean, M2) in double
+   (Chan et al.), so the variance does not cancel however large the mean.  The output pass prefetches the next row (pf)
    so that its read overlaps the stores; outputs far larger than the caches (stream) are stored
    non-temporally, and the caller fences (_mm_sfence) once after its rows, not per row. */
 #define GPUML__SM_BLK 1024
 GPUML__V16_INLINE void gpuml__v16_pf(const char *p) { _mm_prefetch(p, _MM_HINT_T0); }
+/* the softmax's exp frame for a running max M: exp(x - M) = 2^(x log2e - sh) 2^-c with sh = M log2e
+   rounded to f32 and c = M log2e - sh (the values carry 2^c, a factor common to a block that the
+   normalization divides out); |M log2e| > 1e37 (where sh would overflow): exp(x - M) itself, c = 0 */
+GPUML__FN void gpuml__sm_frame(float mx, float *sh, double *c, int *big)
+{
+    const double ml = mx == -INFINITY ? 0.0 : (double)mx * 1.44269504088896341;
+    *big = fabs(ml) > 1e37;
+    *sh = *big ? mx : (float)ml;
+    *c = *big ? 0.0 : ml - (double)*sh;
+}
 GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int logsm, float *e,
-                                                             float *bm, int stream, const char *pf)
+                                                             float *bm, int stream, const char *pf, float scale, int64_t lab, double *loss)
 {
     const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
     float mx = -INFINITY;
-    double s = 0;
+    double s = 0, c = 0;
     int64_t b0, i, nb;
+    int big = 0;
+    __m512 sh = _mm512_setzero_ps();
     for (b0 = 0, nb = 0; b0 < n; b0 += GPUML__SM_BLK, nb++) {
         const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
         const char *nx = x + GPUML__MIN(b1 + GPUML__SM_BLK, n) * ex;   /* the next block, prefetched during this one's exp */
-        __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, a0 = _mm512_setzero_ps(), a1 = a0, sh, sl = a0;
+        __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, m2 = m0, m3 = m0, a0 = _mm512_setzero_ps(), a1 = a0;
         const __m512 l2e = _mm512_set1_ps(1.44269504088896341f);
         float bmx;
-        int big;
         /* max_ps(v, m) returns m for a NaN v: NaN is skipped, as the scalar loop does */
-        for (i = b0; i + 32 <= b1; i += 32) {
+        for (i = b0; i + 64 <= b1; i += 64) {   /* four chains: vmaxps's latency, not its throughput, bound two */
             m0 = _mm512_max_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), m0);
             m1 = _mm512_max_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), m1);
+            m2 = _mm512_max_ps(gpuml__v16_ld(x + (i + 32) * ex, xb, 0xffff), m2);
+            m3 = _mm512_max_ps(gpuml__v16_ld(x + (i + 48) * ex, xb, 0xffff), m3);
         }
         for (; i < b1; i += 16) {
             __mmask16 m = gpuml__v16_mask(b1 - i);
             m0 = _mm512_mask_max_ps(m0, m, gpuml__v16_ld(x + i * ex, xb, m), m0);
         }
-        bmx = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
-        if (bmx > mx) { if (s != 0.0) s *= exp((double)mx - (double)bmx); mx = bmx; }
-        bm[nb] = mx;
-        /* exp(x - M) = 2^(x log2e - M log2e), M log2e as two floats (hi, lo): one FMA and a
-           subtraction instead of the subtraction, the scaling and the two-constant reduction */
-        {
-            const double ml = mx == -INFINITY ? 0.0 : (double)mx * 1.44269504088896341;
-            const float hi = (float)ml;
-            if (fabs(ml) > 1e37) sh = _mm512_set1_ps(mx), big = 1;   /* (x - M) log2e would overflow */
-            else sh = _mm512_set1_ps(hi), sl = _mm512_set1_ps((float)(ml - (double)hi)), big = 0;
+        bmx = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3)));
+        if (bmx > mx) {
+            float sh1;
+            double c1;
+            gpuml__sm_frame(bmx, &sh1, &c1, &big);
+            if (s != 0.0) s *= exp((double)mx - (double)bmx) * exp2(c1 - c);
+            mx = bmx; c = c1; sh = _mm512_set1_ps(sh1);
         }
+        bm[nb] = mx;
         for (i = b0; i + 32 <= b1; i += 32) {
             __m512 v = gpuml__v16_ld(x + i * ex, xb, 0xffff), w = gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff);
             if (big) {
                 v = gpuml__v16_exp_small(_mm512_sub_ps(v, sh));
                 w = gpuml__v16_exp_small(_mm512_sub_ps(w, sh));
             } else {
-                v = gpuml__v16_exp2_neg(_mm512_sub_ps(_mm512_fmsub_ps(v, l2e, sh), sl));
-                w = gpuml__v16_exp2_neg(_mm512_sub_ps(_mm512_fmsub_ps(w, l2e, sh), sl));
+                v = gpuml__v16_exp2(_mm512_fmsub_ps(v, l2e, sh));
+                w = gpuml__v16_exp2(_mm512_fmsub_ps(w, l2e, sh));
             }
             if (b1 + (i - b0) < n) gpuml__v16_pf(nx + (i - b0) * ex);
             if (!logsm) { _mm512_storeu_ps(e + i, v); _mm512_storeu_ps(e + i + 16, w); }
@@ -5814,71 +5897,98 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
         for (; i < b1; i += 16) {
             __mmask16 m = gpuml__v16_mask(b1 - i);
             __m512 v = gpuml__v16_ld(x + i * ex, xb, m);
-            v = big ? gpuml__v16_exp_small(_mm512_sub_ps(v, sh)) : gpuml__v16_exp2_neg(_mm512_sub_ps(_mm512_fmsub_ps(v, l2e, sh), sl));
+            v = big ? gpuml__v16_exp_small(_mm512_sub_ps(v, sh)) : gpuml__v16_exp2(_mm512_fmsub_ps(v, l2e, sh));
             if (!logsm) _mm512_mask_storeu_ps(e + i, m, v);
             a0 = _mm512_mask_add_ps(a0, m, a0, v);
         }
         s += (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
     }
-    if (logsm) {
-        const __m512 c = _mm512_set1_ps((float)(-(double)mx - log(s)));
+    if (loss) *loss = (double)mx + log(s) - c * 0.69314718055994531 - (double)gpuml__ld_f32(xb ? GPUML_BF16 : GPUML_F32, x + lab * ex);
+    if (!y) return;
+    if (logsm) {   /* s = sum exp(x - M) 2^c */
+        const __m512 cc = _mm512_set1_ps((float)(-(double)mx - log(s) + c * 0.69314718055994531));
         for (i = 0; i < n; i += 16) {
             __mmask16 m = gpuml__v16_mask(n - i);
             char *yp = y + i * ey;
             if (pf) gpuml__v16_pf(pf + i * ex);
-            gpuml__v16_st(yp, yb, _mm512_add_ps(gpuml__v16_ld(x + i * ex, xb, m), c), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
+            gpuml__v16_st(yp, yb, _mm512_add_ps(gpuml__v16_ld(x + i * ex, xb, m), cc), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
         }
     } else {
         for (b0 = 0, nb = 0; b0 < n; b0 += GPUML__SM_BLK, nb++) {
             const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
-            const __m512 f = _mm512_set1_ps((float)((bm[nb] == -INFINITY || bm[nb] == mx ? 1.0 : exp((double)bm[nb] - (double)mx)) / s));
+            double fb = 1.0;
+            __m512 f;
+            if (bm[nb] != -INFINITY && bm[nb] != mx) {   /* block b's values carry 2^c_b, relative to M_b */
+                float shb;
+                double cb;
+                int bigb;
+                gpuml__sm_frame(bm[nb], &shb, &cb, &bigb);
+                fb = exp((double)bm[nb] - (double)mx) * exp2(c - cb);
+            }
+            f = _mm512_set1_ps((float)(fb / s * scale));
             for (i = b0; i < b1; i += 16) {
                 __mmask16 m = gpuml__v16_mask(b1 - i);
                 char *yp = y + i * ey;
                 if (pf) gpuml__v16_pf(pf + i * ex);
                 gpuml__v16_st(yp, yb, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, e + i), f), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
             }
+            if (lab >= b0 && lab < b1)   /* cross-entropy: (p - 1) scale at the label */
+                gpuml__st_f32(yb ? GPUML_BF16 : GPUML_F32, y + lab * ey, (float)(((double)e[lab] * fb / s - 1.0) * scale));
         }
     }
 }
-/* layernorm (rms = 0) or rmsnorm of one dense row; w, b: f32 or NULL */
-GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int rms, double eps,
-                                                          const float *w, const float *b, int stream, const char *pf)
+/* the statistics of a dense row for layernorm (rms = 0: mean, sum of squares around it) or rmsnorm
+   (mean 0, sum of squares); returns that sum, *mean the mean */
+GPUML__FN GPUML__AVX512_TARGET double gpuml__norm_stats_avx512(const char *x, int xb, int64_t n, int rms, double *mean_out)
 {
-    const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
+    const int64_t ex = xb ? 2 : 4;
     double cnt = 0, mean = 0, m2 = 0;
-    __m512 vm, vl, vr;
     int64_t b0, i;
     for (b0 = 0; b0 < n; b0 += GPUML__SM_BLK) {
         const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n), nb = b1 - b0;
-        __m512 a0 = _mm512_setzero_ps(), a1 = a0, c0 = a0, c1 = a0, mb;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, c0 = a0, c1 = a0, c2 = a0, c3 = a0, mb;
         double sd, bmean;
         if (rms) {
-            for (i = b0; i + 32 <= b1; i += 32) {
+            for (i = b0; i + 64 <= b1; i += 64) {   /* four FMA chains (latency-bound with two) */
                 __m512 v = gpuml__v16_ld(x + i * ex, xb, 0xffff), u = gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff);
+                __m512 v2 = gpuml__v16_ld(x + (i + 32) * ex, xb, 0xffff), u2 = gpuml__v16_ld(x + (i + 48) * ex, xb, 0xffff);
                 a0 = _mm512_fmadd_ps(v, v, a0);
                 a1 = _mm512_fmadd_ps(u, u, a1);
+                c0 = _mm512_fmadd_ps(v2, v2, c0);
+                c1 = _mm512_fmadd_ps(u2, u2, c1);
             }
             for (; i < b1; i += 16) {
                 __m512 v = gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(b1 - i));
                 a0 = _mm512_fmadd_ps(v, v, a0);
             }
-            m2 += (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+            m2 += (double)_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(c0, c1)));
             continue;
         }
-        for (i = b0; i + 32 <= b1; i += 32) {
-            a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, 0xffff));
-            a1 = _mm512_add_ps(a1, gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff));
+        /* one pass per block around a shift mb: the running mean of the blocks before (the block's sum of
+           squares then exceeds its M2 by nb d^2, which is bounded by tot/cnt <= 2 times what the merge adds
+           to the row's M2: at most one bit lost), for the first block the mean of its first 64 elements
+           (their distance from the row mean is at most sqrt(M2/64): at most 1 + n/64 times M2 to cancel) */
+        if (b0 == 0) {
+            const int64_t k = GPUML__MIN(nb, 64);
+            for (i = 0; i < k; i += 16) a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(k - i)));
+            mb = _mm512_set1_ps(_mm512_reduce_add_ps(a0) / (float)k);
+            a0 = _mm512_setzero_ps();
+        } else {
+            mb = _mm512_set1_ps((float)mean);
         }
-        for (; i < b1; i += 16) a0 = _mm512_add_ps(a0, gpuml__v16_ld(x + i * ex, xb, gpuml__v16_mask(b1 - i)));
-        mb = _mm512_set1_ps(_mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) / (float)nb);
-        a0 = a1 = _mm512_setzero_ps();
-        for (i = b0; i + 32 <= b1; i += 32) {
-            __m512 v = _mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), mb), u = _mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), mb);
+        for (i = b0; i + 64 <= b1; i += 64) {   /* 64 a step: four chains of each sum (latency) */
+            __m512 v = _mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, 0xffff), mb);
+            __m512 u = _mm512_sub_ps(gpuml__v16_ld(x + (i + 16) * ex, xb, 0xffff), mb);
+            __m512 v2 = _mm512_sub_ps(gpuml__v16_ld(x + (i + 32) * ex, xb, 0xffff), mb);
+            __m512 u2 = _mm512_sub_ps(gpuml__v16_ld(x + (i + 48) * ex, xb, 0xffff), mb);
             a0 = _mm512_add_ps(a0, v);
             a1 = _mm512_add_ps(a1, u);
+            a2 = _mm512_add_ps(a2, v2);
+            a3 = _mm512_add_ps(a3, u2);
             c0 = _mm512_fmadd_ps(v, v, c0);
             c1 = _mm512_fmadd_ps(u, u, c1);
+            c2 = _mm512_fmadd_ps(v2, v2, c2);
+            c3 = _mm512_fmadd_ps(u2, u2, c3);
         }
         for (; i < b1; i += 16) {
             __mmask16 m = gpuml__v16_mask(b1 - i);
@@ -5887,15 +5997,27 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb
             c0 = _mm512_fmadd_ps(v, v, c0);
         }
         /* the block: mean mb + sd / nb, M2 = sum (x - mb)^2 - sd^2 / nb; merged into the row's */
-        sd = (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+        sd = (double)_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
         bmean = (double)_mm512_cvtss_f32(mb) + sd / (double)nb;
         {
-            double bm2 = (double)_mm512_reduce_add_ps(_mm512_add_ps(c0, c1)) - sd * sd / (double)nb, d = bmean - mean, tot = cnt + (double)nb;
+            double bm2 = (double)_mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3))) -
+                         sd * sd / (double)nb, d = bmean - mean, tot = cnt + (double)nb;
             mean += d * ((double)nb / tot);
             m2 += bm2 + d * d * cnt * ((double)nb / tot);
             cnt = tot;
         }
     }
+    *mean_out = mean;
+    return m2;
+}
+/* layernorm (rms = 0) or rmsnorm of one dense row; w, b: f32 or NULL */
+GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int rms, double eps,
+                                                          const float *w, const float *b, int stream, const char *pf)
+{
+    const int64_t ex = xb ? 2 : 4, ey = yb ? 2 : 4;
+    double mean = 0, m2 = gpuml__norm_stats_avx512(x, xb, n, rms, &mean);
+    __m512 vm, vl, vr;
+    int64_t i;
     m2 /= (double)n;
     /* the mean as two floats: x - mean stays accurate when |mean| is much larger than the spread */
     vm = _mm512_set1_ps((float)mean);
@@ -5909,6 +6031,53 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb
         if (w) v = b ? _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(m, w + i), _mm512_maskz_loadu_ps(m, b + i)) : _mm512_mul_ps(v, _mm512_maskz_loadu_ps(m, w + i));
         else if (b) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, b + i));
         gpuml__v16_st(yp, yb, v, m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
+    }
+}
+/* acc[0..16) += the lanes of m of v, in double */
+GPUML__V16_INLINE void gpuml__v16_acc_pd(double *acc, __m512 v, __mmask16 m)
+{
+    const __mmask8 lo = (__mmask8)m, hi = (__mmask8)(m >> 8);
+    const __m256 vh = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+    _mm512_mask_storeu_pd(acc, lo, _mm512_add_pd(_mm512_maskz_loadu_pd(lo, acc), _mm512_cvtps_pd(_mm512_castps512_ps256(v))));
+    _mm512_mask_storeu_pd(acc + 8, hi, _mm512_add_pd(_mm512_maskz_loadu_pd(hi, acc + 8), _mm512_cvtps_pd(vh)));
+}
+/* layernorm / rmsnorm backward of one dense row (x, dy, dx f32 or bf16; w f32 or NULL): xh = (x - mean) rstd,
+   g = dy w, dx = rstd (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); dweight and dbias accumulate
+   in double (acc[i] += dy xh, acc[n + i] += dy), the row sums in f32 per block of GPUML__SM_BLK and in
+   double across blocks.  Three passes over the row: statistics, sums, output (the row stays in L2). */
+GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_bwd_row_avx512(const char *x, int xb, const char *dy, int db, char *dx, int dxb, int64_t n,
+                                                              int rms, double eps, const float *w, double *acc)
+{
+    const int64_t ex = xb ? 2 : 4, ed = db ? 2 : 4, eo = dxb ? 2 : 4;
+    double mean = 0, m2 = gpuml__norm_stats_avx512(x, xb, n, rms, &mean) / (double)n, rstd, sg = 0, sgx = 0;
+    __m512 vm, vl, vr, vsg, vsgx;
+    int64_t b0, i;
+    rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + eps);
+    vm = _mm512_set1_ps((float)mean);
+    vl = _mm512_set1_ps((float)(mean - (double)(float)mean));
+    vr = _mm512_set1_ps((float)rstd);
+    for (b0 = 0; b0 < n; b0 += GPUML__SM_BLK) {
+        const int64_t b1 = GPUML__MIN(b0 + GPUML__SM_BLK, n);
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0;
+        for (i = b0; i < b1; i += 16) {
+            __mmask16 m = gpuml__v16_mask(b1 - i);
+            __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, m), vm), vl), vr);
+            __m512 d = gpuml__v16_ld(dy + i * ed, db, m), g = w ? _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, w + i)) : d, t = _mm512_mul_ps(d, xh);
+            a0 = _mm512_add_ps(a0, g);
+            a1 = _mm512_fmadd_ps(g, xh, a1);
+            gpuml__v16_acc_pd(acc + i, t, m);
+            gpuml__v16_acc_pd(acc + n + i, d, m);
+        }
+        sg += (double)_mm512_reduce_add_ps(a0);
+        sgx += (double)_mm512_reduce_add_ps(a1);
+    }
+    vsg = _mm512_set1_ps(rms ? 0.0f : (float)(sg / (double)n));
+    vsgx = _mm512_set1_ps((float)(sgx / (double)n));
+    for (i = 0; i < n; i += 16) {
+        __mmask16 m = gpuml__v16_mask(n - i);
+        __m512 xh = _mm512_mul_ps(_mm512_sub_ps(_mm512_sub_ps(gpuml__v16_ld(x + i * ex, xb, m), vm), vl), vr);
+        __m512 d = gpuml__v16_ld(dy + i * ed, db, m), g = w ? _mm512_mul_ps(d, _mm512_maskz_loadu_ps(m, w + i)) : d;
+        gpuml__v16_st(dx + i * eo, dxb, _mm512_mul_ps(vr, _mm512_fnmadd_ps(xh, vsgx, _mm512_sub_ps(g, vsg))), m, 0);
     }
 }
 #if defined(__GNUC__) && !defined(__clang__)
@@ -5940,7 +6109,8 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
     /* AVX-512: forward softmax, log-softmax and norms of dense f32 / bf16 rows, no row buffers */
     int rows16 = vec && gpuml__cpu_simd() >= 2 && (dt == GPUML_F32 || dt == GPUML_BF16) && p->xs == 1 && p->ys == 1 &&
                  (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX || r->kind == GPUML__ROW_LAYERNORM ||
-                  r->kind == GPUML__ROW_RMSNORM);
+                  r->kind == GPUML__ROW_RMSNORM || r->kind == GPUML__ROW_XENT ||
+                  ((r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD) && p->dys == 1));
     int stream = p->rs.n * n * es >= GPUML__STREAM_BYTES;
 #endif
     if (!buf) return;   /* cannot happen on any real machine; leaves the output as it was */
@@ -5952,10 +6122,24 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
         double mean = 0, rstd = 0, s = 0, mx = -HUGE_VAL;
         float *yo = yb;
 #if GPUML__HAVE_AVX2_PATH
-        if (rows16 && yp) {
+        if (rows16 && r->kind == GPUML__ROW_XENT) {   /* a valid label: the vector softmax with the loss; else the scalar path (NaN) */
+            int32_t lab;
+            memcpy(&lab, (const char *)gpuml_tensor_data(r->labels) + row * p->ls * 4, 4);
+            if (lab >= 0 && lab < n) {
+                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, 0, yb, db, 0, NULL, p->scale, lab, &j->loss[row]);
+                continue;
+            }
+        } else if (rows16 && yp && n >= 16 && (r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD)) {
+            /* (rows shorter than a vector keep the double path: a row of 1 cancels in f32, rmsnorm's dx = rstd g (1 - xh^2)) */
+            const char *dyp = (const char *)gpuml_tensor_data(r->dy) + gpuml__row_off(&p->rs, &p->v[2], row) * es;
+            gpuml__norm_bwd_row_avx512(xp, dt == GPUML_BF16, dyp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_RMSNORM_BWD,
+                                       r->eps, j->w, j->acc + (size_t)tid * 2 * (size_t)n);
+            continue;
+        } else if (rows16 && yp && r->kind != GPUML__ROW_XENT && r->kind != GPUML__ROW_LAYERNORM_BWD && r->kind != GPUML__ROW_RMSNORM_BWD) {
             const char *pf = row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX)
-                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_LOG_SOFTMAX, yb, db, stream, pf);
+                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_LOG_SOFTMAX, yb, db, stream, pf,
+                                          1.0f, -1, NULL);
             else
                 gpuml__norm_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_RMSNORM, r->eps, j->w, j->b, stream, pf);
             continue;

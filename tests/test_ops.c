@@ -1173,13 +1173,112 @@ static void test_cpu_bf16_avx512_bits(void)
 #endif
 }
 
+/* the CPU activations against float64 over a dense sweep of [-10, 10] (2^20 + 1 points, every SIMD level
+   through cpu_simd_paths) plus the extremes: gelu (erf form) to 1e-6 relative (the vector erfc: ~5 ulp at
+   worst, 80 before), exp and sigmoid to 3e-7; the tanh form's argument 2u = 2 sqrt(2/pi)(x + 0.044715 x^3)
+   is rounded in f32, so its error grows with |2u|: 3e-7 (1 + |2u|).  Results below 1e-36 may be flushed
+   to 0.  bf16 outputs: within 4e-3 (half a bf16 ulp at the bottom of a binade is 3.9e-3; gelu into bf16
+   takes a cheaper Phi, ~2e-5, which moves 0.007% of the results by one bf16 ulp, all near a midpoint). */
+static void test_cpu_act_ulp(void)
+{
+    static const int ops[5] = { GPUML_UNARY_GELU, GPUML_UNARY_GELU_TANH, GPUML_UNARY_EXP, GPUML_UNARY_SIGMOID, GPUML_UNARY_SILU };
+    static const double ext[] = { 13.0, 13.2, 14.0, 20.0, 88.0, 1e30, 3.4e38, 1e-30, 1.2e-38, 0.0 };
+    const long long m = 1 << 20, ne = (long long)(sizeof ext / sizeof ext[0]), n = m + 1 + 2 * ne + 3;
+    int64_t s[1] = {m + 1 + 2 * (int64_t)(sizeof ext / sizeof ext[0]) + 3};
+    int k, t;
+    long long i;
+    for (t = 0; t < 2; t++)
+        for (k = 0; k < 5; k++) {
+            gpuml_dtype dt = t ? GPUML_BF16 : GPUML_F32;
+            gpuml_tensor *x = tt_new(tu_cpu, dt, 1, s, 0), *o = tt_new(tu_cpu, dt, 1, s, 0);
+            double *vx = (double *)malloc(sizeof(double) * (size_t)n), *vo, worst = 0, wx = 0;
+            long long bad = 0, first = -1;
+            for (i = 0; i <= m; i++) vx[i] = (double)(float)(-10.0 + 20.0 * (double)i / (double)m);
+            for (i = 0; i < ne; i++) { vx[m + 1 + 2 * i] = ext[i]; vx[m + 2 + 2 * i] = -ext[i]; }
+            vx[n - 3] = NAN; vx[n - 2] = INFINITY; vx[n - 1] = -INFINITY;
+            tt_write(x, vx);
+            vx = (free(vx), tt_read(x));   /* as stored (bf16: rounded) */
+            poison(tu_cpu, o);
+            CHECK(gpuml_unary(tu_cpu, (gpuml_unary_op)ops[k], o, x) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+            vo = tt_read(o);
+            for (i = 0; i < n; i++) {
+                double r = ref_unary(ops[k], vx[i]), u = 1.5957691216057308 * (vx[i] + 0.044715 * vx[i] * vx[i] * vx[i]), tol, e;
+                if (vx[i] != vx[i] || isinf(vx[i])) {
+                    /* NaN in, NaN out; exp(-inf) = 0, sigmoid(+-inf) = 1, 0; gelu(+inf) = +inf (x * erfc(-inf)/2 and
+                       the float64 reference agree on the rest: NaN for -inf * 0) */
+                    int ok = r != r ? vo[i] != vo[i] : vo[i] == r;
+                    if (!ok) { bad++; if (first < 0) first = i; }
+                    continue;
+                }
+                r = (double)(float)r;   /* as an f32 result: overflow to inf */
+                if (isinf(r)) { if (vo[i] != r) { bad++; if (first < 0) first = i; } continue; }
+                tol = t ? 4e-3 : ops[k] == GPUML_UNARY_GELU ? 1e-6 : ops[k] == GPUML_UNARY_GELU_TANH ? 3e-7 * (1 + fabs(u)) : 3e-7;
+                if (ops[k] == GPUML_UNARY_SILU) tol = t ? 4e-3 : 3e-7 * (1 + fabs(vx[i]));   /* x sigmoid(x): exp(-x) of a rounded x */
+                e = fabs(vo[i] - r);
+                if (e > 1e-36 + tol * fabs(r)) { bad++; if (first < 0) first = i; }
+                if (fabs(r) > 1e-30 && e / fabs(r) > worst) { worst = e / fabs(r); wx = vx[i]; }
+            }
+            CHECK(bad == 0, "unary %d %s: %lld of %lld off, first x = %.9g: got %.9g want %.9g", ops[k], gpuml_dtype_name(dt), bad, n,
+                  vx[first < 0 ? 0 : first], vo[first < 0 ? 0 : first], ref_unary(ops[k], vx[first < 0 ? 0 : first]));
+            if (t == 0 && !tu_failed_now && getenv("TEST_VERBOSE"))
+                printf("    unary %d f32, CPU SIMD level %d: max relative error %.3g at x = %.9g\n", ops[k], gpuml__cpu_simd(), worst, wx);
+            free(vx); free(vo);
+            gpuml_tensor_free(x); gpuml_tensor_free(o);
+        }
+}
+
+/* the CPU row ops at odd lengths (vector tails, one short block, a block and a bit) in f32 and bf16:
+   softmax, log-softmax, layernorm, rmsnorm and their backward passes, cross-entropy */
+static void test_cpu_rows_odd(void)
+{
+    static const long long lens[6] = { 1, 3, 15, 17, 1023, 4097 };
+    int t, k, r;
+    for (t = 0; t < 2; t++)
+        for (k = 0; k < 6; k++) {
+            gpuml_dtype dt = t ? GPUML_BF16 : GPUML_F32;
+            for (r = 0; r < 2; r++) {
+                softmax_case(tu_cpu, "cpu", r, dt, 5, lens[k], 1, 0);
+                norm_case(tu_cpu, "cpu", r, dt, GPUML_F32, 5, lens[k], 1, 1, 0);
+                norm_case(tu_cpu, "cpu", r, dt, dt, 3, lens[k], 0, 0, 0);
+                norm_bwd_case(tu_cpu, "cpu", r, dt, 6, lens[k], 1, 0);
+                norm_bwd_case(tu_cpu, "cpu", r, dt, 2, lens[k], 0, 0);
+            }
+            xent_case(tu_cpu, "cpu", dt, 5, lens[k], 0, 0);
+        }
+}
+
+/* layernorm rows whose first elements or first blocks sit far from the rest (the AVX-512 statistics sum
+   around a shift: the first 64 elements' mean, then the running mean) and a ramp */
+static void test_cpu_layernorm_shift(void)
+{
+    const long long R = 4, n = 3000;
+    int64_t s[2] = {4, 3000};
+    gpuml_tensor *x = tt_new(tu_cpu, GPUML_F32, 2, s, 0), *y = tt_new(tu_cpu, GPUML_F32, 2, s, 0);
+    double *vx = tt_rand(x, -1, 1), *vy, *ref = (double *)malloc(sizeof(double) * (size_t)(R * n));
+    long long i;
+    for (i = 0; i < 64; i++) vx[i] += 1000.0;                 /* row 0: the first 64 far out */
+    for (i = 0; i < 16; i++) vx[n + i] = 3e4 + vx[n + i];     /* row 1: the first 16 far out */
+    for (i = 0; i < 1024; i++) vx[2 * n + i] += 1e4;          /* row 2: the first block far from the others */
+    for (i = 0; i < n; i++) vx[3 * n + i] = 0.01 * (double)i + 1e-3 * vx[3 * n + i];   /* row 3: a ramp */
+    tt_write(x, vx);
+    vx = (free(vx), tt_read(x));
+    poison(tu_cpu, y);
+    CHECK(gpuml_layernorm(tu_cpu, y, x, NULL, NULL, 1e-5) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+    vy = tt_read(y);
+    ref_rows(2, vx, R, n, NULL, NULL, 1e-5, ref);
+    tu_close("layernorm f32, outlying first elements / blocks, a ramp", vy, ref, R * n, 3e-5, 3e-5);
+    free(vx); free(vy); free(ref);
+    gpuml_tensor_free(x); gpuml_tensor_free(y);
+}
+
 /* the CPU ops again on each lower SIMD path this machine has (AVX2, scalar; the default run above
    takes the best one, AVX-512 where present); GPUML_CPU_SIMD=avx2|scalar does the same from outside */
 static void test_cpu_simd_paths(void)
 {
     static void (*const fns[])(void) = { test_binary, test_binary_mixed_scalar_inplace, test_unary, test_activations_wide,
                                          test_nan_inf, test_reduce, test_softmax, test_norms, test_activation_backward,
-                                         test_optimizers, test_cpu_rows_edges };
+                                         test_optimizers, test_cpu_rows_edges, test_norm_backward, test_cross_entropy,
+                                         test_cpu_act_ulp, test_cpu_rows_odd, test_cpu_layernorm_shift };
     static const char *const names[3] = { "scalar", "AVX2", "AVX-512" };
     int best = gpuml__cpu_simd(), lv;
     unsigned k;
@@ -1219,6 +1318,9 @@ static const tu_test tests[] = {
     {"cpu_gpu_agree", test_cpu_gpu_agree},
     {"cpu_rows_edges", test_cpu_rows_edges},
     {"cpu_bf16_avx512_bits", test_cpu_bf16_avx512_bits},
+    {"cpu_act_ulp", test_cpu_act_ulp},
+    {"cpu_rows_odd", test_cpu_rows_odd},
+    {"cpu_layernorm_shift", test_cpu_layernorm_shift},
     {"cpu_simd_paths", test_cpu_simd_paths},
 };
 int main(int argc, char **argv) { return TU_RUN("test_ops", tests, argc, argv); }
