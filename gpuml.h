@@ -4067,6 +4067,10 @@ static const gpuml__family gpuml__fam_norm = { "norm", gpuml__ksrc_norm, 50, 0, 
     { "elementwise", "-DOP=27 -DNIN=1 -DSCAL=0 -DDT_O=2 -DDT_A=2 -DDT_B=0 -DDT_C=0 -DVEC=8" }, \
     { "elementwise", "-DOP=60 -DNIN=3 -DSCAL=0 -DDT_O=1 -DDT_A=5 -DDT_B=1 -DDT_C=1 -DVEC=8" }, \
     { "elementwise", "-DOPT=2 -DDT_G=2 -DVEC=4" }, \
+    { "elementwise", "-DOP=2 -DNIN=2 -DSCAL=0 -DDT_O=2 -DDT_A=2 -DDT_B=2 -DDT_C=0 -DVEC=8 -DEW_BS=128 -DEW_U=4 -DEW_HINT=1" }, \
+    { "elementwise", "-DOP=27 -DNIN=1 -DSCAL=0 -DDT_O=0 -DDT_A=2 -DDT_B=0 -DDT_C=0 -DVEC=4 -DEW_BS=512 -DEW_U=2 -DEW_HINT=1" }, \
+    { "elementwise", "-DOP=0 -DNIN=2 -DSCAL=1 -DDT_O=3 -DDT_A=5 -DDT_B=0 -DDT_C=0 -DVEC=4 -DEW_BS=256 -DEW_U=8 -DEW_HINT=1" }, \
+    { "elementwise", "-DOPT=2 -DDT_G=0 -DVEC=4 -DEW_BS=128 -DEW_U=2 -DEW_HINT=1" }, \
     { "reduce", "-DRK=0 -DDT_X=0 -DDT_O=0 -DVEC=4" }, { "reduce", "-DRK=4 -DDT_X=2 -DDT_O=3 -DVEC=8" }, \
     { "reduce", "-DRK=5 -DDT_X=1 -DDT_O=0 -DVEC=8" }, \
     { "norm", "-DRK=0 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=4 -DNV=8" }, \
@@ -5010,6 +5014,27 @@ GPUML__FN unsigned gpuml__grid_wave(gpuml_ctx *ctx, int64_t items, unsigned bloc
     int64_t blocks = (items + block - 1) / block, cap = (int64_t)GPUML__MAX(ctx->sm_count, 1) * (2048 / block);
     return (unsigned)GPUML__MAX(1, GPUML__MIN(blocks, cap));
 }
+/* Overrides of the contiguous elementwise/optimizer kernels' shape, for the tests and
+   benchmarks (0: the rule): [0] threads a block (32..1024, a multiple of 32), [1] vectors in
+   flight a thread (1..8), [2] grid: 1 a block per chunk (one shot), 2 one wave of blocks
+   walking the chunks, [3] streaming cache hints: 1 on, 2 off */
+static int gpuml__ew_tune[4];
+/* the shape of a contiguous kernel over nvec vectors: appends -DEW_* to opts, sets block and grid */
+GPUML__FN void gpuml__ew_shape(gpuml_ctx *ctx, int64_t nvec, char *opts, size_t cap, unsigned *grid, unsigned *block)
+{
+    int bs = 256, u = 1, oneshot = 0, hint = 0;
+    int64_t chunks;
+    size_t l = strlen(opts);
+    if (gpuml__ew_tune[0] >= 32 && gpuml__ew_tune[0] <= 1024 && gpuml__ew_tune[0] % 32 == 0) bs = gpuml__ew_tune[0];
+    if (gpuml__ew_tune[1] >= 1 && gpuml__ew_tune[1] <= 8) u = gpuml__ew_tune[1];
+    if (gpuml__ew_tune[2] != 0) oneshot = gpuml__ew_tune[2] == 1;
+    if (gpuml__ew_tune[3] != 0) hint = gpuml__ew_tune[3] == 1;
+    chunks = (nvec + (int64_t)bs * u - 1) / ((int64_t)bs * u);
+    if (oneshot) grid[0] = (unsigned)GPUML__MAX(1, GPUML__MIN(chunks, (int64_t)0x7fffffff));
+    else grid[0] = gpuml__grid_wave(ctx, (nvec + u - 1) / u, (unsigned)bs);
+    block[0] = (unsigned)bs;
+    snprintf(opts + l, cap - l, " -DEW_BS=%d -DEW_U=%d -DEW_HINT=%d", bs, u, hint);
+}
 GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const gpuml__xiter *it)
 {
     gpuml__CUfunction fn;
@@ -5028,13 +5053,13 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
     /* one module per (op, dtypes) holds both kernels */
     snprintf(opts, sizeof opts, "-DOP=%d -DNIN=%d -DSCAL=%d -DDT_O=%d -DDT_A=%d -DDT_B=%d -DDT_C=%d -DVEC=%d", e->op, e->nin,
              e->scal, (int)dt[0], (int)dt[1], (int)dt[2], (int)dt[3], natural);
+    gpuml__ew_shape(ctx, it->n / natural, opts, sizeof opts, grid, block);   /* the same module for both kernels */
     if (gpuml__xiter_contig(it) && vec > 1) {
         void *args[7];
         float s0 = e->s0, s1 = e->s1;
         int64_t n = it->n;
         args[0] = &n; args[1] = &ptr[0]; args[2] = &ptr[1]; args[3] = &ptr[2]; args[4] = &ptr[3]; args[5] = &s0; args[6] = &s1;
         GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_ew_contig", &fn));
-        grid[0] = gpuml__grid_wave(ctx, (n + vec - 1) / vec, 256);
         return gpuml__launch(ctx, fn, grid, block, 0, args, "elementwise op");
     } else {
         gpuml__kshape ks;
@@ -5046,6 +5071,7 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
         args[6] = &s0; args[7] = &s1;
         GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_ew_strided", &fn));
         grid[0] = gpuml__grid_wave(ctx, it->n, 256);
+        block[0] = 256;
         return gpuml__launch(ctx, fn, grid, block, 0, args, "elementwise op");
     }
 }
@@ -5453,6 +5479,9 @@ GPUML__FN void gpuml__reduce_task(void *arg, int64_t b, int64_t e, int tid)
 }
 
 #ifndef GPUML_NO_CUDA
+/* Overrides of the reduction split rule, for the tests and benchmarks (0: the rule): [0] blocks
+   per SM to aim for when few outputs are reduced (16), [1] vectors in flight a thread (1..8: 8) */
+static int gpuml__reduce_tune[2];
 GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor *out, const gpuml_tensor *x, gpuml__rplan *p)
 {
     gpuml__CUfunction fn;
@@ -5463,7 +5492,10 @@ GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor
     int64_t es = (int64_t)gpuml__dtype_sizes[x->dtype], nwork;
     int vec = (int)(16 / es), d;
     gpuml_status st;
+    int per_sm = gpuml__reduce_tune[0] > 0 ? gpuml__reduce_tune[0] : 16;
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_O=%d -DVEC=%d", kind, (int)x->dtype, (int)out->dtype, vec);
+    if (gpuml__reduce_tune[1] >= 1 && gpuml__reduce_tune[1] <= 8)
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DRD_U=%d", gpuml__reduce_tune[1]);
     if (!p->contig && p->os.n >= 4096 && p->os.ndim > 0 && p->oxv.strides[p->os.ndim - 1] == 1) {
         /* neighbouring outputs read neighbouring elements: a thread per output */
         void *args[3];
@@ -5473,8 +5505,8 @@ GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor
         return gpuml__launch(ctx, fn, grid, block, 0, args, "reduce");
     }
     /* split long reductions so that about two waves of blocks have work */
-    if (p->is.n > 8192 && p->os.n < (int64_t)ctx->sm_count * 16) {
-        int64_t want = ((int64_t)ctx->sm_count * 16 + p->os.n - 1) / p->os.n;
+    if (p->is.n > 8192 && p->os.n < (int64_t)ctx->sm_count * per_sm) {
+        int64_t want = ((int64_t)ctx->sm_count * per_sm + p->os.n - 1) / p->os.n;
         int64_t maxs = (p->is.n + 8191) / 8192;
         int64_t ns = GPUML__MIN(want, maxs);
         p->chunk = (p->is.n + ns - 1) / ns;
@@ -6498,11 +6530,11 @@ GPUML__FN gpuml_status gpuml__optim(gpuml_ctx *ctx, const char *op, gpuml__optar
             if (it.base[k] && ptr[k] % ((gpuml__CUdeviceptr)vec * gpuml__dtype_sizes[it.dt[k]]) != 0) vec = 1;
         }
         snprintf(opts, sizeof opts, "-DOPT=%d -DDT_G=%d -DVEC=4", o->kind, (int)grad->dtype);
+        gpuml__ew_shape(ctx, it.n / 4, opts, sizeof opts, grid, block);   /* the same module for both kernels */
         if (gpuml__xiter_contig(&it) && vec == 4) {
             void *args[6];
             args[0] = &it.n; args[1] = o->h; args[2] = &ptr[0]; args[3] = &ptr[1]; args[4] = &ptr[2]; args[5] = &ptr[3];
             GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_opt_contig", &fn));
-            grid[0] = gpuml__grid_wave(ctx, (it.n + 3) / 4, 256);
             return gpuml__launch(ctx, fn, grid, block, 0, args, op);
         } else {
             gpuml__kshape ks;
@@ -6512,6 +6544,7 @@ GPUML__FN gpuml_status gpuml__optim(gpuml_ctx *ctx, const char *op, gpuml__optar
             args[0] = &ks; args[1] = kv; args[2] = o->h; args[3] = &ptr[0]; args[4] = &ptr[1]; args[5] = &ptr[2]; args[6] = &ptr[3];
             GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_opt_strided", &fn));
             grid[0] = gpuml__grid_wave(ctx, it.n, 256);
+            block[0] = 256;
             return gpuml__launch(ctx, fn, grid, block, 0, args, op);
         }
     }

@@ -1,9 +1,12 @@
 /* Family "reduce": sum, mean, max, min, argmax and variance over a set of axes.
    The host splits x into outer (kept) and inner (reduced) dims; each output element reduces
    the inner elements of its outer index.  -DRK=<kind> (GPUML_REDUCE_*: 0 sum 1 mean 2 max
-   3 min 4 argmax 5 var) -DDT_X -DDT_O -DVEC.  Accumulation in f32 (Welford for var). */
+   3 min 4 argmax 5 var) -DDT_X -DDT_O -DVEC [-DRD_U].  Accumulation in f32 (Welford for var). */
 #ifndef VEC
 #define VEC 1
+#endif
+#ifndef RD_U
+#define RD_U 8          /* vectors in flight a thread (sum, mean, max, min) */
 #endif
 typedef gpuml__dt<DT_X> gpuml__X;
 typedef gpuml__dt<DT_O> gpuml__O;
@@ -134,7 +137,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_reduce_rows(gpuml__rpara
             /* U vectors in flight per thread (eight: 128 bytes; four for argmax and variance,
                whose merges hold more registers), the last batch predicated; then the elements
                past the last whole vector */
-            const int U = RK == 4 || RK == 5 ? 4 : 8;
+            const int U = RK == 4 || RK == 5 ? 4 : RD_U;
             const gpuml__i64 st = (gpuml__i64)blockDim.x * VEC, hv = lo + (hi - lo) / VEC * VEC;
             for (gpuml__i64 i = lo + (gpuml__i64)threadIdx.x * VEC; i < hv; i += U * st) {
                 gpuml__vec<gpuml__X::T, VEC> v[U];

@@ -934,22 +934,25 @@ static void test_cross_entropy(void)
         }
 }
 
-static void test_optimizers(void)
+/* three steps of AdamW (kind 0, 1: weight decay, 3: strided views) or SGD (kind 2) on [r, cols] */
+static void optim_case(gpuml_ctx *ctx, const char *cn, int gt, int kind, int64_t r, int64_t cols)
 {
-    int c, gt, kind;
-    for (c = 0; c < nctx(); c++)
-        for (gt = 0; gt < 2; gt++)
-            for (kind = 0; kind < 4; kind++) {
-                gpuml_ctx *ctx = ctx_at(c);
+    {
+        {
+            {
                 gpuml_dtype gdt = gt ? GPUML_BF16 : GPUML_F32;
-                int64_t s[2] = {33, 1025};
-                long long n = 33 * 1025, i;
+                int64_t s[2];
+                long long n = (long long)r * cols, i;
                 int step, lay = kind == 3 ? 1 : 0;
-                gpuml_tensor *p = tt_new(ctx, GPUML_F32, 2, s, lay), *g = tt_new(ctx, gdt, 2, s, lay);
-                gpuml_tensor *m = tt_new(ctx, GPUML_F32, 2, s, lay), *v = tt_new(ctx, GPUML_F32, 2, s, lay);
-                double *vp = tt_rand(p, -1, 1), *rm = (double *)calloc((size_t)n, sizeof(double)), *rv = (double *)calloc((size_t)n, sizeof(double));
+                gpuml_tensor *p, *g;
+                gpuml_tensor *m, *v;
+                double *vp, *rm = (double *)calloc((size_t)n, sizeof(double)), *rv = (double *)calloc((size_t)n, sizeof(double));
                 double *gp, *gm;
-                char what[120];
+                char what[160];
+                s[0] = r; s[1] = cols;
+                p = tt_new(ctx, GPUML_F32, 2, s, lay); g = tt_new(ctx, gdt, 2, s, lay);
+                m = tt_new(ctx, GPUML_F32, 2, s, lay); v = tt_new(ctx, GPUML_F32, 2, s, lay);
+                vp = tt_rand(p, -1, 1);
                 CHECK(gpuml_fill(ctx, m, 0) == 0 && gpuml_fill(ctx, v, 0) == 0, "fill");
                 for (step = 1; step <= 3; step++) {
                     double *vg = tt_rand(g, -1, 1);
@@ -980,13 +983,82 @@ static void test_optimizers(void)
                     free(vg);
                 }
                 gp = tt_read(p); gm = tt_read(m);
-                snprintf(what, sizeof what, "%s %s grad %s: param", cname(c), kind == 2 ? "sgd" : "adamw", gpuml_dtype_name(gdt));
+                snprintf(what, sizeof what, "%s %s grad %s [%lld x %lld]: param", cn, kind == 2 ? "sgd" : "adamw", gpuml_dtype_name(gdt),
+                         (long long)r, (long long)cols);
                 tu_close(what, gp, vp, n, 1e-5, 1e-6);
-                snprintf(what, sizeof what, "%s %s grad %s: state", cname(c), kind == 2 ? "sgd" : "adamw", gpuml_dtype_name(gdt));
+                snprintf(what, sizeof what, "%s %s grad %s [%lld x %lld]: state", cn, kind == 2 ? "sgd" : "adamw", gpuml_dtype_name(gdt),
+                         (long long)r, (long long)cols);
                 tu_close(what, gm, rm, n, 1e-5, 1e-6);
                 free(vp); free(rm); free(rv); free(gp); free(gm);
                 gpuml_tensor_free(p); gpuml_tensor_free(g); gpuml_tensor_free(m); gpuml_tensor_free(v);
             }
+        }
+    }
+}
+static void test_optimizers(void)
+{
+    int c, gt, kind;
+    for (c = 0; c < nctx(); c++)
+        for (gt = 0; gt < 2; gt++)
+            for (kind = 0; kind < 4; kind++) optim_case(ctx_at(c), cname(c), gt, kind, 33, 1025);
+}
+
+/* The GPU contiguous elementwise and optimizer kernels forced into each shape of
+   gpuml__ew_tune (block size, vectors a thread, one-shot or grid-stride grid, streaming
+   hints), and the reduction split rule through gpuml__reduce_tune, at sizes that leave
+   partial chunks, a tail past the last whole vector and several chunks per block: add, mul,
+   gelu (f32, f16, bf16), AdamW and SGD (f32 and bf16 gradients), sum and max. */
+static void test_ew_shapes(void)
+{
+    static const int tunes[7][4] = { {0, 0, 0, 0}, {128, 1, 1, 1}, {128, 4, 1, 1}, {256, 2, 2, 1}, {512, 8, 1, 2},
+                                     {64, 3, 2, 1}, {1024, 1, 1, 2} };
+    static const int64_t sizes[5] = { 1, 7, 4097, 100003, (1 << 20) + 5 };
+    static const int rtunes[3][2] = { {2, 1}, {64, 3}, {5, 8} };
+    static const int64_t sl[1] = {(1 << 22) + 3};
+    int t, d, z, k;
+    if (!tu_gpu) SKIP("no GPU: %s", tu_gpu_reason);
+    for (t = 0; t < 7; t++) {
+        char tag[64];
+        memcpy(gpuml__ew_tune, tunes[t], sizeof gpuml__ew_tune);
+        snprintf(tag, sizeof tag, "gpu (ew shape %d,%d,%d,%d)", tunes[t][0], tunes[t][1], tunes[t][2], tunes[t][3]);
+        for (z = 0; z < 5; z++) {
+            for (d = 0; d < 3; d++) {
+                gpuml_ctx *ctx = tu_gpu;
+                int64_t s[1];
+                long long n = sizes[z], i;
+                gpuml_tensor *x, *o;
+                double *vx, *vo, *ref;
+                char what[200];
+                s[0] = sizes[z];
+                binary_case(ctx, tag, GPUML_BINARY_ADD, FDT[d], 1, s, 1, s, 0, 0);
+                binary_case(ctx, tag, GPUML_BINARY_MUL, FDT[d], 1, s, 1, s, 0, 0);
+                x = tt_new(ctx, FDT[d], 1, s, 0); o = tt_new(ctx, FDT[d], 1, s, 0);
+                vx = tt_rand(x, -4, 4);
+                poison(ctx, o);
+                CHECK(gpuml_gelu(ctx, o, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                vo = tt_read(o);
+                ref = (double *)malloc(sizeof(double) * (size_t)n);
+                for (i = 0; i < n; i++) ref[i] = ref_unary(GPUML_UNARY_GELU, vx[i]);
+                snprintf(what, sizeof what, "%s gelu %s n=%lld", tag, gpuml_dtype_name(FDT[d]), n);
+                tu_close(what, vo, ref, n, FDT[d] == GPUML_F32 ? 2e-5 : tol_of(FDT[d]), FDT[d] == GPUML_F32 ? 1e-6 : 1e-3);
+                free(vx); free(vo); free(ref);
+                gpuml_tensor_free(x); gpuml_tensor_free(o);
+            }
+            if (z == 2 || z == 4)
+                for (k = 0; k < 3; k++) optim_case(tu_gpu, tag, k == 1, k, 1, sizes[z]);
+        }
+    }
+    memset(gpuml__ew_tune, 0, sizeof gpuml__ew_tune);
+    for (t = 0; t < 3; t++) {
+        char tag[64];
+        memcpy(gpuml__reduce_tune, rtunes[t], sizeof gpuml__reduce_tune);
+        snprintf(tag, sizeof tag, "gpu (reduce split %d a SM, %d in flight)", rtunes[t][0], rtunes[t][1]);
+        for (d = 0; d < 3; d += 2) {
+            reduce_case(tu_gpu, tag, GPUML_REDUCE_SUM, FDT[d], 1, sl, 0, NULL, 0, 0, GPUML_F32);
+            reduce_case(tu_gpu, tag, GPUML_REDUCE_MAX, FDT[d], 1, sl, 0, NULL, 0, 0, FDT[d]);
+        }
+    }
+    memset(gpuml__reduce_tune, 0, sizeof gpuml__reduce_tune);
 }
 
 /* ---------------------------------------------------------------- errors ---- */
@@ -1215,6 +1287,7 @@ static const tu_test tests[] = {
     {"activation_backward", test_activation_backward},
     {"cross_entropy", test_cross_entropy},
     {"optimizers", test_optimizers},
+    {"ew_shapes", test_ew_shapes},
     {"errors", test_errors},
     {"cpu_gpu_agree", test_cpu_gpu_agree},
     {"cpu_rows_edges", test_cpu_rows_edges},
