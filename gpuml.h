@@ -4073,6 +4073,8 @@ static const gpuml__family gpuml__fam_norm = { "norm", gpuml__ksrc_norm, 50, 0, 
     { "elementwise", "-DOPT=2 -DDT_G=0 -DVEC=4 -DEW_BS=128 -DEW_U=2 -DEW_HINT=1" }, \
     { "reduce", "-DRK=0 -DDT_X=0 -DDT_O=0 -DVEC=4" }, { "reduce", "-DRK=4 -DDT_X=2 -DDT_O=3 -DVEC=8" }, \
     { "reduce", "-DRK=5 -DDT_X=1 -DDT_O=0 -DVEC=8" }, \
+    { "reduce", "-DRK=0 -DDT_X=0 -DDT_O=0 -DVEC=4 -DRD_FUSE=1" }, { "reduce", "-DRK=4 -DDT_X=0 -DDT_O=3 -DVEC=4 -DRD_FUSE=1" }, \
+    { "reduce", "-DRK=1 -DDT_X=0 -DDT_O=0 -DVEC=4 -DRD_U=4 -DRD_FUSE=1" }, \
     { "norm", "-DRK=0 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=4 -DNV=8" }, \
     { "norm", "-DRK=2 -DDT_X=2 -DDT_W=2 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=0 -DVEC=8 -DNV=4" }, \
     { "norm", "-DRK=4 -DDT_X=1 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=1 -DVEC=8 -DNV=4" }, \
@@ -5022,7 +5024,11 @@ static int gpuml__ew_tune[4];
 /* the shape of a contiguous kernel over nvec vectors: appends -DEW_* to opts, sets block and grid */
 GPUML__FN void gpuml__ew_shape(gpuml_ctx *ctx, int64_t nvec, char *opts, size_t cap, unsigned *grid, unsigned *block)
 {
-    int bs = 256, u = 1, oneshot = 0, hint = 0;
+    /* the rule: 256 threads, one vector a thread, a block per chunk, streaming hints.  Measured
+       on an H100 (bench/NOTES_ops.md, issue 3): add/mul f32 0.94 -> 1.01 of copy, gelu f32 0.91
+       -> 0.995, bf16 0.83 -> 0.98, AdamW 0.93 -> 0.998, against the old one wave of 256-thread
+       blocks walking the array (grid-stride) */
+    int bs = 256, u = 1, oneshot = 1, hint = 1;
     int64_t chunks;
     size_t l = strlen(opts);
     if (gpuml__ew_tune[0] >= 32 && gpuml__ew_tune[0] <= 1024 && gpuml__ew_tune[0] % 32 == 0) bs = gpuml__ew_tune[0];
@@ -5480,8 +5486,10 @@ GPUML__FN void gpuml__reduce_task(void *arg, int64_t b, int64_t e, int tid)
 
 #ifndef GPUML_NO_CUDA
 /* Overrides of the reduction split rule, for the tests and benchmarks (0: the rule): [0] blocks
-   per SM to aim for when few outputs are reduced (16), [1] vectors in flight a thread (1..8: 8) */
-static int gpuml__reduce_tune[2];
+   per SM to aim for when few outputs are reduced (4), [1] vectors in flight a thread (1..8: 8),
+   [2] 1: merge the splits in a second kernel even where the last block could (see RD_FUSE) */
+static int gpuml__reduce_tune[3];
+#define GPUML__RD_TICKETS 1024   /* RD_FUSE: outputs at most (the tickets in kernels/reduce.cu) */
 GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor *out, const gpuml_tensor *x, gpuml__rplan *p)
 {
     gpuml__CUfunction fn;
@@ -5492,7 +5500,9 @@ GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor
     int64_t es = (int64_t)gpuml__dtype_sizes[x->dtype], nwork;
     int vec = (int)(16 / es), d;
     gpuml_status st;
-    int per_sm = gpuml__reduce_tune[0] > 0 ? gpuml__reduce_tune[0] : 16;
+    /* 4 blocks a SM: one wave of long splits (measured on an H100, sum of 2^26: f32 0.92 -> 0.94
+       of copy, bf16 0.83 -> 0.86, against 16 a SM) */
+    int per_sm = gpuml__reduce_tune[0] > 0 ? gpuml__reduce_tune[0] : 4, fuse = 0;
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_O=%d -DVEC=%d", kind, (int)x->dtype, (int)out->dtype, vec);
     if (gpuml__reduce_tune[1] >= 1 && gpuml__reduce_tune[1] <= 8)
         snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DRD_U=%d", gpuml__reduce_tune[1]);
@@ -5512,6 +5522,9 @@ GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor
         p->chunk = (p->is.n + ns - 1) / ns;
         p->chunk = (p->chunk + vec - 1) / vec * vec;
         p->nsplit = (int)((p->is.n + p->chunk - 1) / p->chunk);
+        /* the last block of each output merges its splits (no second launch) */
+        fuse = p->nsplit > 1 && p->os.n <= GPUML__RD_TICKETS && gpuml__reduce_tune[2] != 1;
+        if (fuse) snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DRD_FUSE=1");
     }
     p->aligned = p->contig && xp % 16 == 0 && p->chunk % vec == 0;
     for (d = 0; d < p->os.ndim; d++) if ((p->oxv.strides[d] * es) % 16 != 0) p->aligned = 0;
@@ -5529,7 +5542,7 @@ GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor
         grid[0] = (unsigned)GPUML__MIN(nwork, (int64_t)1 << 30);
         if (st == GPUML_SUCCESS) st = gpuml__launch(ctx, fn, grid, block, 0, args, "reduce");
     }
-    if (st == GPUML_SUCCESS && p->nsplit > 1) {
+    if (st == GPUML_SUCCESS && p->nsplit > 1 && !fuse) {
         void *args[3];
         args[0] = p; args[1] = &op; args[2] = &pp;
         st = gpuml__kernel(ctx, &gpuml__fam_reduce, opts, "gpuml_reduce_finish", &fn);
@@ -6144,8 +6157,9 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
 /* Overrides of the row-kernel choice below, for the tests and benchmarks (0: the rule):
    [0] bytes of row per thread to start from, [1] 1: no clusters, [2] 1: no warp-per-row,
    [3] 1: the old rule (a block per row, up to 512 threads and 64 elements each),
-   [4] registers per thread to cap at (launch bounds; -1: none) */
-static int gpuml__rows_tune[5];
+   [4] registers per thread to cap at (launch bounds; -1: none), [5] 1: layernorm statistics in
+   two passes (-DLN2) */
+static int gpuml__rows_tune[6];
 
 GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, gpuml__nplan *p)
 {
@@ -6178,8 +6192,18 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
        one that needs over 256 threads is split over a cluster of up to 8 blocks (sm_90). */
     maxept = bwd ? 16 : 64;
     tb = gpuml__rows_tune[0] > 0 ? gpuml__rows_tune[0] : 64;
+    if (gpuml__rows_tune[3] == 1 || vec == 1) tb = 16 * es;   /* scalar loads: 16 elements */
+    /* A row that one block of at most 512 threads holds in registers (up to 256 bytes a thread)
+       takes that block rather than a cluster, for 16-bit rows and for softmax: measured on an
+       H100 (rows of 32768), bf16 softmax / layernorm / rmsnorm 0.87 / 0.80 / 0.91 of copy with
+       a cluster, 0.94 / 0.90 / 0.93 without; f32 softmax 0.91 -> 0.96; f32 layernorm and
+       rmsnorm lose without (0.86 -> 0.61, 0.89 -> 0.87) and keep the cluster. */
+    if (clusters && gpuml__rows_tune[0] == 0 && gpuml__rows_tune[1] == 0 && vec > 1 &&
+        (es <= 2 || r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) &&
+        (n + (int64_t)GPUML__MIN(maxept, 256 / es) - 1) / GPUML__MIN(maxept, 256 / es) <= 512)
+        clusters = 0;
     maxb = clusters ? 128 : 256;
-    if (gpuml__rows_tune[3] == 1 || vec == 1) { tb = 16 * es; maxb = 256; }   /* scalar loads: 16 elements */
+    if (gpuml__rows_tune[3] == 1 || vec == 1) maxb = 256;
     nv = 1;
     while (((int64_t)vec * nv * es < tb || (n + (int64_t)vec * nv - 1) / ((int64_t)vec * nv) > 256) &&
            (int64_t)vec * nv * 2 <= maxept && (int64_t)vec * nv * 2 * es <= GPUML__MAX(maxb, tb) &&
@@ -6203,6 +6227,9 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
        (measured: f32 8192 rows 0.87 -> 0.93 of copy with 64); 64 spills a little only in the
        f32 rmsnorm of 32 elements a thread, 80 for cross-entropy */
     regs = gpuml__rows_tune[4] != 0 ? gpuml__rows_tune[4] : r->kind == GPUML__ROW_XENT ? 80 : 64;
+    /* f32 rmsnorm of 32 elements a thread in one block: 80 (H100, rows of 8192: 0.95 -> 0.98 of
+       copy; with a cluster, rows of 32768, 64 stays better: 0.89 against 0.87) */
+    if (gpuml__rows_tune[4] == 0 && r->kind == GPUML__ROW_RMSNORM && es == 4 && cl == 1 && vec * nv == 32) regs = 80;
     if (regs > 0 && nv > 0 && !bwd && vec > 1 && vec * nv * (int)es / 4 <= 32) {
         lbt = (int)block[0];
         lbb = GPUML__MAX(1, 65536 / (lbt * regs));
@@ -6220,6 +6247,7 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d -DWPR=%d -DCL=%d "
              "-DLBT=%d -DLBB=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
              r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb);
+    if (gpuml__rows_tune[5] == 1) snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DLN2=1");
     args[0] = p; args[1] = &xp; args[2] = &yp; args[3] = &dyp; args[4] = &wp; args[5] = &bp; args[6] = &lp;
     args[7] = &p0; args[8] = &p1;
     st = gpuml__kernel(ctx, &gpuml__fam_norm, opts, "gpuml_rows", &fn);

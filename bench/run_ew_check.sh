@@ -9,24 +9,31 @@
 #  3. bench_ops (the rule: every op) and bench/bench_ops_torch.py, copy roof in each.
 # Logs under build/ew_check (packed into $OUT/ew_check.tgz when OUT is set); a summary printed.
 #   bench/run_ew_check.sh [ew tunes...]   (each "block,vectors,grid,hints"; default: the list below)
+#   EW_RD="per_sm,vectors,nofuse ..." EW_RW="rows tune ..." EW_COLS=1024,... choose the other sweeps
 cd "$(dirname "$0")/.." || exit 1
 L=build/ew_check
 mkdir -p "$L"
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache} PYTHONUNBUFFERED=1
-EW=${*:-"0,0,0,0 128,1,1,2 128,1,1,1 128,2,1,1 128,4,1,1 256,1,1,1 256,2,1,1 256,4,1,1 512,2,1,1 256,2,2,1 256,4,2,1 128,2,1,2 0,0,0,0"}
-RD="0,0 8,8 4,8 32,8 16,4 8,4 4,4"
-RW="0,0,0,0,0 0,1,0,0,0 0,0,0,0,80 32,0,0,0,0"
+# the rule, the former rule (one wave walking the array, no hints), neighbours, the rule again
+EW=${*:-"0,0,0,0 256,1,2,2 128,1,1,1 512,1,1,1 256,2,1,1 0,0,0,0"}
+# the rule (4 a SM, last block merges), without the merge, the former rule (16 a SM + finish kernel)
+RD=${EW_RD:-"0,0,0 0,0,1 16,8,1 4,4,0 8,8,0 2,8,0"}
+# the rule, clusters wherever a row needs over 256 threads (the former rule), two-pass layernorm
+# statistics, a register cap of 80
+RW=${EW_RW:-"0,0,0,0,0,0 64,0,0,0,0,0 0,0,0,0,0,1 0,0,0,0,80,0"}
+export BENCH_COLS=${EW_COLS:-1024,4096,8192,16384,32768}
 T0=$(date +%s)
 ( make -s build/test_ops > "$L/build.log" 2>&1 ) &
 cc -std=c99 -O2 -Wall -Wextra bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm >> "$L/build.log" 2>&1 || { tail "$L/build.log"; exit 1; }
 wait
 [ -x build/test_ops ] || { tail -20 "$L/build.log"; exit 1; }
 echo "built: $(( $(date +%s) - T0 )) s"
-for f in ew_shapes binary unary activation reduce optimizers nan_inf clamp_where softmax norms row_variants cpu_gpu_agree errors; do
+for f in ew_shapes binary unary activation reduce optimizers nan_inf clamp_where softmax norms row_variants row_overrides \
+         norm_backward cross_entropy var_correction cpu_gpu_agree errors; do
     ( timeout 110 ./build/test_ops $f > "$L/t_$f.log" 2>&1; echo "test $f: rc=$? $(tail -n 1 "$L/t_$f.log")"
       grep -h FAIL "$L/t_$f.log" | head -4 ) &
 done
-for s in memcheck:ew_shapes racecheck:ew_shapes memcheck:binary memcheck:optimizers memcheck:unary; do
+for s in memcheck:ew_shapes racecheck:ew_shapes memcheck:row_variants racecheck:row_variants memcheck:reduce memcheck:optimizers; do
     t=${s%%:*}; f=${s#*:}
     ( GPUML_TEST_NO_FAULT=1 timeout 110 compute-sanitizer --tool $t --report-api-errors no --error-exitcode 9 ./build/test_ops $f \
           > "$L/san_${t}_$f.log" 2>&1
@@ -40,7 +47,9 @@ warm BENCH_EW_TUNE add,mul,gelu,adamw $2 $6 ${10} &
 warm BENCH_EW_TUNE add,mul,gelu,adamw $3 $7 ${11} &
 warm BENCH_EW_TUNE add,mul,gelu,adamw $4 $8 ${12} &
 warm BENCH_REDUCE_TUNE sum $RD &
-warm BENCH_ROWS_TUNE softmax,layernorm,rmsnorm $RW &
+set -- $RW
+warm BENCH_ROWS_TUNE softmax,layernorm,rmsnorm $1 $3 &
+warm BENCH_ROWS_TUNE softmax,layernorm,rmsnorm $2 $4 &
 wait
 echo "tests, sanitizers, compiles: $(( $(date +%s) - T0 )) s"
 table() {   # "tune op dt shape ... of copy" lines -> one column per tune
@@ -54,7 +63,7 @@ for t in $EW; do i=$((i + 1)); BENCH_EW_TUNE=$t timeout 30 ./build/bench_ops add
 echo "sweeps: $(( $(date +%s) - T0 )) s"
 grep -h "roof" "$L/sweep_ew.log" | head -3
 table "$L/sweep_ew.log"
-timeout 40 ./build/bench_ops > "$L/ops_gpuml.txt" 2>&1
+BENCH_COLS= timeout 40 ./build/bench_ops > "$L/ops_gpuml.txt" 2>&1
 timeout 80 python3 bench/bench_ops_torch.py > "$L/ops_torch.txt" 2>&1
 grep -h "of copy\|roof\|device" "$L/ops_gpuml.txt" "$L/ops_torch.txt" | sed 's/  */ /g'
 echo "bench: $(( $(date +%s) - T0 )) s"
@@ -63,10 +72,11 @@ for t in $RD; do BENCH_REDUCE_TUNE=$t timeout 30 ./build/bench_ops sum | sed "s/
 : > "$L/sweep_rows.log"
 for t in $RW; do BENCH_ROWS_TUNE=$t timeout 30 ./build/bench_ops softmax,layernorm,rmsnorm | sed "s/^/$t /" >> "$L/sweep_rows.log"; done
 table "$L/sweep_rd.log"; table "$L/sweep_rows.log"
-# profiles of two row kernels (bf16 layernorm 16384x4096, f32 layernorm 2048x32768: the 21st and
+# profiles of two row kernels (bench_ops at the default row lengths) (bf16 layernorm 16384x4096, f32 layernorm 2048x32768: the 21st and
 # the 13th gpuml_rows launch of "bench_ops layernorm" at BENCH_ITERS=1)
 if command -v ncu > /dev/null; then
-    for sk in 20 12; do
+    for sk in 20 12; do   # (the default row lengths)
+        BENCH_COLS= \
         BENCH_ITERS=1 timeout 60 ncu -k regex:gpuml_rows --launch-skip $sk -c 1 --section SpeedOfLight --section Occupancy \
             --section LaunchStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
             ./build/bench_ops layernorm > "$L/ncu_ln_$sk.txt" 2>&1
