@@ -6157,9 +6157,8 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
 /* Overrides of the row-kernel choice below, for the tests and benchmarks (0: the rule):
    [0] bytes of row per thread to start from, [1] 1: no clusters, [2] 1: no warp-per-row,
    [3] 1: the old rule (a block per row, up to 512 threads and 64 elements each),
-   [4] registers per thread to cap at (launch bounds; -1: none), [5] 1: layernorm statistics in
-   two passes (-DLN2) */
-static int gpuml__rows_tune[6];
+   [4] registers per thread to cap at (launch bounds; -1: none) */
+static int gpuml__rows_tune[5];
 
 GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, gpuml__nplan *p)
 {
@@ -6193,14 +6192,17 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     maxept = bwd ? 16 : 64;
     tb = gpuml__rows_tune[0] > 0 ? gpuml__rows_tune[0] : 64;
     if (gpuml__rows_tune[3] == 1 || vec == 1) tb = 16 * es;   /* scalar loads: 16 elements */
-    /* A row that one block of at most 512 threads holds in registers (up to 256 bytes a thread)
-       takes that block rather than a cluster, for 16-bit rows and for softmax: measured on an
-       H100 (rows of 32768), bf16 softmax / layernorm / rmsnorm 0.87 / 0.80 / 0.91 of copy with
-       a cluster, 0.94 / 0.90 / 0.93 without; f32 softmax 0.91 -> 0.96; f32 layernorm and
-       rmsnorm lose without (0.86 -> 0.61, 0.89 -> 0.87) and keep the cluster. */
-    if (clusters && gpuml__rows_tune[0] == 0 && gpuml__rows_tune[1] == 0 && vec > 1 &&
-        (es <= 2 || r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) &&
-        (n + (int64_t)GPUML__MIN(maxept, 256 / es) - 1) / GPUML__MIN(maxept, 256 / es) <= 512)
+    /* A row that one block holds in registers at up to 64 elements (256 bytes) a thread takes
+       that block rather than a cluster: up to 512 threads for 16-bit rows and softmax, 256 for
+       f32 layernorm / rmsnorm.  Measured on an H100 (bench/NOTES_ops.md), fraction of copy with
+       a cluster -> without: rows of 32768, bf16 softmax / layernorm / rmsnorm 0.87 / 0.82 / 0.90
+       -> 0.94 / 0.89 / 0.93, f32 softmax 0.91 -> 0.97; rows of 16384, f32 softmax 0.92 -> 0.97,
+       layernorm 0.89 -> 0.94, rmsnorm 0.92 -> 0.95.  f32 layernorm / rmsnorm of 512 threads
+       lose without (rows of 32768: 0.86 -> 0.61, 0.89 -> 0.87) and keep the cluster; so does
+       cross-entropy (not measured). */
+    if (clusters && gpuml__rows_tune[0] == 0 && gpuml__rows_tune[1] == 0 && vec > 1 && r->kind != GPUML__ROW_XENT &&
+        (n + (int64_t)GPUML__MIN(maxept, 256 / es) - 1) / GPUML__MIN(maxept, 256 / es) <=
+            (es <= 2 || r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX ? 512 : 256))
         clusters = 0;
     maxb = clusters ? 128 : 256;
     if (gpuml__rows_tune[3] == 1 || vec == 1) maxb = 256;
@@ -6247,7 +6249,6 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d -DWPR=%d -DCL=%d "
              "-DLBT=%d -DLBB=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
              r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb);
-    if (gpuml__rows_tune[5] == 1) snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DLN2=1");
     args[0] = p; args[1] = &xp; args[2] = &yp; args[3] = &dyp; args[4] = &wp; args[5] = &bp; args[6] = &lp;
     args[7] = &p0; args[8] = &p1;
     st = gpuml__kernel(ctx, &gpuml__fam_norm, opts, "gpuml_rows", &fn);

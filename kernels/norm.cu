@@ -10,7 +10,6 @@
    -DCL=2|4|8: a row over the CL blocks of a cluster (sm_90, forward kinds only; long rows):
           the statistics meet in distributed shared memory.  Otherwise a block per row.
    -DLBT, -DLBB: __launch_bounds__(LBT, LBB) (default 512, 1), to cap the registers
-   -DLN2=1: layernorm statistics in two passes (mean, then deviations; default one shifted pass)
    Or -DCOLSUM=1 -DDT_O: column sums of the per-block partials of the backward passes. */
 #ifndef VEC
 #define VEC 1
@@ -44,9 +43,6 @@
 #endif
 #ifndef HAS_Y
 #define HAS_Y 1
-#endif
-#ifndef LN2
-#define LN2 0           /* 1: layernorm statistics in two passes over the thread's elements */
 #endif
 template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
 
@@ -330,29 +326,15 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
 #endif
 #elif GPUML__LN
         {
-            float c = 0.0f, s = 0.0f, q = 0.0f;
+            float c = 0.0f, s = 0.0f, q = 0.0f, mu;
+            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E);
             for (int j = 0; j < nch; j++) {      /* this thread's element count */
                 gpuml__ri e0 = (tr + j * TR) * VEC;
                 c += e0 >= n ? 0.0f : (float)(n - e0 < VEC ? n - e0 : VEC);
             }
-#if LN2
-            /* two passes: the mean, then the squared deviations */
-            float mu;
-            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E);
             mu = c > 0.0f ? s / c : 0.0f;
             GPUML__FOR_ROW { float d = GPUML__XV(j, k, GPUML__E) - mu; q = fmaf(d, d, q); }
             st.a = c; st.b = mu; st.c = q;
-#else
-            /* one pass, shifted by this thread's first element x0 (so that a mean far from 0
-               does not cancel): s = sum (x - x0), q = sum (x - x0)^2, then the mean x0 + s/c
-               and M2 = q - s^2/c, merged as before (one instruction an element fewer) */
-            float x0 = tr * VEC < n ? GPUML__XV(0, 0, tr * VEC) : 0.0f;
-            GPUML__FOR_ROW { float d = GPUML__XV(j, k, GPUML__E) - x0; s += d; q = fmaf(d, d, q); }
-            st.a = c;
-            st.b = c > 0.0f ? x0 + s / c : 0.0f;
-            st.c = c > 0.0f ? q - s * (s / c) : 0.0f;
-            if (st.c < 0.0f) st.c = 0.0f;        /* rounding; a NaN stays */
-#endif
         }
         st = gpuml__st_reduce(st, par);
         float mean = st.b, rstd = rsqrtf(st.c / (float)n + p.eps);
