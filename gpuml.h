@@ -6195,9 +6195,9 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     /* A row that one block holds in registers at up to 64 elements (256 bytes) a thread takes
        that block rather than a cluster: up to 512 threads for 16-bit rows and softmax, 256 for
        f32 layernorm / rmsnorm.  Measured on an H100 (bench/NOTES_ops.md), fraction of copy with
-       a cluster -> without: rows of 32768, bf16 softmax / layernorm / rmsnorm 0.87 / 0.82 / 0.90
-       -> 0.94 / 0.89 / 0.93, f32 softmax 0.91 -> 0.97; rows of 16384, f32 softmax 0.92 -> 0.97,
-       layernorm 0.89 -> 0.94, rmsnorm 0.92 -> 0.95.  f32 layernorm / rmsnorm of 512 threads
+       a cluster -> without: rows of 32768, bf16 softmax / layernorm / rmsnorm 0.87 / 0.80 / 0.91
+       -> 0.94 / 0.90 / 0.93, f32 softmax 0.91 -> 0.96; rows of 16384, f32 softmax 0.92 -> 0.97,
+       layernorm 0.90 -> 0.94, rmsnorm 0.92 -> 0.95.  f32 layernorm / rmsnorm of 512 threads
        lose without (rows of 32768: 0.86 -> 0.61, 0.89 -> 0.87) and keep the cluster; so does
        cross-entropy (not measured). */
     if (clusters && gpuml__rows_tune[0] == 0 && gpuml__rows_tune[1] == 0 && vec > 1 && r->kind != GPUML__ROW_XENT &&
