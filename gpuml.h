@@ -4067,8 +4067,14 @@ static const gpuml__family gpuml__fam_norm = { "norm", gpuml__ksrc_norm, 50, 0, 
     { "elementwise", "-DOP=27 -DNIN=1 -DSCAL=0 -DDT_O=2 -DDT_A=2 -DDT_B=0 -DDT_C=0 -DVEC=8" }, \
     { "elementwise", "-DOP=60 -DNIN=3 -DSCAL=0 -DDT_O=1 -DDT_A=5 -DDT_B=1 -DDT_C=1 -DVEC=8" }, \
     { "elementwise", "-DOPT=2 -DDT_G=2 -DVEC=4" }, \
+    { "elementwise", "-DOP=2 -DNIN=2 -DSCAL=0 -DDT_O=2 -DDT_A=2 -DDT_B=2 -DDT_C=0 -DVEC=8 -DEW_BS=128 -DEW_U=4 -DEW_HINT=1" }, \
+    { "elementwise", "-DOP=27 -DNIN=1 -DSCAL=0 -DDT_O=0 -DDT_A=2 -DDT_B=0 -DDT_C=0 -DVEC=4 -DEW_BS=512 -DEW_U=2 -DEW_HINT=1" }, \
+    { "elementwise", "-DOP=0 -DNIN=2 -DSCAL=1 -DDT_O=3 -DDT_A=5 -DDT_B=0 -DDT_C=0 -DVEC=4 -DEW_BS=256 -DEW_U=8 -DEW_HINT=1" }, \
+    { "elementwise", "-DOPT=2 -DDT_G=0 -DVEC=4 -DEW_BS=128 -DEW_U=2 -DEW_HINT=1" }, \
     { "reduce", "-DRK=0 -DDT_X=0 -DDT_O=0 -DVEC=4" }, { "reduce", "-DRK=4 -DDT_X=2 -DDT_O=3 -DVEC=8" }, \
     { "reduce", "-DRK=5 -DDT_X=1 -DDT_O=0 -DVEC=8" }, \
+    { "reduce", "-DRK=0 -DDT_X=0 -DDT_O=0 -DVEC=4 -DRD_FUSE=1" }, { "reduce", "-DRK=4 -DDT_X=0 -DDT_O=3 -DVEC=4 -DRD_FUSE=1" }, \
+    { "reduce", "-DRK=1 -DDT_X=0 -DDT_O=0 -DVEC=4 -DRD_U=4 -DRD_FUSE=1" }, \
     { "norm", "-DRK=0 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=4 -DNV=8" }, \
     { "norm", "-DRK=2 -DDT_X=2 -DDT_W=2 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=0 -DVEC=8 -DNV=4" }, \
     { "norm", "-DRK=4 -DDT_X=1 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=1 -DVEC=8 -DNV=4" }, \
@@ -5080,6 +5086,31 @@ GPUML__FN unsigned gpuml__grid_wave(gpuml_ctx *ctx, int64_t items, unsigned bloc
     int64_t blocks = (items + block - 1) / block, cap = (int64_t)GPUML__MAX(ctx->sm_count, 1) * (2048 / block);
     return (unsigned)GPUML__MAX(1, GPUML__MIN(blocks, cap));
 }
+/* Overrides of the contiguous elementwise/optimizer kernels' shape, for the tests and
+   benchmarks (0: the rule): [0] threads a block (32..1024, a multiple of 32), [1] vectors in
+   flight a thread (1..8), [2] grid: 1 a block per chunk (one shot), 2 one wave of blocks
+   walking the chunks, [3] streaming cache hints: 1 on, 2 off */
+static int gpuml__ew_tune[4];
+/* the shape of a contiguous kernel over nvec vectors: appends -DEW_* to opts, sets block and grid */
+GPUML__FN void gpuml__ew_shape(gpuml_ctx *ctx, int64_t nvec, char *opts, size_t cap, unsigned *grid, unsigned *block)
+{
+    /* the rule: 256 threads, one vector a thread, a block per chunk, streaming hints.  Measured
+       on an H100 (bench/NOTES_ops.md, issue 3): add/mul f32 0.94 -> 1.01 of copy, gelu f32 0.91
+       -> 0.995, bf16 0.83 -> 0.98, AdamW 0.93 -> 0.998, against the old one wave of 256-thread
+       blocks walking the array (grid-stride) */
+    int bs = 256, u = 1, oneshot = 1, hint = 1;
+    int64_t chunks;
+    size_t l = strlen(opts);
+    if (gpuml__ew_tune[0] >= 32 && gpuml__ew_tune[0] <= 1024 && gpuml__ew_tune[0] % 32 == 0) bs = gpuml__ew_tune[0];
+    if (gpuml__ew_tune[1] >= 1 && gpuml__ew_tune[1] <= 8) u = gpuml__ew_tune[1];
+    if (gpuml__ew_tune[2] != 0) oneshot = gpuml__ew_tune[2] == 1;
+    if (gpuml__ew_tune[3] != 0) hint = gpuml__ew_tune[3] == 1;
+    chunks = (nvec + (int64_t)bs * u - 1) / ((int64_t)bs * u);
+    if (oneshot) grid[0] = (unsigned)GPUML__MAX(1, GPUML__MIN(chunks, (int64_t)0x7fffffff));
+    else grid[0] = gpuml__grid_wave(ctx, (nvec + u - 1) / u, (unsigned)bs);
+    block[0] = (unsigned)bs;
+    snprintf(opts + l, cap - l, " -DEW_BS=%d -DEW_U=%d -DEW_HINT=%d", bs, u, hint);
+}
 GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const gpuml__xiter *it)
 {
     gpuml__CUfunction fn;
@@ -5098,13 +5129,13 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
     /* one module per (op, dtypes) holds both kernels */
     snprintf(opts, sizeof opts, "-DOP=%d -DNIN=%d -DSCAL=%d -DDT_O=%d -DDT_A=%d -DDT_B=%d -DDT_C=%d -DVEC=%d", e->op, e->nin,
              e->scal, (int)dt[0], (int)dt[1], (int)dt[2], (int)dt[3], natural);
+    gpuml__ew_shape(ctx, it->n / natural, opts, sizeof opts, grid, block);   /* the same module for both kernels */
     if (gpuml__xiter_contig(it) && vec > 1) {
         void *args[7];
         float s0 = e->s0, s1 = e->s1;
         int64_t n = it->n;
         args[0] = &n; args[1] = &ptr[0]; args[2] = &ptr[1]; args[3] = &ptr[2]; args[4] = &ptr[3]; args[5] = &s0; args[6] = &s1;
         GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_ew_contig", &fn));
-        grid[0] = gpuml__grid_wave(ctx, (n + vec - 1) / vec, 256);
         return gpuml__launch(ctx, fn, grid, block, 0, args, "elementwise op");
     } else {
         gpuml__kshape ks;
@@ -5116,6 +5147,7 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
         args[6] = &s0; args[7] = &s1;
         GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_ew_strided", &fn));
         grid[0] = gpuml__grid_wave(ctx, it->n, 256);
+        block[0] = 256;
         return gpuml__launch(ctx, fn, grid, block, 0, args, "elementwise op");
     }
 }
@@ -5523,6 +5555,11 @@ GPUML__FN void gpuml__reduce_task(void *arg, int64_t b, int64_t e, int tid)
 }
 
 #ifndef GPUML_NO_CUDA
+/* Overrides of the reduction split rule, for the tests and benchmarks (0: the rule): [0] blocks
+   per SM to aim for when few outputs are reduced (4), [1] vectors in flight a thread (1..8: 8),
+   [2] 1: merge the splits in a second kernel even where the last block could (see RD_FUSE) */
+static int gpuml__reduce_tune[3];
+#define GPUML__RD_TICKETS 1024   /* RD_FUSE: outputs at most (the tickets in kernels/reduce.cu) */
 GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor *out, const gpuml_tensor *x, gpuml__rplan *p)
 {
     gpuml__CUfunction fn;
@@ -5533,7 +5570,12 @@ GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor
     int64_t es = (int64_t)gpuml__dtype_sizes[x->dtype], nwork;
     int vec = (int)(16 / es), d;
     gpuml_status st;
+    /* 4 blocks a SM: one wave of long splits (measured on an H100, sum of 2^26: f32 0.92 -> 0.94
+       of copy, bf16 0.83 -> 0.86, against 16 a SM) */
+    int per_sm = gpuml__reduce_tune[0] > 0 ? gpuml__reduce_tune[0] : 4, fuse = 0;
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_O=%d -DVEC=%d", kind, (int)x->dtype, (int)out->dtype, vec);
+    if (gpuml__reduce_tune[1] >= 1 && gpuml__reduce_tune[1] <= 8)
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DRD_U=%d", gpuml__reduce_tune[1]);
     if (!p->contig && p->os.n >= 4096 && p->os.ndim > 0 && p->oxv.strides[p->os.ndim - 1] == 1) {
         /* neighbouring outputs read neighbouring elements: a thread per output */
         void *args[3];
@@ -5543,13 +5585,16 @@ GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor
         return gpuml__launch(ctx, fn, grid, block, 0, args, "reduce");
     }
     /* split long reductions so that about two waves of blocks have work */
-    if (p->is.n > 8192 && p->os.n < (int64_t)ctx->sm_count * 16) {
-        int64_t want = ((int64_t)ctx->sm_count * 16 + p->os.n - 1) / p->os.n;
+    if (p->is.n > 8192 && p->os.n < (int64_t)ctx->sm_count * per_sm) {
+        int64_t want = ((int64_t)ctx->sm_count * per_sm + p->os.n - 1) / p->os.n;
         int64_t maxs = (p->is.n + 8191) / 8192;
         int64_t ns = GPUML__MIN(want, maxs);
         p->chunk = (p->is.n + ns - 1) / ns;
         p->chunk = (p->chunk + vec - 1) / vec * vec;
         p->nsplit = (int)((p->is.n + p->chunk - 1) / p->chunk);
+        /* the last block of each output merges its splits (no second launch) */
+        fuse = p->nsplit > 1 && p->os.n <= GPUML__RD_TICKETS && gpuml__reduce_tune[2] != 1;
+        if (fuse) snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DRD_FUSE=1");
     }
     p->aligned = p->contig && xp % 16 == 0 && p->chunk % vec == 0;
     for (d = 0; d < p->os.ndim; d++) if ((p->oxv.strides[d] * es) % 16 != 0) p->aligned = 0;
@@ -5567,7 +5612,7 @@ GPUML__FN gpuml_status gpuml__cuda_reduce(gpuml_ctx *ctx, int kind, gpuml_tensor
         grid[0] = (unsigned)GPUML__MIN(nwork, (int64_t)1 << 30);
         if (st == GPUML_SUCCESS) st = gpuml__launch(ctx, fn, grid, block, 0, args, "reduce");
     }
-    if (st == GPUML_SUCCESS && p->nsplit > 1) {
+    if (st == GPUML_SUCCESS && p->nsplit > 1 && !fuse) {
         void *args[3];
         args[0] = p; args[1] = &op; args[2] = &pp;
         st = gpuml__kernel(ctx, &gpuml__fam_reduce, opts, "gpuml_reduce_finish", &fn);
@@ -6330,8 +6375,21 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
        one that needs over 256 threads is split over a cluster of up to 8 blocks (sm_90). */
     maxept = bwd ? 16 : 64;
     tb = gpuml__rows_tune[0] > 0 ? gpuml__rows_tune[0] : 64;
+    if (gpuml__rows_tune[3] == 1 || vec == 1) tb = 16 * es;   /* scalar loads: 16 elements */
+    /* A row that one block holds in registers at up to 64 elements (256 bytes) a thread takes
+       that block rather than a cluster: up to 512 threads for 16-bit rows and softmax, 256 for
+       f32 layernorm / rmsnorm.  Measured on an H100 (bench/NOTES_ops.md), fraction of copy with
+       a cluster -> without: rows of 32768, bf16 softmax / layernorm / rmsnorm 0.87 / 0.80 / 0.91
+       -> 0.94 / 0.90 / 0.93, f32 softmax 0.91 -> 0.96; rows of 16384, f32 softmax 0.92 -> 0.97,
+       layernorm 0.90 -> 0.94, rmsnorm 0.92 -> 0.95.  f32 layernorm / rmsnorm of 512 threads
+       lose without (rows of 32768: 0.86 -> 0.61, 0.89 -> 0.87) and keep the cluster; so does
+       cross-entropy (not measured). */
+    if (clusters && gpuml__rows_tune[0] == 0 && gpuml__rows_tune[1] == 0 && vec > 1 && r->kind != GPUML__ROW_XENT &&
+        (n + (int64_t)GPUML__MIN(maxept, 256 / es) - 1) / GPUML__MIN(maxept, 256 / es) <=
+            (es <= 2 || r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX ? 512 : 256))
+        clusters = 0;
     maxb = clusters ? 128 : 256;
-    if (gpuml__rows_tune[3] == 1 || vec == 1) { tb = 16 * es; maxb = 256; }   /* scalar loads: 16 elements */
+    if (gpuml__rows_tune[3] == 1 || vec == 1) maxb = 256;
     nv = 1;
     while (((int64_t)vec * nv * es < tb || (n + (int64_t)vec * nv - 1) / ((int64_t)vec * nv) > 256) &&
            (int64_t)vec * nv * 2 <= maxept && (int64_t)vec * nv * 2 * es <= GPUML__MAX(maxb, tb) &&
@@ -6355,6 +6413,9 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
        (measured: f32 8192 rows 0.87 -> 0.93 of copy with 64); 64 spills a little only in the
        f32 rmsnorm of 32 elements a thread, 80 for cross-entropy */
     regs = gpuml__rows_tune[4] != 0 ? gpuml__rows_tune[4] : r->kind == GPUML__ROW_XENT ? 80 : 64;
+    /* f32 rmsnorm of 32 elements a thread in one block: 80 (H100, rows of 8192: 0.95 -> 0.98 of
+       copy; with a cluster, rows of 32768, 64 stays better: 0.89 against 0.87) */
+    if (gpuml__rows_tune[4] == 0 && r->kind == GPUML__ROW_RMSNORM && es == 4 && cl == 1 && vec * nv == 32) regs = 80;
     if (regs > 0 && nv > 0 && !bwd && vec > 1 && vec * nv * (int)es / 4 <= 32) {
         lbt = (int)block[0];
         lbb = GPUML__MAX(1, 65536 / (lbt * regs));
@@ -6682,11 +6743,11 @@ GPUML__FN gpuml_status gpuml__optim(gpuml_ctx *ctx, const char *op, gpuml__optar
             if (it.base[k] && ptr[k] % ((gpuml__CUdeviceptr)vec * gpuml__dtype_sizes[it.dt[k]]) != 0) vec = 1;
         }
         snprintf(opts, sizeof opts, "-DOPT=%d -DDT_G=%d -DVEC=4", o->kind, (int)grad->dtype);
+        gpuml__ew_shape(ctx, it.n / 4, opts, sizeof opts, grid, block);   /* the same module for both kernels */
         if (gpuml__xiter_contig(&it) && vec == 4) {
             void *args[6];
             args[0] = &it.n; args[1] = o->h; args[2] = &ptr[0]; args[3] = &ptr[1]; args[4] = &ptr[2]; args[5] = &ptr[3];
             GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_opt_contig", &fn));
-            grid[0] = gpuml__grid_wave(ctx, (it.n + 3) / 4, 256);
             return gpuml__launch(ctx, fn, grid, block, 0, args, op);
         } else {
             gpuml__kshape ks;
@@ -6696,6 +6757,7 @@ GPUML__FN gpuml_status gpuml__optim(gpuml_ctx *ctx, const char *op, gpuml__optar
             args[0] = &ks; args[1] = kv; args[2] = o->h; args[3] = &ptr[0]; args[4] = &ptr[1]; args[5] = &ptr[2]; args[6] = &ptr[3];
             GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_opt_strided", &fn));
             grid[0] = gpuml__grid_wave(ctx, it.n, 256);
+            block[0] = 256;
             return gpuml__launch(ctx, fn, grid, block, 0, args, op);
         }
     }

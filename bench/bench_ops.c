@@ -6,7 +6,10 @@
    for PyTorch.
    Build: gcc -std=c99 -O2 -I. bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm
    Run:   build/bench_ops [filter]            (GPUML_BACKEND=cpu for the CPU; filter: parts of op
-          names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e sets gpuml__rows_tune) */
+          names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e sets gpuml__rows_tune,
+          BENCH_EW_TUNE=block,vectors,grid,hints gpuml__ew_tune, BENCH_REDUCE_TUNE=per_sm,vectors,nofuse
+          gpuml__reduce_tune; BENCH_ITERS=n timed calls, default 50; BENCH_COLS=a,b,.. the row
+          lengths, default 1024,4096,8192,32768) */
 #define _POSIX_C_SOURCE 200809L
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
@@ -125,7 +128,8 @@ int main(int argc, char **argv)
     int gpu, t, iters;
     int64_t n;
     const gpuml_dtype dts[2] = { GPUML_F32, GPUML_BF16 };
-    static const int64_t cols[4] = { 1024, 4096, 8192, 32768 };
+    int64_t cols[8] = { 1024, 4096, 8192, 32768 };
+    int ncols = 4;
     filter = argc > 1 ? argv[1] : NULL;
 #ifndef GPUML_NO_CUDA
     {   /* BENCH_ROWS_TUNE=a,b,c,d,e: the row-kernel overrides (gpuml__rows_tune in gpuml.h) */
@@ -135,6 +139,18 @@ int main(int argc, char **argv)
             if (sscanf(e, "%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4]) < 1) { printf("bad BENCH_ROWS_TUNE\n"); return 1; }
             printf("row-kernel overrides: %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4]);
         }
+        e = getenv("BENCH_EW_TUNE");
+        if (e && *e) {
+            int *t = gpuml__ew_tune;
+            if (sscanf(e, "%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3]) < 1) { printf("bad BENCH_EW_TUNE\n"); return 1; }
+            printf("elementwise-kernel overrides: %d %d %d %d\n", t[0], t[1], t[2], t[3]);
+        }
+        e = getenv("BENCH_REDUCE_TUNE");
+        if (e && *e) {
+            int *t = gpuml__reduce_tune;
+            if (sscanf(e, "%d,%d,%d", &t[0], &t[1], &t[2]) < 1) { printf("bad BENCH_REDUCE_TUNE\n"); return 1; }
+            printf("reduce overrides: %d %d %d\n", t[0], t[1], t[2]);
+        }
     }
 #endif
     if (gpuml_init(&ctx, NULL) != GPUML_SUCCESS) { printf("init: %s\n", gpuml_last_error(ctx)); return 1; }
@@ -142,6 +158,17 @@ int main(int argc, char **argv)
     printf("device: %s (%s)\n", gpuml_device_name(ctx), gpuml_backend_reason(ctx));
     n = gpu ? (int64_t)1 << 26 : (int64_t)1 << 24;
     iters = gpu ? 50 : 5;
+    if (getenv("BENCH_ITERS") && atoi(getenv("BENCH_ITERS")) > 0) iters = atoi(getenv("BENCH_ITERS"));
+    if (getenv("BENCH_COLS") && *getenv("BENCH_COLS")) {
+        const char *e = getenv("BENCH_COLS");
+        ncols = 0;
+        while (*e && ncols < 8) {
+            long long c = atoll(e);
+            if (c > 0 && c <= n && n % c == 0) cols[ncols++] = c;
+            e += strcspn(e, ",");
+            if (*e == ',') e++;
+        }
+    }
     /* the roof: copy of a 1 GiB buffer on the GPU (read + write), memcpy of 256 MiB on the CPU */
     if (gpu) {
         int64_t cn = (int64_t)1 << 28;
@@ -197,7 +224,7 @@ int main(int argc, char **argv)
             gpuml_tensor_free(s2.a);
         }
         gpuml_tensor_free(a.o); gpuml_tensor_free(a.b);
-        for (c = 0; c < 4; c++) {
+        for (c = 0; c < ncols; c++) {
             int64_t s[2], ws[1];
             args r;
             s[1] = cols[c]; s[0] = n / cols[c]; ws[0] = cols[c];

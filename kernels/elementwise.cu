@@ -23,6 +23,64 @@
 /* VEC elements of T in one aligned load or store */
 template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
 
+/* The shape of the contiguous kernels (gpuml_ew_contig, gpuml_opt_contig), chosen by the host:
+     -DEW_BS=<threads a block> -DEW_U=<vectors in flight a thread> -DEW_HINT=0|1
+   EW_HINT=1: streaming accesses, the inputs read through the non-coherent path without an L1
+   line (ld.global.nc.L1::no_allocate, sm_70+), the outputs written evict-first (st.global.cs):
+   each byte is touched once, so nothing is worth keeping in L1/L2. */
+#ifndef EW_BS
+#define EW_BS 256
+#endif
+#ifndef EW_U
+#define EW_U 1
+#endif
+#ifndef EW_HINT
+#define EW_HINT 0
+#endif
+/* one vector of 4, 8 or 16 bytes, streamed (EW_HINT) or plain */
+template <typename V>
+static __device__ __forceinline__ V gpuml__ldg_stream(const V *p)
+{
+#if EW_HINT && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    union { V v; gpuml__u32 w[sizeof(V) / 4 > 0 ? sizeof(V) / 4 : 1]; } u;
+    if (sizeof(V) == 16) {
+        asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(u.w[0]), "=r"(u.w[1]), "=r"(u.w[2]), "=r"(u.w[3]) : "l"(p));
+        return u.v;
+    }
+    if (sizeof(V) == 8) {
+        asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(u.w[0]), "=r"(u.w[1]) : "l"(p));
+        return u.v;
+    }
+    if (sizeof(V) == 4) {
+        asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(u.w[0]) : "l"(p));
+        return u.v;
+    }
+#endif
+    return *p;
+}
+template <typename V>
+static __device__ __forceinline__ void gpuml__st_stream(V *p, const V &v)
+{
+#if EW_HINT
+    union { V v; gpuml__u32 w[sizeof(V) / 4 > 0 ? sizeof(V) / 4 : 1]; } u;
+    u.v = v;
+    if (sizeof(V) == 16) {
+        asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(p), "r"(u.w[0]), "r"(u.w[1]), "r"(u.w[2]), "r"(u.w[3]) : "memory");
+        return;
+    }
+    if (sizeof(V) == 8) {
+        asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" :: "l"(p), "r"(u.w[0]), "r"(u.w[1]) : "memory");
+        return;
+    }
+    if (sizeof(V) == 4) {
+        asm volatile("st.global.cs.u32 [%0], %1;" :: "l"(p), "r"(u.w[0]) : "memory");
+        return;
+    }
+#endif
+    *p = v;
+}
+
 /* linear index -> per-operand element offsets, dividing once per dim for all operands */
 template <int K>
 static __device__ __forceinline__ void gpuml__offsets(const gpuml__kshape &s, const gpuml__kview *v, gpuml__i64 i, gpuml__i64 *off)
@@ -165,54 +223,80 @@ static __device__ __forceinline__ float gpuml__apply(float a, float b, float c, 
 #endif
 }
 
-/* every operand dense and 16-byte aligned: VEC elements per load, grid-stride */
-extern "C" __global__ void __launch_bounds__(256) gpuml_ew_contig(gpuml__i64 n, gpuml__O::T *__restrict__ o,
+/* every operand dense and aligned for VEC elements: each thread takes EW_U vectors of a chunk
+   of EW_BS * EW_U vectors (vector u of thread t: chunk start + u * EW_BS + t), all its loads
+   issued before any store; the grid walks the chunks (one chunk a block when the host launches
+   one block per chunk, a grid-stride loop when it launches fewer) */
+extern "C" __global__ void __launch_bounds__(EW_BS) gpuml_ew_contig(gpuml__i64 n, gpuml__O::T *__restrict__ o,
         const gpuml__A::T *__restrict__ a, const gpuml__B::T *__restrict__ b, const gpuml__C::T *__restrict__ c,
         float s0, float s1)
 {
-    gpuml__i64 nv = n / VEC, stride = (gpuml__i64)gridDim.x * blockDim.x;
-    gpuml__i64 i0 = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x;
-    for (gpuml__i64 i = i0; i < nv; i += stride) {
-        gpuml__vec<gpuml__A::T, VEC> va = ((const gpuml__vec<gpuml__A::T, VEC> *)a)[i];
+    typedef gpuml__vec<gpuml__A::T, VEC> VA;
+    typedef gpuml__vec<gpuml__B::T, VEC> VB;
+    typedef gpuml__vec<gpuml__C::T, VEC> VC;
+    const gpuml__i64 nv = n / VEC, per = (gpuml__i64)EW_BS * EW_U;
+    for (gpuml__i64 c0 = (gpuml__i64)blockIdx.x * per + threadIdx.x; c0 < nv; c0 += (gpuml__i64)gridDim.x * per) {
+        VA va[EW_U];
 #if NIN >= 2 && SCAL == 0
-        gpuml__vec<gpuml__B::T, VEC> vb = ((const gpuml__vec<gpuml__B::T, VEC> *)b)[i];
+        VB vb[EW_U];
 #endif
 #if NIN >= 3
-        gpuml__vec<gpuml__C::T, VEC> vc = ((const gpuml__vec<gpuml__C::T, VEC> *)c)[i];
+        VC vc[EW_U];
 #endif
-        float r[VEC];
 #pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            float fb = 0.0f, fc = 0.0f;
+        for (int u = 0; u < EW_U; u++) {
+            const gpuml__i64 i = c0 + (gpuml__i64)u * EW_BS;
+            if (EW_U == 1 || i < nv) {
+                va[u] = gpuml__ldg_stream((const VA *)a + i);
 #if NIN >= 2 && SCAL == 0
-            fb = gpuml__B::ld(vb.v[k]);
+                vb[u] = gpuml__ldg_stream((const VB *)b + i);
 #endif
 #if NIN >= 3
-            fc = gpuml__C::ld(vc.v[k]);
+                vc[u] = gpuml__ldg_stream((const VC *)c + i);
 #endif
-            r[k] = gpuml__apply(gpuml__A::ld(va.v[k]), fb, fc, s0, s1);
+            }
         }
-        if ((DT_O == 1 || DT_O == 2) && VEC % 2 == 0) {     /* f16 / bf16: two to a word */
-            gpuml__vec<gpuml__u32, (VEC + 1) / 2> vo;
 #pragma unroll
-            for (int k = 0; k < VEC / 2; k++) vo.v[k] = gpuml__pack2(DT_O, r[2 * k], r[2 * k + 1]);
-            ((gpuml__vec<gpuml__u32, (VEC + 1) / 2> *)o)[i] = vo;
-        } else {
-            gpuml__vec<gpuml__O::T, VEC> vo;
+        for (int u = 0; u < EW_U; u++) {
+            const gpuml__i64 i = c0 + (gpuml__i64)u * EW_BS;
+            float r[VEC];
+            if (EW_U > 1 && i >= nv) break;
 #pragma unroll
-            for (int k = 0; k < VEC; k++) vo.v[k] = gpuml__O::st(r[k]);
-            ((gpuml__vec<gpuml__O::T, VEC> *)o)[i] = vo;
+            for (int k = 0; k < VEC; k++) {
+                float fb = 0.0f, fc = 0.0f;
+#if NIN >= 2 && SCAL == 0
+                fb = gpuml__B::ld(vb[u].v[k]);
+#endif
+#if NIN >= 3
+                fc = gpuml__C::ld(vc[u].v[k]);
+#endif
+                r[k] = gpuml__apply(gpuml__A::ld(va[u].v[k]), fb, fc, s0, s1);
+            }
+            if ((DT_O == 1 || DT_O == 2) && VEC % 2 == 0) {     /* f16 / bf16: two to a word */
+                gpuml__vec<gpuml__u32, (VEC + 1) / 2> vo;
+#pragma unroll
+                for (int k = 0; k < VEC / 2; k++) vo.v[k] = gpuml__pack2(DT_O, r[2 * k], r[2 * k + 1]);
+                gpuml__st_stream((gpuml__vec<gpuml__u32, (VEC + 1) / 2> *)o + i, vo);
+            } else {
+                gpuml__vec<gpuml__O::T, VEC> vo;
+#pragma unroll
+                for (int k = 0; k < VEC; k++) vo.v[k] = gpuml__O::st(r[k]);
+                gpuml__st_stream((gpuml__vec<gpuml__O::T, VEC> *)o + i, vo);
+            }
         }
     }
-    for (gpuml__i64 i = nv * VEC + i0; i < n; i += stride) {
-        float fb = 0.0f, fc = 0.0f;
+    {   /* the elements past the last whole vector */
+        const gpuml__i64 i0 = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x, stride = (gpuml__i64)gridDim.x * blockDim.x;
+        for (gpuml__i64 i = nv * VEC + i0; i < n; i += stride) {
+            float fb = 0.0f, fc = 0.0f;
 #if NIN >= 2 && SCAL == 0
-        fb = gpuml__B::ld(b[i]);
+            fb = gpuml__B::ld(b[i]);
 #endif
 #if NIN >= 3
-        fc = gpuml__C::ld(c[i]);
+            fc = gpuml__C::ld(c[i]);
 #endif
-        o[i] = gpuml__O::st(gpuml__apply(gpuml__A::ld(a[i]), fb, fc, s0, s1));
+            o[i] = gpuml__O::st(gpuml__apply(gpuml__A::ld(a[i]), fb, fc, s0, s1));
+        }
     }
 }
 
@@ -265,30 +349,50 @@ static __device__ __forceinline__ void gpuml__opt_one(const gpuml__hyper &hp, fl
 #endif
 }
 
-extern "C" __global__ void __launch_bounds__(256) gpuml_opt_contig(gpuml__i64 n, gpuml__hyper hp, float *__restrict__ p,
+/* the shape of gpuml_ew_contig: EW_U vectors a thread in flight; the gradient streamed
+   (read-only), param and state read plainly (this kernel writes them) and written evict-first */
+extern "C" __global__ void __launch_bounds__(EW_BS) gpuml_opt_contig(gpuml__i64 n, gpuml__hyper hp, float *__restrict__ p,
         const gpuml__G::T *__restrict__ g, float *__restrict__ m, float *__restrict__ v)
 {
-    gpuml__i64 nv = n / VEC, stride = (gpuml__i64)gridDim.x * blockDim.x;
-    gpuml__i64 i0 = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x;
-    for (gpuml__i64 i = i0; i < nv; i += stride) {
-        gpuml__vec<float, VEC> vp = ((gpuml__vec<float, VEC> *)p)[i], vm, vv;
-        gpuml__vec<gpuml__G::T, VEC> vg = ((const gpuml__vec<gpuml__G::T, VEC> *)g)[i];
-        if (OPT == 2 || hp.h[1] != 0.0f) vm = ((gpuml__vec<float, VEC> *)m)[i];
-        if (OPT == 2) vv = ((gpuml__vec<float, VEC> *)v)[i];
+    typedef gpuml__vec<float, VEC> VF;
+    typedef gpuml__vec<gpuml__G::T, VEC> VG;
+    const gpuml__i64 nv = n / VEC, per = (gpuml__i64)EW_BS * EW_U;
+    const bool hasm = OPT == 2 || hp.h[1] != 0.0f;
+    for (gpuml__i64 c0 = (gpuml__i64)blockIdx.x * per + threadIdx.x; c0 < nv; c0 += (gpuml__i64)gridDim.x * per) {
+        VF vp[EW_U], vm[EW_U], vv[EW_U];
+        VG vg[EW_U];
 #pragma unroll
-        for (int k = 0; k < VEC; k++) gpuml__opt_one(hp, vp.v[k], gpuml__G::ld(vg.v[k]), vm.v[k], vv.v[k]);
-        ((gpuml__vec<float, VEC> *)p)[i] = vp;
-        if (OPT == 2 || hp.h[1] != 0.0f) ((gpuml__vec<float, VEC> *)m)[i] = vm;
-        if (OPT == 2) ((gpuml__vec<float, VEC> *)v)[i] = vv;
+        for (int u = 0; u < EW_U; u++) {
+            const gpuml__i64 i = c0 + (gpuml__i64)u * EW_BS;
+            if (EW_U == 1 || i < nv) {
+                vp[u] = ((const VF *)p)[i];
+                vg[u] = gpuml__ldg_stream((const VG *)g + i);
+                if (hasm) vm[u] = ((const VF *)m)[i];
+                if (OPT == 2) vv[u] = ((const VF *)v)[i];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < EW_U; u++) {
+            const gpuml__i64 i = c0 + (gpuml__i64)u * EW_BS;
+            if (EW_U > 1 && i >= nv) break;
+#pragma unroll
+            for (int k = 0; k < VEC; k++) gpuml__opt_one(hp, vp[u].v[k], gpuml__G::ld(vg[u].v[k]), vm[u].v[k], vv[u].v[k]);
+            gpuml__st_stream((VF *)p + i, vp[u]);
+            if (hasm) gpuml__st_stream((VF *)m + i, vm[u]);
+            if (OPT == 2) gpuml__st_stream((VF *)v + i, vv[u]);
+        }
     }
-    for (gpuml__i64 i = nv * VEC + i0; i < n; i += stride) {
-        float fp = p[i], fm = 0.0f, fv = 0.0f;
-        if (OPT == 2 || hp.h[1] != 0.0f) fm = m[i];
-        if (OPT == 2) fv = v[i];
-        gpuml__opt_one(hp, fp, gpuml__G::ld(g[i]), fm, fv);
-        p[i] = fp;
-        if (OPT == 2 || hp.h[1] != 0.0f) m[i] = fm;
-        if (OPT == 2) v[i] = fv;
+    {
+        const gpuml__i64 i0 = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x, stride = (gpuml__i64)gridDim.x * blockDim.x;
+        for (gpuml__i64 i = nv * VEC + i0; i < n; i += stride) {
+            float fp = p[i], fm = 0.0f, fv = 0.0f;
+            if (hasm) fm = m[i];
+            if (OPT == 2) fv = v[i];
+            gpuml__opt_one(hp, fp, gpuml__G::ld(g[i]), fm, fv);
+            p[i] = fp;
+            if (hasm) m[i] = fm;
+            if (OPT == 2) v[i] = fv;
+        }
     }
 }
 

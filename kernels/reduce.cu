@@ -1,9 +1,15 @@
 /* Family "reduce": sum, mean, max, min, argmax and variance over a set of axes.
    The host splits x into outer (kept) and inner (reduced) dims; each output element reduces
    the inner elements of its outer index.  -DRK=<kind> (GPUML_REDUCE_*: 0 sum 1 mean 2 max
-   3 min 4 argmax 5 var) -DDT_X -DDT_O -DVEC.  Accumulation in f32 (Welford for var). */
+   3 min 4 argmax 5 var) -DDT_X -DDT_O -DVEC [-DRD_U] [-DRD_FUSE].  Accumulation in f32 (Welford for var). */
 #ifndef VEC
 #define VEC 1
+#endif
+#ifndef RD_U
+#define RD_U 8          /* vectors in flight a thread (sum, mean, max, min) */
+#endif
+#ifndef RD_FUSE
+#define RD_FUSE 0       /* 1: the last block of an output's splits merges them (at most 1024 outputs) */
 #endif
 typedef gpuml__dt<DT_X> gpuml__X;
 typedef gpuml__dt<DT_O> gpuml__O;
@@ -116,6 +122,13 @@ struct gpuml__rparams {
     float correction;
 };
 
+#if RD_FUSE
+/* One ticket per output: the blocks of its splits count themselves in, and the last merges the
+   partials and puts the ticket back to 0.  A module global is zero when the module loads, and
+   the kernels of a context run one at a time on its stream, so each call finds them at 0. */
+__device__ unsigned gpuml__ticket[1024];
+#endif
+
 /* one block per (outer index, split); contiguous inner dims load VEC at a time */
 extern "C" __global__ void __launch_bounds__(256) gpuml_reduce_rows(gpuml__rparams p, const gpuml__X::T *__restrict__ x,
         gpuml__O::T *__restrict__ out, gpuml__acc *__restrict__ part)
@@ -134,7 +147,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_reduce_rows(gpuml__rpara
             /* U vectors in flight per thread (eight: 128 bytes; four for argmax and variance,
                whose merges hold more registers), the last batch predicated; then the elements
                past the last whole vector */
-            const int U = RK == 4 || RK == 5 ? 4 : 8;
+            const int U = RK == 4 || RK == 5 ? 4 : RD_U;
             const gpuml__i64 st = (gpuml__i64)blockDim.x * VEC, hv = lo + (hi - lo) / VEC * VEC;
             for (gpuml__i64 i = lo + (gpuml__i64)threadIdx.x * VEC; i < hv; i += U * st) {
                 gpuml__vec<gpuml__X::T, VEC> v[U];
@@ -156,10 +169,38 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_reduce_rows(gpuml__rpara
                 gpuml__acc_add(a, gpuml__X::ld(xr[gpuml__offset(p.is, p.ixv, i)]), (int)i);
         }
         a = gpuml__acc_block(a);
+#if RD_FUSE
+        {
+            __shared__ int last;
+            if (threadIdx.x == 0) {
+                part[w] = a;
+                __threadfence();            /* the partial is visible before the ticket counts it */
+                last = atomicAdd(&gpuml__ticket[row], 1u) == ns - 1;
+            }
+            __syncthreads();
+            if (last) {
+                /* every other split's partial was fenced before its ticket: read them past L1 */
+                const volatile gpuml__acc *pv = part + row * ns;
+                gpuml__acc m = gpuml__acc_init();
+                __threadfence();
+                for (unsigned s = threadIdx.x; s < ns; s += blockDim.x) {
+                    gpuml__acc b;
+                    b.v = pv[s].v; b.m2 = pv[s].m2; b.n = pv[s].n; b.idx = pv[s].idx;
+                    gpuml__acc_merge(m, b);
+                }
+                m = gpuml__acc_block(m);
+                if (threadIdx.x == 0) {
+                    gpuml__acc_store(out + gpuml__offset(p.os, p.oov, row), m, p.is.n, p.correction);
+                    gpuml__ticket[row] = 0;
+                }
+            }
+        }
+#else
         if (threadIdx.x == 0) {
             if (p.nsplit == 1) gpuml__acc_store(out + gpuml__offset(p.os, p.oov, row), a, p.is.n, p.correction);
             else part[w] = a;
         }
+#endif
     }
 }
 
