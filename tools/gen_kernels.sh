@@ -26,6 +26,8 @@ for f in kernels/*.cu; do
     if [ "$name" = conv_igemm ]; then lit kernels/matmul_mma.cu; fi
     # conv_sm90 reuses both: the params struct, the conversions, the epilogue helpers
     if [ "$name" = conv_sm90 ]; then lit kernels/matmul_mma.cu; lit kernels/conv_igemm.cu; fi
+    # conv_stem: the same two (PTX wrappers, gpuml__conv_params, the 8-output store)
+    if [ "$name" = conv_stem ]; then lit kernels/matmul_mma.cu; lit kernels/conv_igemm.cu; fi
     lit "$f"
     echo '0 };'
 done
