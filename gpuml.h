@@ -8960,12 +8960,16 @@ GPUML__FN const char *gpuml__conv_stem_why(gpuml_ctx *ctx, const gpuml__conv_pro
     const char *why = gpuml__conv_igemm_why(ctx, p, GPUML__CONV_GATHER_CFG);
     if (why) return why;
     if (p->c > GPUML__STEM_MAX_C) return "C > 16 (the small-C kernel stages all channels of its input window)";
+    if (p->h * p->w * p->c >= ((int64_t)1 << 31)) return "an image of 2^31 elements or more (32-bit offsets)";
     if ((p->k + 63) / 64 > 65535) return "too many output channels for the grid";
     if (gpuml__conv_stem_smem(p) > (int64_t)ctx->smem_optin) return "the input window of a tile and the weights do not fit in shared memory";
+    if (((p->s - 1) * p->dil_w + 1 + 15 * p->stride_w) * ((p->c + 1) / 2) >= 4096) return "an input window row of 4096 words or more";
     return NULL;
 }
-/* Runs p on the small-C kernel; NOT_SUPPORTED (no error recorded) where it does not take p. */
-GPUML__FN gpuml_status gpuml__conv2d_stem(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+#define GPUML__STEM_PF_DEFAULT 0
+/* Runs p on the small-C kernel, pf: 1 loads the next tile's input window during this tile's mma,
+   0 not, -1 the default; NOT_SUPPORTED (no error recorded) where it does not take p. */
+GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_problem *p, int pf)
 {
 #ifndef GPUML_NO_CUDA
     gpuml__conv_kparams kp;
@@ -8979,24 +8983,29 @@ GPUML__FN gpuml_status gpuml__conv2d_stem(gpuml_ctx *ctx, const gpuml__conv_prob
     GPUML__TRY(gpuml__enter(ctx));
     tq = gpuml__conv_stem_tq(p);
     smem = gpuml__conv_stem_smem(p);
-    snprintf(opts, sizeof opts, "-DGPUML_STEM_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_STEM_TQ=%d",
-             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, (int)tq);
+    if (pf < 0) pf = GPUML__STEM_PF_DEFAULT;
+    pf = pf != 0;
+    snprintf(opts, sizeof opts, "-DGPUML_STEM_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_STEM_TQ=%d -DGPUML_STEM_PF=%d",
+             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, (int)tq, pf);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_stem, opts, "gpuml_conv_stem", &fn));
     gpuml__conv_kparams_fill(&kp, p, 1);
-    /* persistent: as many blocks as fit at once (4 by the register bound, fewer where shared
-       memory runs out), each walking pixel tiles with its weights kept in shared memory */
+    /* persistent: as many blocks as fit at once (4, or 3 with pf, by the register bound; fewer
+       where shared memory runs out), each walking pixel tiles with its weights kept in shared memory */
     tiles = p->n * ((p->p + 128 / tq - 1) / (128 / tq)) * ((p->q + tq - 1) / tq);
-    per_sm = GPUML__MAX(GPUML__MIN((int64_t)4, ((int64_t)ctx->smem_optin + 1024) / (smem + 1024)), (int64_t)1);
+    per_sm = GPUML__MAX(GPUML__MIN((int64_t)(pf ? 3 : 4), ((int64_t)ctx->smem_optin + 1024) / (smem + 1024)), (int64_t)1);
     grid[0] = (unsigned)GPUML__MIN(tiles, (int64_t)GPUML__MAX(ctx->sm_count, 1) * per_sm);
     grid[1] = (unsigned)((p->k + 63) / 64);
     grid[2] = 1;
     args[0] = &kp;
+    /* a hint: the largest shared-memory carveout, so that the 3-4 blocks fit beside each other */
+    (void)ctx->cu.FuncSetAttribute(fn, 9 /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT */, 100);
     return gpuml__launch(ctx, fn, grid, block, (unsigned)smem, args, "conv2d (small-C implicit GEMM)");
 #else
-    (void)ctx; (void)p;
+    (void)ctx; (void)p; (void)pf;
     return GPUML_ERROR_NOT_SUPPORTED;
 #endif
 }
+GPUML__FN gpuml_status gpuml__conv2d_stem(gpuml_ctx *ctx, const gpuml__conv_problem *p) { return gpuml__conv2d_stem_pf(ctx, p, -1); }
 GPUML__FN int gpuml__conv_sm90_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p, int *splits, double *model_us);
 GPUML__FN gpuml_status gpuml__conv2d_sm90(gpuml_ctx *ctx, const gpuml__conv_problem *p);
 /* AUTO: on Hopper the wgmma kernel wherever it takes p (C % 64 == 0; device runs 1-2: faster
@@ -10478,7 +10487,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=10" },
     { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=16" },
     { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=8" },
-    { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=16" },
+    { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=16 -DGPUML_STEM_PF=1" },
+    { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=8 -DGPUML_STEM_PF=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2" },

@@ -33,9 +33,12 @@
             with CP = (C + 1) & ~1, KP = ceil(R*S*CP / 16) * 16, TP = 128 / TQ,
             IR = (TP - 1) * stride_h + (R - 1) * dil_h + 1, IC = (TQ - 1) * stride_w + (S - 1) * dil_w + 1.
    Macros:  GPUML_STEM_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y, res);
-            GPUML_EPI 0-3; GPUML_HAS_BIAS, GPUML_HAS_RESID 0/1; GPUML_STEM_TQ 8 or 16 (tile width).
+            GPUML_EPI 0-3; GPUML_HAS_BIAS, GPUML_HAS_RESID 0/1; GPUML_STEM_TQ 8 or 16 (tile width);
+            GPUML_STEM_PF 1: the next tile's window (its first 16 words a thread) is loaded into
+            registers during this tile's mma (__launch_bounds__(128, 3)), 0: not (128, 4).
    Host preconditions (not checked here): everything contiguous; 2-byte aligned x, w; bias f32
-   4-byte aligned; groups 1; the 32-bit index limits of gpuml__conv_igemm_why; C <= 16.
+   4-byte aligned; groups 1; the 32-bit index limits of gpuml__conv_igemm_why; C <= 16;
+   H*W*C < 2^31; a window row IC * CP / 2 < 4096 words.
    Edges: input outside the image reads 0, output pixels past P, Q and channels past K are masked.
    ========================================================================================== */
 
@@ -55,8 +58,19 @@
 #ifndef GPUML_STEM_TQ
 #define GPUML_STEM_TQ 16
 #endif
+#ifndef GPUML_STEM_PF
+#define GPUML_STEM_PF 0
+#endif
+/* GPUML_STEM_PF 1: the first NPF words a thread copies of the next tile's window are loaded into
+   registers while this tile computes (3 blocks per SM: those 16 registers); 0: the window is
+   loaded when its tile starts (4 blocks per SM) */
+#if GPUML_STEM_PF
+#define GPUML__STEM_MINB 3
+#else
+#define GPUML__STEM_MINB 4
+#endif
 
-extern "C" __global__ void __launch_bounds__(128, 4) gpuml_conv_stem(gpuml__conv_params p)
+extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_stem(gpuml__conv_params p)
 {
     constexpr int DT = GPUML_STEM_DT, CDT = GPUML_CONV_YDT, TQ = GPUML_STEM_TQ, TP = 128 / TQ;
     constexpr int BN = 64, NT = 8, SLAB = 72;        /* channels per block, n8 tiles, slab row (floats) */
@@ -77,18 +91,27 @@ extern "C" __global__ void __launch_bounds__(128, 4) gpuml_conv_stem(gpuml__conv
     gpuml__u16 *sX = (gpuml__u16 *)(koff + (KP >> 1));                      /* [IR][IC][CP] */
     const gpuml__u16 *x16 = (const gpuml__u16 *)p.x, *w16 = (const gpuml__u16 *)p.w;
 
-    /* ---- once per block: the weights (channel-padded, zero past K_gemm and K) and koff ---- */
+    /* ---- once per block: the weights (channel-padded, zero past K_gemm and K) and koff;
+       8 words per thread in flight (a load round trip per word would cost ~50 of them) ---- */
     {
         const int half = KP >> 1;
-        for (int i = tid; i < BN * half; i += 128) {
-            const int n = i / half, k = (i - n * half) * 2;
-            gpuml__u32 v = 0;
-            if (n0 + n < K && k < KR) {
-                const int rs = k / CP, c = k - rs * CP;
-                const gpuml__u16 *src = w16 + (gpuml__i64)(n0 + n) * p.Kg + rs * C + c;
-                v = (gpuml__u32)(c < C ? __ldg(src) : (gpuml__u16)0) | ((gpuml__u32)(c + 1 < C ? __ldg(src + 1) : (gpuml__u16)0) << 16);
+        for (int i0 = tid; i0 < BN * half; i0 += 8 * 128) {
+            gpuml__u32 v[8];
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                const int i = i0 + j * 128, n = i / half, k = (i - n * half) * 2;
+                v[j] = 0;
+                if (i < BN * half && n0 + n < K && k < KR) {
+                    const int rs = k / CP, c = k - rs * CP;
+                    const gpuml__u16 *src = w16 + (gpuml__i64)(n0 + n) * p.Kg + rs * C + c;
+                    v[j] = (gpuml__u32)(c < C ? __ldg(src) : (gpuml__u16)0) | ((gpuml__u32)(c + 1 < C ? __ldg(src + 1) : (gpuml__u16)0) << 16);
+                }
             }
-            *(gpuml__u32 *)(sW + n * WST + k) = v;
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                const int i = i0 + j * 128, n = i / half, k = (i - n * half) * 2;
+                if (i < BN * half) *(gpuml__u32 *)(sW + n * WST + k) = v[j];
+            }
         }
         for (int i = tid; i < half; i += 128) {
             const int k = 2 * i;
@@ -113,54 +136,74 @@ extern "C" __global__ void __launch_bounds__(128, 4) gpuml_conv_stem(gpuml__conv
     /* ldmatrix lane address of the B (weight) fragments: row n = 16*np + (lane & 15), k half (lane >> 4) */
     const gpuml__u32 sw_lane = gpuml__mma_smem_addr(sW) + (gpuml__u32)(((lane & 15) * WST + (lane >> 4) * 8) * 2);
 
-    /* the input-window copy: a thread owns word column wcol (pixel ic, channels c, c+1) of rows ro, ro + RPP, ... */
-    const int HCP = CP >> 1, WPR = IC * HCP, RPP = WPR >= 128 ? 1 : 128 / WPR;
-    const int ro = tid / WPR, wcol0 = tid - ro * WPR;
+    /* the input-window copy: word i of the window (row-major [IR][IC * CP / 2]: pixel ic's channels
+       c, c+1 at word ir * WPR + ic * HCP + c / 2) is loaded by thread i % 128, NPF words per
+       thread per batch, all loads of a batch in flight at once; a thread steps its (row, word)
+       by 128 words with an add and a carry, and splits the word into (pixel, channel pair) by a
+       multiply (HCP <= 8, WPR < 4096: exact) */
+    constexpr int NPF = 16;
+    const int HCP = CP >> 1, WPR = IC * HCP, TOTW = IR * WPR, NBATCH = (TOTW + NPF * 128 - 1) / (NPF * 128);
+    const int qrow = 128 / WPR, qrem = 128 - qrow * WPR;
+    const unsigned hmul = ((1u << 20) + (unsigned)HCP - 1) / (unsigned)HCP;
+    auto win_load = [&](gpuml__u32 *v, int batch, int ih0, int iw0, gpuml__i64 img) {
+        const int i0 = tid + batch * NPF * 128;
+        int ir = i0 / WPR, wc = i0 - ir * WPR;
+#pragma unroll
+        for (int j = 0; j < NPF; j++) {
+            const int ic = (int)(((unsigned)wc * hmul) >> 20), c = (wc - ic * HCP) * 2, ih = ih0 + ir, iw = iw0 + ic;
+            v[j] = 0;
+            if (ir < IR && (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W) {
+                const gpuml__u16 *src = x16 + img + ((ih * W + iw) * C + c);   /* H*W*C < 2^31 (host) */
+                v[j] = (gpuml__u32)__ldg(src) | ((gpuml__u32)(c + 1 < C ? __ldg(src + 1) : (gpuml__u16)0) << 16);
+            }
+            wc += qrem;
+            ir += qrow;
+            if (wc >= WPR) { wc -= WPR; ir++; }
+        }
+    };
+    auto win_store = [&](const gpuml__u32 *v, int batch) {
+#pragma unroll
+        for (int j = 0; j < NPF; j++) {
+            const int i = tid + (batch * NPF + j) * 128;
+            if (i < TOTW) ((gpuml__u32 *)sX)[i] = v[j];
+        }
+    };
+    auto tile_at = [&](int t, int &ni, int &p0, int &q0) {
+        const int tilesQ_ = (Q + TQ - 1) / TQ, tilesP_ = (P + TP - 1) / TP;
+        const int tq = t % tilesQ_, rest = t / tilesQ_, tp = rest % tilesP_;
+        ni = rest / tilesP_; p0 = tp * TP; q0 = tq * TQ;
+    };
 
-    const int tilesQ = (Q + TQ - 1) / TQ, tilesP = (P + TP - 1) / TP, ntiles = p.N * tilesP * tilesQ;
+    const int ntiles = p.N * ((P + TP - 1) / TP) * ((Q + TQ - 1) / TQ);
     CT *Y = (CT *)p.y;
     const CT *Rz = (const CT *)p.res;
     const bool vec_ok = K % 8 == 0 && ((gpuml__u64)p.y & 15) == 0 && (!GPUML_HAS_RESID || ((gpuml__u64)p.res & 15) == 0);
-    float bias[NT][2];
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++) {
-        const int n = n0 + nt * 8 + 2 * tig;
-        bias[nt][0] = GPUML_HAS_BIAS && n < K ? __ldg(p.bias + n) : 0.0f;
-        bias[nt][1] = GPUML_HAS_BIAS && n + 1 < K ? __ldg(p.bias + n + 1) : 0.0f;
-    }
 
+    gpuml__u32 pf[GPUML_STEM_PF ? NPF : 1];          /* the next tile's first batch (GPUML_STEM_PF) */
+    if (GPUML_STEM_PF && (int)blockIdx.x < ntiles) {
+        int ni, p0, q0;
+        tile_at((int)blockIdx.x, ni, p0, q0);
+        win_load(pf, 0, p0 * p.stride_h - p.pad_h, q0 * p.stride_w - p.pad_w, (gpuml__i64)ni * H * W * C);
+    }
     for (int t = (int)blockIdx.x; t < ntiles; t += (int)gridDim.x) {
-        const int tq = t % tilesQ, rest = t / tilesQ, tp = rest % tilesP, ni = rest / tilesP;
-        const int p0 = tp * TP, q0 = tq * TQ;
+        int ni, p0, q0;
+        tile_at(t, ni, p0, q0);
         const int ih0 = p0 * p.stride_h - p.pad_h, iw0 = q0 * p.stride_w - p.pad_w;
         const gpuml__i64 img = (gpuml__i64)ni * H * W * C;
 
         __syncthreads();                             /* the previous tile's window is no longer read */
-        if (ro < RPP) {
-            for (int wc = wcol0; wc < WPR; wc += 128) {
-                const int ic = wc / HCP, c = (wc - ic * HCP) * 2, iw = iw0 + ic;
-                const bool okw = (unsigned)iw < (unsigned)W, c0 = c < C, c1 = c + 1 < C;
-                gpuml__u32 *dst = (gpuml__u32 *)sX + wc;
-                for (int ir0 = ro; ir0 < IR; ir0 += 8 * RPP) {
-                    gpuml__u32 v[8];
-#pragma unroll
-                    for (int j = 0; j < 8; j++) {      /* all loads first: one latency per 8 rows */
-                        const int ir = ir0 + j * RPP, ih = ih0 + ir;
-                        v[j] = 0;
-                        if (ir < IR && okw && (unsigned)ih < (unsigned)H) {
-                            const gpuml__u16 *src = x16 + img + ((gpuml__i64)ih * W + iw) * C + c;
-                            v[j] = (gpuml__u32)(c0 ? __ldg(src) : (gpuml__u16)0) | ((gpuml__u32)(c1 ? __ldg(src + 1) : (gpuml__u16)0) << 16);
-                        }
-                    }
-#pragma unroll
-                    for (int j = 0; j < 8; j++) {
-                        const int ir = ir0 + j * RPP;
-                        if (ir < IR) dst[ir * WPR] = v[j];
-                    }
-                }
-            }
+        if (GPUML_STEM_PF) win_store(pf, 0);
+        for (int b = GPUML_STEM_PF ? 1 : 0; b < NBATCH; b++) {
+            gpuml__u32 v[NPF];
+            win_load(v, b, ih0, iw0, img);
+            win_store(v, b);
         }
         __syncthreads();                             /* the window (and, the first time, weights and koff) are in */
+        if (GPUML_STEM_PF && t + (int)gridDim.x < ntiles) {   /* in flight during this tile's mma */
+            int nn, pn, qn;
+            tile_at(t + (int)gridDim.x, nn, pn, qn);
+            win_load(pf, 0, pn * p.stride_h - p.pad_h, qn * p.stride_w - p.pad_w, (gpuml__i64)nn * H * W * C);
+        }
 
         float acc[2][NT][4];
 #pragma unroll
@@ -170,7 +213,7 @@ extern "C" __global__ void __launch_bounds__(128, 4) gpuml_conv_stem(gpuml__conv
 #pragma unroll
                 for (int e = 0; e < 4; e++) acc[mt][nt][e] = 0.0f;
 
-#pragma unroll 2
+#pragma unroll 1
         for (int ks = 0; ks < KS; ks++) {
             const int o0 = koff[ks * 8 + tig], o1 = koff[ks * 8 + 4 + tig];
             gpuml__u32 af[2][4], bfr[NT][2];
@@ -199,13 +242,16 @@ extern "C" __global__ void __launch_bounds__(128, 4) gpuml_conv_stem(gpuml__conv
             for (int h = 0; h < 2; h++) {
 #pragma unroll
                 for (int nt = 0; nt < NT; nt++) {
+                    const int n = n0 + nt * 8 + 2 * tig;
+                    const float b0 = GPUML_HAS_BIAS && n < K ? __ldg(p.bias + n) : 0.0f;
+                    const float b1 = GPUML_HAS_BIAS && n + 1 < K ? __ldg(p.bias + n + 1) : 0.0f;
                     float2 v;
-                    v.x = gpuml__mma_act<GPUML_EPI>(acc[mt][nt][2 * h] + bias[nt][0]);
-                    v.y = gpuml__mma_act<GPUML_EPI>(acc[mt][nt][2 * h + 1] + bias[nt][1]);
+                    v.x = gpuml__mma_act<GPUML_EPI>(acc[mt][nt][2 * h] + b0);
+                    v.y = gpuml__mma_act<GPUML_EPI>(acc[mt][nt][2 * h + 1] + b1);
                     *(float2 *)(slab + grp * SLAB + nt * 8 + 2 * tig) = v;
                 }
                 __syncwarp();
-#pragma unroll
+#pragma unroll 1
                 for (int i = 0; i < 2; i++) {
                     const int ch = lane + i * 32, sr = ch >> 3, c8 = (ch & 7) * 8;
                     const int ml = warp * 32 + mt * 16 + h * 8 + sr, pr = ml / TQ, qc = ml - pr * TQ;

@@ -17,7 +17,8 @@ typedef struct ccase {
     int splits;                   /* split-K ways with an explicit cfg */
     int misalign;                 /* x starts 1 element into its buffer */
     int wg;                       /* 1: the Hopper wgmma kernel (gpuml__conv2d_sm90_cfg) */
-    int stem;                     /* 1: the small-C kernel (gpuml__conv2d_stem, kernels/conv_stem.cu) */
+    int stem;                     /* the small-C kernel (gpuml__conv2d_stem_pf, kernels/conv_stem.cu): 1 its
+                                     default, 2 without and 3 with the next window loaded during the mma */
 } ccase;
 
 static double act_ref(int act, double x)
@@ -65,7 +66,7 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     gpuml_status st;
     char label[300];
     int ni, pp, qq, kk, ran = 1, bad = 0;
-    snprintf(label, sizeof label, "%s%sn%d h%d w%d c%d k%d %dx%d s%d,%d p%d,%d(+%d,%d) d%d,%d %s->%s bias%d act%d res%d cfg%d%s", cc->wg ? "wgmma " : "", cc->stem ? "stem " : "",
+    snprintf(label, sizeof label, "%s%sn%d h%d w%d c%d k%d %dx%d s%d,%d p%d,%d(+%d,%d) d%d,%d %s->%s bias%d act%d res%d cfg%d%s", cc->wg ? "wgmma " : "", cc->stem == 1 ? "stem " : cc->stem == 2 ? "stem-pf0 " : cc->stem == 3 ? "stem-pf1 " : "",
              cc->n, cc->h, cc->w, cc->c, cc->k, cc->r, cc->s, cc->sh, cc->sw, cc->ph, cc->pw, cc->pb, cc->pr, cc->dh, cc->dw, gpuml_dtype_name(cc->xt),
              gpuml_dtype_name(cc->yt), cc->bias, cc->act, cc->resid, cc->cfg, cc->misalign ? " misaligned" : "");
     if (cc->splits > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " split%d", cc->splits);
@@ -97,7 +98,7 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     p.stride_h = cc->sh; p.stride_w = cc->sw; p.pad_h = cc->ph; p.pad_w = cc->pw; p.dil_h = cc->dh; p.dil_w = cc->dw;
     p.groups = 1; p.x = x; p.wt = w; p.y = y; p.bias = bias; p.residual = res; p.act = cc->act;
     if (cc->wg) st = gpuml__conv2d_sm90_cfg(ctx, &p, cc->cfg, cc->splits);
-    else if (cc->stem) st = gpuml__conv2d_stem(ctx, &p);
+    else if (cc->stem) st = gpuml__conv2d_stem_pf(ctx, &p, cc->stem - 2);
     else st = cc->cfg < 0 ? gpuml__conv2d_igemm(ctx, &p) : gpuml__conv2d_igemm_cfg(ctx, &p, cc->cfg, cc->splits);
     if (st == GPUML_ERROR_NOT_SUPPORTED) {
         if (cc->wg) last_why = gpuml__conv_sm90_why(ctx, &p, cc->cfg >= 0 ? cc->cfg : 1);
@@ -217,8 +218,9 @@ static void stem_7x7_c3(void)
     CHECK(run_case(tu_gpu, &cc), "auto declined the stem: %s", last_why);
     cc.cfg = GPUML__CONV_GATHER_CFG;                                      /* the element gather, forced */
     CHECK(run_case(tu_gpu, &cc), "the gather configuration declined the stem: %s", last_why);
-    cc.cfg = -1; cc.stem = 1;                                             /* the small-C kernel, forced */
-    CHECK(run_case(tu_gpu, &cc), "the small-C kernel declined the stem: %s", last_why);
+    cc.cfg = -1;
+    for (cc.stem = 2; cc.stem <= 3; cc.stem++)                            /* the small-C kernel, both variants */
+        CHECK(run_case(tu_gpu, &cc), "the small-C kernel (stem %d) declined the stem: %s", cc.stem, last_why);
     cc.stem = 0;
     cc.xt = GPUML_BF16; cc.yt = GPUML_F32; cc.bias = 0; cc.act = 0; cc.resid = 1;
     CHECK(run_case(tu_gpu, &cc), "auto declined the stem (bf16): %s", last_why);
@@ -261,8 +263,10 @@ static void stem_kernel(void)
         cc.bias = e[2]; cc.act = e[3]; cc.resid = e[4]; cc.misalign = e[5];
         if (i == 6) cc.dh = 2;                    /* dilation (2, 1) */
         if (i == 10) cc.dw = 2;                   /* dilation (1, 2) */
-        cc.stem = 1;
-        CHECK(run_case(tu_gpu, &cc), "small-C kernel declined case %d: %s", (int)i, last_why);
+        cc.stem = 2;
+        CHECK(run_case(tu_gpu, &cc), "small-C kernel (pf 0) declined case %d: %s", (int)i, last_why);
+        cc.stem = 3;
+        CHECK(run_case(tu_gpu, &cc), "small-C kernel (pf 1) declined case %d: %s", (int)i, last_why);
         cc.stem = 0;                              /* AUTO: the small-C kernel where C % 8 != 0 or x is misaligned */
         CHECK(run_case(tu_gpu, &cc), "auto declined case %d: %s", (int)i, last_why);
     }
