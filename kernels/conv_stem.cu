@@ -92,13 +92,13 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
     const gpuml__u16 *x16 = (const gpuml__u16 *)p.x, *w16 = (const gpuml__u16 *)p.w;
 
     /* ---- once per block: the weights (channel-padded, zero past K_gemm and K) and koff;
-       8 words per thread in flight (a load round trip per word would cost ~50 of them) ---- */
+       16 words per thread in flight (a load round trip per word would cost ~50 of them) ---- */
     {
         const int half = KP >> 1;
-        for (int i0 = tid; i0 < BN * half; i0 += 8 * 128) {
-            gpuml__u32 v[8];
+        for (int i0 = tid; i0 < BN * half; i0 += 16 * 128) {
+            gpuml__u32 v[16];
 #pragma unroll
-            for (int j = 0; j < 8; j++) {
+            for (int j = 0; j < 16; j++) {
                 const int i = i0 + j * 128, n = i / half, k = (i - n * half) * 2;
                 v[j] = 0;
                 if (i < BN * half && n0 + n < K && k < KR) {
@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
                 }
             }
 #pragma unroll
-            for (int j = 0; j < 8; j++) {
+            for (int j = 0; j < 16; j++) {
                 const int i = i0 + j * 128, n = i / half, k = (i - n * half) * 2;
                 if (i < BN * half) *(gpuml__u32 *)(sW + n * WST + k) = v[j];
             }
