@@ -9183,16 +9183,89 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv
     return GPUML_ERROR_NOT_SUPPORTED;
 #endif
 }
+/* ---- sm_80+: few input channels (the C = 3 stem), kernels/conv_stem.cu (its LAUNCH CONTRACT
+   comment is the reference): a block stages the input window of a 128-pixel output tile in
+   shared memory once, channels padded to even, and feeds mma.sync from it; weights resident. ---- */
+static const gpuml__family gpuml__fam_conv_stem = { "conv_stem", gpuml__ksrc_conv_stem, 80, 0, 0 };
+#define GPUML__STEM_MAX_C 16
+/* the output tile's width (TQ; the tile is 128 / TQ rows tall) */
+GPUML__FN int gpuml__conv_stem_tq(const gpuml__conv_problem *p) { return p->q <= 8 ? 8 : 16; }
+/* dynamic shared memory of the launch (kernels/conv_stem.cu); capped at 2^30 for absurd windows */
+GPUML__FN int64_t gpuml__conv_stem_smem(const gpuml__conv_problem *p)
+{
+    int64_t tq = gpuml__conv_stem_tq(p), tp = 128 / tq, cp = (p->c + 1) & ~(int64_t)1, kp = (p->r * p->s * cp + 15) / 16 * 16;
+    int64_t ir = (tp - 1) * p->stride_h + (p->r - 1) * p->dil_h + 1, ic = (tq - 1) * p->stride_w + (p->s - 1) * p->dil_w + 1;
+    int64_t win = ir < (1 << 20) && ic < (1 << 20) ? ir * ic * cp * 2 : ((int64_t)1 << 40);
+    int64_t b = 64 * (kp + 8) * 2 + 4 * 8 * 72 * 4 + kp * 2 + ((win + 15) & ~(int64_t)15);
+    return b > ((int64_t)1 << 30) ? ((int64_t)1 << 30) : b;
+}
+/* NULL when the small-C kernel can run p, else why not */
+GPUML__FN const char *gpuml__conv_stem_why(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+{
+    /* dtypes, operand sizes, contiguity, the 32-bit index limits, sm_80: as the gather configuration */
+    const char *why = gpuml__conv_igemm_why(ctx, p, GPUML__CONV_GATHER_CFG);
+    if (why) return why;
+    if (p->c > GPUML__STEM_MAX_C) return "C > 16 (the small-C kernel stages all channels of its input window)";
+    if (p->h * p->w * p->c >= ((int64_t)1 << 31)) return "an image of 2^31 elements or more (32-bit offsets)";
+    if ((p->k + 63) / 64 > 65535) return "too many output channels for the grid";
+    if (gpuml__conv_stem_smem(p) > (int64_t)ctx->smem_optin) return "the input window of a tile and the weights do not fit in shared memory";
+    if (((p->s - 1) * p->dil_w + 1 + 15 * p->stride_w) * ((p->c + 1) / 2) >= 4096) return "an input window row of 4096 words or more";
+    return NULL;
+}
+#define GPUML__STEM_PF_DEFAULT 0
+/* Runs p on the small-C kernel, pf: 1 loads the next tile's input window during this tile's mma,
+   0 not, -1 the default; NOT_SUPPORTED (no error recorded) where it does not take p. */
+GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_problem *p, int pf)
+{
+#ifndef GPUML_NO_CUDA
+    gpuml__conv_kparams kp;
+    char opts[200];
+    gpuml__CUfunction fn;
+    unsigned grid[3], block[3] = {128, 1, 1};
+    void *args[1];
+    int64_t tq, tiles, per_sm, smem;
+    if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
+    if (gpuml__conv_stem_why(ctx, p)) return GPUML_ERROR_NOT_SUPPORTED;
+    GPUML__TRY(gpuml__enter(ctx));
+    tq = gpuml__conv_stem_tq(p);
+    smem = gpuml__conv_stem_smem(p);
+    if (pf < 0) pf = GPUML__STEM_PF_DEFAULT;
+    pf = pf != 0;
+    snprintf(opts, sizeof opts, "-DGPUML_STEM_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_STEM_TQ=%d -DGPUML_STEM_PF=%d",
+             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, (int)tq, pf);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_stem, opts, "gpuml_conv_stem", &fn));
+    gpuml__conv_kparams_fill(&kp, p, 1);
+    /* persistent: as many blocks as fit at once (4, or 3 with pf, by the register bound; fewer
+       where shared memory runs out), each walking pixel tiles with its weights kept in shared memory */
+    tiles = p->n * ((p->p + 128 / tq - 1) / (128 / tq)) * ((p->q + tq - 1) / tq);
+    per_sm = GPUML__MAX(GPUML__MIN((int64_t)(pf ? 3 : 4), ((int64_t)ctx->smem_optin + 1024) / (smem + 1024)), (int64_t)1);
+    grid[0] = (unsigned)GPUML__MIN(tiles, (int64_t)GPUML__MAX(ctx->sm_count, 1) * per_sm);
+    grid[1] = (unsigned)((p->k + 63) / 64);
+    grid[2] = 1;
+    args[0] = &kp;
+    /* a hint: the largest shared-memory carveout, so that the 3-4 blocks fit beside each other */
+    (void)ctx->cu.FuncSetAttribute(fn, 9 /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT */, 100);
+    return gpuml__launch(ctx, fn, grid, block, (unsigned)smem, args, "conv2d (small-C implicit GEMM)");
+#else
+    (void)ctx; (void)p; (void)pf;
+    return GPUML_ERROR_NOT_SUPPORTED;
+#endif
+}
+GPUML__FN gpuml_status gpuml__conv2d_stem(gpuml_ctx *ctx, const gpuml__conv_problem *p) { return gpuml__conv2d_stem_pf(ctx, p, -1); }
 GPUML__FN int gpuml__conv_sm90_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p, int *splits, double *model_us);
 GPUML__FN gpuml_status gpuml__conv2d_sm90(gpuml_ctx *ctx, const gpuml__conv_problem *p);
 /* AUTO: on Hopper the wgmma kernel wherever it takes p (C % 64 == 0; device runs 1-2: faster
-   than this kernel's best configuration on all 22 such ResNet-50 layers), else this kernel */
+   than this kernel's best configuration on all 22 such ResNet-50 layers), else this kernel;
+   where only its element-gather configuration would take p (C % 8 != 0: the C = 3 stem, or x
+   not 16-byte aligned), the small-C kernel when it takes p (bench/NOTES_conv_igemm.md, stem) */
 GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p)
 {
     if (ctx && p && ctx->arch == 90) {   /* NOT_SUPPORTED (no error set) where no wgmma configuration fits */
         gpuml_status st = gpuml__conv2d_sm90(ctx, p);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
     }
+    if (ctx && p && p->x && p->y && gpuml__conv_igemm_choose(ctx, p, NULL) == GPUML__CONV_GATHER_CFG && !gpuml__conv_stem_why(ctx, p))
+        return gpuml__conv2d_stem(ctx, p);
     return gpuml__conv2d_igemm_cfg(ctx, p, -1, 0);
 }
 
@@ -10623,7 +10696,7 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" },
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
-static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_matmul_small_cl, &gpuml__fam_conv_igemm, &gpuml__fam_conv_sm90, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };
+static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_matmul_small_cl, &gpuml__fam_conv_igemm, &gpuml__fam_conv_sm90, &gpuml__fam_conv_stem, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };
 /* the specializations the compile checks build: family name, options */
 static const char *const gpuml__family_variants[][2] = {
     { "copy", "-DGPUML_DST_DT=1 -DGPUML_SRC_DT=0" }, { "copy", "-DGPUML_DST_DT=6 -DGPUML_SRC_DT=2" },
@@ -10658,6 +10731,10 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=8" },
     { "conv_igemm", "-DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=9" },
     { "conv_igemm", "-DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=10" },
+    { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=16" },
+    { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=8" },
+    { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=16 -DGPUML_STEM_PF=1" },
+    { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=8 -DGPUML_STEM_PF=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2" },

@@ -6,7 +6,9 @@
    (read by bench/conv_igemm_torch.py, which times cuDNN on the same shapes and prints the table).
    us_auto is what gpuml_conv2d's AUTO runs (gpuml__conv2d_igemm: the wgmma kernel on Hopper where
    it takes the layer); cfg_auto / splits_auto are the mma.sync kernel's own choice.
-   Usage: bench_conv_igemm [layer-name-substring] */
+   Usage: bench_conv_igemm [layer-name-substring ["quick"]]
+   quick: only AUTO, and the element-gather configuration (cfg 5) where C % 8 != 0 (the stem: the
+   small-C kernel AUTO runs against the gather it replaced); every other column prints -1. */
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
 #include <stdio.h>
@@ -39,6 +41,17 @@ static gpuml_status auto_fn(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cf
     return gpuml__conv2d_igemm(ctx, p);
 }
 
+static gpuml_status stem_pf0(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+    (void)cfg; (void)splits;
+    return gpuml__conv2d_stem_pf(ctx, p, 0);
+}
+static gpuml_status stem_pf1(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+    (void)cfg; (void)splits;
+    return gpuml__conv2d_stem_pf(ctx, p, 1);
+}
+
 /* mean microseconds per call over `reps` back-to-back calls, rotating the copies; -1 if declined */
 static double time_us(gpuml_ctx *ctx, gpuml__conv_problem *p, gpuml_tensor **xs, gpuml_tensor **ys, int copies, int cfg, int splits, int reps)
 {
@@ -62,6 +75,7 @@ int main(int argc, char **argv)
     gpuml_ctx *ctx = NULL;
     gpuml_desc d;
     size_t li;
+    int quick = argc > 2 && strcmp(argv[2], "quick") == 0;
     memset(&d, 0, sizeof d);
     d.backend = GPUML_BACKEND_CUDA;
     if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 0; }
@@ -104,15 +118,16 @@ int main(int argc, char **argv)
         run_fn = auto_fn;
         us = time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
         run_fn = gpuml__conv2d_igemm_cfg;
-        for (i = 0; i < GPUML__CONV_NCFG; i++) uc[i] = time_us(ctx, &p, xs, ys, copies, i, 1, reps);
-        for (i = 0; i < 4; i++) us_split[i] = time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
+        for (i = 0; i < GPUML__CONV_NCFG; i++)
+            uc[i] = !quick || (i == GPUML__CONV_GATHER_CFG && L->c % 8) ? time_us(ctx, &p, xs, ys, copies, i, 1, reps) : -1;
+        for (i = 0; i < 4; i++) us_split[i] = quick ? -1 : time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
         wcfg = gpuml__conv_sm90_choose(ctx, &p, &wsplits, NULL);
         run_fn = gpuml__conv2d_sm90_cfg;
-        wus = time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
-        for (i = 0; i < GPUML__CW_NCFG; i++) wc[i] = time_us(ctx, &p, xs, ys, copies, i, 1, reps);
-        for (i = 0; i < 4; i++) ws_split[i] = time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
-        wgather = wcfg >= 0 ? time_us(ctx, &p, xs, ys, copies, wcfg | GPUML__CW_GATHER, wsplits, reps) : -1;
-        wim2col = wcfg >= 0 ? time_us(ctx, &p, xs, ys, copies, wcfg | GPUML__CW_IM2COL, wsplits, reps) : -1;
+        wus = quick ? -1 : time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
+        for (i = 0; i < GPUML__CW_NCFG; i++) wc[i] = quick ? -1 : time_us(ctx, &p, xs, ys, copies, i, 1, reps);
+        for (i = 0; i < 4; i++) ws_split[i] = quick ? -1 : time_us(ctx, &p, xs, ys, copies, i < 2 ? 1 : 3, i % 2 ? 4 : 2, reps);
+        wgather = !quick && wcfg >= 0 ? time_us(ctx, &p, xs, ys, copies, wcfg | GPUML__CW_GATHER, wsplits, reps) : -1;
+        wim2col = !quick && wcfg >= 0 ? time_us(ctx, &p, xs, ys, copies, wcfg | GPUML__CW_IM2COL, wsplits, reps) : -1;
         printf("%s %d %d %d %d %d %d %d %d %d %lld %lld %.4f %.2f %d %d", L->name, NB, L->h, L->h, L->c, L->k, L->r, L->r, L->stride, L->pad,
                (long long)P, (long long)P, gflop, us, cfg, splits);
         for (i = 0; i < GPUML__CONV_NCFG; i++) printf(" %.2f", uc[i]);
@@ -121,6 +136,13 @@ int main(int argc, char **argv)
         for (i = 0; i < GPUML__CW_NCFG; i++) printf(" %.2f", wc[i]);
         for (i = 0; i < 4; i++) printf(" %.2f", ws_split[i]);
         printf(" %.2f %.2f\n", wgather, wim2col);
+        if (L->c % 8) {   /* the small-C kernel's two variants (without / with the next window loaded during the mma) */
+            double pf0, pf1;
+            run_fn = stem_pf0; pf0 = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
+            run_fn = stem_pf1; pf1 = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
+            printf("# %s small-C kernel: pf0 %.2f us, pf1 %.2f us (default pf %d); element gather (cfg %d) %.2f us\n", L->name, pf0, pf1,
+                   GPUML__STEM_PF_DEFAULT, GPUML__CONV_GATHER_CFG, uc[GPUML__CONV_GATHER_CFG]);
+        }
         fflush(stdout);
         if (us < 0) printf("# %s: %s\n", L->name, gpuml_last_error(ctx));
         for (i = 0; i < copies; i++) { gpuml_tensor_free(xs[i]); gpuml_tensor_free(ys[i]); }

@@ -17,6 +17,8 @@ typedef struct ccase {
     int splits;                   /* split-K ways with an explicit cfg */
     int misalign;                 /* x starts 1 element into its buffer */
     int wg;                       /* 1: the Hopper wgmma kernel (gpuml__conv2d_sm90_cfg) */
+    int stem;                     /* the small-C kernel (gpuml__conv2d_stem_pf, kernels/conv_stem.cu): 1 its
+                                     default, 2 without and 3 with the next window loaded during the mma */
 } ccase;
 
 static double act_ref(int act, double x)
@@ -64,7 +66,7 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     gpuml_status st;
     char label[300];
     int ni, pp, qq, kk, ran = 1, bad = 0;
-    snprintf(label, sizeof label, "%sn%d h%d w%d c%d k%d %dx%d s%d,%d p%d,%d(+%d,%d) d%d,%d %s->%s bias%d act%d res%d cfg%d%s", cc->wg ? "wgmma " : "",
+    snprintf(label, sizeof label, "%s%sn%d h%d w%d c%d k%d %dx%d s%d,%d p%d,%d(+%d,%d) d%d,%d %s->%s bias%d act%d res%d cfg%d%s", cc->wg ? "wgmma " : "", cc->stem == 1 ? "stem " : cc->stem == 2 ? "stem-pf0 " : cc->stem == 3 ? "stem-pf1 " : "",
              cc->n, cc->h, cc->w, cc->c, cc->k, cc->r, cc->s, cc->sh, cc->sw, cc->ph, cc->pw, cc->pb, cc->pr, cc->dh, cc->dw, gpuml_dtype_name(cc->xt),
              gpuml_dtype_name(cc->yt), cc->bias, cc->act, cc->resid, cc->cfg, cc->misalign ? " misaligned" : "");
     if (cc->splits > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " split%d", cc->splits);
@@ -96,9 +98,11 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     p.stride_h = cc->sh; p.stride_w = cc->sw; p.pad_h = cc->ph; p.pad_w = cc->pw; p.dil_h = cc->dh; p.dil_w = cc->dw;
     p.groups = 1; p.x = x; p.wt = w; p.y = y; p.bias = bias; p.residual = res; p.act = cc->act;
     if (cc->wg) st = gpuml__conv2d_sm90_cfg(ctx, &p, cc->cfg, cc->splits);
+    else if (cc->stem) st = gpuml__conv2d_stem_pf(ctx, &p, cc->stem - 2);
     else st = cc->cfg < 0 ? gpuml__conv2d_igemm(ctx, &p) : gpuml__conv2d_igemm_cfg(ctx, &p, cc->cfg, cc->splits);
     if (st == GPUML_ERROR_NOT_SUPPORTED) {
         if (cc->wg) last_why = gpuml__conv_sm90_why(ctx, &p, cc->cfg >= 0 ? cc->cfg : 1);
+        else if (cc->stem) last_why = gpuml__conv_stem_why(ctx, &p);
         else last_why = gpuml__conv_igemm_why(ctx, &p, cc->cfg >= 0 ? cc->cfg : gpuml__conv_igemm_choose(ctx, &p, NULL));
         if (!last_why) last_why = "(no reason given)";
         ran = 0;
@@ -208,11 +212,74 @@ static void every_cfg_deep_k(void)
 static void stem_7x7_c3(void)
 {
     ccase cc = mk(2, 37, 35, 3, 64, 7, 7, 2, 3, GPUML_F16, GPUML_F16);
+    gpuml__conv_problem p;
     NEED_MMA();
     cc.bias = 1; cc.act = 1;
     CHECK(run_case(tu_gpu, &cc), "auto declined the stem: %s", last_why);
+    cc.cfg = GPUML__CONV_GATHER_CFG;                                      /* the element gather, forced */
+    CHECK(run_case(tu_gpu, &cc), "the gather configuration declined the stem: %s", last_why);
+    cc.cfg = -1;
+    for (cc.stem = 2; cc.stem <= 3; cc.stem++)                            /* the small-C kernel, both variants */
+        CHECK(run_case(tu_gpu, &cc), "the small-C kernel (stem %d) declined the stem: %s", cc.stem, last_why);
+    cc.stem = 0;
     cc.xt = GPUML_BF16; cc.yt = GPUML_F32; cc.bias = 0; cc.act = 0; cc.resid = 1;
     CHECK(run_case(tu_gpu, &cc), "auto declined the stem (bf16): %s", last_why);
+    cc = mk(2, 224, 224, 3, 64, 7, 7, 2, 3, GPUML_F16, GPUML_F16);       /* the ResNet-50 stem itself, n = 2 */
+    cc.bias = 1; cc.act = 1; cc.resid = 1;
+    CHECK(run_case(tu_gpu, &cc), "auto declined the 224x224 stem: %s", last_why);
+    /* AUTO must pick the small-C kernel for the stem (the gather stays the fallback) */
+    memset(&p, 0, sizeof p);
+    p.n = 32; p.h = p.w = 224; p.c = 3; p.k = 64; p.r = p.s = 7; p.p = p.q = 112; p.stride_h = p.stride_w = 2;
+    p.pad_h = p.pad_w = 3; p.dil_h = p.dil_w = 1; p.groups = 1;
+    CHECK(gpuml__conv_stem_smem(&p) <= 48 * 1024, "stem tile needs %lld bytes of shared memory", (long long)gpuml__conv_stem_smem(&p));
+}
+
+/* the small-C kernel (gpuml__conv2d_stem) forced: C 1-16, windows 1x1-7x7 and rectangular,
+   strides 1/2/3, asymmetric and one-sided padding, dilation, both tile widths (Q <= 8: TQ 8),
+   K below, at and past one 64-channel block (K % 8 != 0: scalar stores), every epilogue and
+   dtype pair, misaligned x; then AUTO on the same shapes; then what it must decline */
+static void stem_kernel(void)
+{
+    static const int L[][13] = {
+        /* n  h   w   c  k   r  s  sh sw ph pw pb pr */
+        {2, 17, 23, 3, 64, 7, 7, 2, 2, 3, 3, 3, 3},   {1, 9, 13, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1},
+        {3, 11, 10, 2, 70, 5, 5, 1, 2, 2, 1, 0, 2},   {2, 19, 21, 4, 128, 7, 7, 2, 2, 3, 2, 1, 3},
+        {1, 15, 14, 5, 33, 3, 3, 2, 1, 0, 1, 1, 0},   {2, 12, 31, 7, 64, 1, 1, 1, 1, 0, 0, 0, 0},
+        {1, 29, 26, 3, 24, 3, 5, 1, 1, 1, 2, 1, 2},   {2, 8, 7, 3, 72, 7, 7, 2, 2, 3, 3, 3, 3},
+        {1, 10, 9, 12, 40, 3, 3, 1, 1, 1, 1, 1, 1},   {1, 13, 17, 16, 8, 3, 3, 3, 2, 1, 0, 2, 1},
+        {2, 21, 18, 6, 5, 5, 3, 2, 1, 2, 1, 2, 1},    {1, 6, 40, 3, 64, 3, 3, 1, 1, 1, 1, 1, 1},
+    };
+    static const int E[][6] = { /* xt, yt, bias, act, resid, misalign */
+        {GPUML_F16, GPUML_F16, 1, 1, 0, 0}, {GPUML_BF16, GPUML_BF16, 0, 0, 1, 0}, {GPUML_F16, GPUML_F32, 1, 2, 1, 1},
+        {GPUML_BF16, GPUML_F16, 1, 3, 0, 0}, {GPUML_F16, GPUML_BF16, 0, 1, 1, 0}, {GPUML_BF16, GPUML_F32, 1, 0, 0, 1},
+    };
+    size_t i;
+    ccase cc;
+    NEED_MMA();
+    for (i = 0; i < sizeof L / sizeof L[0]; i++) {
+        const int *e = E[i % (sizeof E / sizeof E[0])];
+        cc = mk(L[i][0], L[i][1], L[i][2], L[i][3], L[i][4], L[i][5], L[i][6], L[i][7], 0, (gpuml_dtype)e[0], (gpuml_dtype)e[1]);
+        cc.sw = L[i][8]; cc.ph = L[i][9]; cc.pw = L[i][10]; cc.pb = L[i][11]; cc.pr = L[i][12];
+        cc.bias = e[2]; cc.act = e[3]; cc.resid = e[4]; cc.misalign = e[5];
+        if (i == 6) cc.dh = 2;                    /* dilation (2, 1) */
+        if (i == 10) cc.dw = 2;                   /* dilation (1, 2) */
+        cc.stem = 2;
+        CHECK(run_case(tu_gpu, &cc), "small-C kernel (pf 0) declined case %d: %s", (int)i, last_why);
+        cc.stem = 3;
+        CHECK(run_case(tu_gpu, &cc), "small-C kernel (pf 1) declined case %d: %s", (int)i, last_why);
+        cc.stem = 0;                              /* AUTO: the small-C kernel where C % 8 != 0 or x is misaligned */
+        CHECK(run_case(tu_gpu, &cc), "auto declined case %d: %s", (int)i, last_why);
+    }
+    cc = mk(1, 9, 9, 17, 16, 3, 3, 1, 1, GPUML_F16, GPUML_F16);           /* C = 17: beyond the kernel */
+    cc.stem = 1;
+    CHECK(!run_case(tu_gpu, &cc), "the small-C kernel took C = 17");
+    cc.stem = 0;
+    CHECK(run_case(tu_gpu, &cc), "auto declined C = 17: %s", last_why);  /* the gather configuration */
+    cc = mk(1, 300, 300, 3, 16, 9, 9, 16, 0, GPUML_F16, GPUML_F16);      /* a window tile too large for shared memory */
+    cc.stem = 1;
+    CHECK(!run_case(tu_gpu, &cc), "the small-C kernel took a %lldx%lld-pixel window tile", 15LL * 16 + 9, 15LL * 16 + 9);
+    cc.stem = 0;
+    CHECK(run_case(tu_gpu, &cc), "auto declined the large-stride case: %s", last_why);
 }
 static void dilation_and_odd_windows(void)
 {
@@ -444,6 +511,7 @@ static void not_supported(gpuml_ctx *ctx)
     p.x = x16; p.wt = w16; p.y = y;
     if (gpuml_get_backend(ctx) != GPUML_BACKEND_CUDA || gpuml_device_arch(ctx) < 80) {
         CHECK(gpuml__conv2d_igemm(ctx, &p) == GPUML_ERROR_NOT_SUPPORTED, "a %s context was not declined", gpuml_device_name(ctx));
+        CHECK(gpuml__conv2d_stem(ctx, &p) == GPUML_ERROR_NOT_SUPPORTED, "a %s context was not declined (small-C kernel)", gpuml_device_name(ctx));
     }
     q = p; q.x = x32; q.wt = w32;
     CHECK(gpuml__conv2d_igemm(ctx, &q) == GPUML_ERROR_NOT_SUPPORTED, "f32 x taken");
@@ -462,6 +530,8 @@ static void not_supported(gpuml_ctx *ctx)
     CHECK(gpuml__conv2d_igemm_cfg(ctx, &p, GPUML__CONV_NCFG, 1) == GPUML_ERROR_NOT_SUPPORTED, "cfg out of range taken");
     CHECK(gpuml__conv2d_igemm_cfg(ctx, &p, 1, GPUML__CONV_MAX_SPLITS + 1) == GPUML_ERROR_NOT_SUPPORTED, "too many splits taken");
     CHECK(gpuml__conv2d_igemm(ctx, NULL) != GPUML_SUCCESS, "NULL problem taken");
+    CHECK(gpuml__conv2d_stem(ctx, NULL) != GPUML_SUCCESS, "NULL problem taken by the small-C kernel");
+    CHECK(gpuml__conv2d_stem(ctx, &q) == GPUML_ERROR_NOT_SUPPORTED, "the small-C kernel took a stride-0 problem");
     gpuml_tensor_free(x16); gpuml_tensor_free(x32); gpuml_tensor_free(w16); gpuml_tensor_free(wb);
     gpuml_tensor_free(w32); gpuml_tensor_free(wgp); gpuml_tensor_free(y); gpuml_tensor_free(yi);
 }
@@ -475,7 +545,7 @@ int main(int argc, char **argv)
         {"every_cfg_3x3_s2", every_cfg_3x3_s2}, {"every_cfg_1x1", every_cfg_1x1},
         {"every_cfg_epilogue_f16", every_cfg_epilogue_f16}, {"every_cfg_big_m", every_cfg_big_m},
         {"every_cfg_deep_k", every_cfg_deep_k}, {"stem_7x7_c3", stem_7x7_c3},
-        {"dilation_and_odd_windows", dilation_and_odd_windows}, {"gather_any_c", gather_any_c},
+        {"stem_kernel", stem_kernel}, {"dilation_and_odd_windows", dilation_and_odd_windows}, {"gather_any_c", gather_any_c},
         {"split_k", split_k}, {"resnet_shapes_auto", resnet_shapes_auto},
         {"wgmma_declines_cpu", wgmma_declines_cpu}, {"wgmma_declines_gpu", wgmma_declines_gpu},
         {"wgmma_every_cfg", wgmma_every_cfg}, {"wgmma_fuzz", wgmma_fuzz}, {"wgmma_big_and_split", wgmma_big_and_split},
