@@ -30,12 +30,19 @@ static double now_s(void)
     clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy, kind; } job;   /* kind: 0 forward, 1 backward data, 2 filter */
+typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy, kind; } job;   /* kind: 0 forward, 1 backward data, 2 filter,
+                                                                                                  3 forward 3xTF32 without per-tile sums, 4 3xTF32
+                                                                                                  split in registers (A/B: gpuml__cv_tf32 modes) */
 static gpuml_status run(job *j)
 {
     if (j->copy) return gpuml_copy(ctx, j->y, j->x);
     if (j->kind == 1) return gpuml_conv2d_backward_data(ctx, j->x, j->y, j->w, &j->d);
     if (j->kind == 2) return gpuml_conv2d_backward_filter(ctx, j->w, j->x, j->y, &j->d);
+    if (j->kind >= 3) {
+        gpuml__cv cv;
+        gpuml_status st = gpuml__cv_setup(ctx, "bench", 0, j->x, j->w, j->y, &j->d, &cv);
+        return st == GPUML_SUCCESS ? gpuml__cv_tf32(ctx, &cv, j->kind, -1, 0, "bench") : st;
+    }
     return gpuml_conv2d(ctx, j->y, j->x, j->w, &j->d);
 }
 /* seconds per call; inputs rotate over nj jobs (copies of the problem) so that they exceed L2 */
@@ -147,15 +154,23 @@ int main(int argc, char **argv)
         if (want("resnet"))
             for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {
                 int v;
-                for (v = 0; v < 2; v++) {   /* f32 NCHW, f16 NHWC */
+                /* f16 NHWC; f32 NCHW (AUTO: 3xTF32 on sm_80+), with allow_tf32, through the GEMM path
+                   (AUTO before 3xTF32), 3xTF32 without per-tile sums, 3xTF32 split in registers */
+                static const char *const vname[6] = { "f16 NHWC", "f32 NCHW", "f32 NCHW tf32", "f32 NCHW gemm", "f32 NCHW 3x-trunc", "f32 NCHW 3x-reg" };
+                for (v = 0; v < 6; v++) {
                     job js[2];
                     const int *L = R50[l];
-                    int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v == 0, v ? GPUML_F16 : GPUML_F32);
+                    int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v != 0, v ? GPUML_F32 : GPUML_F16), i;
                     double flop = 2.0 * 32 * p * p * L[2] * L[0] * L[3] * L[3], t;
-                    js[0].d.bias = js[0].bias; js[1].d.bias = js[1].bias;
-                    js[0].d.act = js[1].d.act = GPUML_ACT_RELU;
+                    for (i = 0; i < 2; i++) {
+                        js[i].d.bias = js[i].bias;
+                        js[i].d.act = GPUML_ACT_RELU;
+                        js[i].d.allow_tf32 = v == 2;
+                        if (v == 3) js[i].d.path = GPUML_CONV_GEMM;
+                        if (v >= 4) js[i].kind = v - 1;
+                    }
                     t = time_it(js, 2, 10);
-                    printf("gpuml  resnet %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", v ? "f16 NHWC" : "f32 NCHW", L[0], L[1], L[2], L[3], L[4],
+                    printf("gpuml  resnet %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", vname[v], L[0], L[1], L[2], L[3], L[4],
                            t * 1e6, flop / t * 1e-12);
                     free_jobs(js, 2);
                 }
