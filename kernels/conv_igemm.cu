@@ -179,7 +179,7 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
     constexpr int RPP = NTHR / 4;                    /* tile rows per loader pass (4 chunks a row) */
     constexpr int WTM = BM / WMW, WTN = BN / WNW;    /* warp tile */
     constexpr int MT = WTM / 16, NT = WTN / 8;       /* m16 tiles, n8 tiles per warp */
-    constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
+    constexpr int A_BYTES = BM * 64, B_BYTES = BN * 64, STAGE_BYTES = A_BYTES + B_BYTES;   /* 64-byte rows: BK elements */
     constexpr int A_CPT = BM / RPP, B_CPT = BN / RPP;   /* 16-byte chunks per thread per tile */
     constexpr int GA = BM / 8, GB = BN / 8;          /* gather: elements per thread per tile */
     static_assert(MT >= 1 && NT >= 2 && NT % 2 == 0 && A_CPT >= 1 && B_CPT >= 1, "tile shape");
