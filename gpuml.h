@@ -10219,10 +10219,15 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     int gemm_1x1 = path == GPUML_CONV_AUTO && ctx->arch == 90 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 &&
                    cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1 && cv->c >= 512 &&
                    !(cv->c % 64 == 0 && cv->dt != GPUML_F32 && cv->layout == GPUML_LAYOUT_NHWC);
-    /* f32 forward on sm_80+: tf32 / 3xTF32 on the mma.sync implicit GEMM (forced, or AUTO from
-       GPUML__CV_TF32_MIN multiply-adds on) */
+    /* f32 forward on sm_80+: tf32 / 3xTF32 on the mma.sync implicit GEMM, forced, or AUTO from
+       GPUML__CV_TF32_MIN multiply-adds on: with allow_tf32 always; 3xTF32 only where it beat
+       the GEMM path on the H100 (bench/NOTES_conv.md, ResNet-50 batch 32): NCHW with a window
+       larger than 1x1 (2.6-3.1x the GEMM path's speed), or 1x1 with K >= 4C or C >= 2048; NHWC
+       keeps the GEMM path (on sm_90 the 3xTF32 wgmma matmul; not compared) */
     if (kind == 0 && cv->dt == GPUML_F32 && ctx->arch >= 80 && cv->groups == 1 &&
-        (path == GPUML_CONV_IGEMM || (path == GPUML_CONV_AUTO && (double)cv->n * cv->p * cv->q * cv->k * cv->ncol >= GPUML__CV_TF32_MIN))) {
+        (path == GPUML_CONV_IGEMM ||
+         (path == GPUML_CONV_AUTO && (double)cv->n * cv->p * cv->q * cv->k * cv->ncol >= GPUML__CV_TF32_MIN &&
+          (cv->tf32 || (cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048)))))) {
         gpuml_status st = gpuml__cv_tf32(ctx, cv, cv->tf32 ? 1 : 2, -1, 0, op);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
         gpuml_clear_error(ctx);

@@ -41,15 +41,21 @@ static double act_ref(int act, double v)
     default: return v;
     }
 }
-/* the conv sum at one output and the sum of |terms| */
-static double ref_sum(const tcase *t, const float *x, const float *w, int n, int p, int q, int k, double *abs_sum)
+/* the conv sum at one output and the sum of |terms|; pad_terms: taps in the padding add 0*w
+   (the implicit GEMM multiplies the zero padding by the weights: an Inf weight there gives NaN,
+   as IEEE zero padding does; the CUDA-core kernels skip those taps) */
+static double ref_sum(const tcase *t, const float *x, const float *w, int n, int p, int q, int k, int pad_terms, double *abs_sum)
 {
     int cg = t->c / t->groups, g = k / (t->k / t->groups), r, s, c;
     double acc = 0, a = 0;
     for (r = 0; r < t->r; r++)
         for (s = 0; s < t->s; s++) {
             int h = p * t->sh - t->pad[0] + r * t->dh, ww = q * t->sw - t->pad[2] + s * t->dw;
-            if (h < 0 || h >= t->h || ww < 0 || ww >= t->w) continue;
+            if (h < 0 || h >= t->h || ww < 0 || ww >= t->w) {
+                if (pad_terms)
+                    for (c = 0; c < cg; c++) acc += 0.0 * (double)w[wi(t, k, r, s, c)];
+                continue;
+            }
             for (c = 0; c < cg; c++) {
                 double v = (double)x[xi(t, t->c, t->h, t->w, n, h, ww, g * cg + c)] * (double)w[wi(t, k, r, s, c)];
                 acc += v;
@@ -83,7 +89,8 @@ typedef struct how { gpuml_conv_path path; int mode, cfg, splits; } how;
 
 /* Runs t on ctx; returns the max error / (sum|terms| + |bias|) over the checked outputs (all, or
    `samples` random ones), -1 where the run failed (recorded), -2 where it was declined.
-   specials: put an Inf and a NaN into x and an Inf into w and check the non-finite outputs. */
+   specials: put an Inf and a NaN into x and an Inf into w and check the non-finite outputs
+   (padding taps count as 0*w: see ref_sum). */
 static double run_one(gpuml_ctx *ctx, tcase t, how hw, int same_sign, int samples, int specials, double tol)
 {
     int cg = t.c / t.groups;
@@ -158,7 +165,7 @@ static double run_one(gpuml_ctx *ctx, tcase t, how hw, int same_sign, int sample
         double a, ref, got, err;
         if (t.layout) { q = (int)(o % t.q); rem = o / t.q; p = (int)(rem % t.p); rem /= t.p; k = (int)(rem % t.k); n = (int)(rem / t.k); }
         else { k = (int)(o % t.k); rem = o / t.k; q = (int)(rem % t.q); rem /= t.q; p = (int)(rem % t.p); n = (int)(rem / t.p); }
-        ref = ref_sum(&t, x, w, n, p, q, k, &a);
+        ref = ref_sum(&t, x, w, n, p, q, k, specials, &a);
         if (bias) { ref += bias[k]; a += fabs(bias[k]); }
         ref = act_ref(t.act, ref);
         if (res) ref += res[o];
