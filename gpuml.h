@@ -10145,10 +10145,11 @@ GPUML__FN int gpuml__cv_igemm_problem(const gpuml__cv *cv, gpuml__conv_problem *
    over C' sums small_x*big_w + big_x*small_w + big_x*big_w, each k tile's sum added into the
    accumulators round-to-nearest), mode 3 the same summed in the tensor cores' (truncating)
    accumulators (A/B only), mode 4 3xTF32 split in the kernel's registers (x and w as for tf32:
-   no 3x copies).  cfg / splits as gpuml__conv2d_igemm_cfg (-1 / 0: chosen).  NCHW x and w are transposed by the
-   same pass (NHWC, KRSC); an NCHW y is written by the kernel's epilogue directly.  tf32 on NHWC
-   x with C % 4 == 0 and KRSC w reads them as they are.  NOT_SUPPORTED (no message) where the
-   kernel does not take the problem. */
+   no 3x copies).  cfg / splits as gpuml__conv2d_igemm_cfg (-1 / 0: chosen).  NCHW x and w are
+   transposed by the same pass (NHWC, KRSC); an NCHW y is written by the kernel's epilogue
+   directly.  Modes 1 and 4 read NHWC x with C % 4 == 0 and KRSC w as they are.  NOT_SUPPORTED
+   (no message) where the kernel does not take the problem.  Zero padding takes part in the sums
+   (0 * an Inf weight is NaN there; the CUDA-core kernels skip padding taps). */
 GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int mode, int cfg, int splits, const char *op)
 {
     gpuml__conv_problem pr;
