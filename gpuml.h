@@ -567,7 +567,8 @@ typedef enum gpuml_conv_path {
     GPUML_CONV_AUTO = 0,      /* chosen by shape, dtype, layout and device */
     GPUML_CONV_DIRECT = 1,    /* CUDA cores, one output per thread: every parameter combination */
     GPUML_CONV_GEMM = 2,      /* 1x1 as one gpuml_matmul, else im2col + gpuml_matmul (the CPU's only path) */
-    GPUML_CONV_IGEMM = 3,     /* tensor-core implicit GEMM (f16/bf16 NHWC) */
+    GPUML_CONV_IGEMM = 3,     /* tensor-core implicit GEMM (f16/bf16 NHWC; f32 either layout, groups 1, sm_80+:
+                                 tf32 with allow_tf32, else 3xTF32) */
     GPUML_CONV_WGMMA = 4      /* Hopper wgmma implicit GEMM (f16/bf16 NHWC, C % 64 == 0, sm_90) */
 } gpuml_conv_path;
 typedef struct gpuml_conv2d_desc {
@@ -579,7 +580,8 @@ typedef struct gpuml_conv2d_desc {
     const gpuml_tensor *bias;         /* [K] f32 (forward only) */
     gpuml_activation act;             /* applied after bias (forward only) */
     const gpuml_tensor *residual;     /* y's shape and dtype, added after act (forward only) */
-    int allow_tf32;                   /* f32: tensor-core tf32 allowed (no tf32 kernel yet: ignored) */
+    int allow_tf32;                   /* f32 forward on sm_80+: tensor-core tf32 allowed (inputs rounded to tf32,
+                                         ~1e-3 relative); without it f32 runs as 3xTF32 or on CUDA cores */
     gpuml_conv_path path;             /* force a path (GPUML_ERROR_NOT_SUPPORTED if it cannot run) */
 } gpuml_conv2d_desc;
 GPUML_API int64_t gpuml_conv2d_out_dim(int64_t in, int64_t window, int stride, int pad_lo, int pad_hi, int dilation);
@@ -8976,6 +8978,11 @@ typedef struct gpuml__conv_problem {
     const gpuml_tensor *bias;           /* [k] f32, or NULL */
     const gpuml_tensor *residual;       /* contiguous, y's shape and dtype, or NULL; added after act */
     int act;                            /* gpuml_activation */
+    int tf32;                           /* f32 x and w (mma.sync kernel only): 1 tf32 (inputs rounded in the kernel),
+                                           2 inputs exact in tf32 (3xTF32 split) with each k tile summed apart and
+                                           added round-to-nearest, 3 the same with the tensor cores' accumulation,
+                                           4 3xTF32 split in the kernel's registers (with 2's sums) */
+    int y_nchw;                         /* y and residual are [n,k,p,q] (mma.sync kernel only) */
 } gpuml__conv_problem;
 GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p);
 #define GPUML__HAVE_CONV_IGEMM 1
@@ -9022,12 +9029,19 @@ GPUML__FN const char *gpuml__conv_igemm_why(gpuml_ctx *ctx, const gpuml__conv_pr
     if (ctx->arch < 80) return "needs sm_80 or newer (mma.sync bf16, cp.async)";
     if (ctx->smem_optin < (int)gpuml__conv_cfg_smem(cfg)) return "not enough shared memory per block";
     xt = p->x->dtype; yt = p->y->dtype;
-    if (xt != GPUML_F16 && xt != GPUML_BF16) return "x must be f16 or bf16";
+    if (xt == GPUML_F32 && p->tf32 >= 1 && p->tf32 <= 4) {
+        if (cfg == 0 || cfg == 5 || cfg == 8 || cfg == 9) return "f32 (tf32) takes configurations 1-4, 6, 7 and 10";
+        if ((p->tf32 == 2 || p->tf32 == 4) && cfg != 3 && cfg != 4 && cfg != 7) return "3xTF32 with per-tile sums takes configurations 3, 4 and 7 (registers)";
+        if (yt != GPUML_F32) return "y must be f32 for f32 x";
+    } else if (xt != GPUML_F16 && xt != GPUML_BF16) {
+        return "x must be f16 or bf16 (or f32 with tf32 set)";
+    }
     if (p->wt->dtype != xt) return "w must have x's dtype";
     if (yt != GPUML_F32 && yt != GPUML_F16 && yt != GPUML_BF16) return "y must be f32, f16 or bf16";
     if (p->bias && p->bias->dtype != GPUML_F32) return "bias must be f32";
     if (p->residual && p->residual->dtype != yt) return "residual must have y's dtype";
     if (p->groups != 1) return "grouped convolution";
+    if (p->y_nchw && xt != GPUML_F32) return "an NCHW y is for f32 (tf32) only";
     if (p->act < GPUML_ACT_NONE || p->act > GPUML_ACT_SILU) return "unknown activation";
     if (p->n < 1 || p->h < 1 || p->w < 1 || p->c < 1 || p->k < 1 || p->r < 1 || p->s < 1 || p->p < 1 || p->q < 1)
         return "empty problem";
@@ -9049,7 +9063,7 @@ GPUML__FN const char *gpuml__conv_igemm_why(gpuml_ctx *ctx, const gpuml__conv_pr
         return "operands must be contiguous";
 #ifndef GPUML_NO_CUDA
     if (!gpuml__conv_cfgs[cfg].gather) {
-        if (p->c % 8) return "C % 8 != 0 (16-byte channel chunks; the gather configuration takes it)";
+        if (p->c % (xt == GPUML_F32 ? 4 : 8)) return "C % 8 != 0 (f32: C % 4; 16-byte channel chunks; the gather configuration takes it)";
         if (!gpuml__aligned16(gpuml__dptr(p->x)) || !gpuml__aligned16(gpuml__dptr(p->wt))) return "x or w not 16-byte aligned";
     }
     if (p->bias && gpuml__dptr(p->bias) % 4) return "bias not 4-byte aligned";
@@ -9057,6 +9071,12 @@ GPUML__FN const char *gpuml__conv_igemm_why(gpuml_ctx *ctx, const gpuml__conv_pr
     return NULL;
 }
 
+/* k tiles of p: 32 elements (f16/bf16) or 16 (f32 with tf32) of R*S*C, one 64-byte smem row */
+GPUML__FN int64_t gpuml__conv_ktiles(const gpuml__conv_problem *p)
+{
+    int64_t bk = p->x && p->x->dtype == GPUML_F32 ? 16 : 32;
+    return (p->r * p->s * p->c + bk - 1) / bk;
+}
 /* The modeled time (us) of p with configuration cfg split `splits` ways along K_gemm: whole
    waves of CTAs over the SMs at the configuration's residency, plus for split-K the f32
    partial sums' round trip (~3 TB/s) and the extra launch.  -1 where the split leaves a slice
@@ -9064,7 +9084,7 @@ GPUML__FN const char *gpuml__conv_igemm_why(gpuml_ctx *ctx, const gpuml__conv_pr
 GPUML__FN double gpuml__conv_igemm_model(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
 {
     const gpuml__conv_cfg *c = &gpuml__conv_cfgs[cfg];
-    int64_t M = p->n * p->p * p->q, kt = (p->r * p->s * p->c + 31) / 32, per = (kt + splits - 1) / splits;
+    int64_t M = p->n * p->p * p->q, kt = gpuml__conv_ktiles(p), per = (kt + splits - 1) / splits;
     int64_t ctas = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
     /* residency: the configuration's, or what this device's shared memory allows */
     int64_t per_sm = GPUML__MAX(GPUML__MIN((int64_t)c->per_sm, (int64_t)(ctx->smem_optin + 1024) / gpuml__conv_cfg_smem(cfg)), 1);
@@ -9082,7 +9102,7 @@ GPUML__FN int gpuml__conv_igemm_choose(gpuml_ctx *ctx, const gpuml__conv_problem
 {
     int i, s, best = -1, best_s = 1;
     double best_t = 0;
-    int64_t kt = (p->r * p->s * p->c + 31) / 32;
+    int64_t kt = gpuml__conv_ktiles(p);
     for (i = 0; i < GPUML__CONV_NCFG; i++) {
         if (gpuml__conv_cfgs[i].gather || gpuml__conv_igemm_why(ctx, p, i)) continue;
         for (s = 1; s <= GPUML__CONV_MAX_SPLITS && (s == 1 || kt / s >= 4); s++) {
@@ -9103,6 +9123,12 @@ typedef struct gpuml__conv_kparams {
     int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
     int M, Kg, splits;
 } gpuml__conv_kparams;
+/* mirrors struct gpuml__conv_prep_params in kernels/conv_igemm.cu (gpuml_conv_tf32_prep) */
+typedef struct gpuml__conv_prep_kparams {
+    gpuml__CUdeviceptr src, dst;
+    int64_t s0, s1, s2, s3;
+    int n, hw, w, c, cp, parts, role;
+} gpuml__conv_prep_kparams;
 GPUML__FN void gpuml__conv_kparams_fill(gpuml__conv_kparams *kp, const gpuml__conv_problem *p, int splits)
 {
     memset(kp, 0, sizeof *kp);
@@ -9159,7 +9185,7 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
     if (cfg < 0) cfg = gpuml__conv_igemm_choose(ctx, p, &splits);
     if (gpuml__conv_igemm_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
-    kt = (p->r * p->s * p->c + 31) / 32;
+    kt = gpuml__conv_ktiles(p);
     if (splits < 1) splits = 1;
     if (splits > GPUML__CONV_MAX_SPLITS || splits > kt) return GPUML_ERROR_NOT_SUPPORTED;
     per = (kt + splits - 1) / splits;
@@ -9169,6 +9195,12 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm_cfg(gpuml_ctx *ctx, const gpuml__conv
              (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg);
     snprintf(sopts, sizeof sopts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=%d",
              (int)p->x->dtype, cfg);
+    if (p->x->dtype == GPUML_F32) {   /* tf32: rounding, per-tile sums; the output layout (not for split-K's partial sums) */
+        size_t lo = strlen(opts), ls = strlen(sopts);
+        int tf = p->tf32 == 1 ? 1 : p->tf32 == 4 ? 2 : 0, rn = p->tf32 == 2 || p->tf32 == 4;
+        snprintf(opts + lo, sizeof opts - lo, " -DGPUML_CONV_TF32=%d -DGPUML_CONV_RN=%d -DGPUML_CONV_YNCHW=%d", tf, rn, p->y_nchw != 0);
+        snprintf(sopts + ls, sizeof sopts - ls, " -DGPUML_CONV_TF32=%d -DGPUML_CONV_RN=%d", tf, rn);
+    }
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, splits > 1 ? sopts : opts, "gpuml_conv_igemm", &fn));
     gpuml__conv_kparams_fill(&kp, p, splits);
     grid[0] = (unsigned)((p->k + gpuml__conv_cfgs[cfg].bn - 1) / gpuml__conv_cfgs[cfg].bn);
@@ -9452,6 +9484,7 @@ typedef struct gpuml__cv {
     int64_t xs[4], ws[4], ys[4], rs[4];                 /* logical strides (elements) */
     const gpuml_tensor *x, *wt, *y, *bias, *res;   /* wt: the weights */
     gpuml_dtype dt;
+    int tf32;                                           /* desc.allow_tf32 */
 } gpuml__cv;
 
 GPUML__DEF int64_t gpuml_conv2d_out_dim(int64_t in, int64_t window, int stride, int pad_lo, int pad_hi, int dilation)
@@ -9536,6 +9569,7 @@ GPUML__FN gpuml_status gpuml__cv_setup(gpuml_ctx *ctx, const char *op, int kind,
     cv->dh = d.dilation[0] ? d.dilation[0] : 1; cv->dw = d.dilation[1] ? d.dilation[1] : 1;
     cv->pt = d.pad[0]; cv->pb = d.pad[1]; cv->pl = d.pad[2]; cv->pr = d.pad[3];
     cv->act = (int)d.act;
+    cv->tf32 = d.allow_tf32 != 0;
     cv->dt = x->dtype;
     if (cv->c % cv->groups || cv->k % cv->groups)
         return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: channels (C = %lld in, K = %lld out) must be divisible by groups = %d", op,
@@ -10421,6 +10455,79 @@ GPUML__FN int gpuml__cv_igemm_problem(const gpuml__cv *cv, gpuml__conv_problem *
     return 1;
 }
 
+#ifndef GPUML__CV_TF32_MIN
+#define GPUML__CV_TF32_MIN 16777216.0   /* multiply-adds from which AUTO takes the tensor cores for f32 */
+#endif
+/* f32 forward (groups 1) on the mma.sync implicit GEMM, sm_80+: mode 1 tf32 (x and w rounded to
+   tf32 in the kernel), mode 2 3xTF32 (f32-level error: the prep kernel writes x' = [small | bigf |
+   big] and w' = [bigf | small | big] along channels, C' = 3C rounded up to 4, and one tf32 conv
+   over C' sums small_x*big_w + big_x*small_w + big_x*big_w, each k tile's sum added into the
+   accumulators round-to-nearest), mode 3 the same summed in the tensor cores' (truncating)
+   accumulators (A/B only), mode 4 3xTF32 split in the kernel's registers (x and w as for tf32:
+   no 3x copies).  cfg / splits as gpuml__conv2d_igemm_cfg (-1 / 0: chosen).  NCHW x and w are
+   transposed by the same pass (NHWC, KRSC); an NCHW y is written by the kernel's epilogue
+   directly.  Modes 1 and 4 read NHWC x with C % 4 == 0 and KRSC w as they are.  NOT_SUPPORTED
+   (no message) where the kernel does not take the problem.  Zero padding takes part in the sums
+   (0 * an Inf weight is NaN there; the CUDA-core kernels skip padding taps). */
+GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int mode, int cfg, int splits, const char *op)
+{
+    gpuml__conv_problem pr;
+    gpuml_tensor *tmp[2] = { NULL, NULL }, fake[2];
+    const gpuml_tensor *src[2];
+    gpuml_status st = GPUML_SUCCESS;
+    int parts = mode == 1 || mode == 4 ? 1 : 3, direct[2], i;
+    int64_t cp = (parts * cv->c + 3) / 4 * 4, len[2], one = 1;
+    if (cv->dt != GPUML_F32 || cv->groups != 1 || ctx->arch < 80 || cv->pb < 0 || cv->pr < 0 || !gpuml__is_contig(cv->y) ||
+        (cv->res && !gpuml__is_contig(cv->res)) || cv->n > INT32_MAX || cv->k > INT32_MAX || cv->h * cv->w > INT32_MAX ||
+        cv->r * cv->s > INT32_MAX || cp > INT32_MAX)
+        return GPUML_ERROR_NOT_SUPPORTED;
+    /* tf32 reads NHWC x (C % 4 == 0) and KRSC w as they are; the rest goes through the prep kernel */
+    direct[0] = parts == 1 && cv->layout == GPUML_LAYOUT_NHWC && gpuml__is_contig(cv->x) && cv->c % 4 == 0 && gpuml__aligned16(gpuml__dptr(cv->x));
+    direct[1] = parts == 1 && cv->ws[3] == 1 && cv->ws[2] == cv->c && cv->ws[1] == cv->s * cv->c && cv->ws[0] == cv->ncol &&
+                cv->c % 4 == 0 && gpuml__aligned16(gpuml__dptr(cv->wt));
+    src[0] = cv->x; src[1] = cv->wt;
+    memset(&pr, 0, sizeof pr);
+    pr.n = cv->n; pr.h = cv->h; pr.w = cv->w; pr.c = cp; pr.k = cv->k; pr.r = cv->r; pr.s = cv->s; pr.p = cv->p; pr.q = cv->q;
+    pr.stride_h = cv->sh; pr.stride_w = cv->sw; pr.pad_h = cv->pt; pr.pad_w = cv->pl; pr.dil_h = cv->dh; pr.dil_w = cv->dw;
+    pr.groups = 1; pr.y = cv->y; pr.bias = cv->bias; pr.residual = cv->res; pr.act = cv->act;
+    pr.tf32 = mode;
+    pr.y_nchw = cv->layout == GPUML_LAYOUT_NCHW;
+    /* the kernel's own checks first (sizes, shared memory), on operands shaped as it would get them */
+    len[0] = cv->n * cv->h * cv->w * cp; len[1] = cv->k * cv->r * cv->s * cp;
+    for (i = 0; i < 2; i++) fake[i] = gpuml__cv_view(src[i], 1, &len[i], &one, -src[i]->offset);
+    pr.x = direct[0] ? cv->x : &fake[0];
+    pr.wt = direct[1] ? cv->wt : &fake[1];
+    if (mode < 1 || mode > 4) return GPUML_ERROR_NOT_SUPPORTED;
+    if (cfg >= 0 ? gpuml__conv_igemm_why(ctx, &pr, cfg) != NULL : gpuml__conv_igemm_choose(ctx, &pr, NULL) == GPUML__CONV_GATHER_CFG)
+        return GPUML_ERROR_NOT_SUPPORTED;
+    for (i = 0; i < 2 && st == GPUML_SUCCESS; i++) {
+        gpuml__conv_prep_kparams kp;
+        gpuml__CUfunction fn;
+        unsigned grid[3], block[3] = {32, 8, 1};
+        void *args[1];
+        const int64_t *sx = i ? cv->ws : cv->xs;
+        if (direct[i]) continue;
+        memset(&kp, 0, sizeof kp);
+        kp.s0 = sx[0]; kp.s1 = sx[1]; kp.s2 = sx[2]; kp.s3 = sx[3];
+        kp.n = (int)(i ? cv->k : cv->n); kp.hw = (int)(i ? cv->r * cv->s : cv->h * cv->w); kp.w = (int)(i ? cv->s : cv->w);
+        kp.c = (int)cv->c; kp.cp = (int)cp; kp.parts = parts; kp.role = i;
+        grid[0] = (unsigned)((kp.hw + 31) / 32); grid[1] = (unsigned)((cv->c + 31) / 32); grid[2] = (unsigned)kp.n;
+        if (grid[1] > 65535 || grid[2] > 65535) { st = GPUML_ERROR_NOT_SUPPORTED; break; }
+        st = gpuml__kernel(ctx, &gpuml__fam_conv_igemm, "-DGPUML_CONV_PREP=1", "gpuml_conv_tf32_prep", &fn);
+        if (st != GPUML_SUCCESS) break;
+        tmp[i] = gpuml__tensor_new(ctx, GPUML_F32, 1, &len[i], op);
+        if (!tmp[i]) { st = ctx->status; break; }
+        kp.src = gpuml__dptr(src[i]); kp.dst = gpuml__dptr(tmp[i]);
+        args[0] = &kp;
+        st = gpuml__launch(ctx, fn, grid, block, 0, args, parts == 1 ? "conv2d (f32 operand layout)" : "conv2d (3xTF32 split)");
+        if (i) pr.wt = tmp[i]; else pr.x = tmp[i];
+    }
+    if (st == GPUML_SUCCESS) st = gpuml__conv2d_igemm_cfg(ctx, &pr, cfg, splits);
+    gpuml_tensor_free(tmp[0]);   /* stream-ordered */
+    gpuml_tensor_free(tmp[1]);
+    return st;
+}
+
 GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpuml_conv_path path, const char *op)
 {
     gpuml__conv_params kp;
@@ -10432,6 +10539,19 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     int gemm_1x1 = path == GPUML_CONV_AUTO && ctx->arch == 90 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 &&
                    cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1 && cv->c >= 512 &&
                    !(cv->c % 64 == 0 && cv->dt != GPUML_F32 && cv->layout == GPUML_LAYOUT_NHWC);
+    /* f32 forward on sm_80+: tf32 / 3xTF32 on the mma.sync implicit GEMM, forced, or AUTO from
+       GPUML__CV_TF32_MIN multiply-adds on: with allow_tf32 always; 3xTF32 only where it beat
+       the GEMM path on the H100 (bench/NOTES_conv.md, ResNet-50 batch 32): NCHW with a window
+       larger than 1x1 (2.6-3.1x the GEMM path's speed), or 1x1 with K >= 4C or C >= 2048; NHWC
+       keeps the GEMM path (on sm_90 the 3xTF32 wgmma matmul; not compared) */
+    if (kind == 0 && cv->dt == GPUML_F32 && ctx->arch >= 80 && cv->groups == 1 &&
+        (path == GPUML_CONV_IGEMM ||
+         (path == GPUML_CONV_AUTO && (double)cv->n * cv->p * cv->q * cv->k * cv->ncol >= GPUML__CV_TF32_MIN &&
+          (cv->tf32 || (cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048)))))) {
+        gpuml_status st = gpuml__cv_tf32(ctx, cv, cv->tf32 ? 1 : 2, -1, 0, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+        gpuml_clear_error(ctx);
+    }
     if (kind == 0 && !gemm_1x1 && (path == GPUML_CONV_AUTO || path == GPUML_CONV_IGEMM)) {
         gpuml__conv_problem pr;
         if (gpuml__cv_igemm_problem(cv, &pr)) {
@@ -10441,8 +10561,8 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
         }
         if (path == GPUML_CONV_IGEMM)
             return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM path cannot take this problem (it needs "
-                               "f16/bf16, contiguous NHWC x, y and residual, contiguous KRSC weights, sm_80+; %s on sm_%d)", op,
-                               gpuml__dtype_names[cv->dt], ctx->arch);
+                               "f16/bf16 with contiguous NHWC x, y and residual and contiguous KRSC weights, or f32 with groups 1 "
+                               "and contiguous y and residual; sm_80+; %s on sm_%d)", op, gpuml__dtype_names[cv->dt], ctx->arch);
     }
     if (kind == 0 && path == GPUML_CONV_WGMMA) {
         gpuml__conv_problem pr;
@@ -10735,6 +10855,19 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=8" },
     { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=16 -DGPUML_STEM_PF=1" },
     { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=8 -DGPUML_STEM_PF=0" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=1 -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=0" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=1 -DGPUML_CONV_TF32=0 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=2 -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=0" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=3 -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=4 -DGPUML_CONV_TF32=0 -DGPUML_CONV_RN=1 -DGPUML_CONV_YNCHW=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=6 -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=7 -DGPUML_CONV_TF32=0 -DGPUML_CONV_RN=1 -DGPUML_CONV_YNCHW=0" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=10 -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=3 -DGPUML_CONV_TF32=0 -DGPUML_CONV_RN=1 -DGPUML_CONV_YNCHW=0" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=3 -DGPUML_CONV_TF32=2 -DGPUML_CONV_RN=1 -DGPUML_CONV_YNCHW=1" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=7 -DGPUML_CONV_TF32=2 -DGPUML_CONV_RN=1 -DGPUML_CONV_YNCHW=0" },
+    { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=4 -DGPUML_CONV_TF32=2 -DGPUML_CONV_RN=1 -DGPUML_CONV_YNCHW=1" },
+    { "conv_igemm", "-DGPUML_CONV_PREP=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2" },

@@ -30,12 +30,21 @@ static double now_s(void)
     clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy, kind; } job;   /* kind: 0 forward, 1 backward data, 2 filter */
+/* kind: 0 forward, 1 backward data, 2 filter, 3 forward through gpuml__cv_tf32 (f32 on tensor cores)
+   with mode (1 tf32, 2 3xTF32, 3 3xTF32 without per-tile sums, 4 3xTF32 split in registers),
+   tile configuration cfg and splits (-1 / 0: chosen) */
+typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy, kind, mode, cfg, splits; } job;
 static gpuml_status run(job *j)
 {
     if (j->copy) return gpuml_copy(ctx, j->y, j->x);
     if (j->kind == 1) return gpuml_conv2d_backward_data(ctx, j->x, j->y, j->w, &j->d);
     if (j->kind == 2) return gpuml_conv2d_backward_filter(ctx, j->w, j->x, j->y, &j->d);
+    if (j->kind == 3) {
+        gpuml__cv cv;
+        gpuml_status st = gpuml__cv_setup(ctx, "bench", 0, j->x, j->w, j->y, &j->d, &cv);
+        if (st == GPUML_SUCCESS) st = gpuml__cv_tf32(ctx, &cv, j->mode, j->cfg, j->splits, "bench");
+        return st == GPUML_ERROR_NOT_SUPPORTED ? (gpuml_clear_error(ctx), GPUML_ERROR_NOT_SUPPORTED) : st;
+    }
     return gpuml_conv2d(ctx, j->y, j->x, j->w, &j->d);
 }
 /* seconds per call; inputs rotate over nj jobs (copies of the problem) so that they exceed L2 */
@@ -147,19 +156,72 @@ int main(int argc, char **argv)
         if (want("resnet"))
             for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {
                 int v;
-                for (v = 0; v < 2; v++) {   /* f32 NCHW, f16 NHWC */
+                /* f16 NHWC; f32 NCHW (AUTO: 3xTF32 on sm_80+), with allow_tf32, through the GEMM path
+                   (AUTO before 3xTF32), 3xTF32 without per-tile sums, 3xTF32 split in registers */
+                static const char *const vname[6] = { "f16 NHWC", "f32 NCHW", "f32 NCHW tf32", "f32 NCHW gemm", "f32 NCHW 3x-trunc", "f32 NCHW 3x-reg" };
+                for (v = 0; v < 6; v++) {
                     job js[2];
                     const int *L = R50[l];
-                    int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v == 0, v ? GPUML_F16 : GPUML_F32);
+                    int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v != 0, v ? GPUML_F32 : GPUML_F16), i;
                     double flop = 2.0 * 32 * p * p * L[2] * L[0] * L[3] * L[3], t;
-                    js[0].d.bias = js[0].bias; js[1].d.bias = js[1].bias;
-                    js[0].d.act = js[1].d.act = GPUML_ACT_RELU;
+                    for (i = 0; i < 2; i++) {
+                        js[i].d.bias = js[i].bias;
+                        js[i].d.act = GPUML_ACT_RELU;
+                        js[i].d.allow_tf32 = v == 2;
+                        if (v == 3) js[i].d.path = GPUML_CONV_GEMM;
+                        if (v >= 4) { js[i].kind = 3; js[i].mode = v - 1; js[i].cfg = -1; }
+                    }
                     t = time_it(js, 2, 10);
-                    printf("gpuml  resnet %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", v ? "f16 NHWC" : "f32 NCHW", L[0], L[1], L[2], L[3], L[4],
+                    printf("gpuml  resnet %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", vname[v], L[0], L[1], L[2], L[3], L[4],
                            t * 1e6, flop / t * 1e-12);
                     free_jobs(js, 2);
                 }
             }
+        if (filter && strcmp(filter, "tf32prof") == 0) {
+            /* for a kernel profiler (nsys): one layer (GPUML_BENCH_LAYER of tf32cfg's), NCHW, tf32 and 3xTF32 */
+            static const int LT[4][6] = { { 64, 56, 64, 3, 1, 1 }, { 256, 56, 64, 1, 1, 0 }, { 1024, 14, 256, 1, 1, 0 }, { 512, 7, 512, 3, 1, 1 } };
+            const int *L = LT[getenv("GPUML_BENCH_LAYER") ? atoi(getenv("GPUML_BENCH_LAYER")) & 3 : 0];
+            int mode, i;
+            for (mode = 1; mode <= 2; mode++) {
+                job js[2];
+                double t;
+                make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, 1, GPUML_F32);
+                for (i = 0; i < 2; i++) { js[i].kind = 3; js[i].mode = mode; js[i].cfg = -1; js[i].splits = 0; }
+                t = time_it(js, 2, 10);
+                printf("gpuml  tf32prof mode %d c%d %d k%d r%d: %.1f us\n", mode, L[0], L[1], L[2], L[3], t * 1e6);
+                free_jobs(js, 2);
+            }
+        }
+        if (want("tf32cfg")) {
+            /* f32 on tensor cores by mode, layout and tile configuration (splits: 1 and chosen);
+               NHWC with modes 1 and 4 reads x and w as they are: the kernel alone */
+            static const int LT[4][6] = { { 64, 56, 64, 3, 1, 1 }, { 256, 56, 64, 1, 1, 0 }, { 1024, 14, 256, 1, 1, 0 }, { 512, 7, 512, 3, 1, 1 } };
+            static const int cf[3][8] = { { 1, 2, 3, 4, 6, 7, 10, -1 }, { 3, 4, 7, -1 }, { 3, 4, 7, -1 } };
+            static const int modes[3] = { 1, 4, 2 };
+            int mi, layout, ci, sp;
+            for (l = 0; l < 4; l++)
+                for (mi = 0; mi < 3; mi++)
+                    for (layout = 0; layout < 2; layout++) {
+                        job js[2];
+                        const int *L = LT[l];
+                        int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, layout, GPUML_F32), i;
+                        double flop = 2.0 * 32 * p * p * L[2] * L[0] * L[3] * L[3], t;
+                        for (ci = 0; ci < 8; ci++)
+                            for (sp = 0; sp < 2; sp++) {
+                                if (ci && cf[mi][ci - 1] == -1) break;
+                                if (cf[mi][ci] == -1 && sp) break;
+                                for (i = 0; i < 2; i++) { js[i].kind = 3; js[i].mode = modes[mi]; js[i].cfg = cf[mi][ci]; js[i].splits = sp ? 0 : 1; }
+                                if (cf[mi][ci] >= 0 && sp) {   /* the model's split for this configuration: skip when it is 1 */
+                                    continue;
+                                }
+                                t = time_it(js, 2, 10);
+                                if (t < 0) { gpuml_clear_error(ctx); continue; }
+                                printf("gpuml  tf32cfg mode %d %s cfg %2d c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", modes[mi], layout ? "NCHW" : "NHWC",
+                                       cf[mi][ci], L[0], L[1], L[2], L[3], L[4], t * 1e6, flop / t * 1e-12);
+                            }
+                        free_jobs(js, 2);
+                    }
+        }
         if (want("bwd"))
             for (l = 0; l < 3; l++) {
                 static const int B[3][6] = { { 64, 56, 64, 3, 1, 1 }, { 256, 14, 256, 3, 1, 1 }, { 256, 56, 64, 1, 1, 0 } };

@@ -21,7 +21,12 @@ g, t = load(sys.argv[1]), load(sys.argv[2])
 groups = {}
 for key, tg in g.items():
     kind, rest = key
+    ab = re.match(r"f32 NCHW (gemm|3x-trunc|3x-reg) ", rest)   # A/B rows: against cuDNN f32
+    if ab:
+        key = (kind, rest.replace(" " + ab.group(1), ""))
     for suffix in ("", " tf32"):
+        if suffix and ("f32 NCHW tf32" in rest or ab):
+            continue
         ref_key = (kind, rest.replace("f32 NCHW", "f32 NCHW" + suffix)) if suffix else key
         if suffix and "f32 NCHW" not in rest:
             continue

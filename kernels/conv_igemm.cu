@@ -129,20 +129,66 @@ static __device__ __forceinline__ void gpuml__conv_out8(typename gpuml__dt<CDT>:
     }
 }
 
-template <int DT, int CDT, int EPI, int HAS_BIAS, int HAS_RESID, int BM, int BN, int WMW, int STAGES, int GATHER, int WARPS>
+/* f32 -> tf32, round to nearest (ties away), in an f32 register's bits */
+static __device__ __forceinline__ gpuml__u32 gpuml__cvt_tf32(gpuml__u32 x)
+{
+    gpuml__u32 r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(x)));
+    return r;
+}
+/* 3xTF32 split of one f32 (bits v): big = v with the low 13 mantissa bits cleared, small =
+   (v - big) rounded to tf32 (v - big is exact; error <= 2^-21 |v|), bigf = big; for Inf/NaN v
+   big = v and small = bigf = 0, so that v meets only the other side's big part (inf*b, never
+   inf*0 in a cross term) */
+static __device__ __forceinline__ void gpuml__split3(const gpuml__u32 v, gpuml__u32 &big, gpuml__u32 &small, gpuml__u32 &bigf)
+{
+    const gpuml__u32 t = v & 0xffffe000u;
+    const float d = __uint_as_float(v) - __uint_as_float(t);
+    const bool fin = d == d;                         /* NaN exactly for Inf / NaN v */
+    small = fin ? gpuml__cvt_tf32(__float_as_uint(d)) : 0u;
+    big = fin ? t : v;
+    bigf = fin ? t : 0u;
+}
+/* one tensor-core step of the conv: m16n8k16 f16/bf16 (DT 1, 2) or m16n8k8 tf32 (DT 0); the
+   fragments of both come from the same ldmatrix.x4 loads (a 32-bit element is a b16 pair) */
+template <int DT>
+static __device__ __forceinline__ void gpuml__conv_mma(float *d, const gpuml__u32 *a, gpuml__u32 b0, gpuml__u32 b1)
+{
+    if (DT == 0)
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        gpuml__mma_16816<DT>(d, a, b0, b1);
+}
+
+/* DT 0 (f32 x and w, tf32 mma): a k tile is 16 floats (the same 64-byte smem rows), a 16-byte
+   chunk 4 channels; TF32 1: the fragments are rounded to tf32 (cvt.rna) before the mma, 0: the
+   operands are exact in tf32 already (3xTF32 split by the prep kernel), 2: 3xTF32 split here, in
+   registers (gpuml__split3; with RN).  RN 1 (DT 0 only): each k tile's two mma
+   run into zeroed registers, added into the accumulators with one round-to-nearest f32 add (the
+   tensor cores' own accumulation truncates; bench/NOTES_conv.md).  YNCHW: y (and res) are
+   [N][K][P][Q] instead of [N][P][Q][K]. */
+template <int DT, int CDT, int EPI, int HAS_BIAS, int HAS_RESID, int BM, int BN, int WMW, int STAGES, int GATHER, int WARPS,
+          int TF32 = 0, int RN = 0, int YNCHW = 0>
 static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_params &p)
 {
-    constexpr int BK = 32, NTHR = WARPS * 32, WNW = WARPS / WMW;
+    constexpr int ES = DT == 0 ? 4 : 2, EPC = 16 / ES;   /* bytes an element, elements a 16-byte chunk */
+    constexpr int BK = 64 / ES, NTHR = WARPS * 32, WNW = WARPS / WMW;
     constexpr int RPP = NTHR / 4;                    /* tile rows per loader pass (4 chunks a row) */
     constexpr int WTM = BM / WMW, WTN = BN / WNW;    /* warp tile */
     constexpr int MT = WTM / 16, NT = WTN / 8;       /* m16 tiles, n8 tiles per warp */
-    constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
+    constexpr int A_BYTES = BM * 64, B_BYTES = BN * 64, STAGE_BYTES = A_BYTES + B_BYTES;   /* 64-byte rows: BK elements */
     constexpr int A_CPT = BM / RPP, B_CPT = BN / RPP;   /* 16-byte chunks per thread per tile */
     constexpr int GA = BM / 8, GB = BN / 8;          /* gather: elements per thread per tile */
     static_assert(MT >= 1 && NT >= 2 && NT % 2 == 0 && A_CPT >= 1 && B_CPT >= 1, "tile shape");
     static_assert(STAGES >= 2, "stages");
     static_assert(!GATHER || STAGES == 2, "the gather variant double-buffers through registers");
     static_assert(!GATHER || NTHR == 256, "the gather variant's thread map assumes 8 warps");
+    static_assert(!GATHER || DT != 0, "no gather variant for f32");
+    static_assert(!RN || DT == 0, "RN is for tf32");
+    static_assert(TF32 != 2 || RN, "the in-register split runs with RN");
     static_assert(BM % RPP == 0 && BN % RPP == 0 && WNW * WMW == WARPS, "loader map");
 
     extern __shared__ __align__(128) unsigned char gpuml__conv_smem[];
@@ -171,12 +217,12 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
     const gpuml__u32 sbase = gpuml__mma_smem_addr(gpuml__conv_smem);
 
     /* ---------------- 16-byte loader state (GATHER == 0) ---------------- */
-    const int lc = tid & 3;                          /* this thread's 8-channel chunk of a k tile */
+    const int lc = tid & 3;                          /* this thread's 16-byte channel chunk of a k tile */
     const char *xrow[GATHER ? 1 : A_CPT];
     int ih0[GATHER ? 1 : A_CPT], iw0[GATHER ? 1 : A_CPT];
     const char *b_src[GATHER ? 1 : B_CPT];
     gpuml__u32 b_ok[GATHER ? 1 : B_CPT];
-    int kg = kt0 * BK + lc * 8, cc = 0, ss = 0, rr = 0;         /* next tile's k index and its (r, s, c) */
+    int kg = kt0 * BK + lc * EPC, cc = 0, ss = 0, rr = 0;         /* next tile's k index and its (r, s, c) */
     /* ---------------- gather state (GATHER == 1) ---------------- */
     const int gk = tid & 31, grow = tid >> 5;       /* column within the k tile; first row */
     gpuml__conv_row *rowtab = (gpuml__conv_row *)(gpuml__conv_smem + STAGES * STAGE_BYTES);
@@ -189,7 +235,7 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
             const int m = m0 + (tid >> 2) + i * RPP;
             if (m < M) {
                 const int ni = m / PQ, rem = m - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
-                xrow[i] = X + (gpuml__i64)ni * H * W * C * 2;
+                xrow[i] = X + (gpuml__i64)ni * H * W * C * ES;
                 ih0[i] = pp * p.stride_h - p.pad_h;
                 iw0[i] = qq * p.stride_w - p.pad_w;
             } else {
@@ -202,7 +248,7 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
         for (int i = 0; i < B_CPT; i++) {
             const int n = n0 + (tid >> 2) + i * RPP;
             b_ok[i] = n < K ? 16u : 0u;
-            b_src[i] = Wt + ((gpuml__i64)(n < K ? n : 0) * Kg + kg) * 2;
+            b_src[i] = Wt + ((gpuml__i64)(n < K ? n : 0) * Kg + kg) * ES;
         }
         const int rs = kg / C;
         cc = kg - rs * C;
@@ -236,18 +282,18 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
         for (int i = 0; i < A_CPT; i++) {
             const int ih = ih0[i] + dh, iw = iw0[i] + dw;
             const bool ok = kok && (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W;
-            const char *src = ok ? xrow[i] + ((gpuml__i64)(ih * W + iw) * C + cc) * 2 : X;
+            const char *src = ok ? xrow[i] + ((gpuml__i64)(ih * W + iw) * C + cc) * ES : X;
             gpuml__mma_cp16(sA + gpuml__mma_swz64((tid >> 2) + i * RPP, lc), src, ok ? 16u : 0u);
         }
 #pragma unroll
         for (int i = 0; i < B_CPT; i++) {
             const gpuml__u32 sz = kok ? b_ok[i] : 0u;
             gpuml__mma_cp16(sB + gpuml__mma_swz64((tid >> 2) + i * RPP, lc), sz ? (const void *)b_src[i] : (const void *)Wt, sz);
-            b_src[i] += BK * 2;
+            b_src[i] += BK * ES;
         }
         kg += BK;
         cc += BK;
-        while (cc >= C) {                            /* at most once when C >= 32 */
+        while (cc >= C) {                            /* at most once when C >= BK */
             cc -= C;
             if (++ss == S) { ss = 0; rr++; }
         }
@@ -322,23 +368,90 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
         }
 
         const gpuml__u32 sA = sbase + (gpuml__u32)(rd * STAGE_BYTES), sB = sA + A_BYTES;
+        /* fragments of k half kk of the tile (rounded to tf32 where TF32) */
+        auto a_frag = [&](int kk, int mt, gpuml__u32 (&a)[4]) {
+            gpuml__mma_ldsm4(a[0], a[1], a[2], a[3], sA + a_ld[kk] + mt * 1024);
+            if (DT == 0 && TF32 == 1) {
 #pragma unroll
-        for (int kk = 0; kk < 2; kk++) {
-            gpuml__u32 af[MT][4], bfr[NT][2];
-#pragma unroll
-            for (int mt = 0; mt < MT; mt++)
-                gpuml__mma_ldsm4(af[mt][0], af[mt][1], af[mt][2], af[mt][3], sA + a_ld[kk] + mt * 1024);
+                for (int e = 0; e < 4; e++) a[e] = gpuml__cvt_tf32(a[e]);
+            }
+        };
+        auto b_frags = [&](int kk, gpuml__u32 (&bfr)[NT][2]) {
 #pragma unroll
             for (int np = 0; np < NT / 2; np++)
-                gpuml__mma_ldsm4(bfr[2 * np][0], bfr[2 * np + 1][0], bfr[2 * np][1], bfr[2 * np + 1][1],
-                                 sB + b_ld[kk] + np * 1024);
+                gpuml__mma_ldsm4(bfr[2 * np][0], bfr[2 * np + 1][0], bfr[2 * np][1], bfr[2 * np + 1][1], sB + b_ld[kk] + np * 1024);
+            if (DT == 0 && TF32 == 1) {
 #pragma unroll
-            for (int mt = 0; mt < MT; mt++)
+                for (int nt = 0; nt < NT; nt++) { bfr[nt][0] = gpuml__cvt_tf32(bfr[nt][0]); bfr[nt][1] = gpuml__cvt_tf32(bfr[nt][1]); }
+            }
+        };
+        if (!RN) {
+#pragma unroll
+            for (int kk = 0; kk < 2; kk++) {
+                gpuml__u32 af[MT][4], bfr[NT][2];
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++) a_frag(kk, mt, af[mt]);
+                b_frags(kk, bfr);
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                    for (int j = 0; j < NT; j++) {
+                        const int nt = (mt & 1) ? NT - 1 - j : j;
+                        gpuml__conv_mma<DT>(acc[mt][nt], af[mt], bfr[nt][0], bfr[nt][1]);
+                    }
+            }
+        } else if (TF32 == 2) {
+            /* 3xTF32 split in registers: x.w ~ small_x*bigf_w + bigf_x*small_w + big_x*big_w
+               (small terms first); per k half the three mma run into zeroed registers, added
+               into acc round-to-nearest (one k half at a time: registers) */
+#pragma unroll
+            for (int kk = 0; kk < 2; kk++) {
+                gpuml__u32 bb[NT][2], bs[NT][2], bf[NT][2];
+                b_frags(kk, bb);
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+                    for (int e = 0; e < 2; e++) gpuml__split3(bb[nt][e], bb[nt][e], bs[nt][e], bf[nt][e]);
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++) {
+                    gpuml__u32 ab[4], as[4], af_[4];
+                    a_frag(kk, mt, ab);
+#pragma unroll
+                    for (int e = 0; e < 4; e++) gpuml__split3(ab[e], ab[e], as[e], af_[e]);
+#pragma unroll
+                    for (int j = 0; j < NT; j++) {
+                        const int nt = (mt & 1) ? NT - 1 - j : j;
+                        float t[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+                        gpuml__conv_mma<DT>(t, as, bf[nt][0], bf[nt][1]);
+                        gpuml__conv_mma<DT>(t, af_, bs[nt][0], bs[nt][1]);
+                        gpuml__conv_mma<DT>(t, ab, bb[nt][0], bb[nt][1]);
+#pragma unroll
+                        for (int e = 0; e < 4; e++) acc[mt][nt][e] += t[e];
+                    }
+                }
+            }
+        } else {
+            /* the tile's two mma into zeroed registers, then one round-to-nearest add into acc:
+               the tensor cores' truncating accumulation only ever sees one tile's sum.  B of
+               both halves stays in registers; A is loaded one m16 row at a time. */
+            gpuml__u32 bfr[2][NT][2];
+            b_frags(0, bfr[0]);
+            b_frags(1, bfr[1]);
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) {
+                gpuml__u32 af[2][4];
+                a_frag(0, mt, af[0]);
+                a_frag(1, mt, af[1]);
 #pragma unroll
                 for (int j = 0; j < NT; j++) {
                     const int nt = (mt & 1) ? NT - 1 - j : j;
-                    gpuml__mma_16816<DT>(acc[mt][nt], af[mt], bfr[nt][0], bfr[nt][1]);
+                    float t[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+                    gpuml__conv_mma<DT>(t, af[0], bfr[0][nt][0], bfr[0][nt][1]);
+                    gpuml__conv_mma<DT>(t, af[1], bfr[1][nt][0], bfr[1][nt][1]);
+#pragma unroll
+                    for (int e = 0; e < 4; e++) acc[mt][nt][e] += t[e];
                 }
+            }
         }
         if (GATHER && kt + 1 < KT) store_tile(wr);   /* slot wr was last read before this barrier */
         rd = rd + 1 == STAGES ? 0 : rd + 1;
@@ -382,6 +495,21 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
             }
         }
         __syncthreads();
+        if (YNCHW) {
+            /* y[n][k][pq]: lanes along 16 consecutive rows (output pixels) of one column: 64-byte runs */
+#pragma unroll 1
+            for (int i = 0; i < CPT_OUT * 8; i++) {
+                const int e = tid + i * NTHR, sr = e % SLAB_ROWS, c = e / SLAB_ROWS;
+                const int m = m0 + (sr >> 4) * WTM + mt * 16 + (sr & 15), n = n0 + c;
+                if (m >= M || n >= K) continue;
+                const int ni = m / PQ, pq = m - ni * PQ;
+                const gpuml__i64 off = ((gpuml__i64)ni * K + n) * PQ + pq;
+                float v = slab[sr * SROW + c];
+                if (HAS_RESID) v += gpuml__mma_ld<CDT>(Rz[off]);
+                Y[off] = gpuml__mma_st<CDT>(v);
+            }
+            continue;
+        }
 #pragma unroll
         for (int i = 0; i < CPT_OUT; i++) {
             const int ch = tid + i * NTHR, sr = ch / CPR, c8 = (ch % CPR) * 8;
@@ -397,7 +525,7 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
 
 /* ------------------------------------------------------ the NVRTC entry point ---- */
 /* (not with GPUML_CONV_SM90: kernels/conv_sm90.cu, compiled after this file, has its own entry point) */
-#if defined(GPUML_CONV_DT) && (GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2) && !defined(GPUML_CONV_SM90)
+#if defined(GPUML_CONV_DT) && (GPUML_CONV_DT == 0 || GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2) && !defined(GPUML_CONV_SM90)
 #ifndef GPUML_CONV_YDT
 #define GPUML_CONV_YDT 0
 #endif
@@ -412,6 +540,21 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
 #endif
 #ifndef GPUML_CONV_CFG
 #define GPUML_CONV_CFG 1
+#endif
+#ifndef GPUML_CONV_TF32
+#define GPUML_CONV_TF32 0
+#endif
+#ifndef GPUML_CONV_RN
+#define GPUML_CONV_RN 0
+#endif
+#ifndef GPUML_CONV_YNCHW
+#define GPUML_CONV_YNCHW 0
+#endif
+#if GPUML_CONV_DT == 0 && (GPUML_CONV_CFG == 0 || GPUML_CONV_CFG == 5 || GPUML_CONV_CFG == 8 || GPUML_CONV_CFG == 9)
+#error "f32 (tf32) takes configurations 1-4, 6, 7 and 10 (no gather; 64x64 warp tiles spill)"
+#endif
+#if GPUML_CONV_RN && !(GPUML_CONV_CFG == 3 || GPUML_CONV_CFG == 4 || GPUML_CONV_CFG == 7)
+#error "RN takes configurations 3, 4 and 7 (64-row warp tiles spill)"
 #endif
 /*                         BM   BN  WMW STAGES GATHER WARPS;  MINB: CTAs per SM for __launch_bounds__ */
 #if GPUML_CONV_CFG == 0
@@ -448,6 +591,10 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
 #define GPUML__CONV_TILE   128, 64, 2, 4, 0, 4
 #define GPUML__CONV_MINB   4
 #endif
+#if GPUML_CONV_TF32 == 2   /* the in-register split needs ~150 registers: one CTA an SM */
+#undef GPUML__CONV_MINB
+#define GPUML__CONV_MINB   1
+#endif
 #if GPUML_CONV_CFG == 9 || GPUML_CONV_CFG == 10
 #define GPUML_CONV_THREADS 128
 #else
@@ -456,10 +603,10 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
 extern "C" __global__ void __launch_bounds__(GPUML_CONV_THREADS, GPUML__CONV_MINB) gpuml_conv_igemm(gpuml__conv_params p)
 {
     gpuml__conv_igemm_body<GPUML_CONV_DT, GPUML_CONV_YDT, GPUML_EPI, GPUML_HAS_BIAS, GPUML_HAS_RESID,
-                           GPUML__CONV_TILE>(p);
+                           GPUML__CONV_TILE, GPUML_CONV_TF32, GPUML_CONV_RN, GPUML_CONV_YNCHW>(p);
 }
 /* split-K finish: y[i] = act(sum_z ws[z][i] + bias[i % K]) + res[i] over the M*K outputs
-   (grid-stride; any grid of 256-thread blocks) */
+   (grid-stride; any grid of 256-thread blocks; with YNCHW y and res are [N][K][P][Q]) */
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_splitk_reduce(gpuml__conv_params p)
 {
     typedef gpuml__dt<GPUML_CONV_YDT>::T CT;
@@ -471,8 +618,82 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_splitk_reduce(gpuml
         for (int z = 0; z < p.splits; z++) v += p.ws[z * total + i];
         if (GPUML_HAS_BIAS) v += __ldg(p.bias + (int)(i % p.K));
         v = gpuml__mma_act<GPUML_EPI>(v);
-        if (GPUML_HAS_RESID) v += gpuml__mma_ld<GPUML_CONV_YDT>(Rz[i]);
-        Y[i] = gpuml__mma_st<GPUML_CONV_YDT>(v);
+        gpuml__i64 o = i;
+        if (GPUML_CONV_YNCHW) {                      /* i = m*K + k -> [n][k][pq] */
+            const gpuml__i64 m = i / p.K, k = i - m * p.K, PQ = (gpuml__i64)p.P * p.Q, ni = m / PQ;
+            o = (ni * p.K + k) * PQ + (m - ni * PQ);
+        }
+        if (GPUML_HAS_RESID) v += gpuml__mma_ld<GPUML_CONV_YDT>(Rz[o]);
+        Y[o] = gpuml__mma_st<GPUML_CONV_YDT>(v);
+    }
+}
+#endif
+
+/* ---------------------------------------------- f32 operands for the tf32 kernel ---- */
+/* -DGPUML_CONV_PREP: gpuml_conv_tf32_prep(gpuml__conv_prep_params) writes an f32 operand as
+   contiguous [n][hw][cp] (channels last, cp a multiple of 4, channels past parts*c zero) from
+   any strided [n][h][w][c] source: activations NCHW or NHWC, weights KCRS or KRSC (n = K,
+   (h, w) = (r, s)).  parts 1: the values as they are; parts 3: the 3xTF32 split v = big +
+   small (big = v rounded to tf32, or truncated where rounding overflows; small = (v - big)
+   rounded to tf32; both exact in tf32), written as three channel blocks: role 0 (activations)
+   [small | bigf | big], role 1 (weights) [bigf | small | big], bigf = big with Inf/NaN zeroed
+   (small is 0 there too), so that sum over the blocks of x'.w' = small_x*big_w + big_x*small_w
+   + big_x*big_w and a non-finite input meets only the other side's big part (inf*b, not
+   inf*0).  Block (32, 8): a 32-pixel x 32-channel tile through shared memory, read along the
+   source's unit-stride dim (channels where s3 == 1, else pixels), written along channels.
+   Grid (ceil(hw / 32), ceil(c / 32), n). */
+struct gpuml__conv_prep_params {
+    const float *src;
+    float *dst;
+    gpuml__i64 s0, s1, s2, s3;  /* source strides (elements) of n, h, w, c */
+    int n, hw, w, c, cp, parts, role;
+};
+#if defined(GPUML_CONV_PREP)
+static __device__ __forceinline__ float gpuml__tf32_rna(float v)
+{
+    gpuml__u32 r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+    return __uint_as_float(r);
+}
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__conv_prep_params p)
+{
+    __shared__ float tile[32][33];
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int pix0 = (int)blockIdx.x * 32, c0 = (int)blockIdx.y * 32, n = (int)blockIdx.z;
+    const float *src = p.src + (gpuml__i64)n * p.s0;
+    const bool cfast = p.s3 == 1;
+#pragma unroll
+    for (int i = ty; i < 32; i += 8) {
+        const int pix = pix0 + (cfast ? i : tx), ch = c0 + (cfast ? tx : i);
+        float v = 0.0f;
+        if (pix < p.hw && ch < p.c) {
+            const int h = pix / p.w, w = pix - h * p.w;
+            v = src[h * p.s1 + w * p.s2 + ch * p.s3];
+        }
+        if (cfast) tile[i][tx] = v; else tile[tx][i] = v;
+    }
+    __syncthreads();
+    float *dst = p.dst + (gpuml__i64)n * p.hw * p.cp;
+#pragma unroll
+    for (int i = ty; i < 32; i += 8) {
+        const int pix = pix0 + i, ch = c0 + tx;
+        if (pix >= p.hw) continue;
+        float *row = dst + (gpuml__i64)pix * p.cp;
+        if (ch < p.c) {
+            const float v = tile[i][tx];
+            if (p.parts == 1) {
+                row[ch] = v;
+            } else {
+                const bool fin = isfinite(v);
+                float big = gpuml__tf32_rna(v);
+                if (fin && !isfinite(big)) big = __uint_as_float(__float_as_uint(v) & 0xffffe000u);
+                const float small = fin ? gpuml__tf32_rna(v - big) : 0.0f, bigf = fin ? big : 0.0f;
+                row[ch] = p.role ? bigf : small;
+                row[p.c + ch] = p.role ? small : bigf;
+                row[2 * p.c + ch] = big;
+            }
+        }
+        if (blockIdx.y == gridDim.y - 1 && p.parts * p.c + tx < p.cp) row[p.parts * p.c + tx] = 0.0f;
     }
 }
 #endif
