@@ -9810,8 +9810,9 @@ GPUML__FN gpuml_status gpuml__cv_dw_fast(gpuml_ctx *ctx, const gpuml__cv *cv, co
     return gpuml__cv_launch_x(ctx, cv, "gpuml_conv_dw_fast", &kp, 1, 0, 0, extra, op);
 }
 
-/* the depthwise 3x3 kernel's tile height, for tests: 0 chosen by size, 1 / 2 / 4 forced, -1 the
-   older kernels (gpuml_conv_dw_fast / gpuml_conv_depthwise; also GPUML_CONV_DW=old) */
+/* the depthwise 3x3 kernel's tile height, for tests and A/B timing: 0 chosen by size, 1 / 2 / 4
+   forced, -1 the older kernels (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The environment
+   variable GPUML_CONV_DW (old, 1, 2 or 4) does the same where this is 0. */
 static int gpuml__cv_dw3_mode;
 /* depthwise 3x3, multiplier 1, dilation 1, equal strides 1 or 2, through gpuml_conv_dw3:
    NHWC-style (unit channel strides, C % 2 == 0, aligned rows) with 4 (or 2) channels per
@@ -9827,7 +9828,9 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, pt = 4, qt, ntile, ncv = 1, cvb = 1, i;
     const int64_t want = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 1024;   /* threads: about half the resident slots */
     const char *env = gpuml__getenv("GPUML_CONV_DW");
-    if (gpuml__cv_dw3_mode < 0 || (env && strcmp(env, "old") == 0)) return GPUML_ERROR_NOT_SUPPORTED;
+    int mode = gpuml__cv_dw3_mode;
+    if (!mode && env) mode = strcmp(env, "old") == 0 ? -1 : (env[0] == '1' || env[0] == '2' || env[0] == '4') && !env[1] ? env[0] - '0' : 0;
+    if (mode < 0) return GPUML_ERROR_NOT_SUPPORTED;
     if (cv->cg != 1 || cv->kg != 1 || cv->r != 3 || cv->s != 3 || cv->dh != 1 || cv->dw != 1 || cv->sh != cv->sw || cv->sh > 2)
         return GPUML_ERROR_NOT_SUPPORTED;
     if (cv->xs[3] == 1 && cv->ys[3] == 1 && (!cv->res || cv->rs[3] == 1)) {
@@ -9852,8 +9855,8 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         if (pt == 1 || ntile * (vec > 1 ? ncv : cv->c) >= want) break;
         pt /= 2;
     }
-    if (gpuml__cv_dw3_mode > 0) {
-        pt = gpuml__cv_dw3_mode;
+    if (mode > 0) {
+        pt = mode;
         ntile = cv->n * ((cv->p + pt - 1) / pt) * ((cv->q + qt - 1) / qt);
     }
     gpuml__cv_kparams(cv, &kp);
