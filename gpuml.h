@@ -9810,9 +9810,10 @@ GPUML__FN gpuml_status gpuml__cv_dw_fast(gpuml_ctx *ctx, const gpuml__cv *cv, co
     return gpuml__cv_launch_x(ctx, cv, "gpuml_conv_dw_fast", &kp, 1, 0, 0, extra, op);
 }
 
-/* the depthwise 3x3 kernel's tile height, for tests and A/B timing: 0 chosen by size, 1 / 2 / 4
-   forced, -1 the older kernels (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The environment
-   variable GPUML_CONV_DW (old, 1, 2 or 4) does the same where this is 0. */
+/* the depthwise 3x3 kernel's configuration, for tests and A/B timing: 0 chosen by size; 1 / 2 / 4
+   the tile height forced (up to the largest that compiles without spills); -1 the older kernels
+   (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The environment variable GPUML_CONV_DW (old, 1,
+   2 or 4) does the same where this is 0. */
 static int gpuml__cv_dw3_mode;
 /* depthwise 3x3, multiplier 1, dilation 1, equal strides 1 or 2, through gpuml_conv_dw3:
    NHWC-style (unit channel strides, C % 2 == 0, aligned rows) with 4 (or 2) channels per
@@ -9823,12 +9824,13 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     gpuml__conv_params kp;
     char opts[300];
     gpuml__CUfunction fn;
-    unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
+    unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};   /* the kernel's launch bound */
     void *args[1];
     int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, pt = 4, qt, ntile, ncv = 1, cvb = 1, i;
     const int64_t want = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 1024;   /* threads: about half the resident slots */
     const char *env = gpuml__getenv("GPUML_CONV_DW");
     int mode = gpuml__cv_dw3_mode;
+    int64_t cap;
     if (!mode && env) mode = strcmp(env, "old") == 0 ? -1 : (env[0] == '1' || env[0] == '2' || env[0] == '4') && !env[1] ? env[0] - '0' : 0;
     if (mode < 0) return GPUML_ERROR_NOT_SUPPORTED;
     if (cv->cg != 1 || cv->kg != 1 || cv->r != 3 || cv->s != 3 || cv->dh != 1 || cv->dw != 1 || cv->sh != cv->sw || cv->sh > 2)
@@ -9849,20 +9851,24 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         vec = 1;
     }
     qt = vec > 1 ? 2 : 4;
-    if (cv->p < 4) pt = cv->p < 2 ? 1 : 2;
+    /* the tallest tile whose loads the compiler can hoist without spilling (at 128 registers,
+       with the widest epilogue and 64-bit indices; tests/test_jit.c checks the variants) */
+    cap = vec > 1 ? (cv->sh == 1 ? 2 : 1) : (cv->sh == 1 ? 4 : 2);
+    /* NCHW: short tiles measured faster below 56 output rows (H100, bench/NOTES_conv.md) */
+    pt = vec > 1 ? cap : GPUML__MIN(cap, cv->p >= 56 ? 2 : 1);
+    if (cv->p < 4) pt = GPUML__MIN(pt, cv->p < 2 ? 1 : 2);
     for (;;) {   /* shorter tiles where the output is too small to fill the device */
         ntile = cv->n * ((cv->p + pt - 1) / pt) * ((cv->q + qt - 1) / qt);
         if (pt == 1 || ntile * (vec > 1 ? ncv : cv->c) >= want) break;
         pt /= 2;
     }
     if (mode > 0) {
-        pt = mode;
+        pt = GPUML__MIN(mode, cap);
         ntile = cv->n * ((cv->p + pt - 1) / pt) * ((cv->q + qt - 1) / qt);
     }
     gpuml__cv_kparams(cv, &kp);
     if (vec > 1) {
-        /* a block: cvb channel vectors x (128 / cvb) tiles (128 threads: ~96 registers each, 20
-           warps per SM); cvb divides the vector count where it can */
+        /* a block: cvb channel vectors x (128 / cvb) tiles; cvb divides the vector count where it can */
         if (ncv <= 32) cvb = ncv;
         else {
             for (cvb = 32; cvb >= 8 && ncv % cvb; cvb--) {}
@@ -9876,7 +9882,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         kp.total = ntile;
     } else {
         kp.total = ntile * cv->c;
-        grid[0] = gpuml__grid_for(ctx, kp.total, 256);
+        grid[0] = gpuml__grid_for(ctx, kp.total, 128);
     }
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_PT=%d "
              "-DDW3_QT=%d -DDW3_ST=%d", (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL,
@@ -10453,11 +10459,14 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=4 -DDW3_QT=2 -DDW3_ST=1" }, \
-    { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=4 -DDW3_QT=2 -DDW3_ST=2" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=1 -DDW3_QT=2 -DDW3_ST=2" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=4 -DDW3_QT=4 -DDW3_ST=2" }, \
-    { "conv", "-DCONV_DT=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=1 -DDW3_QT=4 -DDW3_ST=1" },
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=2 -DDW3_QT=4 -DDW3_ST=2" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=4 -DDW3_QT=4 -DDW3_ST=1" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_PT=1 -DDW3_QT=2 -DDW3_ST=2" },
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
 static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_matmul_small_cl, &gpuml__fam_conv_igemm, &gpuml__fam_conv_sm90, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };

@@ -318,6 +318,9 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dw_fast(gpuml__conv
 #ifndef DW3_ST
 #define DW3_ST 1
 #endif
+#ifndef DW3_PF
+#define DW3_PF 1   /* rows whose loads come before the row being summed (source order) */
+#endif
 #define DW3_NR ((DW3_PT - 1) * DW3_ST + 3)
 #define DW3_SPAN ((DW3_QT - 1) * DW3_ST + 3)
 #define DW3_MAXCV 32   /* channel vectors per block at most (host: p.ldcol <= 32) */
@@ -339,6 +342,29 @@ static __device__ __forceinline__ void gpuml__dw3_ld(const gpuml__ct *ptr, float
     }
 #pragma unroll
     for (int v = 0; v < DW3_VEC; v++) out[v] = gpuml__cvl(t.v[v]);
+}
+static __device__ __forceinline__ void gpuml__dw3_raw(const gpuml__ct *ptr, gpuml__dw3v &t)
+{
+#if DW3_VEC > 1
+    if (sizeof(gpuml__dw3v) == 16) {
+        union { uint4 u; gpuml__dw3v d; } cv;
+        cv.u = __ldg((const uint4 *)ptr);
+        t = cv.d;
+    } else if (sizeof(gpuml__dw3v) == 8) {
+        union { uint2 u; gpuml__dw3v d; } cv;
+        cv.u = __ldg((const uint2 *)ptr);
+        t = cv.d;
+    } else
+#endif
+    {
+#pragma unroll
+        for (int v = 0; v < DW3_VEC; v++) t.v[v] = __ldg(ptr + v);
+    }
+}
+static __device__ __forceinline__ void gpuml__dw3_zero(gpuml__dw3v &t)
+{
+#pragma unroll
+    for (int v = 0; v < DW3_VEC; v++) t.v[v] = gpuml__C::st(0.0f);
 }
 static __device__ __forceinline__ void gpuml__dw3_st(gpuml__ct *ptr, const gpuml__dw3v &o)
 {
@@ -362,6 +388,19 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
     const gpuml__ct *__restrict__ x = (const gpuml__ct *)p.x;
     const gpuml__ix h0 = p0 * DW3_ST - p.ph, w0 = q0 * DW3_ST - p.pw;
     const gpuml__ct *xb = x + n * (gpuml__ix)p.xn + c0 * (gpuml__ix)p.xc;
+    /* branch-free loads: every load reads a clamped (in-image) address and padding is zeroed
+       after the load, so the compiler issues the loads of many rows at once (it hoists them as
+       far as the registers allow: the host keeps the tiles small enough not to spill).  With
+       the loads under branches (the first version) only one row was in flight per thread. */
+    gpuml__ix wo[DW3_SPAN];
+    bool wok[DW3_SPAN];
+#pragma unroll
+    for (int j = 0; j < DW3_SPAN; j++) {
+        const gpuml__ix w = w0 + j;
+        wok[j] = w >= 0 && w < (gpuml__ix)p.w;
+        wo[j] = (w < 0 ? 0 : w >= (gpuml__ix)p.w ? (gpuml__ix)p.w - 1 : w) * (gpuml__ix)p.xw;
+    }
+    gpuml__dw3v raw[DW3_NR][DW3_SPAN];
     float acc[DW3_PT][DW3_QT][DW3_VEC];
 #pragma unroll
     for (int a = 0; a < DW3_PT; a++)
@@ -370,28 +409,29 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
 #pragma unroll
             for (int v = 0; v < DW3_VEC; v++) acc[a][b][v] = 0.0f;
 #pragma unroll
-    for (int i = 0; i < DW3_NR; i++) {
-        const gpuml__ix h = h0 + i;
-        if (h < 0 || h >= (gpuml__ix)p.h) continue;   /* padding row: adds nothing */
-        const gpuml__ct *xr = xb + h * (gpuml__ix)p.xh;
-        float xin[DW3_SPAN][DW3_VEC];
+    for (int i = 0; i < DW3_NR + DW3_PF; i++) {
+        if (i < DW3_NR) {   /* issue the loads of row i */
+            const gpuml__ix h = h0 + i;
+            const bool hok = h >= 0 && h < (gpuml__ix)p.h;
+            const gpuml__ct *xr = xb + (h < 0 ? 0 : h >= (gpuml__ix)p.h ? (gpuml__ix)p.h - 1 : h) * (gpuml__ix)p.xh;
 #pragma unroll
-        for (int j = 0; j < DW3_SPAN; j++) {
-            const gpuml__ix w = w0 + j;
-            if (w >= 0 && w < (gpuml__ix)p.w) {
-#if DW3_VEC > 1
-                gpuml__dw3_ld(xr + w * (gpuml__ix)p.xw, xin[j]);
-#else
-                xin[j][0] = gpuml__cvl(__ldg(xr + w * (gpuml__ix)p.xw));
-#endif
-            } else {
-#pragma unroll
-                for (int v = 0; v < DW3_VEC; v++) xin[j][v] = 0.0f;
+            for (int j = 0; j < DW3_SPAN; j++) {
+                gpuml__dw3v t;
+                gpuml__dw3_raw(xr + wo[j], t);
+                if (!(hok && wok[j])) gpuml__dw3_zero(t);
+                raw[i][j] = t;
             }
         }
+        const int k = i - DW3_PF;   /* the row summed now */
+        if (k < 0) continue;
+        float xin[DW3_SPAN][DW3_VEC];
+#pragma unroll
+        for (int j = 0; j < DW3_SPAN; j++)
+#pragma unroll
+            for (int v = 0; v < DW3_VEC; v++) xin[j][v] = gpuml__cvl(raw[k][j].v[v]);
 #pragma unroll
         for (int a = 0; a < DW3_PT; a++) {
-            const int r = i - a * DW3_ST;   /* the filter row this input row is for output row a */
+            const int r = k - a * DW3_ST;   /* the filter row this input row is for output row a */
             if (r < 0 || r > 2) continue;
 #pragma unroll
             for (int b = 0; b < DW3_QT; b++)
@@ -440,7 +480,10 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
         }
     }
 }
-extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dw3(gpuml__conv_params p)
+#ifndef DW3_MINB
+#define DW3_MINB 4   /* resident 128-thread blocks per SM the registers must allow */
+#endif
+extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml__conv_params p)
 {
     const gpuml__ix npt = ((gpuml__ix)p.p + DW3_PT - 1) / DW3_PT, nqt = ((gpuml__ix)p.q + DW3_QT - 1) / DW3_QT;
     const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
