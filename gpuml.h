@@ -9818,7 +9818,7 @@ static int gpuml__cv_dw3_mode;
 /* depthwise 3x3, multiplier 1, dilation 1, equal strides 1 or 2, through gpuml_conv_dw3:
    NHWC-style (unit channel strides, C % 2 == 0, aligned rows) with 4 (or 2) channels per
    thread, or w-contiguous (NCHW) with 4 columns per thread; NOT_SUPPORTED (no message) for
-   other shapes */
+   other shapes and where the older gpuml_conv_dw_fast measured faster */
 GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     gpuml__conv_params kp;
@@ -9827,7 +9827,6 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};   /* the kernel's launch bound */
     void *args[1];
     int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, pt = 4, qt, ntile, ncv = 1, cvb = 1, i;
-    const int64_t want = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 1024;   /* threads: about half the resident slots */
     const char *env = gpuml__getenv("GPUML_CONV_DW");
     int mode = gpuml__cv_dw3_mode;
     int64_t cap;
@@ -9850,22 +9849,19 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         if (cv->xs[2] != 1 || cv->ys[2] != 1) return GPUML_ERROR_NOT_SUPPORTED;
         vec = 1;
     }
+    /* f32 channel vectors on planes of <= 28 output rows: the older kernel (4 columns of one
+       output row per thread, 47 registers) measured 5-40% faster (H100, MobileNetV2 layers
+       c192 @28 to c960 @7, bench/NOTES_conv.md); halves and larger planes are faster here */
+    if (!mode && vec > 1 && cv->dt == GPUML_F32 && cv->p <= 28) return GPUML_ERROR_NOT_SUPPORTED;
     qt = vec > 1 ? 2 : 4;
     /* the tallest tile whose loads the compiler can hoist without spilling (at 128 registers,
        with the widest epilogue and 64-bit indices; tests/test_jit.c checks the variants) */
     cap = vec > 1 ? (cv->sh == 1 ? 2 : 1) : (cv->sh == 1 ? 4 : 2);
-    /* NCHW: short tiles measured faster below 56 output rows (H100, bench/NOTES_conv.md) */
-    pt = vec > 1 ? cap : GPUML__MIN(cap, cv->p >= 56 ? 2 : 1);
-    if (cv->p < 4) pt = GPUML__MIN(pt, cv->p < 2 ? 1 : 2);
-    for (;;) {   /* shorter tiles where the output is too small to fill the device */
-        ntile = cv->n * ((cv->p + pt - 1) / pt) * ((cv->q + qt - 1) / qt);
-        if (pt == 1 || ntile * (vec > 1 ? ncv : cv->c) >= want) break;
-        pt /= 2;
-    }
-    if (mode > 0) {
-        pt = GPUML__MIN(mode, cap);
-        ntile = cv->n * ((cv->p + pt - 1) / pt) * ((cv->q + qt - 1) / qt);
-    }
+    /* NCHW: the tile height measured best per plane size (H100): 4 rows from 56 output rows,
+       2 from 14, else 1; channel vectors: the cap */
+    pt = vec > 1 ? cap : GPUML__MIN(cap, cv->p >= 56 ? 4 : cv->p >= 14 ? 2 : 1);
+    if (mode > 0) pt = GPUML__MIN(mode, cap);
+    ntile = cv->n * ((cv->p + pt - 1) / pt) * ((cv->q + qt - 1) / qt);
     gpuml__cv_kparams(cv, &kp);
     if (vec > 1) {
         /* a block: cvb channel vectors x (128 / cvb) tiles; cvb divides the vector count where it can */
