@@ -9849,10 +9849,11 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         if (cv->xs[2] != 1 || cv->ys[2] != 1) return GPUML_ERROR_NOT_SUPPORTED;
         vec = 1;
     }
-    /* f32 channel vectors on planes of <= 28 output rows: the older kernel (4 columns of one
-       output row per thread, 47 registers) measured 5-40% faster (H100, MobileNetV2 layers
-       c192 @28 to c960 @7, bench/NOTES_conv.md); halves and larger planes are faster here */
-    if (!mode && vec > 1 && cv->dt == GPUML_F32 && cv->p <= 28) return GPUML_ERROR_NOT_SUPPORTED;
+    /* f32 channel vectors, stride 1, planes of <= 28 output rows: the older kernel (4 columns of
+       one output row per thread, 47 registers) measured 5-11% faster (H100, MobileNetV2 layers
+       c192 @28 to c960 @7, bench/NOTES_conv.md); halves, stride 2 and larger planes are faster
+       here (c144 @56 stride 2, 28 output rows: 36 vs 46 us) */
+    if (!mode && vec > 1 && cv->dt == GPUML_F32 && cv->sh == 1 && cv->p <= 28) return GPUML_ERROR_NOT_SUPPORTED;
     qt = vec > 1 ? 2 : 4;
     /* the tallest tile whose loads the compiler can hoist without spilling (at 128 registers,
        with the widest epilogue and 64-bit indices; tests/test_jit.c checks the variants) */
