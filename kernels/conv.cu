@@ -390,8 +390,9 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
     const gpuml__ct *xb = x + n * (gpuml__ix)p.xn + c0 * (gpuml__ix)p.xc;
     /* branch-free loads: every load reads a clamped (in-image) address and padding is zeroed
        after the load, so the compiler issues the loads of many rows at once (it hoists them as
-       far as the registers allow: the host keeps the tiles small enough not to spill).  With
-       the loads under branches (the first version) only one row was in flight per thread. */
+       far as the registers allow: the host keeps the tiles small enough not to spill).  The
+       first version, loads under branches (one row in flight per thread, 96 registers), ran
+       as fast on the H100 at the same tile heights (bench/NOTES_conv.md). */
     gpuml__ix wo[DW3_SPAN];
     bool wok[DW3_SPAN];
 #pragma unroll
