@@ -310,7 +310,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dw_fast(gpuml__conv
 #define DW3_VEC 4
 #endif
 #ifndef DW3_PT
-#define DW3_PT 4
+#define DW3_PT 1   /* (the host always sets it; 1 keeps the default build spill-free) */
 #endif
 #ifndef DW3_QT
 #define DW3_QT 2
