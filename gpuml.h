@@ -10163,6 +10163,86 @@ GPUML__FN gpuml_status gpuml__cv_dw_fast(gpuml_ctx *ctx, const gpuml__cv *cv, co
     return gpuml__cv_launch_x(ctx, cv, "gpuml_conv_dw_fast", &kp, 1, 0, 0, extra, op);
 }
 
+/* the depthwise 3x3 kernel's configuration, for tests and A/B timing: 0 chosen by size; 1 / 2 / 4
+   the tile height forced (up to the largest that compiles without spills); -1 the older kernels
+   (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The environment variable GPUML_CONV_DW (old, 1,
+   2 or 4) does the same where this is 0. */
+static int gpuml__cv_dw3_mode;
+/* depthwise 3x3, multiplier 1, dilation 1, equal strides 1 or 2, through gpuml_conv_dw3:
+   NHWC-style (unit channel strides, C % 2 == 0, aligned rows) with 4 (or 2) channels per
+   thread, or w-contiguous (NCHW) with 4 columns per thread; NOT_SUPPORTED (no message) for
+   other shapes and where the older gpuml_conv_dw_fast measured faster */
+GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml__conv_params kp;
+    char opts[300];
+    gpuml__CUfunction fn;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};   /* the kernel's launch bound */
+    void *args[1];
+    int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, pt = 4, qt, ntile, ncv = 1, cvb = 1, i;
+    const char *env = gpuml__getenv("GPUML_CONV_DW");
+    int mode = gpuml__cv_dw3_mode;
+    int64_t cap;
+    if (!mode && env) mode = strcmp(env, "old") == 0 ? -1 : (env[0] == '1' || env[0] == '2' || env[0] == '4') && !env[1] ? env[0] - '0' : 0;
+    if (mode < 0) return GPUML_ERROR_NOT_SUPPORTED;
+    if (cv->cg != 1 || cv->kg != 1 || cv->r != 3 || cv->s != 3 || cv->dh != 1 || cv->dw != 1 || cv->sh != cv->sw || cv->sh > 2)
+        return GPUML_ERROR_NOT_SUPPORTED;
+    if (cv->xs[3] == 1 && cv->ys[3] == 1 && (!cv->res || cv->rs[3] == 1)) {
+        /* channel vectors of 4 (else 2): unit channel strides, aligned pixel rows and pointers */
+        uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
+        for (vec = 4; vec >= 2; vec /= 2) {
+            int ok = cv->c % vec == 0 && (addr & (uint64_t)(vec * es - 1)) == 0;
+            for (i = 0; ok && i < 3; i++)
+                if (cv->xs[i] % vec || cv->ys[i] % vec || (cv->res && cv->rs[i] % vec)) ok = 0;
+            if (ok) break;
+        }
+        ncv = cv->c / GPUML__MAX(vec, 1);
+    }
+    if (vec < 2) {   /* else w contiguous (NCHW): 4 columns per thread */
+        if (cv->xs[2] != 1 || cv->ys[2] != 1) return GPUML_ERROR_NOT_SUPPORTED;
+        vec = 1;
+    }
+    /* f32 channel vectors, stride 1, planes of <= 28 output rows: the older kernel (4 columns of
+       one output row per thread, 47 registers) measured 5-11% faster (H100, MobileNetV2 layers
+       c192 @28 to c960 @7, bench/NOTES_conv.md); halves, stride 2 and larger planes are faster
+       here (c144 @56 stride 2, 28 output rows: 36 vs 46 us) */
+    if (!mode && vec > 1 && cv->dt == GPUML_F32 && cv->sh == 1 && cv->p <= 28) return GPUML_ERROR_NOT_SUPPORTED;
+    qt = vec > 1 ? 2 : 4;
+    /* the tallest tile whose loads the compiler can hoist without spilling (at 128 registers,
+       with the widest epilogue and 64-bit indices; tests/test_jit.c checks the variants) */
+    cap = vec > 1 ? (cv->sh == 1 ? 2 : 1) : (cv->sh == 1 ? 4 : 2);
+    /* NCHW: the tile height measured best per plane size (H100): 4 rows from 56 output rows,
+       2 from 14, else 1; channel vectors: the cap */
+    pt = vec > 1 ? cap : GPUML__MIN(cap, cv->p >= 56 ? 4 : cv->p >= 14 ? 2 : 1);
+    if (mode > 0) pt = GPUML__MIN(mode, cap);
+    ntile = cv->n * ((cv->p + pt - 1) / pt) * ((cv->q + qt - 1) / qt);
+    gpuml__cv_kparams(cv, &kp);
+    if (vec > 1) {
+        /* a block: cvb channel vectors x (128 / cvb) tiles; cvb divides the vector count where it can */
+        if (ncv <= 32) cvb = ncv;
+        else {
+            for (cvb = 32; cvb >= 8 && ncv % cvb; cvb--) {}
+            if (cvb < 8) cvb = 32;
+        }
+        block[0] = (unsigned)(cvb * (128 / cvb));
+        grid[1] = (unsigned)((ncv + cvb - 1) / cvb);
+        if ((ntile + 128 / cvb - 1) / (128 / cvb) > INT32_MAX || grid[1] > 65535) return GPUML_ERROR_NOT_SUPPORTED;
+        grid[0] = (unsigned)((ntile + 128 / cvb - 1) / (128 / cvb));
+        kp.ldcol = cvb;
+        kp.total = ntile;
+    } else {
+        kp.total = ntile * cv->c;
+        grid[0] = gpuml__grid_for(ctx, kp.total, 128);
+    }
+    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_PT=%d "
+             "-DDW3_QT=%d -DDW3_ST=%d", (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL,
+             gpuml__cv_fits32(cv, kp.total), (int)vec, (int)pt, (int)qt, cv->sh);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_dw3", &fn));
+    if (kp.total <= 0) return GPUML_SUCCESS;
+    args[0] = &kp;
+    return gpuml__launch(ctx, fn, grid, block, 0, args, op);
+}
+
 /* weights as a contiguous [K][R][S][cg] tensor of the problem's dtype: w itself when it is one
    already, else a copy into *tmp (freed by the caller) */
 GPUML__FN gpuml_status gpuml__cv_krsc(gpuml_ctx *ctx, const gpuml__cv *cv, const gpuml_tensor *w, gpuml_tensor **tmp,
@@ -10588,7 +10668,8 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
         gpuml_clear_error(ctx);
     }
     if (kind == 0 && path == GPUML_CONV_AUTO && cv->cg == 1) {
-        gpuml_status st = gpuml__cv_dw_fast(ctx, cv, op);
+        gpuml_status st = gpuml__cv_dw3(ctx, cv, op);
+        if (st == GPUML_ERROR_NOT_SUPPORTED) st = gpuml__cv_dw_fast(ctx, cv, op);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
     }
     gpuml__cv_kparams(cv, &kp);
@@ -10813,7 +10894,15 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
-    { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" },
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=1 -DDW3_QT=2 -DDW3_ST=2" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=2 -DDW3_QT=4 -DDW3_ST=2" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=4 -DDW3_QT=4 -DDW3_ST=1" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_PT=1 -DDW3_QT=2 -DDW3_ST=2" },
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
 static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_matmul_small_cl, &gpuml__fam_conv_igemm, &gpuml__fam_conv_sm90, &gpuml__fam_conv_stem, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };

@@ -292,6 +292,240 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dw_fast(gpuml__conv
     }
 }
 
+/* depthwise 3x3 (multiplier 1, dilation 1, stride DW3_ST on both axes, any padding): a thread
+   owns a DW3_PT x DW3_QT tile of output pixels for DW3_VEC channels and walks down the
+   (DW3_PT - 1) * DW3_ST + 3 input rows the tile needs, loading each row segment once into
+   registers and adding it into every output row of the tile that uses it (every index is
+   compile-time after unrolling).  The 9 weights per channel stay in registers.
+   DW3_VEC > 1 (NHWC: channel vectors of DW3_VEC * sizeof(element) = 8 or 16 bytes; the host
+   checks unit channel strides, C % DW3_VEC == 0 and aligned rows): a block is
+   p.ldcol channel vectors (threadIdx.x % p.ldcol, the chunk blockIdx.y) times
+   blockDim.x / p.ldcol tiles (blockIdx.x); the block stages its channels' weights in shared
+   memory (coalesced) and each thread reads its vectors from there.  p.total = N * ceil(P / PT) *
+   ceil(Q / QT) tiles.
+   DW3_VEC == 1 (NCHW, w contiguous): one grid-stride item per (n, c, tile), q-tiles fastest so
+   that a warp covers consecutive columns of a row; the weights are read directly (a warp shares
+   its channel: broadcast loads).  p.total = N * C * tiles per plane. */
+#ifndef DW3_VEC
+#define DW3_VEC 4
+#endif
+#ifndef DW3_PT
+#define DW3_PT 1   /* (the host always sets it; 1 keeps the default build spill-free) */
+#endif
+#ifndef DW3_QT
+#define DW3_QT 2
+#endif
+#ifndef DW3_ST
+#define DW3_ST 1
+#endif
+#ifndef DW3_PF
+#define DW3_PF 1   /* rows whose loads come before the row being summed (source order) */
+#endif
+#define DW3_NR ((DW3_PT - 1) * DW3_ST + 3)
+#define DW3_SPAN ((DW3_QT - 1) * DW3_ST + 3)
+#define DW3_MAXCV 32   /* channel vectors per block at most (host: p.ldcol <= 32) */
+struct gpuml__dw3v { gpuml__ct v[DW3_VEC]; };
+static __device__ __forceinline__ void gpuml__dw3_ld(const gpuml__ct *ptr, float *out)
+{
+    gpuml__dw3v t;
+    if (sizeof(gpuml__dw3v) == 16) {
+        union { uint4 u; gpuml__dw3v d; } cv;
+        cv.u = __ldg((const uint4 *)ptr);
+        t = cv.d;
+    } else if (sizeof(gpuml__dw3v) == 8) {
+        union { uint2 u; gpuml__dw3v d; } cv;
+        cv.u = __ldg((const uint2 *)ptr);
+        t = cv.d;
+    } else {
+#pragma unroll
+        for (int v = 0; v < DW3_VEC; v++) t.v[v] = __ldg(ptr + v);
+    }
+#pragma unroll
+    for (int v = 0; v < DW3_VEC; v++) out[v] = gpuml__cvl(t.v[v]);
+}
+static __device__ __forceinline__ void gpuml__dw3_raw(const gpuml__ct *ptr, gpuml__dw3v &t)
+{
+#if DW3_VEC > 1
+    if (sizeof(gpuml__dw3v) == 16) {
+        union { uint4 u; gpuml__dw3v d; } cv;
+        cv.u = __ldg((const uint4 *)ptr);
+        t = cv.d;
+    } else if (sizeof(gpuml__dw3v) == 8) {
+        union { uint2 u; gpuml__dw3v d; } cv;
+        cv.u = __ldg((const uint2 *)ptr);
+        t = cv.d;
+    } else
+#endif
+    {
+#pragma unroll
+        for (int v = 0; v < DW3_VEC; v++) t.v[v] = __ldg(ptr + v);
+    }
+}
+static __device__ __forceinline__ void gpuml__dw3_zero(gpuml__dw3v &t)
+{
+#pragma unroll
+    for (int v = 0; v < DW3_VEC; v++) t.v[v] = gpuml__C::st(0.0f);
+}
+static __device__ __forceinline__ void gpuml__dw3_st(gpuml__ct *ptr, const gpuml__dw3v &o)
+{
+    if (sizeof(gpuml__dw3v) == 16) {
+        union { uint4 u; gpuml__dw3v d; } cv;
+        cv.d = o;
+        *(uint4 *)ptr = cv.u;
+    } else if (sizeof(gpuml__dw3v) == 8) {
+        union { uint2 u; gpuml__dw3v d; } cv;
+        cv.d = o;
+        *(uint2 *)ptr = cv.u;
+    } else {
+#pragma unroll
+        for (int v = 0; v < DW3_VEC; v++) ptr[v] = o.v[v];
+    }
+}
+/* one tile: n, first output row p0, first column q0, first channel c0; wv the weights */
+static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix p0, gpuml__ix q0, gpuml__ix c0,
+                                                        const float (&wv)[9][DW3_VEC])
+{
+    const gpuml__ct *__restrict__ x = (const gpuml__ct *)p.x;
+    const gpuml__ix h0 = p0 * DW3_ST - p.ph, w0 = q0 * DW3_ST - p.pw;
+    const gpuml__ct *xb = x + n * (gpuml__ix)p.xn + c0 * (gpuml__ix)p.xc;
+    /* branch-free loads: every load reads a clamped (in-image) address and padding is zeroed
+       after the load, so the compiler issues the loads of many rows at once (it hoists them as
+       far as the registers allow: the host keeps the tiles small enough not to spill).  The
+       first version, loads under branches (one row in flight per thread, 96 registers), ran
+       as fast on the H100 at the same tile heights (bench/NOTES_conv.md). */
+    gpuml__ix wo[DW3_SPAN];
+    bool wok[DW3_SPAN];
+#pragma unroll
+    for (int j = 0; j < DW3_SPAN; j++) {
+        const gpuml__ix w = w0 + j;
+        wok[j] = w >= 0 && w < (gpuml__ix)p.w;
+        wo[j] = (w < 0 ? 0 : w >= (gpuml__ix)p.w ? (gpuml__ix)p.w - 1 : w) * (gpuml__ix)p.xw;
+    }
+    gpuml__dw3v raw[DW3_NR][DW3_SPAN];
+    float acc[DW3_PT][DW3_QT][DW3_VEC];
+#pragma unroll
+    for (int a = 0; a < DW3_PT; a++)
+#pragma unroll
+        for (int b = 0; b < DW3_QT; b++)
+#pragma unroll
+            for (int v = 0; v < DW3_VEC; v++) acc[a][b][v] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < DW3_NR + DW3_PF; i++) {
+        if (i < DW3_NR) {   /* issue the loads of row i */
+            const gpuml__ix h = h0 + i;
+            const bool hok = h >= 0 && h < (gpuml__ix)p.h;
+            const gpuml__ct *xr = xb + (h < 0 ? 0 : h >= (gpuml__ix)p.h ? (gpuml__ix)p.h - 1 : h) * (gpuml__ix)p.xh;
+#pragma unroll
+            for (int j = 0; j < DW3_SPAN; j++) {
+                gpuml__dw3v t;
+                gpuml__dw3_raw(xr + wo[j], t);
+                if (!(hok && wok[j])) gpuml__dw3_zero(t);
+                raw[i][j] = t;
+            }
+        }
+        const int k = i - DW3_PF;   /* the row summed now */
+        if (k < 0) continue;
+        float xin[DW3_SPAN][DW3_VEC];
+#pragma unroll
+        for (int j = 0; j < DW3_SPAN; j++)
+#pragma unroll
+            for (int v = 0; v < DW3_VEC; v++) xin[j][v] = gpuml__cvl(raw[k][j].v[v]);
+#pragma unroll
+        for (int a = 0; a < DW3_PT; a++) {
+            const int r = k - a * DW3_ST;   /* the filter row this input row is for output row a */
+            if (r < 0 || r > 2) continue;
+#pragma unroll
+            for (int b = 0; b < DW3_QT; b++)
+#pragma unroll
+                for (int s = 0; s < 3; s++)
+#pragma unroll
+                    for (int v = 0; v < DW3_VEC; v++) acc[a][b][v] = fmaf(xin[b * DW3_ST + s][v], wv[r * 3 + s][v], acc[a][b][v]);
+        }
+    }
+    float bias[DW3_VEC];
+#pragma unroll
+    for (int v = 0; v < DW3_VEC; v++) {
+#if CONV_BIAS
+        bias[v] = p.bias[c0 + v];
+#else
+        bias[v] = 0.0f;
+#endif
+    }
+#pragma unroll
+    for (int a = 0; a < DW3_PT; a++) {
+        const gpuml__ix pp = p0 + a;
+        if (pp >= (gpuml__ix)p.p) break;
+#pragma unroll
+        for (int b = 0; b < DW3_QT; b++) {
+            const gpuml__ix q = q0 + b;
+            if (q >= (gpuml__ix)p.q) break;
+#if CONV_RES
+            float res[DW3_VEC];
+            const gpuml__ct *rp = (const gpuml__ct *)p.res + n * (gpuml__ix)p.rn + pp * (gpuml__ix)p.rp + q * (gpuml__ix)p.rq + c0 * (gpuml__ix)p.rk;
+#if DW3_VEC > 1
+            gpuml__dw3_ld(rp, res);
+#else
+            res[0] = gpuml__cvl(rp[0]);
+#endif
+#endif
+            gpuml__dw3v o;
+#pragma unroll
+            for (int v = 0; v < DW3_VEC; v++) {
+                float f = gpuml__conv_act(acc[a][b][v] + bias[v]);
+#if CONV_RES
+                f += res[v];
+#endif
+                o.v[v] = gpuml__cvs(f);
+            }
+            gpuml__dw3_st((gpuml__ct *)p.y + n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c0 * (gpuml__ix)p.yk, o);
+        }
+    }
+}
+#ifndef DW3_MINB
+#define DW3_MINB 4   /* resident 128-thread blocks per SM the registers must allow */
+#endif
+extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml__conv_params p)
+{
+    const gpuml__ix npt = ((gpuml__ix)p.p + DW3_PT - 1) / DW3_PT, nqt = ((gpuml__ix)p.q + DW3_QT - 1) / DW3_QT;
+    const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
+    float wv[9][DW3_VEC];
+#if DW3_VEC > 1
+    __shared__ float sw[9][DW3_MAXCV * DW3_VEC];
+    const int cvb = (int)p.ldcol, nch = cvb * DW3_VEC;
+    const int tx = (int)threadIdx.x % cvb, ty = (int)threadIdx.x / cvb, tpb = (int)blockDim.x / cvb;
+    const gpuml__ix cb = (gpuml__ix)blockIdx.y * nch;   /* the block's first channel */
+    for (int e = threadIdx.x; e < 9 * nch; e += blockDim.x) {
+        const int cl = e / 9, rs = e - cl * 9;
+        sw[rs][cl] = cb + cl < (gpuml__ix)p.k
+                         ? gpuml__cvl(__ldg(wt + (cb + cl) * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws))
+                         : 0.0f;
+    }
+    __syncthreads();
+    const gpuml__ix tile = (gpuml__ix)blockIdx.x * tpb + ty, c0 = cb + (gpuml__ix)tx * DW3_VEC;
+    if (ty >= tpb || tile >= (gpuml__ix)p.total || c0 >= (gpuml__ix)p.k) return;
+#pragma unroll
+    for (int rs = 0; rs < 9; rs++)
+#pragma unroll
+        for (int v = 0; v < DW3_VEC; v++) wv[rs][v] = sw[rs][tx * DW3_VEC + v];
+    gpuml__ix t = tile;
+    const gpuml__ix qt = t % nqt; t /= nqt;
+    const gpuml__ix pt = t % npt, n = t / npt;
+    gpuml__dw3_tile(p, n, pt * DW3_PT, qt * DW3_QT, c0, wv);
+#else
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix t = i;
+        const gpuml__ix qt = t % nqt; t /= nqt;
+        const gpuml__ix pt = t % npt; t /= npt;
+        const gpuml__ix c = t % (gpuml__ix)p.k, n = t / (gpuml__ix)p.k;
+#pragma unroll
+        for (int rs = 0; rs < 9; rs++)
+            wv[rs][0] = gpuml__cvl(__ldg(wt + c * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws));
+        gpuml__dw3_tile(p, n, pt * DW3_PT, qt * DW3_QT, c, wv);
+    }
+#endif
+}
+
 /* backward data, one dx element per thread (x is dx here, y is dy):
    dx[n,h,w,c] = sum over k of c's group and the (r,s) that reach (h,w) of dy[n,p,q,k] w[k,r,s,c'] */
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_data(gpuml__conv_params p)

@@ -375,6 +375,43 @@ static void test_depthwise(void)
                     if (ci) run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1);
                 }
 }
+/* the depthwise 3x3 kernel (gpuml_conv_dw3) and its fallbacks: channel counts taking 4-wide
+   vectors, 2-wide ones, none (odd), one block per chunk of channels or several (144, 268 =
+   4 x 67 with a partial last chunk); planes from 1x1 to 13x13 (partial tiles); strides 1 and 2;
+   padding 0, 1, 2 and asymmetric; every epilogue; both layouts; every dtype.  On the GPU with
+   the tile height chosen by size (0), forced to 1, 2 and 4 rows, and the older kernels (-1). */
+static void test_depthwise3x3(void)
+{
+    static const int CH[] = { 1, 3, 17, 33, 8, 6, 24, 144, 268 };
+    static const int HW[][2] = { { 1, 1 }, { 5, 5 }, { 7, 7 }, { 13, 13 }, { 5, 13 }, { 13, 7 }, { 2, 9 } };
+    static const int PADS[4][4] = { { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 2, 2, 2, 2 }, { 1, 0, 0, 1 } };
+    static const int epi[4][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 1 }, { 3, 0, 1 } };
+    int i, ci;
+    for (i = 0; i < 63; i++) {
+        cv_case c;
+        memset(&c, 0, sizeof c);
+        c.n = 1 + i % 2; c.c = c.k = c.groups = CH[i % 9]; c.h = HW[i % 7][0]; c.w = HW[i % 7][1];
+        c.r = c.s = 3; c.sh = c.sw = 1 + (i / 3) % 2; c.dh = c.dw = 1;
+        memcpy(c.pad, PADS[(i / 2) % 4], sizeof c.pad);
+        c.layout = (i / 4) % 2; c.dt = FDT[(i / 8) % 3];
+        c.act = epi[(i / 5) % 4][0]; c.bias = epi[(i / 5) % 4][1]; c.res = epi[(i / 5) % 4][2];
+        if (!cv_out(&c)) continue;
+        for (ci = 0; ci < nctx(); ci++) {
+            if (ci == 0) { run_fwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1); continue; }
+#ifndef GPUML_NO_CUDA
+            {
+                static const int modes[5] = { 0, 1, 2, 4, -1 };
+                int m;
+                for (m = 0; m < 5; m++) {
+                    gpuml__cv_dw3_mode = modes[m];
+                    run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
+                }
+                gpuml__cv_dw3_mode = 0;
+            }
+#endif
+        }
+    }
+}
 /* shapes that took the CPU's special cases: fewer output pixels than channels over several
    chunks, 1x1 stride-1 convs reading x in place, f32 y written in place */
 static void test_cpu_special(void)
@@ -808,6 +845,7 @@ int main(int argc, char **argv)
         { "fuzz_forward", test_fuzz_forward },
         { "fuzz_backward", test_fuzz_backward },
         { "depthwise", test_depthwise },
+        { "depthwise3x3", test_depthwise3x3 },
         { "cpu_special", test_cpu_special },
         { "cpu_implicit", test_cpu_implicit },
         { "forced_igemm", test_forced_igemm }, { "forced_wgmma", test_forced_wgmma },
