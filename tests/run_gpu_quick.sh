@@ -13,7 +13,7 @@ L=build/quick_logs
 rm -rf "$L"; mkdir -p "$O" "$L" build
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
-suites=${SUITES:-"test_conv test_conv_igemm test_matmul test_core test_profile test_ops test_jit"}
+suites=${SUITES:-"test_conv test_conv_igemm test_conv_tf32 test_matmul test_core test_profile test_ops test_jit"}
 make -s -j16 $(for s in $suites; do echo build/$s; done) examples > "$L/build.log" 2>&1 || { tail -30 "$L/build.log"; exit 1; }
 T0=$(date +%s)
 # warm the kernel cache once (NVRTC compiles are shared through GPUML_CACHE_DIR)
@@ -27,7 +27,10 @@ if [ -z "${SUITES:-}" ]; then
                 memcheck:test_matmul:small_m racecheck:test_matmul:small_m_shapes memcheck:test_matmul:f32_special_values \
                 racecheck:test_matmul:f32_special_values memcheck:test_ops:row_variants racecheck:test_ops:row_variants \
                 memcheck:test_ops:unary memcheck:test_ops:reduce racecheck:test_ops:reduce memcheck:test_ops:softmax \
-                memcheck:test_conv:fuzz_forward memcheck:test_profile:conv_records; do
+                memcheck:test_conv:fuzz_forward memcheck:test_profile:conv_records \
+                memcheck:test_conv_igemm:stem_kernel racecheck:test_conv_igemm:stem_kernel memcheck:test_conv_tf32:every_cfg \
+                racecheck:test_conv_tf32:specials memcheck:test_ops:ew_shapes racecheck:test_ops:ew_shapes \
+                memcheck:test_conv:depthwise3x3 racecheck:test_conv:depthwise3x3; do
         IFS=: read -r tool s t <<< "$spec"; echo "san $tool $s $t" >> "$jobs_file"
     done
 fi
