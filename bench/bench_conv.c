@@ -159,7 +159,9 @@ int main(int argc, char **argv)
                 /* f16 NHWC; f32 NCHW (AUTO: 3xTF32 on sm_80+), with allow_tf32, through the GEMM path
                    (AUTO before 3xTF32), 3xTF32 without per-tile sums, 3xTF32 split in registers */
                 static const char *const vname[6] = { "f16 NHWC", "f32 NCHW", "f32 NCHW tf32", "f32 NCHW gemm", "f32 NCHW 3x-trunc", "f32 NCHW 3x-reg" };
-                for (v = 0; v < 6; v++) {
+                /* the A/B variants (gemm, 3x-trunc, 3x-reg) only with BENCH_CONV_AB=1: the report leaves them out */
+                const int nv = getenv("BENCH_CONV_AB") && atoi(getenv("BENCH_CONV_AB")) ? 6 : 3;
+                for (v = 0; v < nv; v++) {
                     job js[2];
                     const int *L = R50[l];
                     int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v != 0, v ? GPUML_F32 : GPUML_F16), i;
@@ -192,7 +194,7 @@ int main(int argc, char **argv)
                 free_jobs(js, 2);
             }
         }
-        if (want("tf32cfg")) {
+        if (filter && strcmp(filter, "tf32cfg") == 0) {   /* a sweep: only when asked for by name */
             /* f32 on tensor cores by mode, layout and tile configuration (splits: 1 and chosen);
                NHWC with modes 1 and 4 reads x and w as they are: the kernel alone */
             static const int LT[4][6] = { { 64, 56, 64, 3, 1, 1 }, { 256, 56, 64, 1, 1, 0 }, { 1024, 14, 256, 1, 1, 0 }, { 512, 7, 512, 3, 1, 1 } };
