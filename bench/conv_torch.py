@@ -20,14 +20,22 @@ def time_it(fns, iters):
     for i in range(2 * len(fns)):
         fns[i % len(fns)]()
     torch.cuda.synchronize()
+    # as bench_conv.c: one window of 'iters' calls estimates the time, then windows of >= 3 ms, median of 3
     a = torch.cuda.Event(enable_timing=True)
     b = torch.cuda.Event(enable_timing=True)
-    a.record()
-    for i in range(iters):
-        fns[i % len(fns)]()
-    b.record()
-    b.synchronize()
-    return a.elapsed_time(b) * 1e-3 / iters
+    n, ws = iters, []
+    for k in range(4):
+        a.record()
+        for i in range(n):
+            fns[i % len(fns)]()
+        b.record()
+        b.synchronize()
+        t = a.elapsed_time(b) * 1e-3 / n
+        if k == 0:
+            n = max(n, min(4000, int(3e-3 / t))) if t > 0 else n
+        else:
+            ws.append(t)
+    return sorted(ws)[1]
 
 
 print("device:", torch.cuda.get_device_name(), "torch", torch.__version__, "cudnn", torch.backends.cudnn.version())
