@@ -647,6 +647,11 @@ static void rows_one(int kind, gpuml_dtype dt, long long R, long long n, int lay
              kind == 0 ? "softmax" : kind == 1 ? "log_softmax" : kind == 2 ? "layernorm" : "rmsnorm", gpuml_dtype_name(dt), R, n,
              lay ? " strided" : "", special == 2 ? " rows around 1000" : special ? " NaN/inf rows" : "", tag);
     if (kind <= 1) tu_close(what, vy, ref, N, dt == GPUML_F32 ? 2e-5 : tol_of(dt), kind == 1 ? 1e-4 + tol_of(dt) : 1e-7);
+    else if (kind == 2 && special == 2 && dt == GPUML_F32)
+        /* f32 layernorm of rows near 1000 with spread ~0.6: the f32 mean itself carries up to half an ulp
+           of 1000 (3e-5), which (x - mean) * rstd turns into ~5e-5 of the output (PyTorch's f32 layernorm
+           the same); the bound is the conditioning, 2^-24 * |x| / std * |w| ~ 2e-4 */
+        tu_close(what, vy, ref, N, 2e-4, 2e-4);
     else tu_close(what, vy, ref, N, dt == GPUML_F32 ? 3e-5 : tol_of(dt), dt == GPUML_F32 ? 3e-5 : 2 * tol_of(dt));
     free(vx); free(vw); free(vb); free(vy); free(ref);
     gpuml_tensor_free(x); gpuml_tensor_free(y); gpuml_tensor_free(w); gpuml_tensor_free(b);
@@ -679,9 +684,9 @@ static void row_variants(int t0, int t1)
                 if (t == 0) {
                     rows_one(k, FDT[d], 3, 16384, 0, tnames[t], 0);    /* f32: one block, not a cluster */
                     rows_one(k, FDT[d], 3, 20000, 0, tnames[t], 0);
-                    /* rows far from 0 (not layernorm: its output pass subtracts an f32 mean, an
-                       error of ~5e-5 relative there; bench/NOTES_ops.md, issue 3, "Left") */
-                    if (d == 0 && k != 2)
+                    /* rows far from 0 (layernorm with the tolerance of its f32 conditioning there:
+                       rows_one; bench/NOTES_ops.md, issue 3, "Left") */
+                    if (d == 0)
                         for (wi = 2; wi < 8; wi++) rows_one(k, FDT[d], 3, widths[wi], 0, tnames[t], 2);
                 }
             }
