@@ -325,15 +325,19 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
         float lse = mx + logf(s);
 #endif
 #elif GPUML__LN
+        /* the statistics are of x - sh, sh = the row's first element (finite, else 0): x - sh is exact
+           for x within a factor 2 of sh, so rows far from 0 against their spread (1000 + U(-1, 1))
+           keep f32 accuracy -- an f32 mean of 1000 would carry a few ulps of 1000 through the merges */
+        const float sh0 = n > 0 ? gpuml__X::ld(xp[0]) : 0.0f, sh = fabsf(sh0) <= 3.0e38f ? sh0 : 0.0f;
         {
             float c = 0.0f, s = 0.0f, q = 0.0f, mu;
-            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E);
+            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E) - sh;
             for (int j = 0; j < nch; j++) {      /* this thread's element count */
                 gpuml__ri e0 = (tr + j * TR) * VEC;
                 c += e0 >= n ? 0.0f : (float)(n - e0 < VEC ? n - e0 : VEC);
             }
             mu = c > 0.0f ? s / c : 0.0f;
-            GPUML__FOR_ROW { float d = GPUML__XV(j, k, GPUML__E) - mu; q = fmaf(d, d, q); }
+            GPUML__FOR_ROW { float d = (GPUML__XV(j, k, GPUML__E) - sh) - mu; q = fmaf(d, d, q); }
             st.a = c; st.b = mu; st.c = q;
         }
         st = gpuml__st_reduce(st, par);
@@ -346,6 +350,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
         }
         st = gpuml__st_reduce(st, par);
         float mean = 0.0f, rstd = rsqrtf(st.a / (float)n + p.eps);
+        const float sh = 0.0f;
 #endif
 #if GPUML__BWD
         /* g = dy * w, xhat = (x - mean) * rstd: sums of g and g * xhat */
@@ -354,7 +359,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
             gpuml__ri e = GPUML__E;
             float g = GPUML__DV(j, k, e) * (HAS_W ? gpuml__W::ld(w[e * p.ws]) : 1.0f);
             sg += g;
-            sgx = fmaf(g, (GPUML__XV(j, k, e) - mean) * rstd, sgx);
+            sgx = fmaf(g, ((GPUML__XV(j, k, e) - sh) - mean) * rstd, sgx);
         }
         {
             float2 t = gpuml__block_sum2(sg, sgx);
@@ -392,9 +397,9 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
 #elif RK == 6
                 o[k] = ok ? (gpuml__ex2((xv - mx) * GPUML__L2E) * inv - (e == (gpuml__i64)lab ? p.scale : 0.0f)) : __int_as_float(0x7fc00000);
 #elif RK == 2 || RK == 3
-                o[k] = fmaf((xv - mean) * rstd, wv[k], bv[k]);
+                o[k] = fmaf(((xv - sh) - mean) * rstd, wv[k], bv[k]);
 #else
-                float dyv = GPUML__DV(j, k, e), xh = (xv - mean) * rstd, g = dyv * wv[k];
+                float dyv = GPUML__DV(j, k, e), xh = ((xv - sh) - mean) * rstd, g = dyv * wv[k];
                 o[k] = rstd * (g - sg - xh * sgx);
                 if (NV > 0) {
                     a0[j % NVR][k] = fmaf(dyv, xh, a0[j % NVR][k]);
