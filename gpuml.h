@@ -6450,8 +6450,9 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
 /* Overrides of the row-kernel choice below, for the tests and benchmarks (0: the rule):
    [0] bytes of row per thread to start from, [1] 1: no clusters, [2] 1: no warp-per-row,
    [3] 1: the old rule (a block per row, up to 512 threads and 64 elements each),
-   [4] registers per thread to cap at (launch bounds; -1: none) */
-static int gpuml__rows_tune[5];
+   [4] registers per thread to cap at (launch bounds; -1: none), [5] bytes of row per thread at
+   most where a cluster takes the rest of a long row (0: 128) */
+static int gpuml__rows_tune[6];
 
 GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, gpuml__nplan *p)
 {
@@ -6497,7 +6498,7 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
         (n + (int64_t)GPUML__MIN(maxept, 256 / es) - 1) / GPUML__MIN(maxept, 256 / es) <=
             (es <= 2 || r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX ? 512 : 256))
         clusters = 0;
-    maxb = clusters ? 128 : 256;
+    maxb = clusters ? (gpuml__rows_tune[5] > 0 ? gpuml__rows_tune[5] : 128) : 256;
     if (gpuml__rows_tune[3] == 1 || vec == 1) maxb = 256;
     nv = 1;
     while (((int64_t)vec * nv * es < tb || (n + (int64_t)vec * nv - 1) / ((int64_t)vec * nv) > 256) &&

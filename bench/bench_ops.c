@@ -132,12 +132,12 @@ int main(int argc, char **argv)
     int ncols = 4;
     filter = argc > 1 ? argv[1] : NULL;
 #ifndef GPUML_NO_CUDA
-    {   /* BENCH_ROWS_TUNE=a,b,c,d,e: the row-kernel overrides (gpuml__rows_tune in gpuml.h) */
+    {   /* BENCH_ROWS_TUNE=a,b,c,d,e[,f]: the row-kernel overrides (gpuml__rows_tune in gpuml.h) */
         const char *e = getenv("BENCH_ROWS_TUNE");
         if (e && *e) {
             int *t = gpuml__rows_tune;
-            if (sscanf(e, "%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4]) < 1) { printf("bad BENCH_ROWS_TUNE\n"); return 1; }
-            printf("row-kernel overrides: %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4]);
+            if (sscanf(e, "%d,%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4], &t[5]) < 1) { printf("bad BENCH_ROWS_TUNE\n"); return 1; }
+            printf("row-kernel overrides: %d %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4], t[5]);
         }
         e = getenv("BENCH_EW_TUNE");
         if (e && *e) {
