@@ -6,7 +6,7 @@
    for PyTorch.
    Build: gcc -std=c99 -O2 -I. bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm
    Run:   build/bench_ops [filter]            (GPUML_BACKEND=cpu for the CPU; filter: parts of op
-          names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e sets gpuml__rows_tune,
+          names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e[,f] sets gpuml__rows_tune,
           BENCH_EW_TUNE=block,vectors,grid,hints gpuml__ew_tune, BENCH_REDUCE_TUNE=per_sm,vectors,nofuse
           gpuml__reduce_tune; BENCH_ITERS=n timed calls, default 50; BENCH_COLS=a,b,.. the row
           lengths, default 1024,4096,8192,32768) */
