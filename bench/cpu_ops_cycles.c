@@ -7,7 +7,8 @@
    Run:   build/cpu_ops_cycles [elements, default 4096] [reps, default 300] [row length of the row ops, default 4096]
    With a row larger than the caches (e.g. 16777216 10) the same figures are the in-memory cost on one
    thread; the first line is then memcpy's TSC cycles per byte moved (read + write) on one thread, the
-   floor to compare with: an op moving B bytes per element cannot go below B times that. */
+   floor to compare with: an op moving B bytes per element cannot go below B times that.  In memory the
+   AVX-512 row ops run as the library runs them: the next row prefetched, streaming stores. */
 #define _POSIX_C_SOURCE 200809L
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
@@ -46,8 +47,11 @@ static void run_rows(int what, int lvl, int bf, int64_t r0, int64_t m)
     char *yp = bf ? (char *)(yh + r0) : (char *)(y + r0);
     float *xr = x + r0, *yr = y + r0;
     if (lvl == 2) {
-        if (what == 6) gpuml__softmax_row_avx512(xp, bf, yp, bf, m, 0, e, bm, 0, NULL, 1.0f, -1, NULL);
-        else gpuml__norm_row_avx512(xp, bf, yp, bf, m, what == 8, 1e-5, w, what == 7 ? b : NULL, 0, NULL);
+        const int big = n > 1000000;   /* in memory: as the library runs it (next row prefetched, streaming stores) */
+        const char *pf = big && r0 + m < n ? xp + m * (bf ? 2 : 4) : NULL;
+        if (what == 6) gpuml__softmax_row_avx512(xp, bf, yp, bf, m, 0, e, bm, big, pf, 1.0f, -1, NULL);
+        else gpuml__norm_row_avx512(xp, bf, yp, bf, m, what == 8, 1e-5, w, what == 7 ? b : NULL, big, pf);
+        if (big && r0 + m >= n) _mm_sfence();
     } else if (what == 6) {   /* the AVX2 row path of gpuml__rows_task */
         float mx = gpuml__vmax_avx2(xr, m);
         double s = gpuml__exp_shift_avx2(xr, mx, yr, m);
