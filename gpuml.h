@@ -4636,6 +4636,54 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_out_avx2(const float *x, int64_t 
     }
     for (; i < n; i++) y[i] = (float)(x[i] - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
 }
+/* layernorm (rms = 0) / rmsnorm backward of one f32 row: xh = (x - m) r, g = dy w (w may be NULL),
+   dx = r (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); acc[i] += dy xh and acc[n + i] += dy
+   in double; the row sums in f32 per block of 1024 and in double across blocks (as the AVX-512 path) */
+GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_bwd_avx2(const float *x, const float *dy, int64_t n, int rms, double m, double r,
+                                                       const float *w, double *acc, float *dx)
+{
+    const __m256 vm = _mm256_set1_ps((float)m), vl = _mm256_set1_ps((float)(m - (double)(float)m)), vr = _mm256_set1_ps((float)r);
+    __m256 vsg, vsgx;
+    double sg = 0, sgx = 0, t[8];
+    int64_t b0, i;
+    for (b0 = 0; b0 < n; b0 += 1024) {
+        const int64_t b1 = GPUML__MIN(b0 + 1024, n);
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0;
+        for (i = b0; i + 8 <= b1; i += 8) {
+            const __m256 xh = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vl), vr);
+            const __m256 d = _mm256_loadu_ps(dy + i), g = w ? _mm256_mul_ps(d, _mm256_loadu_ps(w + i)) : d, dxh = _mm256_mul_ps(d, xh);
+            a0 = _mm256_add_ps(a0, g);
+            a1 = _mm256_fmadd_ps(g, xh, a1);
+            _mm256_storeu_pd(acc + i, _mm256_add_pd(_mm256_loadu_pd(acc + i), _mm256_cvtps_pd(_mm256_castps256_ps128(dxh))));
+            _mm256_storeu_pd(acc + i + 4, _mm256_add_pd(_mm256_loadu_pd(acc + i + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(dxh, 1))));
+            _mm256_storeu_pd(acc + n + i, _mm256_add_pd(_mm256_loadu_pd(acc + n + i), _mm256_cvtps_pd(_mm256_castps256_ps128(d))));
+            _mm256_storeu_pd(acc + n + i + 4, _mm256_add_pd(_mm256_loadu_pd(acc + n + i + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1))));
+        }
+        _mm256_storeu_pd(t, _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a0)), _mm256_cvtps_pd(_mm256_extractf128_ps(a0, 1))));
+        _mm256_storeu_pd(t + 4, _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a1)), _mm256_cvtps_pd(_mm256_extractf128_ps(a1, 1))));
+        sg += (t[0] + t[1]) + (t[2] + t[3]);
+        sgx += (t[4] + t[5]) + (t[6] + t[7]);
+        for (; i < b1; i++) {
+            const double xh = ((double)x[i] - m) * r, g = (double)dy[i] * (w ? w[i] : 1.0f);
+            sg += g; sgx += g * xh;
+            acc[i] += dy[i] * xh;
+            acc[n + i] += dy[i];
+        }
+    }
+    sg = rms ? 0.0 : sg / (double)n;
+    sgx /= (double)n;
+    vsg = _mm256_set1_ps((float)sg);
+    vsgx = _mm256_set1_ps((float)sgx);
+    for (i = 0; i + 8 <= n; i += 8) {
+        const __m256 xh = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vl), vr);
+        const __m256 d = _mm256_loadu_ps(dy + i), g = w ? _mm256_mul_ps(d, _mm256_loadu_ps(w + i)) : d;
+        _mm256_storeu_ps(dx + i, _mm256_mul_ps(vr, _mm256_fnmadd_ps(xh, vsgx, _mm256_sub_ps(g, vsg))));
+    }
+    for (; i < n; i++) {
+        const double xh = ((double)x[i] - m) * r, g = (double)dy[i] * (w ? w[i] : 1.0f);
+        dx[i] = (float)(r * (g - sg - xh * sgx));
+    }
+}
 /* y = x * s + c */
 GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
 {
@@ -6304,7 +6352,38 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
 #endif
         x = gpuml__cpu_ld(dt, xp, p->xs * es, n, xb);
 #if GPUML__HAVE_AVX2_PATH
-        /* forward softmax and norms with AVX2, straight into a dense f32 output */
+        /* forward softmax and norms with AVX2, straight into a dense f32 output; the backward norms and
+           cross-entropy (a valid label) into the row buffer */
+        if (vec && n >= 16 && (r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD)) {
+            /* (rows shorter than 16 keep the double path, as on AVX-512: a row of 1 cancels in f32) */
+            const int ln = r->kind == GPUML__ROW_LAYERNORM_BWD;
+            float mf;
+            dy = gpuml__cpu_ld(dt, (const char *)gpuml_tensor_data(r->dy) + gpuml__row_off(&p->rs, &p->v[2], row) * es, p->dys * es, n, db);
+            if (ln) mean = gpuml__vsum_avx2(x, n, 0.0f, 0) / (double)n;
+            mf = (float)mean;
+            rstd = 1.0 / sqrt(gpuml__vsum_avx2(x, n, mf, 1) / (double)n - (mean - mf) * (mean - mf) + r->eps);
+            gpuml__vnorm_bwd_avx2(x, dy, n, !ln, mean, rstd, j->w, j->acc + (size_t)tid * 2 * (size_t)n, yb);
+            if (yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
+            continue;
+        }
+        if (vec && r->kind == GPUML__ROW_XENT) {
+            int32_t lab;
+            memcpy(&lab, (const char *)gpuml_tensor_data(r->labels) + row * p->ls * 4, 4);
+            if (lab >= 0 && lab < n) {
+                const float mf = gpuml__vmax_avx2(x, n);
+                double inv;
+                float el;
+                s = gpuml__exp_shift_avx2(x, mf, yb, n);      /* yb[i] = exp(x[i] - mf) */
+                j->loss[row] = (double)mf + log(s) - (double)x[lab];
+                if (!yp) continue;
+                inv = 1.0 / s;
+                el = yb[lab];
+                gpuml__vaxpc_avx2(yb, n, (float)(inv * p->scale), 0.0f, yb);
+                yb[lab] = (float)(((double)el * inv - 1.0) * p->scale);
+                gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
+                continue;
+            }
+        }
         if (vec) {
             int fwd_norm = r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM;
             if (dt == GPUML_F32 && p->ys == 1 && (r->kind != GPUML__ROW_LOG_SOFTMAX || (const char *)yp != xp)) yo = (float *)(void *)yp;
