@@ -9508,22 +9508,28 @@ typedef struct gpuml__cw_cfg {
                                   than the cp.async gather on every ResNet-50 3x3 and strided 1x1 layer on an
                                   H200, bench/NOTES_conv_igemm.md); a forced configuration without this flag
                                   gathers */
+#define GPUML__CW_NO_TMA_Y 1024  /* or'ed into a configuration: the slab epilogue (st.global) even where the
+                                    TMA-store epilogue could write y (GPUML_CW_TMA_Y=0 in the environment: always) */
+#define GPUML__CW_FLAGS (GPUML__CW_GATHER | GPUML__CW_IM2COL | GPUML__CW_NO_TMA_Y)
 static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
     /* fitted (relative least squares) to the forced-configuration timings of device run 2 on
        the 22 ResNet-50 layers (bench/NOTES_conv_igemm.md) */
     { 128, 256, 4, 1, 25.89f, 1.65f, 0.411f }, { 128, 128, 6, 1, 33.63f, 0.08f, 0.656f }, { 128, 64, 8, 1, 54.20f, 1.96f, 0.210f },
     { 64, 128, 4, 2, 24.92f, 0.00f, 0.668f },  { 64, 64, 6, 2, 49.40f, 0.58f, 0.200f },
 };
-GPUML__FN unsigned gpuml__cw_smem(int cfg)
+/* the kernel's GPUML_CW_SMEM: with the TMA-store epilogue (tma_y) a 16-bit 64 x BN staging tile per
+   consumer warpgroup replaces the f32 slab, and configurations 0 and 3 keep 3 stages to fit */
+GPUML__FN unsigned gpuml__cw_smem(int cfg, int tma_y)
 {
     const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
-    return (unsigned)(1024 + c->stages * (c->bm + c->bn) * 128 + (c->bm / 64) * 64 * 40 * 4 + 256);
+    int stages = tma_y && (cfg == 0 || cfg == 3) ? 3 : c->stages;
+    return (unsigned)(1024 + stages * (c->bm + c->bn) * 128 + (c->bm / 64) * (tma_y ? 64 * c->bn * 2 : 64 * 40 * 4) + 256);
 }
 /* NULL when configuration cfg of the wgmma kernel can run problem p, else why not */
 GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
 {
     const char *why;
-    if (cfg >= 0) cfg &= ~(GPUML__CW_GATHER | GPUML__CW_IM2COL);
+    if (cfg >= 0) cfg &= ~GPUML__CW_FLAGS;
     if (cfg < 0 || cfg >= GPUML__CW_NCFG) return "no such wgmma tile configuration";
     if (!ctx || !p) return "missing operand";
     if (ctx->backend != GPUML_BACKEND_CUDA) return "not a CUDA context";
@@ -9533,7 +9539,7 @@ GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_pro
 #ifndef GPUML_NO_CUDA
     if (!ctx->cu.TensorMapEncodeTiled) return "the driver has no cuTensorMapEncodeTiled";
 #endif
-    if (ctx->smem_optin < (int)gpuml__cw_smem(cfg)) return "not enough shared memory per block";
+    if (ctx->smem_optin < (int)gpuml__cw_smem(cfg, 0)) return "not enough shared memory per block";
     if (p->c % 64) return "C % 64 != 0 (a k tile is 64 channels of one tap)";
     if (gpuml_tensor_numel(p->x) >= ((int64_t)1 << 31)) return "x has 2^31 elements or more (32-bit offsets)";
     return NULL;
@@ -9578,15 +9584,19 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
 #ifndef GPUML_NO_CUDA
     gpuml__conv_kparams kp;
     unsigned char mapbuf[2][128 + 64];
-    void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[3];
-    char opts[260], ropts[200];
-    int tma_a, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = cfg < 0 || (cfg & GPUML__CW_IM2COL) != 0;
+    unsigned char ymapbuf[2][128 + 64];
+    void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[5];
+    void *ymap = ymapbuf[0] + (64 - ((uintptr_t)ymapbuf[0] & 63)) % 64, *rmap = ymapbuf[1] + (64 - ((uintptr_t)ymapbuf[1] & 63)) % 64;
+    char opts[300], ropts[200];
+    int tma_a, tma_y, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = cfg < 0 || (cfg & GPUML__CW_IM2COL) != 0;
+    int no_tma_y = cfg >= 0 && (cfg & GPUML__CW_NO_TMA_Y) != 0;
+    const char *env = gpuml__getenv("GPUML_CW_TMA_Y");
     gpuml__CUfunction fn;
     unsigned grid[3], block[3];
     const gpuml__cw_cfg *c;
     int64_t kt, per, units, slots, M, Kg;
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
-    if (cfg >= 0) cfg &= ~(GPUML__CW_GATHER | GPUML__CW_IM2COL);
+    if (cfg >= 0) cfg &= ~GPUML__CW_FLAGS;
     if (cfg < 0) cfg = gpuml__conv_sm90_choose(ctx, p, &splits, NULL);
     if (cfg < 0 || gpuml__conv_sm90_why(ctx, p, cfg)) return GPUML_ERROR_NOT_SUPPORTED;
     c = &gpuml__cw_cfgs[cfg];
@@ -9627,12 +9637,26 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
                                           (unsigned)c->bm, es, 0, 3, 3, 0) == 0)
             tma_a = 2;
     }
+    /* 16-bit y in 16-byte rows, no split: the epilogue stages y's tile in shared memory and writes it
+       by TMA store (bench/NOTES_conv_igemm.md, store-bound 1x1 layers); y's map also serves res.
+       Configuration 3 drops to 3 stages with it: only up to 4 k tiles (H100: 2-13% faster there,
+       4-13% slower on its ResNet-50 layers of 16-36 k tiles) */
+    tma_y = splits == 1 && !no_tma_y && !(env && strcmp(env, "0") == 0) && (p->y->dtype == GPUML_F16 || p->y->dtype == GPUML_BF16) &&
+            p->k % 8 == 0 && (gpuml__dptr(p->y) & 15) == 0 && (!p->residual || (gpuml__dptr(p->residual) & 15) == 0) &&
+            (cfg != 3 || kt <= 4) && ctx->smem_optin >= (int)gpuml__cw_smem(cfg, 1);
+    memset(ymap, 0, 128);
+    memset(rmap, 0, 128);
+    if (tma_y) {
+        int ydt = p->y->dtype == GPUML_F16 ? 6 : 9;
+        tma_y = gpuml__tmap(ctx, ymap, ydt, gpuml__dptr(p->y), p->k, M, p->k * 2, 64, 64) &&
+                (!p->residual || gpuml__tmap(ctx, rmap, ydt, gpuml__dptr(p->residual), p->k, M, p->k * 2, 64, 64));
+    }
     if (splits > 1)
         snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d",
                  (int)p->x->dtype, cfg, tma_a);
     else
-        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d",
-                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a);
+        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d%s",
+                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a, tma_y ? " -DGPUML_CW_TMA_Y=1" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_sm90", &fn));
     gpuml__conv_kparams_fill(&kp, p, splits);
     units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
@@ -9640,12 +9664,12 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     grid[0] = (unsigned)GPUML__MIN(units, slots);
     grid[1] = grid[2] = 1;
     block[0] = (unsigned)(128 + 2 * c->bm); block[1] = block[2] = 1;
-    args[0] = map; args[1] = xmap; args[2] = &kp;
-    if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg), args, "conv2d (wgmma implicit GEMM)");
+    args[0] = map; args[1] = xmap; args[2] = &kp; args[3] = ymap; args[4] = rmap;
+    if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg, tma_y), args, "conv2d (wgmma implicit GEMM)");
     /* split-K: f32 partial sums, then conv_igemm's reduce applies the epilogue */
     snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=1",
              (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL);
-    return gpuml__conv_splitk_run(ctx, p, &kp, fn, grid, block, gpuml__cw_smem(cfg), args, ropts, "conv2d (wgmma implicit GEMM, split-K)");
+    return gpuml__conv_splitk_run(ctx, p, &kp, fn, grid, block, gpuml__cw_smem(cfg, 0), args, ropts, "conv2d (wgmma implicit GEMM, split-K)");
 #else
     (void)ctx; (void)p; (void)cfg; (void)splits;
     return GPUML_ERROR_NOT_SUPPORTED;
@@ -11154,6 +11178,11 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=1 -DGPUML_CW_TMA_Y=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2 -DGPUML_CW_TMA_Y=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2 -DGPUML_CW_TMA_Y=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1 -DGPUML_CW_TMA_Y=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=1 -DGPUML_CW_TMA_Y=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=2" },
 #ifdef GPUML__OPS_VARIANTS

@@ -18,16 +18,21 @@
    ==========================================================================================
    Kernel:  extern "C" __global__ void gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w,
                                                        const __grid_constant__ gpuml__cw_tmap tma_x,
-                                                       gpuml__conv_params p)
-            kernelParams { &map_w, &map_x (128 bytes each, 64-byte aligned; map_x any bytes
-            unless GPUML_CW_TMA_A), &params }.
+                                                       gpuml__conv_params p,
+                                                       const __grid_constant__ gpuml__cw_tmap tma_y,
+                                                       const __grid_constant__ gpuml__cw_tmap tma_r)
+            kernelParams { &map_w, &map_x, &params, &map_y, &map_r } (maps 128 bytes each, 64-byte
+            aligned; map_x any bytes unless GPUML_CW_TMA_A, map_y / map_r unless GPUML_CW_TMA_Y).
    Compile: sm_90a only, -DGPUML_CONV_SM90=1 plus
             GPUML_CONV_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y and
             res); GPUML_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu; GPUML_HAS_BIAS,
             GPUML_HAS_RESID 0/1; GPUML_CW_CFG (below); GPUML_CW_TMA_A 0/1: 1 only for 1x1
             windows with stride 1 and no padding, where x is the GEMM's A, a [M][C] matrix:
             map_x = x as 2-D, dtype as w's map, globalDim {C, M}, globalStrides {C*2},
-            boxDim {64, BM}, otherwise as map_w (rows past M read as 0).
+            boxDim {64, BM}, otherwise as map_w (rows past M read as 0); GPUML_CW_TMA_Y 0/1: 1
+            (16-bit y, no split, K % 8 == 0, y and res 16-byte aligned) writes y by TMA store:
+            map_y = y as 2-D, y's dtype, globalDim {K, M}, globalStrides {K*2}, boxDim {64, 64},
+            otherwise as map_w; map_r the same for res (with GPUML_HAS_RESID).
    Tile configurations (-DGPUML_CW_CFG=n); BM = 64 x consumer warpgroups, BK = 64:
        n   BM x BN   consumer WGs  threads  stages  CTAs/SM  dynamic smem bytes
        0   128x256   2             384      4       1        1024 + 4*49152 + 20480 + 256 = 218368
@@ -35,6 +40,9 @@
        2   128x64    2             384      8       1        1024 + 8*24576 + 20480 + 256 = 218368
        3   64x128    1             256      4       2        1024 + 4*24576 + 10240 + 256 = 109824
        4   64x64     1             256      6       2        1024 + 6*16384 + 10240 + 256 = 109824
+            GPUML_CW_TMA_Y: a 64 x BN 16-bit staging tile per consumer warpgroup replaces the
+            slab (20480 / 10240 above) and configurations 0 and 3 run 3 stages: 0 214272,
+            1 230656, 2 214272, 3 91392, 4 107776 bytes.
             (GPUML_CW_SMEM below; set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it).
    Block:   (GPUML_CW_THREADS, 1, 1) = 128 x (1 + consumer WGs): warpgroup 0 is the producer.
    Grid:    (G, 1, 1), persistent: CTA b walks work units b, b + G, ...; any G >= 1 is correct;
@@ -66,7 +74,10 @@
    Consumers wait on full, issue 4 wgmmas (k 16 each), release the previous stage's "empty"
    barrier after wgmma.wait_group 1 (count: one lane of every consumer warp).  The producer runs ahead into the next unit while consumers run the epilogue:
    act(acc + bias) to a per-warpgroup f32 slab (64 rows x 32 columns at a time), then 8
-   consecutive columns a thread, + residual, converted, 16-byte stores.
+   consecutive columns a thread, + residual, converted, 16-byte stores.  With GPUML_CW_TMA_Y the
+   epilogue is gpuml__cw_epi_tma: 16-bit pairs from the accumulators into a swizzled staging
+   tile, TMA stores issued by one thread, the warpgroup on to the next unit at once (the 1x1
+   layers with K_gemm = 64 are store-bound: bench/NOTES_conv_igemm.md).
    ========================================================================================== */
 
 #if defined(GPUML_CONV_SM90) && (GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2)
@@ -89,12 +100,18 @@
 #define GPUML_CW_TMA_A 0    /* 1: 1x1, stride 1, no padding: x is the GEMM's A [M][C], loaded by TMA;
                                2: TMA im2col loads (any window, stride, padding, dilation); 0: cp.async gather */
 #endif
+#ifndef GPUML_CW_TMA_Y
+#define GPUML_CW_TMA_Y 0    /* 1: the epilogue stages y's tile in smem and writes it by TMA store (16-bit y) */
+#endif
+#if GPUML_CW_TMA_Y && GPUML_CONV_YDT == 0
+#error "GPUML_CW_TMA_Y needs a 16-bit y"
+#endif
 
 /*                  BN   consumer WGs  stages  CTAs/SM */
 #if GPUML_CW_CFG == 0
 #define GPUML_CW_BN 256
 #define GPUML_CW_CWG 2
-#define GPUML_CW_STAGES 4
+#define GPUML_CW_STAGES (GPUML_CW_TMA_Y ? 3 : 4)   /* TMA_Y: the 64 KB staging tile takes a stage */
 #define GPUML_CW_MINB 1
 #elif GPUML_CW_CFG == 1
 #define GPUML_CW_BN 128
@@ -109,7 +126,7 @@
 #elif GPUML_CW_CFG == 3
 #define GPUML_CW_BN 128
 #define GPUML_CW_CWG 1
-#define GPUML_CW_STAGES 4
+#define GPUML_CW_STAGES (GPUML_CW_TMA_Y ? 3 : 4)   /* TMA_Y: 2 CTAs/SM fit with 3 */
 #define GPUML_CW_MINB 2
 #else
 #define GPUML_CW_BN 64
@@ -125,7 +142,13 @@
 #define GPUML_CW_EPI_COLS 32
 #define GPUML_CW_SROW (GPUML_CW_EPI_COLS + 8)                     /* f32 slab row, padded */
 #define GPUML_CW_SLAB_BYTES (64 * GPUML_CW_SROW * 4)              /* per consumer warpgroup */
-#define GPUML_CW_SMEM (1024 + GPUML_CW_STAGES * GPUML_CW_STAGE_BYTES + GPUML_CW_CWG * GPUML_CW_SLAB_BYTES + 256)
+#define GPUML_CW_Y_BYTES (64 * GPUML_CW_BN * 2)                  /* TMA_Y staging tile, per consumer warpgroup */
+#if GPUML_CW_TMA_Y
+#define GPUML_CW_EPI_BYTES (GPUML_CW_CWG * GPUML_CW_Y_BYTES)
+#else
+#define GPUML_CW_EPI_BYTES (GPUML_CW_CWG * GPUML_CW_SLAB_BYTES)
+#endif
+#define GPUML_CW_SMEM (1024 + GPUML_CW_STAGES * GPUML_CW_STAGE_BYTES + GPUML_CW_EPI_BYTES + 256)
 /* k tiles the producer keeps in flight before it signals one (LAG + 1 gathers in flight).  At
    most STAGES - 2: consumers free a stage only after the next tile's wgmmas are issued, so
    with LAG = STAGES - 1 the producer would wait for a slot the consumer frees only after the
@@ -258,17 +281,82 @@ static __device__ __forceinline__ void gpuml__cw_unit(const gpuml__conv_params &
     kb1 = kb0 + per < KT ? kb0 + per : KT;
 }
 
+#if GPUML_CW_TMA_Y
+/* The TMA-store epilogue of one consumer warpgroup's 64 x BN block at (row0 < M, col0): act(acc +
+   bias) (+ the residual, TMA-loaded into the staging tile first) as 16-bit pairs straight from the
+   accumulators into the staging tile stg (BN/64 boxes of 64 rows x 128 bytes, 128-byte swizzled
+   like y's tensor map: 16-byte chunk j of row r at chunk j ^ (r & 7), so the 8 rows of a warp's
+   b32 stores fall on 32 distinct banks), then thread 0 of the warpgroup stores the boxes by TMA
+   (rows past M and columns past K are not written) and the warpgroup moves on.  Before it
+   overwrites stg, the next call waits until those stores have read it (bulk wait_group.read). */
+static __device__ __forceinline__ void gpuml__cw_epi_tma(const gpuml__conv_params &p, const float *acc, const gpuml__cw_tmap *tma_y,
+                                                         const gpuml__cw_tmap *tma_r, gpuml__u32 stg, gpuml__u32 bar_res,
+                                                         gpuml__u32 &rphase, int row0, int col0, int ltid)
+{
+    typedef typename gpuml__dt<GPUML_CONV_YDT>::T CT;
+    constexpr int BN = GPUML_CW_BN;
+    const int K = p.K, lane = ltid & 31, warp = ltid >> 5, cw = (int)(threadIdx.x >> 7) - 1;
+    const int nbox = (K - col0 + 63) / 64 < BN / 64 ? (K - col0 + 63) / 64 : BN / 64;
+    if (ltid == 0) {
+        gpuml__bulk_wait_read<0>();     /* the previous block's stores have read stg */
+#if GPUML_HAS_RESID
+        gpuml__mbar_expect_tx(bar_res, (unsigned)nbox * 8192u);
+        for (int b = 0; b < nbox; ++b) gpuml__tma_load_2d(stg + b * 8192, tma_r, col0 + 64 * b, row0, bar_res);
+#endif
+    }
+    gpuml__named_bar(1 + cw, 128);      /* nobody writes stg before that */
+#if GPUML_HAS_RESID
+    gpuml__mbar_wait(bar_res, rphase);
+    rphase ^= 1u;
+#else
+    (void)tma_r; (void)bar_res; (void)rphase;
+#endif
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+        const int b = j >> 3, jj = j & 7, n = col0 + 8 * j + 2 * (lane & 3);
+        if (b >= nbox) break;           /* uniform */
+        float b0 = 0.0f, b1 = 0.0f;
+        if (GPUML_HAS_BIAS) {
+            if (n < K) b0 = __ldg(p.bias + n);
+            if (n + 1 < K) b1 = __ldg(p.bias + n + 1);
+        }
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            const int rr = 16 * warp + (lane >> 2) + 8 * i;
+            const gpuml__u32 addr = stg + (gpuml__u32)(b * 8192 + rr * 128 + ((jj ^ (rr & 7)) << 4) + (lane & 3) * 4);
+            float v0 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i] + b0), v1 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i + 1] + b1);
+#if GPUML_HAS_RESID
+            gpuml__u32 r;
+            asm volatile("ld.shared.b32 %0, [%1];" : "=r"(r) : "r"(addr) : "memory");
+            v0 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(r & 0xffffu));
+            v1 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(r >> 16));
+#endif
+            const gpuml__u32 w = (gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v0) | ((gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v1) << 16);
+            asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(w) : "memory");
+        }
+    }
+    gpuml__proxy_fence();               /* the generic-proxy writes, visible to the TMA store */
+    gpuml__named_bar(1 + cw, 128);
+    if (ltid == 0) {
+        for (int b = 0; b < nbox; ++b) gpuml__tma_store_2d(tma_y, stg + b * 8192, col0 + 64 * b, row0);
+        gpuml__bulk_commit();
+    }
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(GPUML_CW_THREADS, GPUML_CW_MINB)
 gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_constant__ gpuml__cw_tmap tma_x,
-                const gpuml__conv_params p)
+                const gpuml__conv_params p, const __grid_constant__ gpuml__cw_tmap tma_y,
+                const __grid_constant__ gpuml__cw_tmap tma_r)
 {
     constexpr int BM = GPUML_CW_BM, BN = GPUML_CW_BN, STAGES = GPUML_CW_STAGES, LAG = GPUML_CW_LAG;
     constexpr int RPT = BM / 16;                    /* A rows per producer thread per k tile */
     extern __shared__ __align__(1024) unsigned char gpuml__cw_smem[];
     const gpuml__u32 base = (gpuml__mma_smem_addr(gpuml__cw_smem) + 1023u) & ~1023u;
     const gpuml__u32 smem_a = base, smem_b = base + STAGES * GPUML_CW_A_BYTES;
-    const gpuml__u32 smem_slab = base + STAGES * GPUML_CW_STAGE_BYTES;
-    const gpuml__u32 bar_full = smem_slab + GPUML_CW_CWG * GPUML_CW_SLAB_BYTES, bar_empty = bar_full + 8 * STAGES;
+    const gpuml__u32 smem_slab = base + STAGES * GPUML_CW_STAGE_BYTES;   /* the slab, or TMA_Y's staging tiles */
+    const gpuml__u32 bar_full = smem_slab + GPUML_CW_EPI_BYTES, bar_empty = bar_full + 8 * STAGES;
+    const gpuml__u32 bar_res = bar_empty + 8 * STAGES;   /* TMA_Y with a residual: one per consumer warpgroup */
     unsigned char *slab_ptr = gpuml__cw_smem + (smem_slab - gpuml__mma_smem_addr(gpuml__cw_smem));
 
     const int tid = (int)threadIdx.x, wg = tid >> 7, lane = tid & 31;
@@ -282,6 +370,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             gpuml__mbar_init(bar_full + 8 * s, GPUML_CW_TMA_A ? 1 : 4 + 1);   /* lane 0 of each producer warp */
             gpuml__mbar_init(bar_empty + 8 * s, 4 * GPUML_CW_CWG);  /* one lane of every consumer warp */
         }
+        for (int c = 0; c < GPUML_CW_CWG; ++c) gpuml__mbar_init(bar_res + 8 * c, 1);   /* the expect_tx */
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
@@ -403,11 +492,17 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
 #if GPUML_CW_CWG == 2
         asm volatile("setmaxnreg.inc.sync.aligned.u32 224;");
 #endif
+        const int cw = wg - 1, ltid = tid & 127;
+#if GPUML_CW_TMA_Y
+        gpuml__u32 rphase = 0;          /* bar_res's parity */
+        (void)slab_ptr;
+#else
         typedef typename gpuml__dt<GPUML_CONV_YDT>::T CT;
-        const int cw = wg - 1, ltid = tid & 127, warp = ltid >> 5;
+        const int warp = ltid >> 5;
         float *slab = (float *)(slab_ptr + cw * GPUML_CW_SLAB_BYTES);
         const CT *Rz = (const CT *)p.res;
         const bool vec_ok = K % 8 == 0 && ((gpuml__u64)p.y & 15) == 0 && (!GPUML_HAS_RESID || ((gpuml__u64)p.res & 15) == 0);
+#endif
         float acc[BN / 2];
         int stage = 0;
         gpuml__u32 phase = 0;
@@ -435,6 +530,11 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             /* ---- epilogue.  acc[4j + 2i + c] is row 16 warp + lane/4 + 8i, column 8j + 2(lane%4) + c
                of this warpgroup's 64 x BN block ---- */
             const int row0 = tm * BM + cw * 64, col0 = tn * BN;
+#if GPUML_CW_TMA_Y
+            (void)z;
+            if (row0 < M)   /* uniform over the warpgroup */
+                gpuml__cw_epi_tma(p, acc, &tma_y, &tma_r, smem_slab + cw * GPUML_CW_Y_BYTES, bar_res + 8 * cw, rphase, row0, col0, ltid);
+#else
             CT *Y = (CT *)p.y + (gpuml__i64)z * M * K;
 #pragma unroll
             for (int ch = 0; ch < BN / GPUML_CW_EPI_COLS; ch++) {
@@ -469,7 +569,11 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                     gpuml__conv_out8<GPUML_CONV_YDT, GPUML_HAS_RESID>(Y, Rz, (gpuml__i64)m * K + n, n, K, vec_ok, v);
                 }
             }
+#endif
         }
+#if GPUML_CW_TMA_Y
+        if (ltid == 0) gpuml__bulk_wait_all();   /* the staging tile outlives the last store's read */
+#endif
     }
 }
 #endif

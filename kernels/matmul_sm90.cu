@@ -240,32 +240,7 @@ static __device__ __forceinline__ gpuml_u32 gpuml__smem_addr(const void *p)
     return (gpuml_u32)__cvta_generic_to_shared(p);
 }
 
-#if GPUML_MM_TMA_STORE
-static __device__ __forceinline__ void gpuml__tma_store_2d(const gpuml_tensormap *map, gpuml_u32 src,
-                                                           int c0, int c1)
-{
-    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
-                     (gpuml_u64)map),
-                 "r"(c0), "r"(c1), "r"(src)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void gpuml__bulk_commit(void)
-{
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-}
-
-template <int N> static __device__ __forceinline__ void gpuml__bulk_wait_read(void)
-{
-    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
-}
-
-static __device__ __forceinline__ void gpuml__bulk_wait_all(void)
-{
-    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-}
-
-#endif
+/* TMA store and bulk-group waits: kernels/sm90.cuh */
 
 /* D[64x256] (+)= A[64x(32 bytes)] * B[(32 bytes)x256]; scale_d == 0 overwrites D. */
 static __device__ __forceinline__ void gpuml__wgmma_256(float *d, gpuml_u64 da, gpuml_u64 db, int scale_d)

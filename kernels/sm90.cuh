@@ -1,5 +1,5 @@
 /* gpuml -- Hopper (sm_90a) PTX wrappers shared by the wgmma kernels (matmul_sm90.cu, conv_sm90.cu):
-   mbarriers, 2-D TMA loads, named barriers, the async-proxy fence, wgmma fence / commit / wait and
+   mbarriers, 2-D TMA loads and stores, bulk-group waits, named barriers, the async-proxy fence, wgmma fence / commit / wait and
    the shared-memory matrix descriptor.  Plain types only (no gpuml typedefs), so the standalone
    harness (bench/gemm_sm90_standalone.cu) can include it before matmul_sm90.cu. */
 #ifndef GPUML__SM90_CUH
@@ -37,6 +37,30 @@ static __device__ __forceinline__ void gpuml__tma_load_2d(unsigned dst, const vo
                  " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
                  "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar)
                  : "memory");
+}
+/* 2-D TMA store: shared memory at src -> the box at coordinates (c0, c1) of the tensor map (a
+   __grid_constant__ kernel parameter); elements outside the tensor are not written.  Issued into
+   the thread's current bulk group (commit with gpuml__bulk_commit). */
+static __device__ __forceinline__ void gpuml__tma_store_2d(const void *map, unsigned src, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                     (unsigned long long)map),
+                 "r"(c0), "r"(c1), "r"(src)
+                 : "memory");
+}
+static __device__ __forceinline__ void gpuml__bulk_commit(void)
+{
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+/* all but the newest N of this thread's bulk groups have read their shared memory source */
+template <int N> static __device__ __forceinline__ void gpuml__bulk_wait_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+/* all of this thread's bulk groups are complete (their writes done) */
+static __device__ __forceinline__ void gpuml__bulk_wait_all(void)
+{
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 static __device__ __forceinline__ void gpuml__named_bar(int id, int count)
 {

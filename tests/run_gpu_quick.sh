@@ -23,7 +23,7 @@ for s in $suites; do
 done
 if [ -z "${SUITES:-}" ]; then
     # sanitizer jobs: "san TOOL SUITE TEST"
-    for spec in memcheck:test_conv_igemm:wgmma racecheck:test_conv_igemm:wgmma_fuzz memcheck:test_conv:forced_wgmma \
+    for spec in memcheck:test_conv_igemm:wgmma racecheck:test_conv_igemm:wgmma_fuzz racecheck:test_conv_igemm:wgmma_tma_y memcheck:test_conv:forced_wgmma \
                 memcheck:test_matmul:small_m racecheck:test_matmul:small_m_shapes memcheck:test_matmul:f32_special_values \
                 racecheck:test_matmul:f32_special_values memcheck:test_ops:row_variants racecheck:test_ops:row_variants \
                 memcheck:test_ops:unary memcheck:test_ops:reduce racecheck:test_ops:reduce memcheck:test_ops:softmax \

@@ -470,6 +470,29 @@ static void wgmma_im2col(void)
             CHECK(run_case(tu_gpu, &cc), "im2col cfg %d declined shape %d: %s", cfg, (int)i, last_why);
         }
 }
+/* the TMA-store epilogue (16-bit y, K % 8 == 0) against the slab epilogue (GPUML__CW_NO_TMA_Y) on
+   every configuration, with and without a residual (TMA-loaded into the staging tile): rows past M
+   (the second warpgroup's block wholly past M), K below one box, K ending inside a box, several
+   units a CTA (the staging tile reused after the previous unit's stores read it) */
+static void wgmma_tma_y(void)
+{
+    static const int sh[][8] = { /* n, h, w, c, k, r, stride, pad */
+        {3, 19, 23, 64, 256, 1, 1, 0}, {2, 17, 13, 128, 8, 1, 1, 0}, {2, 11, 9, 64, 200, 3, 1, 1}, {12, 28, 28, 64, 264, 1, 1, 0} };
+    static const int specs[] = { 0, 5, 2, 3, 8 };   /* wspec rows: configurations 0-4, 16-bit y */
+    size_t i, k;
+    int resid, old;
+    NEED_SM90();
+    for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
+        for (k = 0; k < sizeof specs / sizeof specs[0]; k++)
+            for (resid = 0; resid < 2; resid++)
+                for (old = 0; old < 2; old++) {
+                    ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
+                    set_spec(&cc, specs[k]);
+                    cc.resid = resid;
+                    if (old) cc.cfg |= GPUML__CW_NO_TMA_Y;
+                    CHECK(run_case(tu_gpu, &cc), "tma_y cfg %d shape %d resid %d old %d declined: %s", wspec[specs[k]][0], (int)i, resid, old, last_why);
+                }
+}
 /* the wgmma kernel declines what it cannot take, with a reason */
 static void wgmma_declines(gpuml_ctx *ctx)
 {
@@ -549,7 +572,7 @@ int main(int argc, char **argv)
         {"split_k", split_k}, {"resnet_shapes_auto", resnet_shapes_auto},
         {"wgmma_declines_cpu", wgmma_declines_cpu}, {"wgmma_declines_gpu", wgmma_declines_gpu},
         {"wgmma_every_cfg", wgmma_every_cfg}, {"wgmma_fuzz", wgmma_fuzz}, {"wgmma_big_and_split", wgmma_big_and_split},
-        {"wgmma_im2col", wgmma_im2col},
+        {"wgmma_im2col", wgmma_im2col}, {"wgmma_tma_y", wgmma_tma_y},
     };
     return TU_RUN("test_conv_igemm", tests, argc, argv);
 }
