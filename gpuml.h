@@ -10581,6 +10581,12 @@ GPUML__FN int gpuml__cv_igemm_problem(const gpuml__cv *cv, gpuml__conv_problem *
    == 0 and KRSC w are read as they are), mode 2 sums every GPUML__CW_RN k tiles apart. */
 #define GPUML__CV_WGMMA 16
 #define GPUML__CV_MMA 32
+/* GPUML_CONV_F32=old: f32 forward as before the wgmma f32 kernel (A/B runs) */
+GPUML__FN int gpuml__cv_f32_old(void)
+{
+    const char *env = gpuml__getenv("GPUML_CONV_F32");
+    return env && strcmp(env, "old") == 0;
+}
 GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int mode, int cfg, int splits, const char *op)
 {
     gpuml__conv_problem pr;
@@ -10591,14 +10597,14 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
     int parts, direct[2], i;
     int64_t cp, len[2], one = 1;
     mode &= ~(GPUML__CV_WGMMA | GPUML__CV_MMA);
-    if (!wg && !forced_mma && cfg < 0 && ctx->arch == 90 && mode >= 1 && mode <= 3) {
-        const char *env = gpuml__getenv("GPUML_CONV_F32");
-        if (!env || strcmp(env, "old") != 0) {
-            st = gpuml__cv_tf32(ctx, cv, mode | GPUML__CV_WGMMA, -1, 0, op);
-            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
-            gpuml_clear_error(ctx);
-            st = GPUML_SUCCESS;
-        }
+    /* the automatic choice skips the wgmma kernel where padding to 32 channels adds more than a
+       quarter to the MACs: the C = 3 stem ran 1.2x (3xTF32) / 2x (tf32) slower there (H100) */
+    if (!wg && !forced_mma && cfg < 0 && ctx->arch == 90 && mode >= 1 && mode <= 3 && !gpuml__cv_f32_old() &&
+        (((mode == 1 ? 1 : 3) * cv->c + 31) / 32 * 32) * 4 <= (mode == 1 ? 1 : 3) * cv->c * 5) {
+        st = gpuml__cv_tf32(ctx, cv, mode | GPUML__CV_WGMMA, -1, 0, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+        gpuml_clear_error(ctx);
+        st = GPUML_SUCCESS;
     }
     if (wg && (mode < 1 || mode > 3)) return GPUML_ERROR_NOT_SUPPORTED;
     parts = mode == 1 || mode == 4 ? 1 : 3;
@@ -10666,15 +10672,20 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     int gemm_1x1 = path == GPUML_CONV_AUTO && ctx->arch == 90 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 &&
                    cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1 && cv->c >= 512 &&
                    !(cv->c % 64 == 0 && cv->dt != GPUML_F32 && cv->layout == GPUML_LAYOUT_NHWC);
-    /* f32 forward on sm_80+: tf32 / 3xTF32 on the mma.sync implicit GEMM, forced, or AUTO from
-       GPUML__CV_TF32_MIN multiply-adds on: with allow_tf32 always; 3xTF32 only where it beat
-       the GEMM path on the H100 (bench/NOTES_conv.md, ResNet-50 batch 32): NCHW with a window
-       larger than 1x1 (2.6-3.1x the GEMM path's speed), or 1x1 with K >= 4C or C >= 2048; NHWC
-       keeps the GEMM path (on sm_90 the 3xTF32 wgmma matmul; not compared) */
+    /* f32 forward on sm_80+: tf32 / 3xTF32 on the tensor cores (gpuml__cv_tf32: on sm_90 the
+       wgmma implicit GEMM, else mma.sync), forced, or AUTO from GPUML__CV_TF32_MIN multiply-adds
+       on: with allow_tf32 always; 3xTF32 only where it beat the GEMM path on the H100
+       (bench/NOTES_conv.md, ResNet-50 batch 32).  sm_90: NCHW except 1x1 with K <= 128 and
+       M >= 16384 (there the GEMM path is 1.1-1.4x faster: the 3x split copy of x costs more
+       than the GEMM), NHWC with a window larger than 1x1 (2-5x the GEMM path; NHWC 1x1 is one
+       3xTF32 matmul, faster).  Other archs: NCHW with a window larger than 1x1 (2.6-3.1x the
+       GEMM path's speed), or 1x1 with K >= 4C or C >= 2048; NHWC keeps the GEMM path */
+    int tc_3x = ctx->arch == 90 && !gpuml__cv_f32_old() ? (cv->layout == GPUML_LAYOUT_NCHW ? cv->r * cv->s > 1 || cv->k > 128 || cv->n * cv->p * cv->q < 16384
+                                                                   : cv->r * cv->s > 1)
+                                : cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048);
     if (kind == 0 && cv->dt == GPUML_F32 && ctx->arch >= 80 && cv->groups == 1 &&
         (path == GPUML_CONV_IGEMM ||
-         (path == GPUML_CONV_AUTO && (double)cv->n * cv->p * cv->q * cv->k * cv->ncol >= GPUML__CV_TF32_MIN &&
-          (cv->tf32 || (cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048)))))) {
+         (path == GPUML_CONV_AUTO && (double)cv->n * cv->p * cv->q * cv->k * cv->ncol >= GPUML__CV_TF32_MIN && (cv->tf32 || tc_3x)))) {
         gpuml_status st = gpuml__cv_tf32(ctx, cv, cv->tf32 ? 1 : 2, -1, 0, op);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
         gpuml_clear_error(ctx);
