@@ -569,7 +569,7 @@ typedef enum gpuml_conv_path {
     GPUML_CONV_GEMM = 2,      /* 1x1 as one gpuml_matmul, else im2col + gpuml_matmul (the CPU's only path) */
     GPUML_CONV_IGEMM = 3,     /* tensor-core implicit GEMM (f16/bf16 NHWC; f32 either layout, groups 1, sm_80+:
                                  tf32 with allow_tf32, else 3xTF32) */
-    GPUML_CONV_WGMMA = 4      /* Hopper wgmma implicit GEMM (f16/bf16 NHWC, C % 64 == 0, sm_90) */
+    GPUML_CONV_WGMMA = 4      /* Hopper wgmma implicit GEMM (f16/bf16 NHWC, C % 64 == 0; f32 as tf32 / 3xTF32, any layout; sm_90) */
 } gpuml_conv_path;
 typedef struct gpuml_conv2d_desc {
     int stride[2];                    /* h, w */
@@ -9168,11 +9168,12 @@ typedef struct gpuml__conv_problem {
     const gpuml_tensor *bias;           /* [k] f32, or NULL */
     const gpuml_tensor *residual;       /* contiguous, y's shape and dtype, or NULL; added after act */
     int act;                            /* gpuml_activation */
-    int tf32;                           /* f32 x and w (mma.sync kernel only): 1 tf32 (inputs rounded in the kernel),
-                                           2 inputs exact in tf32 (3xTF32 split) with each k tile summed apart and
-                                           added round-to-nearest, 3 the same with the tensor cores' accumulation,
-                                           4 3xTF32 split in the kernel's registers (with 2's sums) */
-    int y_nchw;                         /* y and residual are [n,k,p,q] (mma.sync kernel only) */
+    int tf32;                           /* f32 x and w: 1 tf32 (mma.sync: inputs rounded in the kernel; wgmma: the
+                                           tensor cores read the top 19 bits), 2 inputs exact in tf32 (3xTF32 split)
+                                           with each k tile (wgmma: each GPUML__CW_RN tiles) summed apart and added
+                                           round-to-nearest, 3 the same with the tensor cores' accumulation,
+                                           4 3xTF32 split in the kernel's registers (with 2's sums; mma.sync only) */
+    int y_nchw;                         /* y and residual are [n,k,p,q] (f32 only) */
 } gpuml__conv_problem;
 GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_problem *p);
 #define GPUML__HAVE_CONV_IGEMM 1
@@ -9502,6 +9503,9 @@ typedef struct gpuml__cw_cfg {
     float us_mb;             /* ... plus us_mb per MB of y written and of x gathered (/8, per column tile) */
 } gpuml__cw_cfg;
 #define GPUML__CW_NCFG 5
+#ifndef GPUML__CW_RN
+#define GPUML__CW_RN 2         /* 3xTF32 (problem tf32 2): k tiles summed by the tensor cores between round-to-nearest adds */
+#endif
 #define GPUML__CW_GATHER 256   /* or'ed into a configuration: gather x with cp.async even where TMA could load it */
 #define GPUML__CW_IM2COL 512   /* or'ed into a configuration: TMA im2col loads of x for windows other than 1x1 s1
                                   (AUTO, cfg < 0, uses them wherever the driver encodes the map: 15-30% faster
@@ -9517,6 +9521,8 @@ static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
     { 128, 256, 4, 1, 25.89f, 1.65f, 0.411f }, { 128, 128, 6, 1, 33.63f, 0.08f, 0.656f }, { 128, 64, 8, 1, 54.20f, 1.96f, 0.210f },
     { 64, 128, 4, 2, 24.92f, 0.00f, 0.668f },  { 64, 64, 6, 2, 49.40f, 0.58f, 0.200f },
 };
+/* channels per k tile (one 128-byte swizzle row): 64 of f16 / bf16, 32 of f32 (tf32) */
+GPUML__FN int64_t gpuml__cw_bke(const gpuml__conv_problem *p) { return p->x && p->x->dtype == GPUML_F32 ? 32 : 64; }
 /* the kernel's GPUML_CW_SMEM: with the TMA-store epilogue (tma_y) a 16-bit 64 x BN staging tile per
    consumer warpgroup replaces the f32 slab, and configurations 0 and 3 keep 3 stages to fit */
 GPUML__FN unsigned gpuml__cw_smem(int cfg, int tma_y)
@@ -9529,18 +9535,25 @@ GPUML__FN unsigned gpuml__cw_smem(int cfg, int tma_y)
 GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
 {
     const char *why;
+    gpuml__conv_problem q;
+    int f32;
     if (cfg >= 0) cfg &= ~GPUML__CW_FLAGS;
     if (cfg < 0 || cfg >= GPUML__CW_NCFG) return "no such wgmma tile configuration";
     if (!ctx || !p) return "missing operand";
     if (ctx->backend != GPUML_BACKEND_CUDA) return "not a CUDA context";
     if (ctx->arch != 90) return "needs sm_90 (wgmma, TMA)";
-    why = gpuml__conv_igemm_why(ctx, p, 1);   /* dtypes, sizes, contiguity, alignment */
+    f32 = p->x && p->x->dtype == GPUML_F32;
+    if (f32 && (p->tf32 < 1 || p->tf32 > 3)) return "f32 x runs as tf32 (tf32 1) or on 3xTF32-split operands (2, 3)";
+    if (f32 && p->tf32 == 2 && (cfg == 0 || cfg == 3)) return "per-run sums double the accumulators: configurations 1, 2, 4";
+    q = *p;
+    if (f32) q.tf32 = 1;   /* the mma.sync kernel's per-configuration limits of f32 do not apply */
+    why = gpuml__conv_igemm_why(ctx, &q, 1);   /* dtypes, sizes, contiguity, alignment */
     if (why) return why;
 #ifndef GPUML_NO_CUDA
     if (!ctx->cu.TensorMapEncodeTiled) return "the driver has no cuTensorMapEncodeTiled";
 #endif
     if (ctx->smem_optin < (int)gpuml__cw_smem(cfg, 0)) return "not enough shared memory per block";
-    if (p->c % 64) return "C % 64 != 0 (a k tile is 64 channels of one tap)";
+    if (p->c % gpuml__cw_bke(p)) return f32 ? "C % 32 != 0 (f32: a k tile is 32 channels of one tap)" : "C % 64 != 0 (a k tile is 64 channels of one tap)";
     if (gpuml_tensor_numel(p->x) >= ((int64_t)1 << 31)) return "x has 2^31 elements or more (32-bit offsets)";
     return NULL;
 }
@@ -9549,10 +9562,12 @@ GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_pro
 GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
 {
     const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
-    int64_t M = p->n * p->p * p->q, kt = p->r * p->s * p->c / 64, per = (kt + splits - 1) / splits;
+    /* an f32 k tile (32 channels, tf32 at half the f16 rate) takes as long as a 16-bit one (64) */
+    int64_t M = p->n * p->p * p->q, kt = p->r * p->s * p->c / gpuml__cw_bke(p), per = (kt + splits - 1) / splits;
     int64_t tiles_n = (p->k + c->bn - 1) / c->bn, units = ((M + c->bm - 1) / c->bm) * tiles_n * splits;
     int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm, rounds = (units + slots - 1) / slots;
-    double t, mb = ((splits == 1 ? (double)M * (double)p->k * 2.0 : 0.0) + (double)M * (double)kt * 128.0 * (double)tiles_n / 8.0) / 1e6;
+    double ys = p->y && p->y->dtype == GPUML_F32 && p->x && p->x->dtype == GPUML_F32 ? 4.0 : 2.0;
+    double t, mb = ((splits == 1 ? (double)M * (double)p->k * ys : 0.0) + (double)M * (double)kt * 128.0 * (double)tiles_n / 8.0) / 1e6;
     if ((kt + per - 1) / per != splits) return -1;
     t = (double)rounds * (double)c->per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6) + c->us_mb * mb;
     if (splits > 1)
@@ -9567,7 +9582,7 @@ GPUML__FN int gpuml__conv_sm90_choose(gpuml_ctx *ctx, const gpuml__conv_problem 
     for (i = 0; i < GPUML__CW_NCFG; i++) {
         int64_t kt;
         if (gpuml__conv_sm90_why(ctx, p, i)) continue;
-        kt = p->r * p->s * p->c / 64;
+        kt = p->r * p->s * p->c / gpuml__cw_bke(p);
         for (s = 1; s <= GPUML__CONV_MAX_SPLITS && (s == 1 || kt / s >= 4); s++) {
             double t = gpuml__conv_sm90_model(ctx, p, i, s);
             if (t >= 0 && (best < 0 || t < best_t)) { best = i; best_s = s; best_t = t; }
@@ -9587,7 +9602,8 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     unsigned char ymapbuf[2][128 + 64];
     void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[5];
     void *ymap = ymapbuf[0] + (64 - ((uintptr_t)ymapbuf[0] & 63)) % 64, *rmap = ymapbuf[1] + (64 - ((uintptr_t)ymapbuf[1] & 63)) % 64;
-    char opts[300], ropts[200];
+    char opts[340], ropts[260];
+    int f32 = p && p->x && p->x->dtype == GPUML_F32, es = f32 ? 4 : 2, bke = f32 ? 32 : 64, rn = f32 && p->tf32 == 2 ? GPUML__CW_RN : 0;
     int tma_a, tma_y, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = cfg < 0 || (cfg & GPUML__CW_IM2COL) != 0;
     int no_tma_y = cfg >= 0 && (cfg & GPUML__CW_NO_TMA_Y) != 0;
     const char *env = gpuml__getenv("GPUML_CW_TMA_Y");
@@ -9602,7 +9618,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     c = &gpuml__cw_cfgs[cfg];
     M = p->n * p->p * p->q;
     Kg = p->r * p->s * p->c;
-    kt = Kg / 64;
+    kt = Kg / bke;
     if (splits < 1) splits = 1;
     if (splits > GPUML__CONV_MAX_SPLITS || splits > kt) return GPUML_ERROR_NOT_SUPPORTED;
     per = (kt + splits - 1) / splits;
@@ -9611,11 +9627,11 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     /* 1x1, stride 1, no padding: x is the GEMM's A [M][C]; TMA loads it (no gather) */
     tma_a = !gather_only && p->r == 1 && p->s == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 &&
             p->p == p->h && p->q == p->w;
-    tdt = p->x->dtype == GPUML_F16 ? 6 : 9;
+    tdt = f32 ? 7 /* FLOAT32 */ : p->x->dtype == GPUML_F16 ? 6 : 9;
     memset(map, 0, 128);
     memset(xmap, 0, 128);
-    if (!gpuml__tmap(ctx, map, tdt, gpuml__dptr(p->wt), Kg, p->k, Kg * 2, 64, (unsigned)c->bn) ||
-        (tma_a && !gpuml__tmap(ctx, xmap, tdt, gpuml__dptr(p->x), p->c, M, p->c * 2, 64, (unsigned)c->bm)))
+    if (!gpuml__tmap(ctx, map, tdt, gpuml__dptr(p->wt), Kg, p->k, Kg * es, (unsigned)bke, (unsigned)c->bn) ||
+        (tma_a && !gpuml__tmap(ctx, xmap, tdt, gpuml__dptr(p->x), p->c, M, p->c * es, (unsigned)bke, (unsigned)c->bm)))
         return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (wgmma): cuTensorMapEncodeTiled rejected the weights' or x's layout");
     /* any other window, when asked for (GPUML__CW_IM2COL): TMA im2col loads of x where the driver
        has them and the box corners fit the rank-4 encoding ([-128, 127]); the cp.async gather otherwise */
@@ -9623,25 +9639,25 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
         (p->r - 1) * p->dil_h < 65536 && (p->s - 1) * p->dil_w < 65536) {
         gpuml__u64 dims[4], strides[3];
         int lo[2], hi[2];
-        unsigned es[4];
+        unsigned estr[4];
         dims[0] = (gpuml__u64)p->c; dims[1] = (gpuml__u64)p->w; dims[2] = (gpuml__u64)p->h; dims[3] = (gpuml__u64)p->n;
-        strides[0] = (gpuml__u64)(p->c * 2); strides[1] = (gpuml__u64)(p->w * p->c * 2); strides[2] = (gpuml__u64)(p->h * p->w * p->c * 2);
+        strides[0] = (gpuml__u64)(p->c * es); strides[1] = (gpuml__u64)(p->w * p->c * es); strides[2] = (gpuml__u64)(p->h * p->w * p->c * es);
         /* the window's top-left corner runs over [lo, dim - 1 + hi] in steps of the stride: the
            first output's corner at -pad, the last one's at (P - 1) * stride - pad */
         lo[0] = -p->pad_w; lo[1] = -p->pad_h;
         hi[0] = (int)((p->q - 1) * p->stride_w - p->pad_w - (p->w - 1));
         hi[1] = (int)((p->p - 1) * p->stride_h - p->pad_h - (p->h - 1));
-        es[0] = 1; es[1] = (unsigned)p->stride_w; es[2] = (unsigned)p->stride_h; es[3] = 1;
+        estr[0] = 1; estr[1] = (unsigned)p->stride_w; estr[2] = (unsigned)p->stride_h; estr[3] = 1;
         if (lo[0] >= -128 && lo[1] >= -128 && hi[0] >= -128 && hi[1] >= -128 && hi[0] <= 127 && hi[1] <= 127 &&
-            ctx->cu.TensorMapEncodeIm2col(xmap, tdt, 4, (void *)(uintptr_t)gpuml__dptr(p->x), dims, strides, lo, hi, 64,
-                                          (unsigned)c->bm, es, 0, 3, 3, 0) == 0)
+            ctx->cu.TensorMapEncodeIm2col(xmap, tdt, 4, (void *)(uintptr_t)gpuml__dptr(p->x), dims, strides, lo, hi, (unsigned)bke,
+                                          (unsigned)c->bm, estr, 0, 3, 3, 0) == 0)
             tma_a = 2;
     }
     /* 16-bit y in 16-byte rows, no split: the epilogue stages y's tile in shared memory and writes it
        by TMA store (bench/NOTES_conv_igemm.md, store-bound 1x1 layers); y's map also serves res.
        Configuration 3 drops to 3 stages with it: only up to 4 k tiles (H100: 2-13% faster there,
        4-13% slower on its ResNet-50 layers of 16-36 k tiles) */
-    tma_y = splits == 1 && !no_tma_y && !(env && strcmp(env, "0") == 0) && (p->y->dtype == GPUML_F16 || p->y->dtype == GPUML_BF16) &&
+    tma_y = splits == 1 && !no_tma_y && !(env && strcmp(env, "0") == 0) && (p->y->dtype == GPUML_F16 || p->y->dtype == GPUML_BF16) && !p->y_nchw &&
             p->k % 8 == 0 && (gpuml__dptr(p->y) & 15) == 0 && (!p->residual || (gpuml__dptr(p->residual) & 15) == 0) &&
             (cfg != 3 || kt <= 4) && ctx->smem_optin >= (int)gpuml__cw_smem(cfg, 1);
     memset(ymap, 0, 128);
@@ -9657,6 +9673,10 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     else
         snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d%s",
                  (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a, tma_y ? " -DGPUML_CW_TMA_Y=1" : "");
+    if (f32) {   /* f32 (tf32): y's layout (not for split-K's partial sums), per-run sums */
+        size_t lo = strlen(opts);
+        snprintf(opts + lo, sizeof opts - lo, " -DGPUML_CONV_YNCHW=%d -DGPUML_CW_RN=%d", splits == 1 && p->y_nchw, rn);
+    }
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_sm90", &fn));
     gpuml__conv_kparams_fill(&kp, p, splits);
     units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
@@ -9669,6 +9689,10 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     /* split-K: f32 partial sums, then conv_igemm's reduce applies the epilogue */
     snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=1",
              (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL);
+    if (f32) {
+        size_t lo = strlen(ropts);
+        snprintf(ropts + lo, sizeof ropts - lo, " -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=%d", p->y_nchw != 0);
+    }
     return gpuml__conv_splitk_run(ctx, p, &kp, fn, grid, block, gpuml__cw_smem(cfg, 0), args, ropts, "conv2d (wgmma implicit GEMM, split-K)");
 #else
     (void)ctx; (void)p; (void)cfg; (void)splits;
@@ -10762,23 +10786,51 @@ GPUML__FN int gpuml__cv_igemm_problem(const gpuml__cv *cv, gpuml__conv_problem *
    transposed by the same pass (NHWC, KRSC); an NCHW y is written by the kernel's epilogue
    directly.  Modes 1 and 4 read NHWC x with C % 4 == 0 and KRSC w as they are.  NOT_SUPPORTED
    (no message) where the kernel does not take the problem.  Zero padding takes part in the sums
-   (0 * an Inf weight is NaN there; the CUDA-core kernels skip padding taps). */
+   (0 * an Inf weight is NaN there; the CUDA-core kernels skip padding taps).
+   On sm_90 the same modes 1-3 run on the wgmma implicit GEMM (kernels/conv_sm90.cu, f32 = tf32
+   there): mode | GPUML__CV_WGMMA forces it (cfg: its configuration, with GPUML__CW_* flags),
+   mode | GPUML__CV_MMA forces the mma.sync kernel; neither with cfg < 0: wgmma where it takes
+   the problem (unless GPUML_CONV_F32=old), else mma.sync; neither with cfg >= 0: mma.sync.  For
+   wgmma, channels are padded with zeros to C' % 32 == 0 (the prep pass; tf32 NHWC with C % 32
+   == 0 and KRSC w are read as they are), mode 2 sums every GPUML__CW_RN k tiles apart. */
+#define GPUML__CV_WGMMA 16
+#define GPUML__CV_MMA 32
+/* GPUML_CONV_F32=old: f32 forward as before the wgmma f32 kernel (A/B runs) */
+GPUML__FN int gpuml__cv_f32_old(void)
+{
+    const char *env = gpuml__getenv("GPUML_CONV_F32");
+    return env && strcmp(env, "old") == 0;
+}
 GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int mode, int cfg, int splits, const char *op)
 {
     gpuml__conv_problem pr;
     gpuml_tensor *tmp[2] = { NULL, NULL }, fake[2];
     const gpuml_tensor *src[2];
     gpuml_status st = GPUML_SUCCESS;
-    int parts = mode == 1 || mode == 4 ? 1 : 3, direct[2], i;
-    int64_t cp = (parts * cv->c + 3) / 4 * 4, len[2], one = 1;
+    int wg = (mode & GPUML__CV_WGMMA) != 0, forced_mma = (mode & GPUML__CV_MMA) != 0;
+    int parts, direct[2], i;
+    int64_t cp, len[2], one = 1;
+    mode &= ~(GPUML__CV_WGMMA | GPUML__CV_MMA);
+    /* the automatic choice skips the wgmma kernel where padding to 32 channels adds more than a
+       quarter to the MACs: the C = 3 stem ran 1.2x (3xTF32) / 2x (tf32) slower there (H100) */
+    if (!wg && !forced_mma && cfg < 0 && ctx->arch == 90 && mode >= 1 && mode <= 3 && !gpuml__cv_f32_old() &&
+        (((mode == 1 ? 1 : 3) * cv->c + 31) / 32 * 32) * 4 <= (mode == 1 ? 1 : 3) * cv->c * 5) {
+        st = gpuml__cv_tf32(ctx, cv, mode | GPUML__CV_WGMMA, -1, 0, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+        gpuml_clear_error(ctx);
+        st = GPUML_SUCCESS;
+    }
+    if (wg && (mode < 1 || mode > 3)) return GPUML_ERROR_NOT_SUPPORTED;
+    parts = mode == 1 || mode == 4 ? 1 : 3;
+    cp = wg ? (parts * cv->c + 31) / 32 * 32 : (parts * cv->c + 3) / 4 * 4;
     if (cv->dt != GPUML_F32 || cv->groups != 1 || ctx->arch < 80 || cv->pb < 0 || cv->pr < 0 || !gpuml__is_contig(cv->y) ||
         (cv->res && !gpuml__is_contig(cv->res)) || cv->n > INT32_MAX || cv->k > INT32_MAX || cv->h * cv->w > INT32_MAX ||
         cv->r * cv->s > INT32_MAX || cp > INT32_MAX)
         return GPUML_ERROR_NOT_SUPPORTED;
     /* tf32 reads NHWC x (C % 4 == 0) and KRSC w as they are; the rest goes through the prep kernel */
-    direct[0] = parts == 1 && cv->layout == GPUML_LAYOUT_NHWC && gpuml__is_contig(cv->x) && cv->c % 4 == 0 && gpuml__aligned16(gpuml__dptr(cv->x));
+    direct[0] = parts == 1 && cv->layout == GPUML_LAYOUT_NHWC && gpuml__is_contig(cv->x) && cp == cv->c && gpuml__aligned16(gpuml__dptr(cv->x));
     direct[1] = parts == 1 && cv->ws[3] == 1 && cv->ws[2] == cv->c && cv->ws[1] == cv->s * cv->c && cv->ws[0] == cv->ncol &&
-                cv->c % 4 == 0 && gpuml__aligned16(gpuml__dptr(cv->wt));
+                cp == cv->c && gpuml__aligned16(gpuml__dptr(cv->wt));
     src[0] = cv->x; src[1] = cv->wt;
     memset(&pr, 0, sizeof pr);
     pr.n = cv->n; pr.h = cv->h; pr.w = cv->w; pr.c = cp; pr.k = cv->k; pr.r = cv->r; pr.s = cv->s; pr.p = cv->p; pr.q = cv->q;
@@ -10792,7 +10844,8 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
     pr.x = direct[0] ? cv->x : &fake[0];
     pr.wt = direct[1] ? cv->wt : &fake[1];
     if (mode < 1 || mode > 4) return GPUML_ERROR_NOT_SUPPORTED;
-    if (cfg >= 0 ? gpuml__conv_igemm_why(ctx, &pr, cfg) != NULL : gpuml__conv_igemm_choose(ctx, &pr, NULL) == GPUML__CONV_GATHER_CFG)
+    if (wg ? (cfg >= 0 ? gpuml__conv_sm90_why(ctx, &pr, cfg) != NULL : gpuml__conv_sm90_choose(ctx, &pr, NULL, NULL) < 0)
+           : (cfg >= 0 ? gpuml__conv_igemm_why(ctx, &pr, cfg) != NULL : gpuml__conv_igemm_choose(ctx, &pr, NULL) == GPUML__CONV_GATHER_CFG))
         return GPUML_ERROR_NOT_SUPPORTED;
     for (i = 0; i < 2 && st == GPUML_SUCCESS; i++) {
         gpuml__conv_prep_kparams kp;
@@ -10816,7 +10869,7 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
         st = gpuml__launch(ctx, fn, grid, block, 0, args, parts == 1 ? "conv2d (f32 operand layout)" : "conv2d (3xTF32 split)");
         if (i) pr.wt = tmp[i]; else pr.x = tmp[i];
     }
-    if (st == GPUML_SUCCESS) st = gpuml__conv2d_igemm_cfg(ctx, &pr, cfg, splits);
+    if (st == GPUML_SUCCESS) st = wg ? gpuml__conv2d_sm90_cfg(ctx, &pr, cfg, splits) : gpuml__conv2d_igemm_cfg(ctx, &pr, cfg, splits);
     gpuml_tensor_free(tmp[0]);   /* stream-ordered */
     gpuml_tensor_free(tmp[1]);
     return st;
@@ -10833,15 +10886,20 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     int gemm_1x1 = path == GPUML_CONV_AUTO && ctx->arch == 90 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 &&
                    cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0 && cv->groups == 1 && cv->c >= 512 &&
                    !(cv->c % 64 == 0 && cv->dt != GPUML_F32 && cv->layout == GPUML_LAYOUT_NHWC);
-    /* f32 forward on sm_80+: tf32 / 3xTF32 on the mma.sync implicit GEMM, forced, or AUTO from
-       GPUML__CV_TF32_MIN multiply-adds on: with allow_tf32 always; 3xTF32 only where it beat
-       the GEMM path on the H100 (bench/NOTES_conv.md, ResNet-50 batch 32): NCHW with a window
-       larger than 1x1 (2.6-3.1x the GEMM path's speed), or 1x1 with K >= 4C or C >= 2048; NHWC
-       keeps the GEMM path (on sm_90 the 3xTF32 wgmma matmul; not compared) */
+    /* f32 forward on sm_80+: tf32 / 3xTF32 on the tensor cores (gpuml__cv_tf32: on sm_90 the
+       wgmma implicit GEMM, else mma.sync), forced, or AUTO from GPUML__CV_TF32_MIN multiply-adds
+       on: with allow_tf32 always; 3xTF32 only where it beat the GEMM path on the H100
+       (bench/NOTES_conv.md, ResNet-50 batch 32).  sm_90: NCHW except 1x1 with K <= 128 and
+       M >= 16384 (there the GEMM path is 1.1-1.4x faster: the 3x split copy of x costs more
+       than the GEMM), NHWC with a window larger than 1x1 (2-5x the GEMM path; NHWC 1x1 is one
+       3xTF32 matmul, faster).  Other archs: NCHW with a window larger than 1x1 (2.6-3.1x the
+       GEMM path's speed), or 1x1 with K >= 4C or C >= 2048; NHWC keeps the GEMM path */
+    int tc_3x = ctx->arch == 90 && !gpuml__cv_f32_old() ? (cv->layout == GPUML_LAYOUT_NCHW ? cv->r * cv->s > 1 || cv->k > 128 || cv->n * cv->p * cv->q < 16384
+                                                                   : cv->r * cv->s > 1)
+                                : cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048);
     if (kind == 0 && cv->dt == GPUML_F32 && ctx->arch >= 80 && cv->groups == 1 &&
         (path == GPUML_CONV_IGEMM ||
-         (path == GPUML_CONV_AUTO && (double)cv->n * cv->p * cv->q * cv->k * cv->ncol >= GPUML__CV_TF32_MIN &&
-          (cv->tf32 || (cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048)))))) {
+         (path == GPUML_CONV_AUTO && (double)cv->n * cv->p * cv->q * cv->k * cv->ncol >= GPUML__CV_TF32_MIN && (cv->tf32 || tc_3x)))) {
         gpuml_status st = gpuml__cv_tf32(ctx, cv, cv->tf32 ? 1 : 2, -1, 0, op);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
         gpuml_clear_error(ctx);
@@ -10857,6 +10915,14 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
             return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM path cannot take this problem (it needs "
                                "f16/bf16 with contiguous NHWC x, y and residual and contiguous KRSC weights, or f32 with groups 1 "
                                "and contiguous y and residual; sm_80+; %s on sm_%d)", op, gpuml__dtype_names[cv->dt], ctx->arch);
+    }
+    if (kind == 0 && path == GPUML_CONV_WGMMA && cv->dt == GPUML_F32) {
+        /* f32: tf32 (allow_tf32) or 3xTF32 on the wgmma kernel, any layout (the prep pass pads C) */
+        gpuml_status st = gpuml__cv_tf32(ctx, cv, (cv->tf32 ? 1 : 2) | GPUML__CV_WGMMA, -1, 0, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+        gpuml_clear_error(ctx);
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the wgmma path cannot take this f32 problem (it needs groups 1, "
+                           "contiguous y and residual, sm_90; here sm_%d)", op, ctx->arch);
     }
     if (kind == 0 && path == GPUML_CONV_WGMMA) {
         gpuml__conv_problem pr;
@@ -11185,6 +11251,11 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=1 -DGPUML_CW_TMA_Y=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=2" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=0 -DGPUML_CONV_YNCHW=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2 -DGPUML_CONV_YNCHW=1 -DGPUML_CW_RN=2" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2 -DGPUML_CW_TMA_A=1 -DGPUML_CONV_YNCHW=0 -DGPUML_CW_RN=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1 -DGPUML_CONV_YNCHW=0" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=0 -DGPUML_CONV_YNCHW=1 -DGPUML_CW_RN=2" },
 #ifdef GPUML__OPS_VARIANTS
     GPUML__OPS_VARIANTS
 #endif

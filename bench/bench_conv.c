@@ -168,24 +168,31 @@ int main(int argc, char **argv)
         if (want("resnet"))
             for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {
                 int v;
-                /* f16 NHWC; f32 NCHW (AUTO: 3xTF32 on sm_80+), with allow_tf32, through the GEMM path
-                   (AUTO before 3xTF32), 3xTF32 without per-tile sums, 3xTF32 split in registers */
-                static const char *const vname[6] = { "f16 NHWC", "f32 NCHW", "f32 NCHW tf32", "f32 NCHW gemm", "f32 NCHW 3x-trunc", "f32 NCHW 3x-reg" };
-                /* the A/B variants (gemm, 3x-trunc, 3x-reg) only with BENCH_CONV_AB=1: the report leaves them out */
-                const int nv = getenv("BENCH_CONV_AB") && atoi(getenv("BENCH_CONV_AB")) ? 6 : 3;
+                /* f16 NHWC; f32 NCHW (AUTO: 3xTF32 on the tensor cores, wgmma on sm_90), with allow_tf32.
+                   A/B rows (BENCH_CONV_AB=1; the report leaves them out): AUTO as before the wgmma
+                   f32 kernel (GPUML_CONV_F32=old), the GEMM path, the wgmma kernel forced (3xTF32 with
+                   per-run sums, 3xTF32 in the tensor cores' accumulators), f32 NHWC likewise */
+                static const char *const vname[13] = { "f16 NHWC", "f32 NCHW", "f32 NCHW tf32", "f32 NCHW old", "f32 NCHW tf32 old",
+                                                       "f32 NCHW gemm", "f32 NCHW 3x-wgmma", "f32 NCHW 3x-wgmma-trunc", "f32 NHWC",
+                                                       "f32 NHWC tf32", "f32 NHWC old", "f32 NHWC tf32 old", "f32 NHWC 3x-wgmma" };
+                const int nv = getenv("BENCH_CONV_AB") && atoi(getenv("BENCH_CONV_AB")) ? 13 : 3;
                 for (v = 0; v < nv; v++) {
                     job js[2];
                     const int *L = R50[l];
-                    int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v != 0, v ? GPUML_F32 : GPUML_F16), i;
+                    int nchw = v != 0 && v < 8, tf = v == 2 || v == 4 || v == 9 || v == 11, old = v == 3 || v == 4 || v == 10 || v == 11;
+                    int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, nchw, v ? GPUML_F32 : GPUML_F16), i;
                     double flop = 2.0 * 32 * p * p * L[2] * L[0] * L[3] * L[3], t;
                     for (i = 0; i < 2; i++) {
                         js[i].d.bias = js[i].bias;
                         js[i].d.act = GPUML_ACT_RELU;
-                        js[i].d.allow_tf32 = v == 2;
-                        if (v == 3) js[i].d.path = GPUML_CONV_GEMM;
-                        if (v >= 4) { js[i].kind = 3; js[i].mode = v - 1; js[i].cfg = -1; }
+                        js[i].d.allow_tf32 = tf;
+                        if (v == 5) js[i].d.path = GPUML_CONV_GEMM;
+                        if (v == 6 || v == 7 || v == 12) { js[i].kind = 3; js[i].mode = (v == 7 ? 3 : 2) | GPUML__CV_WGMMA; js[i].cfg = -1; }
                     }
+                    if (old) setenv("GPUML_CONV_F32", "old", 1);
                     t = time_it(js, 2, 10);
+                    if (old) unsetenv("GPUML_CONV_F32");
+                    if (t < 0) gpuml_clear_error(ctx);
                     printf("gpuml  resnet %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", vname[v], L[0], L[1], L[2], L[3], L[4],
                            t * 1e6, flop / t * 1e-12);
                     free_jobs(js, 2);

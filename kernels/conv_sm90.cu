@@ -24,7 +24,11 @@
             kernelParams { &map_w, &map_x, &params, &map_y, &map_r } (maps 128 bytes each, 64-byte
             aligned; map_x any bytes unless GPUML_CW_TMA_A, map_y / map_r unless GPUML_CW_TMA_Y).
    Compile: sm_90a only, -DGPUML_CONV_SM90=1 plus
-            GPUML_CONV_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y and
+            GPUML_CONV_DT 1 f16 / 2 bf16 (x and w), or 0 f32 read as tf32 (y f32; a k tile is 32
+            channels: C % 32 == 0, every "64" of a k tile below reads 32, and the tensor maps are
+            FLOAT32 with 4-byte strides; GPUML_CONV_YNCHW 1: y and res [N][K][P][Q];
+            GPUML_CW_RN n: sums of n k tiles added round-to-nearest, configurations 1, 2, 4);
+            GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y and
             res); GPUML_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu; GPUML_HAS_BIAS,
             GPUML_HAS_RESID 0/1; GPUML_CW_CFG (below); GPUML_CW_TMA_A 0/1: 1 only for 1x1
             windows with stride 1 and no padding, where x is the GEMM's A, a [M][C] matrix:
@@ -80,7 +84,7 @@
    layers with K_gemm = 64 are store-bound: bench/NOTES_conv_igemm.md).
    ========================================================================================== */
 
-#if defined(GPUML_CONV_SM90) && (GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2)
+#if defined(GPUML_CONV_SM90) && (GPUML_CONV_DT == 0 || GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2)
 #ifndef GPUML_CONV_YDT
 #define GPUML_CONV_YDT 0
 #endif
@@ -140,7 +144,11 @@
 #define GPUML_CW_B_BYTES (GPUML_CW_BN * 128)
 #define GPUML_CW_STAGE_BYTES (GPUML_CW_A_BYTES + GPUML_CW_B_BYTES)
 #define GPUML_CW_EPI_COLS 32
+#if defined(GPUML_CONV_YNCHW) && GPUML_CONV_YNCHW
+#define GPUML_CW_SROW (GPUML_CW_EPI_COLS + 2)                     /* read along columns: 2-way conflicts */
+#else
 #define GPUML_CW_SROW (GPUML_CW_EPI_COLS + 8)                     /* f32 slab row, padded */
+#endif
 #define GPUML_CW_SLAB_BYTES (64 * GPUML_CW_SROW * 4)              /* per consumer warpgroup */
 #define GPUML_CW_Y_BYTES (64 * GPUML_CW_BN * 2)                  /* TMA_Y staging tile, per consumer warpgroup */
 #if GPUML_CW_TMA_Y
@@ -162,8 +170,37 @@
 #endif
 #if GPUML_CONV_DT == 1
 #define GPUML__CW_TYPES ".f16.f16"
-#else
+#elif GPUML_CONV_DT == 2
 #define GPUML__CW_TYPES ".bf16.bf16"
+#endif
+/* f32 x and w (GPUML_CONV_DT 0) run as tf32 (the tensor cores read the top 19 bits of each f32;
+   the host rounds or splits beforehand where it wants more): a 128-byte swizzle row is 32
+   channels, wgmma k8, no transpose immediates; GPUML_CONV_YNCHW 1 writes y (and reads res) as
+   [N][K][P][Q]; GPUML_CW_RN n sums each run of n k tiles in separate accumulators and adds them
+   round-to-nearest into the total (the tensor cores' own accumulation truncates: for 3xTF32's
+   f32-level error over long K_gemm); GPUML__CW_BKE channels per k tile, GPUML__CW_ES bytes each */
+#if GPUML_CONV_DT == 0
+#define GPUML__CW_TYPES ".tf32.tf32"
+#define GPUML__CW_KI "k8"
+#define GPUML__CW_TAIL ", p, 1, 1;\n\t}"
+#define GPUML__CW_ES 4
+#if GPUML_CONV_YDT != 0
+#error "f32 x takes an f32 y"
+#endif
+#else
+#define GPUML__CW_KI "k16"
+#define GPUML__CW_TAIL ", p, 1, 1, 0, 0;\n\t}"
+#define GPUML__CW_ES 2
+#endif
+#define GPUML__CW_BKE (128 / GPUML__CW_ES)
+#ifndef GPUML_CONV_YNCHW
+#define GPUML_CONV_YNCHW 0
+#endif
+#ifndef GPUML_CW_RN
+#define GPUML_CW_RN 0
+#endif
+#if GPUML_CW_RN && GPUML_CW_BN * (GPUML_CW_CWG == 2 ? 1 : GPUML_CW_MINB) > 128
+#error "GPUML_CW_RN doubles the accumulators: BN 64, or BN 128 with one CTA an SM"
 #endif
 
 struct __align__(64) gpuml__cw_tmap { unsigned long long opaque[16]; };
@@ -192,10 +229,10 @@ static __device__ __forceinline__ void gpuml__cw_wgmma64(float *d, gpuml__u64 da
     asm volatile(
         "{\n\t.reg .pred p;\n\t"
         "setp.ne.b32 p, %34, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32" GPUML__CW_TYPES " {"
+        "wgmma.mma_async.sync.aligned.m64n64" GPUML__CW_KI ".f32" GPUML__CW_TYPES " {"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, %32, %33, p, 1, 1, 0, 0;\n\t}"
+        "}, %32, %33" GPUML__CW_TAIL
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -208,12 +245,12 @@ static __device__ __forceinline__ void gpuml__cw_wgmma128(float *d, gpuml__u64 d
     asm volatile(
         "{\n\t.reg .pred p;\n\t"
         "setp.ne.b32 p, %66, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32" GPUML__CW_TYPES " {"
+        "wgmma.mma_async.sync.aligned.m64n128" GPUML__CW_KI ".f32" GPUML__CW_TYPES " {"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n\t}"
+        "}, %64, %65" GPUML__CW_TAIL
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -230,7 +267,7 @@ static __device__ __forceinline__ void gpuml__cw_wgmma256(float *d, gpuml__u64 d
     asm volatile(
         "{\n\t.reg .pred p;\n\t"
         "setp.ne.b32 p, %130, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32" GPUML__CW_TYPES " {"
+        "wgmma.mma_async.sync.aligned.m64n256" GPUML__CW_KI ".f32" GPUML__CW_TYPES " {"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
@@ -239,7 +276,7 @@ static __device__ __forceinline__ void gpuml__cw_wgmma256(float *d, gpuml__u64 d
         "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
         "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
         "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-        "}, %128, %129, p, 1, 1, 0, 0;\n\t}"
+        "}, %128, %129" GPUML__CW_TAIL
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -344,6 +381,49 @@ static __device__ __forceinline__ void gpuml__cw_epi_tma(const gpuml__conv_param
 }
 #endif
 
+#if GPUML_CW_RN
+/* the consumer's k loop with GPUML_CW_RN: every run of RN k tiles is summed by the tensor cores
+   into accr (scale_d 0 at the run's first wgmma), then added into acc with round-to-nearest FADDs
+   (acc = accr for the first run); stages are freed after the wgmmas that read them are done */
+static __device__ __forceinline__ void gpuml__cw_mainloop_rn(float *acc, float *accr, int kb0, int kb1, int &stage, gpuml__u32 &phase,
+                                                             gpuml__u32 bar_full, gpuml__u32 bar_empty, gpuml__u32 smem_a_wg,
+                                                             gpuml__u32 smem_b, int lane)
+{
+    int prev = -1;
+    for (int kb = kb0; kb < kb1; ++kb) {
+        const int run = (kb - kb0) % GPUML_CW_RN;
+        gpuml__mbar_wait(bar_full + 8 * stage, phase);
+        const gpuml__u64 da = gpuml__cw_desc(smem_a_wg + stage * GPUML_CW_A_BYTES);
+        const gpuml__u64 db = gpuml__cw_desc(smem_b + stage * GPUML_CW_B_BYTES);
+        gpuml__wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+            GPUML__CW_MMA(accr, da + (gpuml__u64)(2 * kk), db + (gpuml__u64)(2 * kk), (run != 0) | kk);
+        gpuml__wgmma_commit();
+        if (run == GPUML_CW_RN - 1 || kb == kb1 - 1) {
+            gpuml__wgmma_wait<0>();
+            if (lane == 0) {
+                if (prev >= 0) gpuml__mbar_arrive(bar_empty + 8 * prev);
+                gpuml__mbar_arrive(bar_empty + 8 * stage);
+            }
+            prev = -1;
+            if (kb - kb0 < GPUML_CW_RN) {
+#pragma unroll
+                for (int i = 0; i < GPUML_CW_BN / 2; i++) acc[i] = accr[i];
+            } else {
+#pragma unroll
+                for (int i = 0; i < GPUML_CW_BN / 2; i++) acc[i] = __fadd_rn(acc[i], accr[i]);
+            }
+        } else {
+            gpuml__wgmma_wait<1>();   /* the previous tile's wgmmas are done: free its stage */
+            if (prev >= 0 && lane == 0) gpuml__mbar_arrive(bar_empty + 8 * prev);
+            prev = stage;
+        }
+        if (++stage == GPUML_CW_STAGES) { stage = 0; phase ^= 1u; }
+    }
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(GPUML_CW_THREADS, GPUML_CW_MINB)
 gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_constant__ gpuml__cw_tmap tma_x,
                 const gpuml__conv_params p, const __grid_constant__ gpuml__cw_tmap tma_y,
@@ -361,7 +441,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
 
     const int tid = (int)threadIdx.x, wg = tid >> 7, lane = tid & 31;
     const int M = p.M, K = p.K, C = p.C, S = p.S, H = p.H, W = p.W, PQ = p.P * p.Q;
-    const int tiles_m = (M + BM - 1) / BM, tiles_n = (K + BN - 1) / BN, KT = p.Kg / 64;
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (K + BN - 1) / BN, KT = p.Kg / GPUML__CW_BKE;
     const int units = tiles_m * tiles_n * p.splits;
 
     if (tid == 0) {
@@ -395,8 +475,8 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                 /* the tile's first output pixel -> the top-left input pixel of its window */
                 const int m0 = tm * BM, ni = m0 / PQ, rem = m0 - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
                 const int w0 = qq * p.stride_w - p.pad_w, h0 = pp * p.stride_h - p.pad_h;
-                const int rs = kb0 * 64 / C;
-                int cc = kb0 * 64 - rs * C, rr = rs / S, ss = rs - rr * S;
+                const int rs = kb0 * GPUML__CW_BKE / C;
+                int cc = kb0 * GPUML__CW_BKE - rs * C, rr = rs / S, ss = rs - rr * S;
 #endif
                 for (int kb = kb0; kb < kb1; ++kb) {
                     gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
@@ -404,15 +484,15 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
 #if GPUML_CW_TMA_A == 2
                     gpuml__cw_tma_im2col(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, cc, w0, h0, ni, (gpuml__u16)(ss * p.dil_w),
                                          (gpuml__u16)(rr * p.dil_h), bar_full + 8 * stage);
-                    cc += 64;
+                    cc += GPUML__CW_BKE;
                     if (cc == C) {
                         cc = 0;
                         if (++ss == S) { ss = 0; rr++; }
                     }
 #else
-                    gpuml__tma_load_2d(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, kb * 64, tm * BM, bar_full + 8 * stage);
+                    gpuml__tma_load_2d(smem_a + stage * GPUML_CW_A_BYTES, &tma_x, kb * GPUML__CW_BKE, tm * BM, bar_full + 8 * stage);
 #endif
-                    gpuml__tma_load_2d(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, tn * BN, bar_full + 8 * stage);
+                    gpuml__tma_load_2d(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * GPUML__CW_BKE, tn * BN, bar_full + 8 * stage);
                     if (++stage == STAGES) { stage = 0; phase ^= 1u; }
                 }
             }
@@ -434,7 +514,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                 const int m = m0 + r0 + 16 * i;
                 if (m < M) {
                     const int ni = m / PQ, rem = m - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
-                    xoff[i] = ni * H * W * C + lc * 8;
+                    xoff[i] = ni * H * W * C + lc * (16 / GPUML__CW_ES);
                     ih0[i] = pp * p.stride_h - p.pad_h;
                     iw0[i] = qq * p.stride_w - p.pad_w;
                 } else {
@@ -443,13 +523,13 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                     iw0[i] = 0;
                 }
             }
-            const int rs = kb0 * 64 / C;
-            int cc = kb0 * 64 - rs * C, rr = rs / S, ss = rs - rr * S;
+            const int rs = kb0 * GPUML__CW_BKE / C;
+            int cc = kb0 * GPUML__CW_BKE - rs * C, rr = rs / S, ss = rs - rr * S;
             for (int kb = kb0; kb < kb1; ++kb) {
                 gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
                 if (tid == 0) {
                     gpuml__mbar_expect_tx(bar_full + 8 * stage, GPUML_CW_B_BYTES);
-                    gpuml__tma_load_2d(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * 64, n0, bar_full + 8 * stage);
+                    gpuml__tma_load_2d(smem_b + stage * GPUML_CW_B_BYTES, &tma_w, kb * GPUML__CW_BKE, n0, bar_full + 8 * stage);
                 }
                 const gpuml__u32 sa = smem_a + stage * GPUML_CW_A_BYTES + a_off;
                 const int dh = rr * p.dil_h, dw = ss * p.dil_w;
@@ -457,11 +537,11 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                 for (int i = 0; i < RPT; i++) {
                     const int ih = ih0[i] + dh, iw = iw0[i] + dw;
                     const bool ok = (unsigned)ih < (unsigned)H && (unsigned)iw < (unsigned)W;
-                    const char *src = ok ? X + (gpuml__i64)(xoff[i] + (ih * W + iw) * C + cc) * 2 : X;
+                    const char *src = ok ? X + (gpuml__i64)(xoff[i] + (ih * W + iw) * C + cc) * GPUML__CW_ES : X;
                     gpuml__cw_cp16(sa + i * 16 * 128, src, ok ? 16u : 0u);
                 }
                 gpuml__mma_cp_commit();
-                cc += 64;
+                cc += GPUML__CW_BKE;
                 if (cc == C) {
                     cc = 0;
                     if (++ss == S) { ss = 0; rr++; }
@@ -504,11 +584,17 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
         const bool vec_ok = K % 8 == 0 && ((gpuml__u64)p.y & 15) == 0 && (!GPUML_HAS_RESID || ((gpuml__u64)p.res & 15) == 0);
 #endif
         float acc[BN / 2];
+#if GPUML_CW_RN
+        float accr[BN / 2];
+#endif
         int stage = 0;
         gpuml__u32 phase = 0;
         for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
             int z, tm, tn, kb0, kb1;
             gpuml__cw_unit(p, u, tiles_m, tiles_n, KT, z, tm, tn, kb0, kb1);
+#if GPUML_CW_RN
+            gpuml__cw_mainloop_rn(acc, accr, kb0, kb1, stage, phase, bar_full, bar_empty, smem_a + cw * (64 * 128), smem_b, lane);
+#else
             int prev = 0;
             for (int kb = kb0; kb < kb1; ++kb) {
                 gpuml__mbar_wait(bar_full + 8 * stage, phase);
@@ -526,6 +612,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             }
             gpuml__wgmma_wait<0>();
             if (lane == 0) gpuml__mbar_arrive(bar_empty + 8 * prev);
+#endif
 
             /* ---- epilogue.  acc[4j + 2i + c] is row 16 warp + lane/4 + 8i, column 8j + 2(lane%4) + c
                of this warpgroup's 64 x BN block ---- */
@@ -558,6 +645,21 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
                     }
                 }
                 gpuml__named_bar(1 + cw, 128);
+#if GPUML_CONV_YNCHW
+                /* y[n][k][pq]: a warp's lanes along 32 consecutive rows (output pixels) of one column */
+#pragma unroll 4
+                for (int t = 0; t < 64 * GPUML_CW_EPI_COLS / 128; t++) {
+                    const int piece = ltid + t * 128, sr = piece & 63, c = piece >> 6;
+                    const int m = row0 + sr, n = col0 + ch * GPUML_CW_EPI_COLS + c;
+                    if (m >= M || n >= K) continue;
+                    const int ni = m / PQ, pq = m - ni * PQ;
+                    const gpuml__i64 off = ((gpuml__i64)ni * K + n) * PQ + pq;
+                    float v = slab[sr * GPUML_CW_SROW + c];
+                    if (GPUML_HAS_RESID) v += gpuml__mma_ld<GPUML_CONV_YDT>(Rz[off]);
+                    Y[off] = gpuml__mma_st<GPUML_CONV_YDT>(v);
+                }
+                continue;
+#endif
 #pragma unroll
                 for (int t = 0; t < 64 * (GPUML_CW_EPI_COLS / 8) / 128; t++) {
                     const int piece = ltid + t * 128, sr = piece / (GPUML_CW_EPI_COLS / 8), c8 = (piece % (GPUML_CW_EPI_COLS / 8)) * 8;

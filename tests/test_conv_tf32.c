@@ -6,9 +6,12 @@
    that takes f32 and split-K (forced through gpuml__cv_tf32), Inf/NaN propagation, a ResNet-50
    sized layer (K = R*S*C = 4608) with same-sign data whose error must stay at the CUDA-core
    path's level, grouped convs falling back, and the forced path's refusals.  Tolerances are
-   relative to the sum of |terms| of each output: tf32 1.5e-3 (each input rounded to 11 bits:
-   <= 2^-10 a product), 3xTF32 1e-5 (f32's test_conv uses 2e-5).  The CPU context runs the AUTO
-   cases too (it ignores allow_tf32: f32 results). */
+   relative to the sum of |terms| of each output: tf32 2.5e-3 (mma.sync rounds each input to 11
+   bits: <= 2^-10 a product; wgmma reads them truncated: < 2^-9), 3xTF32 1e-5 (f32's test_conv
+   uses 2e-5).  On sm_90 the same cases run on the wgmma implicit GEMM (kernels/conv_sm90.cu, f32
+   as tf32: AUTO, GPUML_CONV_WGMMA, and forced configurations, gathers, TMA loads, split-K and
+   per-run sums; C padded to 32 by the prep pass).  The CPU context runs the AUTO cases too (it
+   ignores allow_tf32: f32 results). */
 #define GPUML_IMPLEMENTATION
 #include "harness.h"
 
@@ -84,7 +87,8 @@ static void fill(float *v, long long n, int same_sign)
 }
 
 /* How a case runs: 0 gpuml_conv2d with desc.path, else gpuml__cv_tf32 forced (mode 1 tf32, 2
-   3xTF32, 3 3xTF32 in the tensor cores' accumulators) with tile configuration cfg / splits. */
+   3xTF32, 3 3xTF32 in the tensor cores' accumulators, 4 3xTF32 split in registers; | 16 on the
+   wgmma kernel, | 32 on the mma.sync one) with tile configuration cfg / splits. */
 typedef struct how { gpuml_conv_path path; int mode, cfg, splits; } how;
 
 /* Runs t on ctx; returns the max error / (sum|terms| + |bias|) over the checked outputs (all, or
@@ -203,7 +207,7 @@ static tcase tc(int n, int c, int h, int w, int k, int r, int s, int st, int pad
     t.dh = t.dw = 1; t.groups = 1; t.layout = layout; t.tf32 = tf32;
     return t;
 }
-static double tol_for(int tf32) { return tf32 ? 1.5e-3 : 1e-5; }
+static double tol_for(int tf32) { return tf32 ? 2.5e-3 : 1e-5; }
 
 static int gpu_ok(void)
 {
@@ -252,7 +256,7 @@ static void every_cfg(void)
         for (mode = 1; mode <= 4; mode++)
             for (layout = 0; layout < 2; layout++) {
                 tcase t = tc(2, layout ? 24 : 20, 13, 11, 72, 3, 3, 1, 1, layout, mode == 1);
-                how hw = { GPUML_CONV_IGEMM, mode, cfgs[i], 1 + (i + layout) % 3 };
+                how hw = { GPUML_CONV_IGEMM, mode | GPUML__CV_MMA, cfgs[i], 1 + (i + layout) % 3 };
                 double e;
                 t.act = (i + mode) % 4; t.bias = 1; t.res = (i + mode + layout) % 2;
                 e = run_one(tu_gpu, t, hw, 0, 0, 0, tol_for(mode == 1));
@@ -269,12 +273,13 @@ static void every_cfg(void)
 /* Inf and NaN inputs reach the outputs that use them, in every mode and layout */
 static void specials(void)
 {
-    int mode, layout;
+    int mode, layout, kern;
     NEED_SM80();
-    for (mode = 1; mode <= 4; mode++)
+    for (kern = 0; kern < (gpuml_device_arch(tu_gpu) == 90 ? 2 : 1); kern++)
+    for (mode = 1; mode <= 4 - kern; mode++)
         for (layout = 0; layout < 2; layout++) {
             tcase t = tc(2, 12, 6, 5, 16, 1, 1, 1, 0, layout, mode == 1);
-            how hw = { GPUML_CONV_IGEMM, mode, -1, 0 };
+            how hw = { GPUML_CONV_IGEMM, mode | (kern ? GPUML__CV_WGMMA : GPUML__CV_MMA), -1, 0 };
             CHECK(run_one(tu_gpu, t, hw, 0, 0, 1, tol_for(mode == 1)) >= 0, "mode %d layout %d", mode, layout);
             t.r = t.s = 3; t.pad[0] = t.pad[1] = t.pad[2] = t.pad[3] = 1;
             CHECK(run_one(tu_gpu, t, hw, 0, 0, 1, tol_for(mode == 1)) >= 0, "3x3 mode %d layout %d", mode, layout);
@@ -292,21 +297,74 @@ static void resnet_accuracy(void)
     for (l = 0; l < 2; l++)
         for (ss = 0; ss < 2; ss++) {
             tcase t = tc(4, L[l][0], L[l][1], L[l][1], L[l][2], L[l][3], L[l][3], L[l][4], L[l][5], 1, 0);
-            how simt = { GPUML_CONV_DIRECT, 0, -1, 0 }, rn = { GPUML_CONV_IGEMM, 2, -1, 0 }, tc3 = { GPUML_CONV_IGEMM, 3, -1, 0 };
-            how tf = { GPUML_CONV_IGEMM, 1, -1, 0 }, reg = { GPUML_CONV_IGEMM, 4, -1, 0 };
-            double e_simt, e_rn, e_3, e_tf, e_reg;
+            how simt = { GPUML_CONV_DIRECT, 0, -1, 0 }, rn = { GPUML_CONV_IGEMM, 2 | GPUML__CV_MMA, -1, 0 };
+            how tc3 = { GPUML_CONV_IGEMM, 3 | GPUML__CV_MMA, -1, 0 };
+            how tf = { GPUML_CONV_IGEMM, 1 | GPUML__CV_MMA, -1, 0 }, reg = { GPUML_CONV_IGEMM, 4 | GPUML__CV_MMA, -1, 0 };
+            how wrn = { GPUML_CONV_IGEMM, 2 | GPUML__CV_WGMMA, -1, 0 }, w3 = { GPUML_CONV_IGEMM, 3 | GPUML__CV_WGMMA, -1, 0 };
+            how wtf = { GPUML_CONV_IGEMM, 1 | GPUML__CV_WGMMA, -1, 0 };
+            double e_simt, e_rn, e_3, e_tf, e_reg, e_wrn = -2, e_w3 = -2, e_wtf = -2;
+            int hop = gpuml_device_arch(tu_gpu) == 90;
             tu_seed(100 + l); e_simt = run_one(tu_gpu, t, simt, ss, 3000, 0, 1e-5);
             tu_seed(100 + l); e_rn = run_one(tu_gpu, t, rn, ss, 3000, 0, 1e-5);
             tu_seed(100 + l); e_3 = run_one(tu_gpu, t, tc3, ss, 3000, 0, 1e-3);
             tu_seed(100 + l); e_reg = run_one(tu_gpu, t, reg, ss, 3000, 0, 1e-5);
+            if (hop) { tu_seed(100 + l); e_wrn = run_one(tu_gpu, t, wrn, ss, 3000, 0, 1e-5); }
+            if (hop) { tu_seed(100 + l); e_w3 = run_one(tu_gpu, t, w3, ss, 3000, 0, 1e-3); }
             t.tf32 = 1;
             tu_seed(100 + l); e_tf = run_one(tu_gpu, t, tf, ss, 3000, 0, 1.5e-3);
+            if (hop) { tu_seed(100 + l); e_wtf = run_one(tu_gpu, t, wtf, ss, 3000, 0, 2.5e-3); }
             printf("    c%d r%d K_gemm %d %s data: max error / sum|terms|: direct (CUDA cores) %.2e, 3xTF32 %.2e, in-register "
                    "3xTF32 %.2e, 3xTF32 without per-tile sums %.2e, tf32 %.2e\n", L[l][0], L[l][3], L[l][0] * L[l][3] * L[l][3],
                    ss ? "same-sign" : "mixed-sign", e_simt, e_rn, e_reg, e_3, e_tf);
+            if (hop)
+                printf("      wgmma: 3xTF32 (sums of %d k tiles) %.2e, 3xTF32 in the tensor cores' accumulators %.2e, tf32 %.2e\n",
+                       GPUML__CW_RN, e_wrn, e_w3, e_wtf);
             CHECK(e_rn >= 0 && e_simt >= 0 && e_rn <= 2.0 * e_simt + 1e-7, "3xTF32 error %.3g vs direct %.3g", e_rn, e_simt);
             CHECK(e_reg >= 0 && e_reg <= 2.0 * e_simt + 1e-7, "in-register 3xTF32 error %.3g vs direct %.3g", e_reg, e_simt);
+            CHECK(!hop || (e_wrn >= 0 && e_wrn <= 2.0 * e_simt + 1e-7), "wgmma 3xTF32 error %.3g vs direct %.3g", e_wrn, e_simt);
+            CHECK(!hop || (e_w3 >= 0 && e_wtf >= 0), "wgmma runs");
         }
+}
+
+/* sm_90: the wgmma kernel through the public path (GPUML_CONV_WGMMA) on the small shapes */
+static void shapes_gpu_wgmma(void)
+{
+    NEED_SM80();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90");
+    shapes(tu_gpu, GPUML_CONV_WGMMA);
+}
+
+/* sm_90: every wgmma configuration in every mode (tf32, 3xTF32 with per-run sums, 3xTF32 in the
+   tensor cores' accumulators), both layouts, x gathered with cp.async / loaded by TMA im2col /
+   as a TMA matrix (1x1), split-K; C = 32 (NHWC tf32 read as it is) and C = 24, 40 (padded) */
+static void every_cfg_wgmma(void)
+{
+    int cfg, mode, layout, win, ran = 0, declined = 0;
+    NEED_SM80();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90");
+    for (cfg = 0; cfg < 5; cfg++)
+        for (mode = 1; mode <= 3; mode++)
+            for (layout = 0; layout < 2; layout++)
+                for (win = 0; win < 3; win++) {
+                    /* win 0: 3x3 gathered, 1: 3x3 (stride 2) by TMA im2col, 2: 1x1 stride 1 (x as a TMA matrix) */
+                    int c = win == 2 ? (layout ? 40 : 64) : layout ? 24 : 32;
+                    tcase t = win == 2 ? tc(3, c, 9, 7, 72, 1, 1, 1, 0, layout, mode == 1)
+                                       : tc(2, c, 13, 11, 72 + 8 * cfg, 3, 3, 1 + win, 1, layout, mode == 1);
+                    how hw = { GPUML_CONV_IGEMM, mode | GPUML__CV_WGMMA, cfg | (win == 1 ? GPUML__CW_IM2COL : 0),
+                                (win == 2 ? 1 + (cfg + layout) % 2 : 1 + (cfg + layout + win) % 3) };
+                    double e;
+                    t.act = (cfg + mode) % 4; t.bias = (cfg + win) % 2 == 0; t.res = (cfg + mode + layout) % 2;
+                    e = run_one(tu_gpu, t, hw, 0, 0, 0, tol_for(mode == 1));
+                    if (e == -2) {   /* declined: only per-run sums (mode 2) on the 256- and 64x128 tiles */
+                        CHECK(mode == 2 && (cfg == 0 || cfg == 3), "cfg %d mode %d layout %d window %d declined", cfg, mode, layout, win);
+                        declined++;
+                        continue;
+                    }
+                    CHECK(e >= 0, "cfg %d mode %d layout %d window %d", cfg, mode, layout, win);
+                    ran++;
+                }
+    printf("    %d configuration x mode x layout x window runs (%d declined)\n", ran, declined);
+    CHECK(ran == 5 * 3 * 2 * 3 - 12, "%d runs", ran);
 }
 
 /* grouped convs fall back under AUTO (and are right); the forced path refuses them, and f32 on
@@ -349,6 +407,8 @@ int main(int argc, char **argv)
         { "shapes_gpu_forced", shapes_gpu_forced },
         { "shapes_gpu_auto", shapes_gpu_auto },
         { "every_cfg", every_cfg },
+        { "shapes_gpu_wgmma", shapes_gpu_wgmma },
+        { "every_cfg_wgmma", every_cfg_wgmma },
         { "specials", specials },
         { "resnet_accuracy", resnet_accuracy },
         { "fallbacks", fallbacks },
