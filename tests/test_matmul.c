@@ -350,11 +350,11 @@ static int tf32_nn_shapes(int mode, int few)
                  (long long)mc.N, (long long)mc.K, mc.ta);
         if (run_case(tu_gpu, &mc, label)) ran++;
     }
-    {   /* a batch of 3 sharing B (one launch per batch element) */
+    {   /* a batch of 3 sharing B (one launch per batch element; K = 96: 16-byte A rows, no copy) */
         mcase mc;
         memset(&mc, 0, sizeof mc);
         mc.at = mc.bt = mc.ct = GPUML_F32; mc.tf32 = 1; mc.path = GPUML_MATMUL_WGMMA;
-        mc.M = 200; mc.N = 68; mc.K = 95; mc.batch = 3; mc.bcast_b = 1; mc.bias = 1; mc.act = 3;
+        mc.M = 200; mc.N = 68; mc.K = 96; mc.batch = 3; mc.bcast_b = 1; mc.bias = 1; mc.act = 3;
         if (run_case(tu_gpu, &mc, "tf32 NN batch 3, b shared")) ran++;
     }
     gpuml__mm_tf32_nn = 0;
