@@ -16,6 +16,9 @@
  *   -DGPUML_B_KMAJOR=1|0         1: B stored N x K ("TN", B^T row-major)  (default 1)
  *                                0: B stored K x N row-major ("NN")
  *   -DGPUML_MM_TMA_STORE=1|0     1: C written by TMA store (default), 0: masked st.global
+ *   -DGPUML_TF32_NN=0|1          1: tf32 with B stored K x N (GPUML_B_KMAJOR=0, f32 out, CL = 1):
+ *                                the kernel is gpuml_matmul_sm90_nn instead (the transposed problem,
+ *                                B^T fragments in registers; its own contract below, near the end)
  *   -DGPUML_MM_CLUSTER=1|2       1: no cluster (default)
  *                                2: 2-CTA clusters sharing (multicasting) the B tile; correct,
  *                                but measured 0-6% slower on H100 (bench/NOTES_matmul_sm90.md)
