@@ -8586,14 +8586,24 @@ GPUML__FN int gpuml__sm90_es(const gpuml__mm *p)
     if (at == GPUML_FP8_E4M3 || at == GPUML_FP8_E5M2) return 1;
     return 0;
 }
+/* tf32 with B stored K x N (NN) on Hopper: 0 automatic, 1 the kernel that reads B as stored
+   (gpuml_matmul_sm90_nn: the transposed problem, B^T fragments loaded into registers), 2 copy B
+   k-major first and run the NT kernel (bench/NOTES_matmul_sm90.md, "tf32 NN without the copy") */
+static int gpuml__mm_tf32_nn = 0;
+/* 1 when this tf32 problem with an N-major B runs on gpuml_matmul_sm90_nn */
+GPUML__FN int gpuml__sm90_tf32_nn(const gpuml__mm *p)
+{
+    return p->a->dtype == GPUML_F32 && p->tf32 && !p->split3 && p->sb_k != 1 && gpuml__mm_tf32_nn != 2;
+}
 /* 1 when the operands are laid out as the wgmma kernel reads them: A along k; B along k too
-   (tf32 and fp8 wgmma read both K-major), or either way for 16-bit types; 16-byte rows */
+   (tf32 and fp8 wgmma read both K-major), or either way for 16-bit types and tf32 (NN: the
+   gpuml_matmul_sm90_nn kernel); 16-byte rows */
 GPUML__FN int gpuml__sm90_a_ok(const gpuml__mm *p, gpuml__CUdeviceptr A, int es) { return p->sa_k == 1 && (p->sa_m * es) % 16 == 0 && gpuml__aligned16(A); }
 GPUML__FN int gpuml__sm90_b_ok(const gpuml__mm *p, gpuml__CUdeviceptr B, int es)
 {
     if (!gpuml__aligned16(B)) return 0;
     if (p->sb_k == 1 && (p->sb_n * es) % 16 == 0) return 1;
-    return es == 2 && p->sb_n == 1 && (p->sb_k * es) % 16 == 0;
+    return (es == 2 || (es == 4 && gpuml__sm90_tf32_nn(p))) && p->sb_n == 1 && (p->sb_k * es) % 16 == 0;
 }
 #define GPUML__SM90_SMEM 230656   /* the wgmma kernel's dynamic shared memory (its LAUNCH CONTRACT) */
 /* 1 on a device that runs the wgmma kernel (Hopper, tensor maps, the shared memory it needs) */
@@ -8631,8 +8641,9 @@ GPUML__FN void gpuml__sm90_opts(const gpuml__mm *p, char *opts, size_t cap)
     static const char *const tn[] = { "f32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
     static const char *const tin[] = { "tf32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
     snprintf(opts, cap, "-DGPUML_IN_T=%s -DGPUML_IN_TB=%s -DGPUML_OUT=%s -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d "
-             "-DGPUML_HAS_RESID=%d -DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1", tin[p->a->dtype],
-             tin[p->b->dtype], tn[p->c->dtype], p->act, p->bias != NULL, p->resid != NULL, p->sb_k == 1);
+             "-DGPUML_HAS_RESID=%d -DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1%s", tin[p->a->dtype],
+             tin[p->b->dtype], tn[p->c->dtype], p->act, p->bias != NULL, p->resid != NULL, p->sb_k == 1,
+             gpuml__sm90_tf32_nn(p) ? " -DGPUML_TF32_NN=1" : "");
 }
 
 GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
@@ -8645,26 +8656,27 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     gpuml__CUfunction fn;
     char opts[340];
     int es = gpuml__sm90_es(p), in_t = tmt[p->a->dtype], ct = (int)p->c->dtype;
-    int out_t = ct == GPUML_F32 ? 7 : ct == GPUML_BF16 ? 9 : 6, kmajor = p->sb_k == 1, i;
+    int out_t = ct == GPUML_F32 ? 7 : ct == GPUML_BF16 ? 9 : 6, kmajor = p->sb_k == 1, i, nn = gpuml__sm90_tf32_nn(p);
     unsigned bk = (unsigned)(128 / es);   /* k per stage: one 128-byte swizzle row */
     int64_t tiles_m = (p->M + 127) / 128, units;
     int cl = 1;   /* the 2-CTA cluster measured 0-6% slower (bench/NOTES_matmul_sm90.md) */
     unsigned grid[3], block[3] = {384, 1, 1};
     size_t ce = gpuml__dtype_sizes[ct];
     for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
-    if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * es, bk, 128) ||
+    /* tf32 NN (gpuml_matmul_sm90_nn): A^T is wgmma's B, 256 m x 32 k; B comes in 32 x 32 boxes */
+    if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * es, bk, nn ? 256 : 128) ||
         !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * es, bk, (unsigned)(256 / cl))
-                 : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * es, 64, 64)) ||
+                 : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * es, nn ? 32 : 64, nn ? 32 : 64)) ||
         !gpuml__tmap(ctx, maps[2], out_t, kp->C, p->N, p->M, p->sc_m * (int64_t)ce, ct == GPUML_F32 ? 32 : 64, 64))
         return gpuml__fail(ctx, GPUML_ERROR_CUDA, "gpuml_matmul: cuTensorMapEncodeTiled rejected the layout");
     gpuml__sm90_opts(p, opts, sizeof opts);   /* (cl = 1 there too) */
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, "gpuml_matmul_sm90", &fn));
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, nn ? "gpuml_matmul_sm90_nn" : "gpuml_matmul_sm90", &fn));
     memset(&sp, 0, sizeof sp);
     sp.c = kp->C; sp.c_in = p->beta != 0.0f ? kp->C : 0; sp.bias = kp->bias; sp.resid = kp->R;
     sp.ldc = p->sc_m; sp.ldc_in = p->sc_m; sp.ldr = p->sr_m;
     sp.M = (int)p->M; sp.N = (int)p->N; sp.K = (int)p->K;
     sp.alpha = p->alpha * p->scale; sp.beta = p->beta; sp.group_m = 8;
-    units = (tiles_m + cl - 1) / cl * ((p->N + 255) / 256);
+    units = nn ? (p->M + 255) / 256 * ((p->N + 127) / 128) : (tiles_m + cl - 1) / cl * ((p->N + 255) / 256);
     grid[0] = (unsigned)(cl * GPUML__MIN(units, (int64_t)GPUML__MAX(ctx->sm_count / cl, 1)));
     grid[1] = grid[2] = 1;
     args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
@@ -8880,7 +8892,8 @@ done:
 
 /* tf32 and fp8 wgmma read A and B along k only: on Hopper, an operand laid out otherwise (or with
    rows not 16-byte aligned) is first copied into a k-contiguous buffer with padded rows, when it
-   has no batch dims of its own (a 2-D operand broadcast over the batch) */
+   has no batch dims of its own (a 2-D operand broadcast over the batch).  A tf32 B stored K x N
+   with 16-byte rows is read as it is (gpuml_matmul_sm90_nn) unless gpuml__mm_tf32_nn says copy. */
 GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_matmul_path path)
 {
     int es = gpuml__sm90_es(p), k;
@@ -8894,7 +8907,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda(gpuml_ctx *ctx, const gpuml__mm *p, gpuml_
         const gpuml_tensor *t = k ? p->b : p->a;
         int64_t rows = k ? p->N : p->M, kp_ = (p->K * es + 15) / 16 * 16 / es, sh[2];
         gpuml_tensor *sl;
-        if (k == 0 ? gpuml__sm90_a_ok(p, gpuml__dptr(p->a), es) : (p->sb_k == 1 && gpuml__sm90_b_ok(p, gpuml__dptr(p->b), es))) continue;
+        if (k == 0 ? gpuml__sm90_a_ok(p, gpuml__dptr(p->a), es) : gpuml__sm90_b_ok(p, gpuml__dptr(p->b), es)) continue;
         if (t->ndim != 2) return gpuml__mm_cuda_run(ctx, p, path);   /* batched operand: the kernel paths as they are */
         sh[0] = rows; sh[1] = kp_;
         own[k] = gpuml__tensor_new(ctx, t->dtype, 2, sh, "gpuml_matmul (k-major copy)");
@@ -11197,6 +11210,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "matmul_sm90", "-DGPUML_IN_T=bf16 -DGPUML_OUT=bf16 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=2" },
     { "matmul_sm90", "-DGPUML_IN_T=f16 -DGPUML_OUT=f32 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
     { "matmul_sm90", "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
+    { "matmul_sm90", "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1 -DGPUML_TF32_NN=1" },
+    { "matmul_sm90", "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_TF32_NN=1" },
     { "matmul_sm90", "-DGPUML_IN_T=e4m3 -DGPUML_IN_TB=e5m2 -DGPUML_OUT=bf16 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
     { "matmul_sm90", "-DGPUML_IN_T=e4m3 -DGPUML_IN_TB=e4m3 -DGPUML_OUT=f16 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
     { "matmul_mma", "-DGPUML_A_DT=2 -DGPUML_B_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },

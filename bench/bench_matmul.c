@@ -1,6 +1,6 @@
 /* matmul benchmark (not a test): gpuml on the GPU per dtype, shape and forced path, timed with
    device events around back-to-back launches after a warm-up; the CPU GEMM next to OpenBLAS.
-   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | cpu
+   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | cpu
    (bench/run_matmul.sh runs gpu and cpu with the references, bench/run_matmul_small.sh small;
    f32: the f32 rows, 3xTF32 vs SIMT, and accuracy against float64, next to matmul_torch.py f32) */
 #define _POSIX_C_SOURCE 200809L
@@ -152,6 +152,32 @@ static int gpu_f32(void)
         f32_accuracy(ctx, 512, 512, 16384, pos, GPUML_MATMUL_AUTO);
         f32_accuracy(ctx, 512, 512, 16384, pos, GPUML_MATMUL_SIMT);
     }
+    gpuml_shutdown(ctx);
+    return 0;
+}
+
+/* tf32 with B stored K x N: the kernel that reads B as stored (gpuml_matmul_sm90_nn), the k-major
+   copy of B + the NT kernel, NT itself, and the automatic choice; each shape twice (next to
+   matmul_torch.py tf32nn) */
+static int gpu_tf32nn(void)
+{
+    gpuml_ctx *ctx;
+    gpuml_desc d;
+    static const int64_t shp[][3] = { {4096, 4096, 4096}, {8192, 8192, 8192}, {8192, 4096, 14336}, {8192, 14336, 4096}, {2048, 2048, 2048} };
+    int i, rep;
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CUDA;
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    printf("gpuml tf32 matmul on %s (TFLOP/s; rows: NN in-kernel | NN copy of B | NT | NN auto)\n", gpuml_device_name(ctx));
+    g_tf32 = 1;
+    for (i = 0; i < 5; i++)
+        for (rep = 0; rep < 2; rep++) {
+            gpuml__mm_tf32_nn = 1; printf("nn-in-kernel "); gpu_row(ctx, GPUML_F32, GPUML_F32, shp[i][0], shp[i][1], shp[i][2], 0, GPUML_MATMUL_AUTO);
+            gpuml__mm_tf32_nn = 2; printf("nn-copy      "); gpu_row(ctx, GPUML_F32, GPUML_F32, shp[i][0], shp[i][1], shp[i][2], 0, GPUML_MATMUL_AUTO);
+            gpuml__mm_tf32_nn = 0; printf("nt           "); gpu_row(ctx, GPUML_F32, GPUML_F32, shp[i][0], shp[i][1], shp[i][2], 1, GPUML_MATMUL_AUTO);
+            printf("nn-auto      "); gpu_row(ctx, GPUML_F32, GPUML_F32, shp[i][0], shp[i][1], shp[i][2], 0, GPUML_MATMUL_AUTO);
+        }
+    g_tf32 = 0;
     gpuml_shutdown(ctx);
     return 0;
 }
@@ -372,6 +398,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "small") == 0) return small(argc > 2 && strcmp(argv[2], "sweep") == 0);
 #ifndef GPUML_NO_CUDA
     if (argc > 1 && strcmp(argv[1], "f32") == 0) return gpu_f32();
+    if (argc > 1 && strcmp(argv[1], "tf32nn") == 0) return gpu_tf32nn();
 #endif
     return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
 }

@@ -44,6 +44,13 @@ if sys.argv[1:] == ["f32"]:
             print(f"f32acc torch {M:6d} {N:6d} {K:6d} {'uniform' if pos else 'normal':7s} max|err|/|ref| {(e / ref.abs()).max().item():.3g}  "
                   f"max|err|/sum|a*b| {(e / sa).max().item():.3g}  (512 samples vs float64)", flush=True)
     sys.exit(0)
+if sys.argv[1:] == ["tf32nn"]:
+    # bench_matmul tf32nn's shapes, NN and NT, each twice
+    torch.backends.cuda.matmul.allow_tf32 = True
+    for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (8192, 4096, 14336), (8192, 14336, 4096), (2048, 2048, 2048)):
+        for _ in range(2):
+            t(M, N, K, torch.float32, tag="tf32"); t(M, N, K, torch.float32, nt=True, tag="tf32")
+    sys.exit(0)
 for s in (2048, 4096, 8192): t(s, s, s, torch.bfloat16)
 for s in (2048, 4096, 8192): t(s, s, s, torch.float16, nt=True)
 for M, N, K in ((4096, 4096, 4096), (8192, 11008, 4096), (8192, 4096, 11008), (16384, 14336, 4096)): t(M, N, K, torch.bfloat16, nt=True)

@@ -16,6 +16,9 @@
  *   -DGPUML_B_KMAJOR=1|0         1: B stored N x K ("TN", B^T row-major)  (default 1)
  *                                0: B stored K x N row-major ("NN")
  *   -DGPUML_MM_TMA_STORE=1|0     1: C written by TMA store (default), 0: masked st.global
+ *   -DGPUML_TF32_NN=0|1          1: tf32 with B stored K x N (GPUML_B_KMAJOR=0, f32 out, CL = 1):
+ *                                the kernel is gpuml_matmul_sm90_nn instead (the transposed problem,
+ *                                B^T fragments in registers; its own contract below, near the end)
  *   -DGPUML_MM_CLUSTER=1|2       1: no cluster (default)
  *                                2: 2-CTA clusters sharing (multicasting) the B tile; correct,
  *                                but measured 0-6% slower on H100 (bench/NOTES_matmul_sm90.md)
@@ -125,6 +128,9 @@
 #if GPUML_MM_CLUSTER != 1 && GPUML_MM_CLUSTER != 2
 #error "GPUML_MM_CLUSTER must be 1 or 2"
 #endif
+#ifndef GPUML_TF32_NN
+#define GPUML_TF32_NN 0
+#endif
 
 /* Map the dtype tokens to numbers the preprocessor can compare. */
 #define GPUML__DT_bf16 1
@@ -175,8 +181,11 @@
 #if GPUML__IN_ID != GPUML__INB_ID && GPUML__ES != 1
 #error "GPUML_IN_TB may differ from GPUML_IN_T only for fp8"
 #endif
-#if GPUML__ES != 2 && !GPUML_B_KMAJOR
-#error "tf32 and fp8 need GPUML_B_KMAJOR=1 (wgmma reads them K-major only)"
+#if GPUML__ES != 2 && !GPUML_B_KMAJOR && !GPUML_TF32_NN
+#error "tf32 and fp8 need GPUML_B_KMAJOR=1 (wgmma reads them K-major only), or tf32 GPUML_TF32_NN=1"
+#endif
+#if GPUML_TF32_NN && (GPUML__IN_ID != 4 || GPUML__OUT_ID != 3 || GPUML_B_KMAJOR || GPUML_MM_CLUSTER != 1)
+#error "GPUML_TF32_NN=1 is for tf32 in, f32 out, B stored K x N (GPUML_B_KMAJOR=0), GPUML_MM_CLUSTER=1"
 #endif
 /* the transpose immediates exist for 16-bit types only */
 #if GPUML__ES == 2
@@ -242,41 +251,44 @@ static __device__ __forceinline__ gpuml_u32 gpuml__smem_addr(const void *p)
 
 /* TMA store and bulk-group waits: kernels/sm90.cuh */
 
+/* the 128 f32 accumulators of an m64n256 wgmma: the operand list "%0, ..., %127" and its
+   constraints (read and written) */
+#define GPUML__D128_STR \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define GPUML__D128(d) \
+    "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3]), "+f"((d)[4]), "+f"((d)[5]), "+f"((d)[6]), "+f"((d)[7]), \
+    "+f"((d)[8]), "+f"((d)[9]), "+f"((d)[10]), "+f"((d)[11]), "+f"((d)[12]), "+f"((d)[13]), "+f"((d)[14]), "+f"((d)[15]), \
+    "+f"((d)[16]), "+f"((d)[17]), "+f"((d)[18]), "+f"((d)[19]), "+f"((d)[20]), "+f"((d)[21]), "+f"((d)[22]), "+f"((d)[23]), \
+    "+f"((d)[24]), "+f"((d)[25]), "+f"((d)[26]), "+f"((d)[27]), "+f"((d)[28]), "+f"((d)[29]), "+f"((d)[30]), "+f"((d)[31]), \
+    "+f"((d)[32]), "+f"((d)[33]), "+f"((d)[34]), "+f"((d)[35]), "+f"((d)[36]), "+f"((d)[37]), "+f"((d)[38]), "+f"((d)[39]), \
+    "+f"((d)[40]), "+f"((d)[41]), "+f"((d)[42]), "+f"((d)[43]), "+f"((d)[44]), "+f"((d)[45]), "+f"((d)[46]), "+f"((d)[47]), \
+    "+f"((d)[48]), "+f"((d)[49]), "+f"((d)[50]), "+f"((d)[51]), "+f"((d)[52]), "+f"((d)[53]), "+f"((d)[54]), "+f"((d)[55]), \
+    "+f"((d)[56]), "+f"((d)[57]), "+f"((d)[58]), "+f"((d)[59]), "+f"((d)[60]), "+f"((d)[61]), "+f"((d)[62]), "+f"((d)[63]), \
+    "+f"((d)[64]), "+f"((d)[65]), "+f"((d)[66]), "+f"((d)[67]), "+f"((d)[68]), "+f"((d)[69]), "+f"((d)[70]), "+f"((d)[71]), \
+    "+f"((d)[72]), "+f"((d)[73]), "+f"((d)[74]), "+f"((d)[75]), "+f"((d)[76]), "+f"((d)[77]), "+f"((d)[78]), "+f"((d)[79]), \
+    "+f"((d)[80]), "+f"((d)[81]), "+f"((d)[82]), "+f"((d)[83]), "+f"((d)[84]), "+f"((d)[85]), "+f"((d)[86]), "+f"((d)[87]), \
+    "+f"((d)[88]), "+f"((d)[89]), "+f"((d)[90]), "+f"((d)[91]), "+f"((d)[92]), "+f"((d)[93]), "+f"((d)[94]), "+f"((d)[95]), \
+    "+f"((d)[96]), "+f"((d)[97]), "+f"((d)[98]), "+f"((d)[99]), "+f"((d)[100]), "+f"((d)[101]), "+f"((d)[102]), "+f"((d)[103]), \
+    "+f"((d)[104]), "+f"((d)[105]), "+f"((d)[106]), "+f"((d)[107]), "+f"((d)[108]), "+f"((d)[109]), "+f"((d)[110]), "+f"((d)[111]), \
+    "+f"((d)[112]), "+f"((d)[113]), "+f"((d)[114]), "+f"((d)[115]), "+f"((d)[116]), "+f"((d)[117]), "+f"((d)[118]), "+f"((d)[119]), \
+    "+f"((d)[120]), "+f"((d)[121]), "+f"((d)[122]), "+f"((d)[123]), "+f"((d)[124]), "+f"((d)[125]), "+f"((d)[126]), "+f"((d)[127])
+
 /* D[64x256] (+)= A[64x(32 bytes)] * B[(32 bytes)x256]; scale_d == 0 overwrites D. */
 static __device__ __forceinline__ void gpuml__wgmma_256(float *d, gpuml_u64 da, gpuml_u64 db, int scale_d)
 {
-    asm volatile(
-        "{\n\t.reg .pred p;\n\t"
-        "setp.ne.b32 p, %130, 0;\n\t"
-        "wgmma.mma_async.sync.aligned.m64n256k" GPUML__KI ".f32" GPUML__WGMMA_TYPES " {"
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-        "}, %128, %129, p" GPUML__WGMMA_TAIL ";\n\t}"
-        :
-      "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-      "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-      "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-      "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-
-      : "l"(da), "l"(db), "r"(scale_d));
+    asm volatile("{\n\t.reg .pred p;\n\t"
+                 "setp.ne.b32 p, %130, 0;\n\t"
+                 "wgmma.mma_async.sync.aligned.m64n256k" GPUML__KI ".f32" GPUML__WGMMA_TYPES " {" GPUML__D128_STR
+                 "}, %128, %129, p" GPUML__WGMMA_TAIL ";\n\t}"
+                 : GPUML__D128(d)
+                 : "l"(da), "l"(db), "r"(scale_d));
 }
 
 /* ------------------------------------------------------- output dtype conversions ---- */
@@ -444,6 +456,7 @@ static __device__ __forceinline__ void gpuml__unit_coords(int u, int units_m, in
     tn = r / gsz;
 }
 
+#if !GPUML_TF32_NN
 extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
 #if GPUML_MM_CLUSTER == 2
     __cluster_dims__(2, 1, 1)
@@ -734,6 +747,298 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
     asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 #endif
 }
+#endif /* !GPUML_TF32_NN */
+
+/* ----------------------------------------- tf32 with B stored K x N (GPUML_TF32_NN=1) ------ */
+#if GPUML_TF32_NN
+/* tf32 wgmma reads shared-memory operands K-major only, and an NN B is N-major.  This kernel
+ * computes the transposed problem C^T = B^T A^T instead: B^T is wgmma's A operand, loaded from
+ * the N-major TMA tile into registers (the RS form takes any memory layout: a fragment is 32-bit
+ * loads), and A^T is its B operand, K-major as A is stored.  No copy of B, no extra smem traffic
+ * (a fragment load reads the 2 KB a wgmma would).  bench/NOTES_matmul_sm90.md has the budget.
+ *
+ * Kernel gpuml_matmul_sm90_nn: same parameters, block (384), smem (GPUML_MM_SMEM_BYTES) and
+ * persistence as gpuml_matmul_sm90; tile 256 (m) x 128 (n) of C, so
+ *     units = ceil(M/256) * ceil(N/128),  grid (min(units, #SMs), 1, 1).
+ * Tensor maps (128B swizzle, zero fill): A FLOAT32 globalDim {K, M}, strides {lda*4}, box {32, 256};
+ * B FLOAT32 globalDim {N, K}, strides {ldb*4}, box {32, 32}; C FLOAT32 as for the main kernel
+ * (box {32, 64}).  group_m counts 128-row tiles here too (units of 256 rows take group_m / 2).
+ *
+ * Per stage (32 k): B tile = four 4 KB boxes of 32 k-rows x 32 n (128 B, swizzled: 16-byte chunk
+ * c of row k at c ^ (k & 7)), then the A tile, 256 m-rows x 128 B.  Consumer warpgroup cw takes
+ * n in [64cw, 64cw + 64): wgmma m64n256k8, M rows = its 64 n, N = the 256 m.  Row 16w + 8i + r
+ * of warp w (r = lane / 4) is n = 32(w/2) + 4((2(w%2) + i) ^ 5(r/4)) + r%4: a warp's fragment
+ * load (8 n x 4 k) and the epilogue's stores (C chunk 64 m x 32 n, same swizzle) both hit 32
+ * distinct banks. */
+#define GPUML_NN_BT_BYTES 16384 /* B tile of a stage: 32 k x 128 n */
+#define GPUML_NN_AT_BYTES 32768 /* A tile of a stage: 256 m x 32 k */
+
+/* D[64x256] (+)= A[64x8] (tf32 fragment in registers) * B[8x256] (K-major smem descriptor) */
+static __device__ __forceinline__ void gpuml__wgmma_256_rs(float *d, const gpuml_u32 *a, gpuml_u64 db, int scale_d)
+{
+    asm volatile("{\n\t.reg .pred p;\n\t"
+                 "setp.ne.b32 p, %133, 0;\n\t"
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GPUML__D128_STR
+                 "}, {%128, %129, %130, %131}, %132, p, 1, 1;\n\t}"
+                 : GPUML__D128(d)
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+}
+
+static __device__ __forceinline__ gpuml_u32 gpuml__lds32(gpuml_u32 addr)
+{
+    gpuml_u32 v;
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr));
+    return v;
+}
+
+/* one k-block: fragments of the B tile into f (16 registers: f[4kk + 2s + i] is row i, k + 4s of
+ * k-step kk), four RS wgmmas, then the stage is released.  The wgmmas are waited for at once:
+ * a fragment load while an RS wgmma is in flight makes ptxas serialise every wgmma (C7513), and
+ * the other consumer warpgroup's queued wgmmas keep the tensor cores busy meanwhile. */
+static __device__ __forceinline__ void gpuml__nn_kblock(float *acc, gpuml_u32 bt, gpuml_u32 at, const gpuml_u32 *off,
+                                                        int first, gpuml_u32 bar_release, int lane)
+{
+    gpuml_u32 f[16];
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+        for (int x = 0; x < 4; ++x)
+            f[4 * kk + x] = gpuml__lds32(bt + off[x] + kk * 1024);
+    const gpuml_u64 db = gpuml__smem_desc(at, 16, 1024);
+    gpuml__wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+        gpuml__wgmma_256_rs(acc, f + 4 * kk, db + (gpuml_u64)((kk * 32) >> 4), !first || kk != 0);
+    gpuml__wgmma_commit();
+    gpuml__wgmma_wait<0>();
+    if (lane == 0)
+        gpuml__mbar_arrive(bar_release);
+}
+
+static __device__ __forceinline__ void gpuml__store1(void *base, long long ld, int row, int col, int M, int N, float v)
+{
+    if (row < M && col < N)
+        ((float *)base)[(gpuml_i64)row * ld + col] = v;
+}
+
+static __device__ __forceinline__ float gpuml__load1_masked(const void *base, long long ld, int row, int col, int M, int N)
+{
+    return row < M && col < N ? ((const float *)base)[(gpuml_i64)row * ld + col] : 0.0f;
+}
+
+extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
+    gpuml_matmul_sm90_nn(const __grid_constant__ gpuml_tensormap tma_a, const __grid_constant__ gpuml_tensormap tma_b,
+                         const __grid_constant__ gpuml_tensormap tma_c, const gpuml_matmul_sm90_params p)
+{
+    extern __shared__ __align__(1024) unsigned char gpuml__mm_smem[];
+    const gpuml_u32 base = (gpuml__smem_addr(gpuml__mm_smem) + 1023u) & ~1023u;
+    const gpuml_u32 smem_bt = base;
+    const gpuml_u32 smem_at = base + GPUML_MM_STAGES * GPUML_NN_BT_BYTES;
+    const gpuml_u32 smem_epi = base + GPUML_MM_RING_BYTES;
+    const gpuml_u32 bar_full = smem_epi + GPUML_MM_EPI_BYTES;
+    const gpuml_u32 bar_empty = bar_full + 8 * GPUML_MM_STAGES;
+
+    const int tid = threadIdx.x;
+    const int wg = tid >> 7;
+    const int lane = tid & 31;
+    const int tiles_m = (p.M + 255) / 256;
+    const int tiles_n = (p.N + 127) / 128;
+    const int num_units = tiles_m * tiles_n;
+    int group = (p.group_m > 0 ? p.group_m : 8) / 2;
+    if (group < 1)
+        group = 1;
+    const int num_kb = (p.K + 31) / 32;
+
+    if (tid == 0) {
+        for (int s = 0; s < GPUML_MM_STAGES; ++s) {
+            gpuml__mbar_init(bar_full + 8 * s, 1);
+            gpuml__mbar_init(bar_empty + 8 * s, 8); /* lane 0 of each consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        /* ---------------- producer: one thread drives the TMA ring ---------------- */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (tid == 0) {
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_a) : "memory");
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_b) : "memory");
+            int stage = 0;
+            gpuml_u32 phase = 0;
+            for (int u = blockIdx.x; u < num_units; u += gridDim.x) {
+                int tm, tn;
+                gpuml__unit_coords(u, tiles_m, tiles_n, group, tm, tn);
+                const int m0 = tm * 256, n0 = tn * 128;
+                for (int kb = 0; kb < num_kb; ++kb) {
+                    gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
+                    const gpuml_u32 full = bar_full + 8 * stage;
+                    gpuml__mbar_expect_tx(full, GPUML_NN_BT_BYTES + GPUML_NN_AT_BYTES);
+                    const int k0 = kb * 32;
+                    gpuml__tma_load_2d(smem_at + stage * GPUML_NN_AT_BYTES, &tma_a, k0, m0, full);
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        gpuml__tma_load_2d(smem_bt + stage * GPUML_NN_BT_BYTES + q * 4096, &tma_b, n0 + 32 * q, k0, full);
+                    if (++stage == GPUML_MM_STAGES) {
+                        stage = 0;
+                        phase ^= 1u;
+                    }
+                }
+            }
+        }
+    } else {
+        /* ---------------- consumers: 64 n x 256 m of C^T each ---------------- */
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        const int cw = wg - 1;
+        const int w = (tid >> 5) & 3;
+        const int r = lane >> 2, qd = lane & 3;
+        /* this thread's two 16-byte chunk columns (of 8 in a 32-n box) for rows i = 0, 1 */
+        const int hx = (r >> 2) ? 5 : 0;
+        const int uc[2] = {(2 * (w & 1)) ^ hx, (2 * (w & 1) + 1) ^ hx};
+        /* fragment offsets in a stage's B tile: off[2s + i] = row i, k = qd + 4s (+ 8kk: +1024) */
+        gpuml_u32 off[4];
+#pragma unroll
+        for (int s = 0; s < 2; ++s)
+#pragma unroll
+            for (int i = 0; i < 2; ++i)
+                off[2 * s + i] = (gpuml_u32)((2 * cw + (w >> 1)) * 4096 + (qd + 4 * s) * 128 +
+                                             ((uc[i] ^ (qd + 4 * s)) << 4) + (r & 3) * 4);
+        float acc[128];
+        int stage = 0;
+        gpuml_u32 phase = 0;
+#if GPUML_MM_TMA_STORE
+        const int ltid = tid & 127;
+        const gpuml_u32 epi_buf = smem_epi + cw * 2 * GPUML_MM_EPI_CHUNK_BYTES;
+        if (ltid == 0)
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_c) : "memory");
+#endif
+        for (int u = blockIdx.x; u < num_units; u += gridDim.x) {
+            int tm, tn;
+            gpuml__unit_coords(u, tiles_m, tiles_n, group, tm, tn);
+            for (int kb = 0; kb < num_kb; ++kb) {
+                gpuml__mbar_wait(bar_full + 8 * stage, phase);
+                gpuml__nn_kblock(acc, smem_bt + stage * GPUML_NN_BT_BYTES, smem_at + stage * GPUML_NN_AT_BYTES, off, kb == 0,
+                                 bar_empty + 8 * stage, lane);
+                if (++stage == GPUML_MM_STAGES) {
+                    stage = 0;
+                    phase ^= 1u;
+                }
+            }
+
+            /* ---- epilogue: acc[4j + 2i + c] = C[m0 + 8j + 2qd + c][ncol[i]] ---- */
+            const int m0 = tm * 256 + 2 * qd;
+            const int nb0 = tn * 128 + cw * 64 + 32 * (w >> 1); /* this warp pair's 32-column chunk */
+            const int ncol[2] = {nb0 + 4 * uc[0] + (r & 3), nb0 + 4 * uc[1] + (r & 3)};
+            /* C_in and R: per row pair (c = 0, 1) one pointer a column, stepped 8 rows a j (the
+             * scalar loads then share their address registers) */
+            if (p.beta != 0.0f) {
+                const float *q[2][2];
+#pragma unroll
+                for (int c = 0; c < 2; ++c)
+#pragma unroll
+                    for (int i = 0; i < 2; ++i)
+                        q[c][i] = (const float *)p.c_in + (gpuml_i64)(m0 + c) * p.ldc_in + ncol[i];
+#pragma unroll
+                for (int j = 0; j < 32; ++j)
+#pragma unroll
+                    for (int c = 0; c < 2; ++c)
+#pragma unroll
+                        for (int i = 0; i < 2; ++i) {
+                            const int ok = m0 + 8 * j + c < p.M && ncol[i] < p.N;
+                            const float ci = ok ? q[c][i][(gpuml_i64)(8 * j) * p.ldc_in] : 0.0f;
+                            acc[4 * j + 2 * i + c] = p.alpha * acc[4 * j + 2 * i + c] + p.beta * ci;
+                        }
+            } else if (p.alpha != 1.0f) {
+#pragma unroll
+                for (int k = 0; k < 128; ++k)
+                    acc[k] *= p.alpha;
+            }
+#if GPUML__EPI_EXTRA
+            {
+                float bv[2] = {0.0f, 0.0f};
+#if GPUML_HAS_BIAS
+#pragma unroll
+                for (int i = 0; i < 2; ++i)
+                    bv[i] = ncol[i] < p.N ? __ldg(p.bias + ncol[i]) : 0.0f;
+#endif
+#pragma unroll
+                for (int k = 0; k < 128; ++k)
+                    acc[k] = gpuml__act(acc[k] + bv[(k >> 1) & 1]);
+            }
+#endif
+            /* the residual is added as each value is stored (loads between barriers: fewer live) */
+#if GPUML_HAS_RESID
+#define GPUML__NN_OUT(j, i, c) \
+    (acc[4 * (j) + 2 * (i) + (c)] + gpuml__load1_masked(p.resid, p.ldr, m0 + 8 * (j) + (c), ncol[i], p.M, p.N))
+#else
+#define GPUML__NN_OUT(j, i, c) acc[4 * (j) + 2 * (i) + (c)]
+#endif
+#if GPUML_MM_TMA_STORE
+            /* four rounds of 64 m; each warp pair fills its 64 x 32 chunk (one buffer each) */
+            const int ragged = nb0 + 32 > p.N && (p.N & 3) != 0; /* TMA would write past N */
+            const gpuml_u32 buf = epi_buf + (w >> 1) * GPUML_MM_EPI_CHUNK_BYTES;
+#pragma unroll
+            for (int a = 0; a < 4; ++a) {
+                const int mr = tm * 256 + 64 * a;
+                if (mr >= p.M)
+                    break; /* uniform across the warpgroup */
+                if (ltid == 0)
+                    gpuml__bulk_wait_read<0>(); /* the last round's stores have read both buffers */
+                gpuml__named_bar(1 + cw, 128);
+                if (nb0 < p.N) {
+                    if (!ragged) {
+#pragma unroll
+                        for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+                            for (int i = 0; i < 2; ++i)
+#pragma unroll
+                                for (int c = 0; c < 2; ++c) {
+                                    const int ml = 8 * jj + 2 * qd + c;
+                                    const gpuml_u32 addr = buf + ml * 128 + ((uc[i] ^ (ml & 7)) << 4) + (r & 3) * 4;
+                                    asm volatile("st.shared.f32 [%0], %1;" ::"r"(addr), "f"(GPUML__NN_OUT(8 * a + jj, i, c))
+                                                 : "memory");
+                                }
+                    } else {
+#pragma unroll
+                        for (int jj = 0; jj < 8; ++jj)
+#pragma unroll
+                            for (int i = 0; i < 2; ++i)
+#pragma unroll
+                                for (int c = 0; c < 2; ++c)
+                                    gpuml__store1(p.c, p.ldc, m0 + 8 * (8 * a + jj) + c, ncol[i], p.M, p.N,
+                                                  GPUML__NN_OUT(8 * a + jj, i, c));
+                    }
+                }
+                gpuml__proxy_fence();
+                gpuml__named_bar(1 + cw, 128);
+                if (ltid == 0) {
+#pragma unroll
+                    for (int b = 0; b < 2; ++b) {
+                        const int nc = tn * 128 + cw * 64 + 32 * b;
+                        if (nc < p.N && !(nc + 32 > p.N && (p.N & 3) != 0))
+                            gpuml__tma_store_2d(&tma_c, epi_buf + b * GPUML_MM_EPI_CHUNK_BYTES, nc, mr);
+                    }
+                    gpuml__bulk_commit();
+                }
+            }
+#else
+#pragma unroll
+            for (int j = 0; j < 32; ++j)
+#pragma unroll
+                for (int i = 0; i < 2; ++i)
+#pragma unroll
+                    for (int c = 0; c < 2; ++c)
+                        gpuml__store1(p.c, p.ldc, m0 + 8 * j + c, ncol[i], p.M, p.N, GPUML__NN_OUT(j, i, c));
+#endif
+#undef GPUML__NN_OUT
+        }
+#if GPUML_MM_TMA_STORE
+        if (ltid == 0)
+            gpuml__bulk_wait_all(); /* smem must outlive the last store's read */
+#endif
+    }
+}
+#endif /* GPUML_TF32_NN */
 
 /* ------------------------------------------------------ 3xTF32 operand split ------ */
 #if GPUML__IN_ID == 4

@@ -36,6 +36,7 @@ static const struct { const char *family, *opts; int max_bytes; } known_local[] 
     { "norm", "-DRK=4", 512 },    /* layernorm backward: per-thread row cache indexed at run time */
     { "norm", "-DRK=5", 512 },    /* rmsnorm backward: likewise */
     { "norm", "-DRK=6", 16 },     /* cross-entropy: small frame on sm_75-89 (logf call) */
+    { "matmul_sm90", "-DGPUML_TF32_NN=1", 32 },   /* tf32 NN: a few registers around the beta (C_in) loads, not in the main loop */
     { 0, 0, 0 }
 };
 

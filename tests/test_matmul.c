@@ -295,6 +295,95 @@ static void forced_wgmma_tf32_fp8(void)
     matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_BF16, GPUML_MATMUL_WGMMA);
     matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_F32, GPUML_MATMUL_WGMMA);
 }
+/* tf32 NN with C and B column slices (N = 130 of 132 columns): the chunk at the ragged right edge
+   is stored with masks; columns 130 and 131 of C must keep their values */
+static void tf32_nn_column_slices(int mode)
+{
+    const int64_t M = 300, N = 130, K = 200, W = 132;
+    int64_t as[2], bs[2], cs[2], m, n, k;
+    gpuml_tensor *a, *bb, *cb, *b, *c;
+    float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * W), *C = (float *)malloc(sizeof(float) * M * W);
+    gpuml_matmul_desc d;
+    as[0] = M; as[1] = K; bs[0] = K; bs[1] = W; cs[0] = M; cs[1] = W;
+    a = gpuml_tensor_new(tu_gpu, GPUML_F32, 2, as); bb = gpuml_tensor_new(tu_gpu, GPUML_F32, 2, bs); cb = gpuml_tensor_new(tu_gpu, GPUML_F32, 2, cs);
+    for (k = 0; k < M * K; k++) A[k] = (float)tu_rand();
+    for (k = 0; k < K * W; k++) B[k] = (float)tu_rand();
+    gpuml_tensor_write(a, A, sizeof(float) * M * K); gpuml_tensor_write(bb, B, sizeof(float) * K * W);
+    gpuml_fill(tu_gpu, cb, 7.0);
+    b = gpuml_tensor_slice(bb, 1, 0, N, 1); c = gpuml_tensor_slice(cb, 1, 0, N, 1);
+    memset(&d, 0, sizeof d);
+    d.path = GPUML_MATMUL_WGMMA; d.allow_tf32 = 1;
+    gpuml__mm_tf32_nn = mode;
+    CHECK(gpuml_matmul(tu_gpu, c, a, b, &d) == GPUML_SUCCESS, "tf32 NN column slices: %s", gpuml_last_error(tu_gpu));
+    gpuml__mm_tf32_nn = 0;
+    gpuml_tensor_read(cb, C, sizeof(float) * M * W);
+    for (m = 0; m < M; m++)
+        for (n = 0; n < W; n++) {
+            double ref = 7.0, sa = 0, err;
+            if (n < N) for (ref = 0, k = 0; k < K; k++) { ref += (double)A[m * K + k] * B[k * W + n]; sa += fabs((double)A[m * K + k] * B[k * W + n]); }
+            err = fabs(C[m * W + n] - ref);
+            if (!(err <= 2.5e-3 * (sa + 1) + 2e-6 * fabs(ref))) {
+                CHECK(0, "tf32 NN column slices mode %d: [%lld,%lld] got %g want %g", mode, (long long)m, (long long)n, C[m * W + n], ref);
+                m = M; break;
+            }
+        }
+    free(A); free(B); free(C);
+    gpuml_tensor_free(b); gpuml_tensor_free(c); gpuml_tensor_free(a); gpuml_tensor_free(bb); gpuml_tensor_free(cb);
+}
+/* shapes with several tiles, ragged edges (M % 256, N % 128, K % 32), a wrapping persistent grid,
+   every epilogue; 'few' keeps the small ones (for the sanitizers) */
+static int tf32_nn_shapes(int mode, int few)
+{
+    static const int64_t shp[][3] = { {257, 132, 77}, {300, 1028, 77}, {129, 128, 9}, {513, 260, 4100}, {1000, 1000, 1000}, {2048, 384, 1056}, {257, 516, 33} };
+    int s, ran = 0, ns = few ? 3 : (int)(sizeof shp / sizeof shp[0]);
+    char label[300];
+    gpuml__mm_tf32_nn = mode;
+    for (s = 0; s < ns; s++) {
+        mcase mc;
+        memset(&mc, 0, sizeof mc);
+        mc.at = mc.bt = mc.ct = GPUML_F32; mc.tf32 = 1; mc.path = GPUML_MATMUL_WGMMA;
+        mc.M = shp[s][0]; mc.N = shp[s][1]; mc.K = shp[s][2];
+        if (s % 2 == 0) { mc.alpha = -0.5f; mc.beta = 0.25f; mc.bias = 1; mc.act = 1 + (s / 2) % 3; mc.resid = 1; }
+        else if (s == 1) { mc.bias = 1; mc.act = 2; }
+        mc.ta = s == 6;
+        snprintf(label, sizeof label, "tf32 NN %s %lldx%lldx%lld ta%d", mode == 1 ? "in-kernel" : "copied", (long long)mc.M,
+                 (long long)mc.N, (long long)mc.K, mc.ta);
+        if (run_case(tu_gpu, &mc, label)) ran++;
+    }
+    {   /* a batch of 3 sharing B (one launch per batch element; K = 96: 16-byte A rows, no copy) */
+        mcase mc;
+        memset(&mc, 0, sizeof mc);
+        mc.at = mc.bt = mc.ct = GPUML_F32; mc.tf32 = 1; mc.path = GPUML_MATMUL_WGMMA;
+        mc.M = 200; mc.N = 68; mc.K = 96; mc.batch = 3; mc.bcast_b = 1; mc.bias = 1; mc.act = 3;
+        if (run_case(tu_gpu, &mc, "tf32 NN batch 3, b shared")) ran++;
+    }
+    gpuml__mm_tf32_nn = 0;
+    tf32_nn_column_slices(mode);
+    return ran + 1;
+}
+/* tf32 with B stored K x N on Hopper: the kernel that reads B as stored (gpuml_matmul_sm90_nn, the
+   transposed problem; _copy: the k-major copy of B and the NT kernel), forced: every transpose and
+   epilogue, N % 4 shapes (16-byte B and C rows: the NN kernel) and odd N (B copied), then the
+   shapes above, against float64 with C poisoned */
+static void tf32_nn_forced(int mode)
+{
+    int ran;
+    NEED_GPU();
+    g_tf32 = 1;
+    gpuml__mm_tf32_nn = mode;
+    g_n4 = 1;
+    ran = matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_WGMMA);
+    g_n4 = 0;
+    ran += matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_WGMMA);
+    gpuml__mm_tf32_nn = 0;
+    g_tf32 = 0;
+    ran += tf32_nn_shapes(mode, 0);
+    printf("    tf32 NN %s: %d cases ran\n", mode == 1 ? "in-kernel (gpuml_matmul_sm90_nn)" : "k-major copy of B", ran);
+}
+static void forced_wgmma_tf32_nn(void) { tf32_nn_forced(1); }
+static void forced_wgmma_tf32_nn_copy(void) { tf32_nn_forced(2); }
+/* a few of those, small enough for compute-sanitizer */
+static void tf32_nn_few(void) { NEED_GPU(); printf("    %d cases ran\n", tf32_nn_shapes(1, 1)); }
 /* f32 without allow_tf32 forced onto Hopper's tensor cores: 3xTF32 (split operands), held to
    the f32 bound; every transpose and epilogue (batched operands are refused: not counted) */
 static void forced_wgmma_f32x3(void)
@@ -477,7 +566,8 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "tf32_auto", tf32_auto },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
+    { "forced_wgmma_tf32_nn_copy", forced_wgmma_tf32_nn_copy }, { "tf32_nn_few", tf32_nn_few }, { "tf32_auto", tf32_auto },
     { "forced_wgmma_f32x3", forced_wgmma_f32x3 }, { "f32_large_k", f32_large_k }, { "f32_special_values", f32_special_values },
     { "forced_small_m", forced_small_m }, { "small_m", small_m }, { "small_m_shapes", small_m_shapes },
     { "large_gpu", large_gpu }, { "cpu_gpu_agree", cpu_gpu_agree }, { "bad_input", bad_input },
