@@ -30,7 +30,8 @@ if [ -z "${SUITES:-}" ]; then
                 memcheck:test_conv:fuzz_forward memcheck:test_profile:conv_records \
                 memcheck:test_conv_igemm:stem_kernel racecheck:test_conv_igemm:stem_kernel memcheck:test_conv_tf32:every_cfg \
                 racecheck:test_conv_tf32:specials memcheck:test_ops:ew_shapes racecheck:test_ops:ew_shapes \
-                memcheck:test_conv:depthwise3x3 racecheck:test_conv:depthwise3x3; do
+                memcheck:test_conv:depthwise3x3 racecheck:test_conv:depthwise3x3 memcheck:test_conv_tf32:every_cfg_wgmma \
+                memcheck:test_conv_igemm:wgmma_tma_y memcheck:test_matmul:tf32_nn_few racecheck:test_matmul:tf32_nn_few; do
         IFS=: read -r tool s t <<< "$spec"; echo "san $tool $s $t" >> "$jobs_file"
     done
 fi
