@@ -21,6 +21,8 @@ jobs_file=$L/jobs.txt; : > "$jobs_file"
 for s in $suites; do
     for t in $(./build/$s --list); do echo "$s $t" >> "$jobs_file"; done
 done
+# the longest job first (every kernel variant through NVRTC)
+{ grep ' compile_all_families$' "$jobs_file"; grep -v ' compile_all_families$' "$jobs_file"; } > "$jobs_file.tmp" && mv "$jobs_file.tmp" "$jobs_file"
 if [ -z "${SUITES:-}" ]; then
     # sanitizer jobs: "san TOOL SUITE TEST"
     for spec in memcheck:test_conv_igemm:wgmma racecheck:test_conv_igemm:wgmma_fuzz racecheck:test_conv_igemm:wgmma_tma_y memcheck:test_conv:forced_wgmma \
@@ -42,7 +44,9 @@ run_job() {
         rc=$?; echo "sanitizer $2 $3 $4: rc=$rc $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log" | tail -n 1)"
     else
         log=$L/$1_$2.log
-        timeout ${T_TIMEOUT:-200} ./build/$1 "=$2" > "$log" 2>&1
+        # compile_all_families NVRTC-compiles every kernel variant (320): over 200 s beside 7 other jobs
+        t=${T_TIMEOUT:-200}; [ "$2" = compile_all_families ] && t=${T_TIMEOUT:-480}
+        timeout $t ./build/$1 "=$2" > "$log" 2>&1
         rc=$?; echo "test $1 $2: rc=$rc $(grep -E '^  (ok|FAIL|skip)' "$log" | head -n 1 | sed 's/^  //')"
     fi
 }
