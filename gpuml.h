@@ -10171,8 +10171,9 @@ static long gpuml__cv_dw3s_calls;   /* launches (tests check that the kernel ran
 /* depthwise 3x3 through the staged kernels (sm_80+; the caller checked the 3x3 shape):
    gpuml_conv_dw3s for NHWC-style tensors (unit channel strides, C and the pixel strides in
    16-byte steps, 16-byte aligned tensors), gpuml_conv_dw3sc for NCHW-style ones (unit column
-   strides, x 16-byte aligned); NOT_SUPPORTED (no message) otherwise */
-GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+   strides, x 16-byte aligned); NOT_SUPPORTED (no message) otherwise, and, unless forced (or
+   a configuration is given), where the register kernel measured faster */
+GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int force, const char *op)
 {
     gpuml__conv_params kp;
     char opts[300];
@@ -10194,6 +10195,16 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, const
     for (i = 0; i < 4; i++) cfg[i] = gpuml__cv_dw3s_cfg[i];
     if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && env && sscanf(env, "%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3]) < 1)
         cfg[0] = cfg[1] = cfg[2] = cfg[3] = 0;
+    /* where the staged kernels measured faster than gpuml_conv_dw3 (H100, the MobileNetV2 layers at
+       batch 32, bench/NOTES_conv.md "staged"; a rule fitted to those 32 rows, 16-bit ones from f16):
+       f32 from 28 output rows (14 and 7 rows: up to 30% slower, 7x7 NHWC 4% faster); 16-bit NHWC at stride 2, or from 56
+       rows with pixels of >= 128 bytes (c32 @112 stride 1, 64-byte pixels: 38.5 vs 32.1 us; 28 rows
+       and fewer: slower); 16-bit NCHW only stride 1 at 56 to 111 rows (c144 @56: 51.1 vs 56.9 us;
+       c32 @112 and the rest: 2-35% slower) */
+    if (!force && !cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] &&
+        !(es == 4 ? cv->p >= 28
+                  : nhwc ? cv->sh == 2 || (cv->p >= 56 && cv->c * es >= 128) : cv->sh == 1 && cv->p >= 56 && cv->p < 112))
+        return GPUML_ERROR_NOT_SUPPORTED;
     if (nhwc) {
         /* channels per block: a whole pixel up to 512 bytes, else the largest divisor of C in 16-byte
            steps up to 512 bytes (none from 128 bytes up: 512-byte blocks, the last one partial) */
@@ -10250,11 +10261,12 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, const
     return gpuml__launch(ctx, fn, grid, block, (unsigned)(r * slot), args, op);
 }
 
-/* the depthwise 3x3 kernel's configuration, for tests and A/B timing: 0 chosen by size (the
-   staged gpuml_conv_dw3s where it applies, else gpuml_conv_dw3); 3 gpuml_conv_dw3 chosen by
-   size; 1 / 2 / 4 gpuml_conv_dw3 with the tile height forced (up to the largest that compiles
-   without spills); -1 the older kernels (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The
-   environment variable GPUML_CONV_DW (old, reg, 1, 2 or 4) does the same where this is 0. */
+/* the depthwise 3x3 kernel's configuration, for tests and A/B timing: 0 chosen by shape (the
+   staged gpuml_conv_dw3s / gpuml_conv_dw3sc where they measured faster, else gpuml_conv_dw3);
+   5 the staged kernels wherever they apply; 3 gpuml_conv_dw3 chosen by size; 1 / 2 / 4
+   gpuml_conv_dw3 with the tile height forced (up to the largest that compiles without spills);
+   -1 the older kernels (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The environment variable
+   GPUML_CONV_DW (old, reg, staged, 1, 2 or 4) does the same where this is 0. */
 static int gpuml__cv_dw3_mode;
 /* depthwise 3x3, multiplier 1, dilation 1, equal strides 1 or 2, through gpuml_conv_dw3:
    NHWC-style (unit channel strides, C % 2 == 0, aligned rows) with 4 (or 2) channels per
@@ -10272,15 +10284,16 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     int mode = gpuml__cv_dw3_mode;
     int64_t cap;
     if (!mode && env)
-        mode = strcmp(env, "old") == 0 ? -1 : strcmp(env, "reg") == 0 ? 3 : (env[0] == '1' || env[0] == '2' || env[0] == '4') && !env[1] ? env[0] - '0' : 0;
+        mode = strcmp(env, "old") == 0 ? -1 : strcmp(env, "reg") == 0 ? 3 : strcmp(env, "staged") == 0 ? 5 :
+               (env[0] == '1' || env[0] == '2' || env[0] == '4') && !env[1] ? env[0] - '0' : 0;
     if (mode < 0) return GPUML_ERROR_NOT_SUPPORTED;
     if (cv->cg != 1 || cv->kg != 1 || cv->r != 3 || cv->s != 3 || cv->dh != 1 || cv->dw != 1 || cv->sh != cv->sw || cv->sh > 2)
         return GPUML_ERROR_NOT_SUPPORTED;
-    if (!mode) {
-        gpuml_status st = gpuml__cv_dw3s(ctx, cv, op);
+    if (!mode || mode == 5) {
+        gpuml_status st = gpuml__cv_dw3s(ctx, cv, mode == 5, op);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
     }
-    if (mode == 3) mode = 0;
+    if (mode == 3 || mode == 5) mode = 0;
     if (cv->xs[3] == 1 && cv->ys[3] == 1 && (!cv->res || cv->rs[3] == 1)) {
         /* channel vectors of 4 (else 2): unit channel strides, aligned pixel rows and pointers */
         uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);

@@ -379,7 +379,8 @@ static void test_depthwise(void)
    vectors, 2-wide ones, none (odd), one block per chunk of channels or several (144, 268 =
    4 x 67 with a partial last chunk); planes from 1x1 to 13x13 (partial tiles); strides 1 and 2;
    padding 0, 1, 2 and asymmetric; every epilogue; both layouts; every dtype.  On the GPU with
-   the tile height chosen by size (0), forced to 1, 2 and 4 rows, and the older kernels (-1). */
+   the tile height chosen by size (0), forced to 1, 2 and 4 rows, the staged kernels forced (5;
+   gpuml_conv_dw3s / gpuml_conv_dw3sc where they apply) and the older kernels (-1). */
 static void test_depthwise3x3(void)
 {
     static const int CH[] = { 1, 3, 17, 33, 8, 6, 24, 144, 268 };
@@ -400,9 +401,9 @@ static void test_depthwise3x3(void)
             if (ci == 0) { run_fwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1); continue; }
 #ifndef GPUML_NO_CUDA
             {
-                static const int modes[5] = { 0, 1, 2, 4, -1 };
+                static const int modes[6] = { 0, 1, 2, 4, 5, -1 };
                 int m;
-                for (m = 0; m < 5; m++) {
+                for (m = 0; m < 6; m++) {
                     gpuml__cv_dw3_mode = modes[m];
                     run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
                 }
@@ -444,6 +445,7 @@ static void test_depthwise3x3_staged(void)
 #ifndef GPUML_NO_CUDA
         {
             int k, eligible = (c.layout || (c.c * (int)gpuml_dtype_size(c.dt)) % 16 == 0) && gpuml_device_arch(tu_gpu) >= 80;
+            gpuml__cv_dw3_mode = 5;   /* the staged kernels wherever they apply */
             for (k = 0; k < 4; k++) {
                 long before = gpuml__cv_dw3s_calls;
                 memcpy(gpuml__cv_dw3s_cfg, CFG[k], sizeof CFG[k]);
@@ -451,6 +453,8 @@ static void test_depthwise3x3_staged(void)
                 CHECK(!eligible || gpuml__cv_dw3s_calls == before + 1, "depthwise3x3_staged case %d cfg %d: the staged kernel did not run", i, k);
             }
             memset(gpuml__cv_dw3s_cfg, 0, sizeof gpuml__cv_dw3s_cfg);
+            gpuml__cv_dw3_mode = 0;
+            run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);   /* as chosen by shape */
         }
 #endif
     }
