@@ -10414,10 +10414,110 @@ GPUML__FN gpuml_status gpuml__cv_dw_fast(gpuml_ctx *ctx, const gpuml__cv *cv, co
     return gpuml__cv_launch_x(ctx, cv, "gpuml_conv_dw_fast", &kp, 1, 0, 0, extra, op);
 }
 
-/* the depthwise 3x3 kernel's configuration, for tests and A/B timing: 0 chosen by size; 1 / 2 / 4
-   the tile height forced (up to the largest that compiles without spills); -1 the older kernels
-   (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The environment variable GPUML_CONV_DW (old, 1,
-   2 or 4) does the same where this is 0. */
+/* the staged depthwise kernel's band height, column block, ring slots and resident blocks per
+   SM (the register bound) for tests and A/B timing (0: chosen); the environment variable
+   GPUML_CONV_DW_CFG ("tp,tq,r,minb") does the same where these are 0 */
+static int gpuml__cv_dw3s_cfg[4];
+static long gpuml__cv_dw3s_calls;   /* launches (tests check that the kernel ran) */
+/* depthwise 3x3 through the staged kernels (sm_80+; the caller checked the 3x3 shape):
+   gpuml_conv_dw3s for NHWC-style tensors (unit channel strides, C and the pixel strides in
+   16-byte steps, 16-byte aligned tensors), gpuml_conv_dw3sc for NCHW-style ones (unit column
+   strides, x 16-byte aligned); NOT_SUPPORTED (no message) otherwise, and, unless forced (or
+   a configuration is given), where the register kernel measured faster */
+GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int force, const char *op)
+{
+    gpuml__conv_params kp;
+    char opts[300];
+    gpuml__CUfunction fn;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    void *args[1];
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], epc = 16 / es;
+    int64_t cb, ncv, tq = 1, tp, nqb = 1, ncb, nb, nb0, slot, r, target, nthr, nchunk, i;
+    int cfg[4], nhwc = 1;
+    const char *env = gpuml__getenv("GPUML_CONV_DW_CFG");
+    uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
+    if (ctx->arch < 80 || es > 4) return GPUML_ERROR_NOT_SUPPORTED;
+    if (cv->xs[3] != 1 || cv->ys[3] != 1 || (cv->res && cv->rs[3] != 1) || (cv->c * es) % 16 || (addr & 15)) nhwc = 0;
+    for (i = 0; nhwc && i < 3; i++)
+        if ((cv->xs[i] * es) % 16 || (cv->ys[i] * es) % 16 || (cv->res && (cv->rs[i] * es) % 16)) nhwc = 0;
+    if (nhwc && cv->w * cv->xs[2] + cv->c > INT32_MAX) nhwc = 0;   /* offsets within a row: 31 bits */
+    if (!nhwc && (cv->xs[2] != 1 || cv->ys[2] != 1 || (cv->res && cv->rs[2] != 1) || (gpuml__dptr(cv->x) & 15) || cv->q > 512 || cv->w > 65536))
+        return GPUML_ERROR_NOT_SUPPORTED;
+    for (i = 0; i < 4; i++) cfg[i] = gpuml__cv_dw3s_cfg[i];
+    if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && env && sscanf(env, "%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3]) < 1)
+        cfg[0] = cfg[1] = cfg[2] = cfg[3] = 0;
+    /* where the staged kernels measured faster than gpuml_conv_dw3 (H100, the MobileNetV2 layers at
+       batch 32, bench/NOTES_conv.md "staged"; a rule fitted to those 32 rows, 16-bit ones from f16):
+       f32 from 28 output rows (14 and 7 rows: up to 30% slower, 7x7 NHWC 4% faster); 16-bit NHWC at stride 2, or from 56
+       rows with pixels of >= 128 bytes (c32 @112 stride 1, 64-byte pixels: 38.5 vs 32.1 us; 28 rows
+       and fewer: slower); 16-bit NCHW only stride 1 at 56 to 111 rows (c144 @56: 51.1 vs 56.9 us;
+       c32 @112 and the rest: 2-35% slower) */
+    if (!force && !cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] &&
+        !(es == 4 ? cv->p >= 28
+                  : nhwc ? cv->sh == 2 || (cv->p >= 56 && cv->c * es >= 128) : cv->sh == 1 && cv->p >= 56 && cv->p < 112))
+        return GPUML_ERROR_NOT_SUPPORTED;
+    if (nhwc) {
+        /* channels per block: a whole pixel up to 512 bytes, else the largest divisor of C in 16-byte
+           steps up to 512 bytes (none from 128 bytes up: 512-byte blocks, the last one partial) */
+        cb = cv->c;
+        if (cb * es > 512) {
+            for (cb = 512 / es; cb >= 128 / es && cv->c % cb; cb -= epc) {}
+            if (cb < 128 / es) cb = 512 / es;
+        }
+        ncv = cb / 4;
+        ncb = (cv->c + cb - 1) / cb;
+        /* output columns per block (cfg[1]): up to 256 threads, the column blocks evened out */
+        tq = cfg[1] > 0 ? GPUML__MIN((int64_t)cfg[1], 256 / ncv) : 256 / ncv;
+        tq = GPUML__MAX(GPUML__MIN(tq, cv->q), (int64_t)1);
+        nqb = (cv->q + tq - 1) / tq;
+        tq = (cv->q + nqb - 1) / nqb;
+        nthr = ncv * tq;
+        slot = ((tq - 1) * cv->sh + 3) * cb * es;
+        nchunk = ((tq - 1) * cv->sh + 3) * cb / epc;
+    } else {
+        /* channel planes per block (cfg[1]): up to 256 threads of 2 columns, the blocks evened out */
+        int64_t nqv = (cv->q + 1) / 2, ckr = (cv->w + epc - 1) / epc + 1;
+        cb = cfg[1] > 0 ? GPUML__MIN((int64_t)cfg[1], 256 / nqv) : 256 / nqv;
+        cb = GPUML__MAX(GPUML__MIN(cb, cv->c), (int64_t)1);
+        ncb = (cv->c + cb - 1) / cb;
+        cb = (cv->c + ncb - 1) / ncb;
+        nthr = cb * nqv;
+        slot = cb * ckr * 16;
+        nchunk = cb * ckr;
+    }
+    /* output rows per block (cfg[0]): bands short enough for ~12 blocks per SM (4 waves of 3
+       resident), at least 4 rows (the 2 halo rows a band reads twice) */
+    target = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 12;
+    nb0 = cv->n * nqb * ncb;
+    nb = GPUML__MAX((int64_t)1, GPUML__MIN(cv->p, (target + nb0 - 1) / nb0));
+    tp = GPUML__MAX((cv->p + nb - 1) / nb, GPUML__MIN(cv->p, (int64_t)4));
+    if (cfg[0] > 0) tp = GPUML__MIN((int64_t)cfg[0], cv->p);
+    nb = (cv->p + tp - 1) / tp;
+    /* ring slots (cfg[2]): ~12 KB or more of input in flight per block */
+    r = cfg[2] == 2 || cfg[2] == 4 || cfg[2] == 8 || cfg[2] == 16 ? cfg[2] : slot >= 4096 ? 4 : slot >= 2048 ? 8 : 16;
+    if (nb0 * nb > INT32_MAX || ncb > 65535 || r * slot > ctx->smem_optin || nchunk > 3 * nthr) return GPUML_ERROR_NOT_SUPPORTED;
+    gpuml__cv_kparams(cv, &kp);
+    kp.ldcol = cb; kp.g = tq; kp.n0 = tp;
+    kp.total = nb0 * nb * nthr;
+    grid[0] = (unsigned)(cv->n * nqb * nb);
+    grid[1] = (unsigned)ncb;
+    block[0] = (unsigned)nthr;
+    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_ST=%d -DDW3S_R=%d%s",
+             (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL, gpuml__cv_fits32(cv, kp.total), cv->sh, (int)r,
+             cfg[3] == 2 ? " -DDW3S_MINB=2" : cfg[3] == 3 ? " -DDW3S_MINB=3" : "");
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, nhwc ? "gpuml_conv_dw3s" : "gpuml_conv_dw3sc", &fn));
+    if (grid[0] == 0) return GPUML_SUCCESS;
+    args[0] = &kp;
+    gpuml__cv_dw3s_calls++;
+    return gpuml__launch(ctx, fn, grid, block, (unsigned)(r * slot), args, op);
+}
+
+/* the depthwise 3x3 kernel's configuration, for tests and A/B timing: 0 chosen by shape (the
+   staged gpuml_conv_dw3s / gpuml_conv_dw3sc where they measured faster, else gpuml_conv_dw3);
+   5 the staged kernels wherever they apply; 3 gpuml_conv_dw3 chosen by size; 1 / 2 / 4
+   gpuml_conv_dw3 with the tile height forced (up to the largest that compiles without spills);
+   -1 the older kernels (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The environment variable
+   GPUML_CONV_DW (old, reg, staged, 1, 2 or 4) does the same where this is 0. */
 static int gpuml__cv_dw3_mode;
 /* depthwise 3x3, multiplier 1, dilation 1, equal strides 1 or 2, through gpuml_conv_dw3:
    NHWC-style (unit channel strides, C % 2 == 0, aligned rows) with 4 (or 2) channels per
@@ -10434,10 +10534,17 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     const char *env = gpuml__getenv("GPUML_CONV_DW");
     int mode = gpuml__cv_dw3_mode;
     int64_t cap;
-    if (!mode && env) mode = strcmp(env, "old") == 0 ? -1 : (env[0] == '1' || env[0] == '2' || env[0] == '4') && !env[1] ? env[0] - '0' : 0;
+    if (!mode && env)
+        mode = strcmp(env, "old") == 0 ? -1 : strcmp(env, "reg") == 0 ? 3 : strcmp(env, "staged") == 0 ? 5 :
+               (env[0] == '1' || env[0] == '2' || env[0] == '4') && !env[1] ? env[0] - '0' : 0;
     if (mode < 0) return GPUML_ERROR_NOT_SUPPORTED;
     if (cv->cg != 1 || cv->kg != 1 || cv->r != 3 || cv->s != 3 || cv->dh != 1 || cv->dw != 1 || cv->sh != cv->sw || cv->sh > 2)
         return GPUML_ERROR_NOT_SUPPORTED;
+    if (!mode || mode == 5) {
+        gpuml_status st = gpuml__cv_dw3s(ctx, cv, mode == 5, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+    }
+    if (mode == 3 || mode == 5) mode = 0;
     if (cv->xs[3] == 1 && cv->ys[3] == 1 && (!cv->res || cv->rs[3] == 1)) {
         /* channel vectors of 4 (else 2): unit channel strides, aligned pixel rows and pointers */
         uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
@@ -11195,7 +11302,10 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=2 -DDW3_QT=4 -DDW3_ST=2" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=4 -DDW3_QT=4 -DDW3_ST=1" }, \
-    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_PT=1 -DDW3_QT=2 -DDW3_ST=2" },
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_PT=1 -DDW3_QT=2 -DDW3_ST=2" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=4" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=2 -DDW3S_R=8" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=16" },
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
 static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_matmul_small_cl, &gpuml__fam_conv_igemm, &gpuml__fam_conv_sm90, &gpuml__fam_conv_stem, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };

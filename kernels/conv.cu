@@ -526,6 +526,344 @@ extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml
 #endif
 }
 
+/* depthwise 3x3, staged in shared memory (NHWC-style: unit channel strides, the pixel strides
+   and C in multiples of 16 bytes, 16-byte aligned tensors; multiplier 1, dilation 1, stride
+   DW3_ST on both axes, any padding).  A block owns a band of p.n0 output rows x p.g output
+   columns x p.ldcol channels of one image and streams the band's input rows through a ring of
+   DW3S_R shared-memory slots with 16-byte cp.async (sm_80+; one commit group per row, DW3S_R - 1
+   rows in flight ahead of the one summed; the padding zero-filled by the copy, src-size 0).
+   Why: gpuml_conv_dw3 holds its loads in registers, ~16 KB of distinct input in flight per SM in
+   f16, short of the ~24 KB that ~3 TB/s x ~1 us asks; these copies cost no registers, each
+   warp's are whole 128-byte lines, and each input byte comes from L2 once (the band's 2 halo
+   rows and the block's 2 halo columns twice).
+   Threads: threadIdx.x = column * (p.ldcol / 4) + channel vector: a thread sums 4 channels of one
+   output column down the band, keeping in registers the output rows that the current input row
+   feeds (3 at stride 1, 1 at stride 2), storing each when complete.  f32 math.
+   Grid: x = (n, column block, band), the band fastest; y = channel block.  Dynamic shared memory:
+   DW3S_R * ((p.g - 1) * DW3_ST + 3) * p.ldcol elements. */
+#ifndef DW3S_R
+#define DW3S_R 4   /* ring slots (input rows); a power of 2 */
+#endif
+#define DW3S_LPT 3   /* 16-byte chunks per thread per input row at most (columns * chunks <= 3 * threads) */
+struct gpuml__dw3s4 { gpuml__ct v[4]; };
+static __device__ __forceinline__ void gpuml__dw3s_cp(gpuml__ct *dst, const gpuml__ct *src, int bytes)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                 :: "r"((gpuml__u32)__cvta_generic_to_shared(dst)), "l"(src), "r"(bytes) : "memory");
+#else
+    uint4 v;
+    v.x = v.y = v.z = v.w = 0u;
+    if (bytes) v = __ldg((const uint4 *)src);
+    *(uint4 *)dst = v;
+#endif
+}
+static __device__ __forceinline__ void gpuml__dw3s_commit()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N>
+static __device__ __forceinline__ void gpuml__dw3s_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
+#endif
+}
+/* 4 elements (8 or 16 bytes, aligned) of shared or global memory, as f32 */
+static __device__ __forceinline__ void gpuml__dw3s_ld4(const gpuml__ct *ptr, float *out)
+{
+    gpuml__dw3s4 t;
+    if (sizeof(gpuml__dw3s4) == 16) {
+        union { uint4 u; gpuml__dw3s4 d; } cv;
+        cv.u = *(const uint4 *)ptr;
+        t = cv.d;
+    } else {
+        union { uint2 u; gpuml__dw3s4 d; } cv;
+        cv.u = *(const uint2 *)ptr;
+        t = cv.d;
+    }
+#pragma unroll
+    for (int v = 0; v < 4; v++) out[v] = gpuml__cvl(t.v[v]);
+}
+/* issue the copies of input row h into a ring slot: this thread's chunks (soff < 0: none) */
+static __device__ __forceinline__ void gpuml__dw3s_row(const gpuml__conv_params &p, gpuml__ct *slot, const gpuml__ct *xn, gpuml__ix h,
+                                                       const int (&goff)[DW3S_LPT], const int (&soff)[DW3S_LPT])
+{
+    const bool hok = h >= 0 && h < (gpuml__ix)p.h;
+    const gpuml__ct *xr = xn + (hok ? h : 0) * (gpuml__ix)p.xh;
+#pragma unroll
+    for (int l = 0; l < DW3S_LPT; l++)
+        if (soff[l] >= 0) {
+            const bool ok = hok && goff[l] >= 0;
+            gpuml__dw3s_cp(slot + soff[l], ok ? xr + goff[l] : xn, ok ? 16 : 0);
+        }
+}
+/* the epilogue of one output row of the thread: bias, activation, residual, a 4-channel store */
+static __device__ __forceinline__ void gpuml__dw3s_out(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix pp, gpuml__ix q, gpuml__ix c,
+                                                       const float (&acc)[4], const float (&bias)[4])
+{
+    float f[4];
+#if CONV_RES
+    gpuml__dw3s_ld4((const gpuml__ct *)p.res + n * (gpuml__ix)p.rn + pp * (gpuml__ix)p.rp + q * (gpuml__ix)p.rq + c, f);
+#else
+#pragma unroll
+    for (int v = 0; v < 4; v++) f[v] = 0.0f;
+#endif
+    union { gpuml__dw3s4 d; uint4 u16; uint2 u8; } o;
+#pragma unroll
+    for (int v = 0; v < 4; v++) o.d.v[v] = gpuml__cvs(gpuml__conv_act(acc[v] + bias[v]) + f[v]);
+    gpuml__ct *yp = (gpuml__ct *)p.y + n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c;
+    if (sizeof(gpuml__dw3s4) == 16) *(uint4 *)yp = o.u16;
+    else *(uint2 *)yp = o.u8;
+}
+#ifndef DW3S_MINB   /* resident 256-thread blocks per SM the registers must allow: 3 (80 registers)
+                      where that compiled without spills (sm_90; sm_80 spilled), else 2 */
+#if CONV_RES || CONV_EPI >= 2 || !CONV_I32 || __CUDA_ARCH__ < 900
+#define DW3S_MINB 2
+#else
+#define DW3S_MINB 3
+#endif
+#endif
+extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3s(gpuml__conv_params p)
+{
+    extern __shared__ __align__(16) unsigned char gpuml__dw3s_smem[];
+    gpuml__ct *ring = (gpuml__ct *)gpuml__dw3s_smem;
+    const int cb = (int)p.ldcol, ncv = cb / 4, tq = (int)p.g, tp = (int)p.n0;
+    const int nci = (tq - 1) * DW3_ST + 3, slot = nci * cb;     /* input columns, elements of a slot */
+    const int epc = 16 / (int)sizeof(gpuml__ct), cpc = cb / epc, nchunk = nci * cpc;   /* 16-byte chunks */
+    const int tid = (int)threadIdx.x, nthr = (int)blockDim.x;
+    const gpuml__ix nb = ((gpuml__ix)p.p + tp - 1) / tp, nqb = ((gpuml__ix)p.q + tq - 1) / tq;
+    gpuml__ix t = (gpuml__ix)blockIdx.x;
+    const gpuml__ix band = t % nb; t /= nb;
+    const gpuml__ix qb = t % nqb, n = t / nqb;
+    const gpuml__ix p0 = band * tp, q0 = qb * tq, cb0 = (gpuml__ix)blockIdx.y * cb;
+    const gpuml__ix h0 = p0 * DW3_ST - p.ph, w0 = q0 * DW3_ST - p.pw;
+    const gpuml__ct *xn = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn;
+    const int nr = (tp - 1) * DW3_ST + 3;   /* input rows of the band */
+    /* this thread's chunks of every row: offset in the row of x (-1: padding; the host checks that
+       a row's offsets fit in 31 bits), offset in a slot (-1: none) */
+    int goff[DW3S_LPT];
+    int soff[DW3S_LPT];
+#pragma unroll
+    for (int l = 0; l < DW3S_LPT; l++) {
+        const int e = tid + l * nthr, j = e / cpc, k = e - j * cpc;
+        const gpuml__ix w = w0 + j, ch = cb0 + (gpuml__ix)k * epc;
+        soff[l] = e < nchunk ? j * cb + k * epc : -1;
+        goff[l] = w >= 0 && w < (gpuml__ix)p.w && ch < (gpuml__ix)p.c ? (int)(w * (gpuml__ix)p.xw + ch) : -1;
+    }
+#pragma unroll
+    for (int j = 0; j < DW3S_R - 1; j++) {
+        if (j < nr) gpuml__dw3s_row(p, ring + j * slot, xn, h0 + j, goff, soff);
+        gpuml__dw3s_commit();
+    }
+    /* the thread's output column and channels; its weights and bias (while the first rows arrive) */
+    const int cv = tid % ncv, qq = tid / ncv;
+    const gpuml__ix c = cb0 + (gpuml__ix)cv * 4, q = q0 + qq;
+    const bool live = c < (gpuml__ix)p.k && qq < tq && q < (gpuml__ix)p.q;
+    const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
+    float wv[9][4], bias[4];
+#pragma unroll
+    for (int v = 0; v < 4; v++) {
+#pragma unroll
+        for (int rs = 0; rs < 9; rs++)
+            wv[rs][v] = live ? gpuml__cvl(__ldg(wt + (c + v) * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws)) : 0.0f;
+#if CONV_BIAS
+        bias[v] = live ? p.bias[c + v] : 0.0f;
+#else
+        bias[v] = 0.0f;
+#endif
+    }
+    const int rd = qq * DW3_ST * cb + cv * 4;   /* the thread's first input element in a slot */
+    float a0[4], a1[4], a2[4];
+#pragma unroll
+    for (int v = 0; v < 4; v++) a0[v] = a1[v] = a2[v] = 0.0f;
+    for (int i = 0; i < nr; i++) {
+        gpuml__dw3s_wait<DW3S_R - 2>();   /* row i has landed (this thread's copies) */
+        __syncthreads();                  /* ... everyone's; and row i - 1's slot is free */
+        {
+            const int j = i + DW3S_R - 1;
+            if (j < nr) gpuml__dw3s_row(p, ring + (j % DW3S_R) * slot, xn, h0 + j, goff, soff);
+            gpuml__dw3s_commit();
+        }
+        if (!live) continue;
+        const gpuml__ct *sr = ring + (i % DW3S_R) * slot + rd;
+        float xi[3][4];
+#pragma unroll
+        for (int s = 0; s < 3; s++) gpuml__dw3s_ld4(sr + s * cb, xi[s]);
+#if DW3_ST == 1
+        /* input row i: filter row 0 of output row i, 1 of row i - 1, 2 of row i - 2 */
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            a2[v] = fmaf(xi[2][v], wv[2][v], fmaf(xi[1][v], wv[1][v], xi[0][v] * wv[0][v]));
+            a1[v] = fmaf(xi[2][v], wv[5][v], fmaf(xi[1][v], wv[4][v], fmaf(xi[0][v], wv[3][v], a1[v])));
+            a0[v] = fmaf(xi[2][v], wv[8][v], fmaf(xi[1][v], wv[7][v], fmaf(xi[0][v], wv[6][v], a0[v])));
+        }
+        if (i >= 2 && p0 + i - 2 < (gpuml__ix)p.p) gpuml__dw3s_out(p, n, p0 + i - 2, q, c, a0, bias);
+#pragma unroll
+        for (int v = 0; v < 4; v++) { a0[v] = a1[v]; a1[v] = a2[v]; }
+#else
+        /* input row i: filter row i % 2 of output row i / 2, and (even i > 0) row 2 of i / 2 - 1 */
+        if (i & 1) {
+#pragma unroll
+            for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[5][v], fmaf(xi[1][v], wv[4][v], fmaf(xi[0][v], wv[3][v], a0[v])));
+        } else {
+            if (i > 0) {
+#pragma unroll
+                for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[8][v], fmaf(xi[1][v], wv[7][v], fmaf(xi[0][v], wv[6][v], a0[v])));
+                if (p0 + i / 2 - 1 < (gpuml__ix)p.p) gpuml__dw3s_out(p, n, p0 + i / 2 - 1, q, c, a0, bias);
+            }
+#pragma unroll
+            for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[2][v], fmaf(xi[1][v], wv[1][v], xi[0][v] * wv[0][v]));
+        }
+#endif
+    }
+}
+
+/* the same for NCHW-style tensors (x rows contiguous: unit w strides, x 16-byte aligned): a
+   block owns a band of p.n0 output rows x every column of p.ldcol channel planes of one image;
+   a ring slot holds one input row of each plane, copied as the 16-byte chunks that cover it
+   (the row's first element sits at its offset in its chunk, (element offset) % (16 / size),
+   and the copy stops at the row's end); a thread sums DW3S_QV consecutive output columns of
+   one plane down the band (scalar reads of (DW3S_QV - 1) * stride + 3 elements of each input
+   row, the padding columns masked).
+   Grid: x = (n, band), the band fastest; y = channel block.  Dynamic shared memory:
+   DW3S_R * p.ldcol * (ceil(W * size / 16) + 1) * 16 bytes. */
+#define DW3S_QV 2
+#define DW3S_NJ ((DW3S_QV - 1) * DW3_ST + 3)
+/* issue the copies of input row h of the block's planes into a ring slot */
+static __device__ __forceinline__ void gpuml__dw3sc_row(const gpuml__conv_params &p, gpuml__ct *slot, gpuml__ix xb, gpuml__ix h, int sw,
+                                                        const int (&cpl)[DW3S_LPT], const int (&ck)[DW3S_LPT])
+{
+    const gpuml__ct *x = (const gpuml__ct *)p.x;
+    const int epc = 16 / (int)sizeof(gpuml__ct);
+    const bool hok = h >= 0 && h < (gpuml__ix)p.h;
+#pragma unroll
+    for (int l = 0; l < DW3S_LPT; l++)
+        if (cpl[l] >= 0) {
+            const gpuml__ix a = xb + (gpuml__ix)cpl[l] * (gpuml__ix)p.xc + (hok ? h : 0) * (gpuml__ix)p.xh;   /* the row's first element */
+            const gpuml__ix e0 = a - (a & (epc - 1)) + (gpuml__ix)ck[l] * epc;
+            const gpuml__ix left = a + (gpuml__ix)p.w - e0;   /* elements of the row from e0 on */
+            const int bytes = !hok || left <= 0 ? 0 : left >= epc ? 16 : (int)left * (int)sizeof(gpuml__ct);
+            gpuml__dw3s_cp(slot + cpl[l] * sw + ck[l] * epc, bytes ? x + e0 : x, bytes);
+        }
+}
+extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3sc(gpuml__conv_params p)
+{
+    extern __shared__ __align__(16) unsigned char gpuml__dw3s_smem[];
+    gpuml__ct *ring = (gpuml__ct *)gpuml__dw3s_smem;
+    const int cp = (int)p.ldcol, tp = (int)p.n0, epc = 16 / (int)sizeof(gpuml__ct);
+    const int ckr = ((int)p.w + epc - 1) / epc + 1, sw = ckr * epc, slot = cp * sw;   /* chunks, elements of a plane row */
+    const int nqv = ((int)p.q + DW3S_QV - 1) / DW3S_QV, tid = (int)threadIdx.x, nthr = (int)blockDim.x;
+    const gpuml__ix nb = ((gpuml__ix)p.p + tp - 1) / tp;
+    const gpuml__ix band = (gpuml__ix)blockIdx.x % nb, n = (gpuml__ix)blockIdx.x / nb, cb0 = (gpuml__ix)blockIdx.y * cp;
+    const gpuml__ix p0 = band * tp, h0 = p0 * DW3_ST - p.ph;
+    const gpuml__ix xb = n * (gpuml__ix)p.xn + cb0 * (gpuml__ix)p.xc;   /* the block's first plane */
+    const int nr = (tp - 1) * DW3_ST + 3;
+    /* this thread's chunks of every row: plane (-1: none) and chunk index */
+    int cpl[DW3S_LPT], ck[DW3S_LPT];
+#pragma unroll
+    for (int l = 0; l < DW3S_LPT; l++) {
+        const int e = tid + l * nthr, pl = e / ckr;
+        ck[l] = e - pl * ckr;
+        cpl[l] = e < cp * ckr && cb0 + pl < (gpuml__ix)p.c ? pl : -1;
+    }
+#pragma unroll
+    for (int j = 0; j < DW3S_R - 1; j++) {
+        if (j < nr) gpuml__dw3sc_row(p, ring + j * slot, xb, h0 + j, sw, cpl, ck);
+        gpuml__dw3s_commit();
+    }
+    /* the thread's plane and columns, weights, bias; which input columns are padding */
+    const int pl = tid / nqv, g = tid - pl * nqv;
+    const gpuml__ix c = cb0 + pl, q0 = (gpuml__ix)g * DW3S_QV, w0 = q0 * DW3_ST - p.pw;
+    const bool live = pl < cp && c < (gpuml__ix)p.k;
+    const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
+    float wv[9], bias;
+#pragma unroll
+    for (int rs = 0; rs < 9; rs++)
+        wv[rs] = live ? gpuml__cvl(__ldg(wt + c * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws)) : 0.0f;
+#if CONV_BIAS
+    bias = live ? p.bias[c] : 0.0f;
+#else
+    bias = 0.0f;
+#endif
+    int wo[DW3S_NJ];   /* input column offsets in a slot row, clamped; -1 where padding */
+    bool wok[DW3S_NJ];
+#pragma unroll
+    for (int j = 0; j < DW3S_NJ; j++) {
+        const gpuml__ix w = w0 + j;
+        wok[j] = w >= 0 && w < (gpuml__ix)p.w;
+        wo[j] = pl * sw + (wok[j] ? (int)w : 0);
+    }
+    const gpuml__ix xpl = n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc;   /* the plane's first element (chunk offsets) */
+    float a0[DW3S_QV], a1[DW3S_QV], a2[DW3S_QV];
+#pragma unroll
+    for (int b = 0; b < DW3S_QV; b++) a0[b] = a1[b] = a2[b] = 0.0f;
+    for (int i = 0; i < nr; i++) {
+        gpuml__dw3s_wait<DW3S_R - 2>();
+        __syncthreads();
+        {
+            const int j = i + DW3S_R - 1;
+            if (j < nr) gpuml__dw3sc_row(p, ring + (j % DW3S_R) * slot, xb, h0 + j, sw, cpl, ck);
+            gpuml__dw3s_commit();
+        }
+        if (!live) continue;
+        const gpuml__ix h = h0 + i;
+        const int shift = (int)((xpl + (h >= 0 && h < (gpuml__ix)p.h ? h : 0) * (gpuml__ix)p.xh) & (epc - 1));
+        const gpuml__ct *sr = ring + (i % DW3S_R) * slot + shift;
+        float xi[DW3S_NJ];
+#pragma unroll
+        for (int j = 0; j < DW3S_NJ; j++) {
+            const float v = gpuml__cvl(sr[wo[j]]);
+            xi[j] = wok[j] ? v : 0.0f;
+        }
+        float o[3][DW3S_QV];   /* this row's filter rows 0, 1, 2 applied */
+#pragma unroll
+        for (int r = 0; r < 3; r++)
+#pragma unroll
+            for (int b = 0; b < DW3S_QV; b++)
+                o[r][b] = fmaf(xi[b * DW3_ST + 2], wv[r * 3 + 2], fmaf(xi[b * DW3_ST + 1], wv[r * 3 + 1], xi[b * DW3_ST] * wv[r * 3]));
+#if DW3_ST == 1
+        gpuml__ix pp = p0 + i - 2;
+#pragma unroll
+        for (int b = 0; b < DW3S_QV; b++) { a2[b] = o[0][b]; a1[b] += o[1][b]; a0[b] += o[2][b]; }
+        const bool done = i >= 2;
+#else
+        gpuml__ix pp = p0 + i / 2 - 1;
+        const bool done = i > 0 && !(i & 1);
+        if (i & 1) {
+#pragma unroll
+            for (int b = 0; b < DW3S_QV; b++) a0[b] += o[1][b];
+        } else {
+#pragma unroll
+            for (int b = 0; b < DW3S_QV; b++) { a0[b] += o[2][b]; a1[b] = o[0][b]; }
+        }
+#endif
+        if (done && pp < (gpuml__ix)p.p) {
+#pragma unroll
+            for (int b = 0; b < DW3S_QV; b++) {
+                const gpuml__ix q = q0 + b;
+                if (q >= (gpuml__ix)p.q) break;
+                float f = gpuml__conv_act(a0[b] + bias);
+#if CONV_RES
+                f += gpuml__cvl(((const gpuml__ct *)p.res)[n * (gpuml__ix)p.rn + c * (gpuml__ix)p.rk + pp * (gpuml__ix)p.rp + q * (gpuml__ix)p.rq]);
+#endif
+                ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + c * (gpuml__ix)p.yk + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq] = gpuml__cvs(f);
+            }
+        }
+#if DW3_ST == 1
+#pragma unroll
+        for (int b = 0; b < DW3S_QV; b++) { a0[b] = a1[b]; a1[b] = a2[b]; }
+#else
+        if (!(i & 1)) {
+#pragma unroll
+            for (int b = 0; b < DW3S_QV; b++) a0[b] = a1[b];
+        }
+#endif
+    }
+}
+
 /* backward data, one dx element per thread (x is dx here, y is dy):
    dx[n,h,w,c] = sum over k of c's group and the (r,s) that reach (h,w) of dy[n,p,q,k] w[k,r,s,c'] */
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_data(gpuml__conv_params p)

@@ -379,7 +379,8 @@ static void test_depthwise(void)
    vectors, 2-wide ones, none (odd), one block per chunk of channels or several (144, 268 =
    4 x 67 with a partial last chunk); planes from 1x1 to 13x13 (partial tiles); strides 1 and 2;
    padding 0, 1, 2 and asymmetric; every epilogue; both layouts; every dtype.  On the GPU with
-   the tile height chosen by size (0), forced to 1, 2 and 4 rows, and the older kernels (-1). */
+   the tile height chosen by size (0), forced to 1, 2 and 4 rows, the staged kernels forced (5;
+   gpuml_conv_dw3s / gpuml_conv_dw3sc where they apply) and the older kernels (-1). */
 static void test_depthwise3x3(void)
 {
     static const int CH[] = { 1, 3, 17, 33, 8, 6, 24, 144, 268 };
@@ -400,9 +401,9 @@ static void test_depthwise3x3(void)
             if (ci == 0) { run_fwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1); continue; }
 #ifndef GPUML_NO_CUDA
             {
-                static const int modes[5] = { 0, 1, 2, 4, -1 };
+                static const int modes[6] = { 0, 1, 2, 4, 5, -1 };
                 int m;
-                for (m = 0; m < 5; m++) {
+                for (m = 0; m < 6; m++) {
                     gpuml__cv_dw3_mode = modes[m];
                     run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
                 }
@@ -410,6 +411,52 @@ static void test_depthwise3x3(void)
             }
 #endif
         }
+    }
+}
+/* the staged depthwise 3x3 kernel (gpuml_conv_dw3s, NHWC with C in 16-byte steps, sm_80+): channel
+   counts of one block per pixel and of several (200, 264, 520: divisors of C; 36 f16 is not in
+   16-byte steps and takes gpuml_conv_dw3), planes up to 40x37 (several bands and column blocks,
+   partial ones), strides 1 and 2, padding 0, 1, 2 and asymmetric, every epilogue and dtype; the
+   band height, column block and ring depth chosen by size and forced small (1- and 3-row bands,
+   1- and 5-column blocks, 2- and 4-slot rings: every slot reused many times); NCHW through
+   gpuml_conv_dw3sc (1 and 5 planes per block; rows of every alignment).  On the GPU the
+   kernels must run where they apply (a launch counter). */
+static void test_depthwise3x3_staged(void)
+{
+    static const int CH[] = { 8, 24, 36, 40, 144, 200, 264, 520 };
+    static const int HW[][2] = { { 1, 1 }, { 3, 5 }, { 9, 9 }, { 17, 23 }, { 40, 37 }, { 31, 64 } };
+    static const int PADS[4][4] = { { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 2, 2, 2, 2 }, { 1, 0, 0, 1 } };
+    static const int epi[4][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 1 }, { 3, 0, 1 } };
+    static const int CFG[4][3] = { { 0, 0, 0 }, { 1, 1, 2 }, { 3, 5, 4 }, { 0, 5, 2 } };
+    /* TEST_CONV_DW_STEP=k: every k-th case (under compute-sanitizer) */
+    const int step = getenv("TEST_CONV_DW_STEP") ? GPUML__MAX(atoi(getenv("TEST_CONV_DW_STEP")), 1) : 1;
+    int i;
+    for (i = 0; i < 48; i += step) {
+        cv_case c;
+        memset(&c, 0, sizeof c);
+        c.n = 1 + i % 3; c.c = c.k = c.groups = CH[i % 8]; c.h = HW[i % 6][0]; c.w = HW[i % 6][1];
+        c.r = c.s = 3; c.sh = c.sw = 1 + (i / 2) % 2; c.dh = c.dw = 1;
+        memcpy(c.pad, PADS[(i / 3) % 4], sizeof c.pad);
+        c.layout = i % 3 == 2; c.dt = FDT[(i / 4) % 3];
+        c.act = epi[(i / 5) % 4][0]; c.bias = epi[(i / 5) % 4][1]; c.res = epi[(i / 5) % 4][2];
+        if (c.c * c.h * c.w > 40000) c.n = 1;
+        if (!cv_out(&c)) continue;
+        if (!tu_gpu) { run_fwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1); continue; }
+#ifndef GPUML_NO_CUDA
+        {
+            int k, eligible = (c.layout || (c.c * (int)gpuml_dtype_size(c.dt)) % 16 == 0) && gpuml_device_arch(tu_gpu) >= 80;
+            gpuml__cv_dw3_mode = 5;   /* the staged kernels wherever they apply */
+            for (k = 0; k < 4; k++) {
+                long before = gpuml__cv_dw3s_calls;
+                memcpy(gpuml__cv_dw3s_cfg, CFG[k], sizeof CFG[k]);
+                run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
+                CHECK(!eligible || gpuml__cv_dw3s_calls == before + 1, "depthwise3x3_staged case %d cfg %d: the staged kernel did not run", i, k);
+            }
+            memset(gpuml__cv_dw3s_cfg, 0, sizeof gpuml__cv_dw3s_cfg);
+            gpuml__cv_dw3_mode = 0;
+            run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);   /* as chosen by shape */
+        }
+#endif
     }
 }
 /* shapes that took the CPU's special cases: fewer output pixels than channels over several
@@ -846,6 +893,7 @@ int main(int argc, char **argv)
         { "fuzz_backward", test_fuzz_backward },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
+        { "depthwise3x3_staged", test_depthwise3x3_staged },
         { "cpu_special", test_cpu_special },
         { "cpu_implicit", test_cpu_implicit },
         { "forced_igemm", test_forced_igemm }, { "forced_wgmma", test_forced_wgmma },
