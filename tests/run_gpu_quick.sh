@@ -33,14 +33,15 @@ if [ -z "${SUITES:-}" ]; then
                 memcheck:test_conv_igemm:stem_kernel racecheck:test_conv_igemm:stem_kernel memcheck:test_conv_tf32:every_cfg \
                 racecheck:test_conv_tf32:specials memcheck:test_ops:ew_shapes racecheck:test_ops:ew_shapes \
                 memcheck:test_conv:depthwise3x3 racecheck:test_conv:depthwise3x3 memcheck:test_conv_tf32:every_cfg_wgmma \
-                memcheck:test_conv_igemm:wgmma_tma_y memcheck:test_matmul:tf32_nn_few racecheck:test_matmul:tf32_nn_few; do
+                memcheck:test_conv_igemm:wgmma_tma_y memcheck:test_matmul:tf32_nn_few racecheck:test_matmul:tf32_nn_few \
+                memcheck:test_conv:depthwise3x3_staged racecheck:test_conv:depthwise3x3_staged; do
         IFS=: read -r tool s t <<< "$spec"; echo "san $tool $s $t" >> "$jobs_file"
     done
 fi
 run_job() {
     if [ "$1" = san ]; then
         log=$L/san_$2_$3_$4.log
-        GPUML_TEST_NO_FAULT=1 timeout ${SAN_TIMEOUT:-240} compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 $4 > "$log" 2>&1
+        GPUML_TEST_NO_FAULT=1 TEST_CONV_DW_STEP=5 timeout ${SAN_TIMEOUT:-240} compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 $4 > "$log" 2>&1
         rc=$?; echo "sanitizer $2 $3 $4: rc=$rc $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log" | tail -n 1)"
     else
         log=$L/$1_$2.log
