@@ -9672,13 +9672,15 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     }
     /* 16-bit y in 16-byte rows, no split: the epilogue stages y's tile in shared memory and writes it
        by TMA store (bench/NOTES_conv_igemm.md, store-bound 1x1 layers); y's map also serves res.
-       Configuration 3 stages one 64 x 64 box at a time and keeps its 4 stages (tma_y 2); staging
-       its whole tile costs a stage (GPUML__CW_Y_FULL, or GPUML_CW_TMA_Y=full: as before, only up
-       to 4 k tiles, H100: 4-13% slower on its ResNet-50 layers of 16-36 k tiles) */
+       Configuration 3 stages one 64 x 64 box at a time and keeps its 4 stages (tma_y 2), up to 8
+       k tiles (H100, ResNet-50 f16: level with the whole-tile variant up to 4 k tiles, 2-8% faster
+       than the slab at 8 on two of three layers; 3-8% slower than the slab on three of five layers
+       of 16-36 k tiles, so those keep the slab).  Staging the whole tile costs a stage
+       (GPUML__CW_Y_FULL, or GPUML_CW_TMA_Y=full: the previous rule, up to 4 k tiles) */
     if (env && strcmp(env, "full") == 0) y_full = 1;
     tma_y = splits == 1 && !no_tma_y && !(env && strcmp(env, "0") == 0) && (p->y->dtype == GPUML_F16 || p->y->dtype == GPUML_BF16) && !p->y_nchw &&
             p->k % 8 == 0 && (gpuml__dptr(p->y) & 15) == 0 && (!p->residual || (gpuml__dptr(p->residual) & 15) == 0) &&
-            (cfg != 3 || !y_full || kt <= 4);
+            (cfg != 3 || kt <= (y_full ? 4 : 8));
     if (tma_y && cfg == 3 && !y_full) tma_y = 2;
     if (tma_y && ctx->smem_optin < (int)gpuml__cw_smem(cfg, tma_y)) tma_y = 0;
     memset(ymap, 0, 128);

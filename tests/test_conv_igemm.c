@@ -474,8 +474,8 @@ static void wgmma_im2col(void)
    every configuration, with and without a residual (TMA-loaded into the staging tile): rows past M
    (the second warpgroup's block wholly past M), K below one box, K ending inside a box, several
    units a CTA (the staging tile reused after the previous unit's stores read it); configuration 3
-   both with its one reused staging box (4 stages, also past 4 k tiles) and with the whole tile
-   staged (GPUML__CW_Y_FULL, 3 stages) */
+   both with its one reused staging box (4 stages) and with the whole tile staged
+   (GPUML__CW_Y_FULL, 3 stages); past 8 k tiles (shape 2: 9) it takes the slab either way */
 static void wgmma_tma_y(void)
 {
     static const int sh[][8] = { /* n, h, w, c, k, r, stride, pad */
