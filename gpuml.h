@@ -9527,7 +9527,9 @@ typedef struct gpuml__cw_cfg {
                                   gathers */
 #define GPUML__CW_NO_TMA_Y 1024  /* or'ed into a configuration: the slab epilogue (st.global) even where the
                                     TMA-store epilogue could write y (GPUML_CW_TMA_Y=0 in the environment: always) */
-#define GPUML__CW_FLAGS (GPUML__CW_GATHER | GPUML__CW_IM2COL | GPUML__CW_NO_TMA_Y)
+#define GPUML__CW_Y_FULL 2048   /* or'ed into a configuration: configuration 3's TMA-store epilogue stages the whole
+                                   64 x 128 tile (3 stages) instead of one 64 x 64 box at a time (4 stages) */
+#define GPUML__CW_FLAGS (GPUML__CW_GATHER | GPUML__CW_IM2COL | GPUML__CW_NO_TMA_Y | GPUML__CW_Y_FULL)
 static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
     /* fitted (relative least squares) to the forced-configuration timings of device run 2 on
        the 22 ResNet-50 layers (bench/NOTES_conv_igemm.md) */
@@ -9536,13 +9538,15 @@ static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
 };
 /* channels per k tile (one 128-byte swizzle row): 64 of f16 / bf16, 32 of f32 (tf32) */
 GPUML__FN int64_t gpuml__cw_bke(const gpuml__conv_problem *p) { return p->x && p->x->dtype == GPUML_F32 ? 32 : 64; }
-/* the kernel's GPUML_CW_SMEM: with the TMA-store epilogue (tma_y) a 16-bit 64 x BN staging tile per
-   consumer warpgroup replaces the f32 slab, and configurations 0 and 3 keep 3 stages to fit */
+/* the kernel's GPUML_CW_SMEM: with the TMA-store epilogue (tma_y, the kernel's GPUML_CW_TMA_Y) 16-bit
+   staging per consumer warpgroup replaces the f32 slab: 1, the whole 64 x BN tile (configurations 0
+   and 3 keep 3 stages to fit); 2, one 64 x 64 box (configuration 3 keeps its 4) */
 GPUML__FN unsigned gpuml__cw_smem(int cfg, int tma_y)
 {
     const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
-    int stages = tma_y && (cfg == 0 || cfg == 3) ? 3 : c->stages;
-    return (unsigned)(1024 + stages * (c->bm + c->bn) * 128 + (c->bm / 64) * (tma_y ? 64 * c->bn * 2 : 64 * 40 * 4) + 256);
+    int stages = (tma_y && cfg == 0) || (tma_y == 1 && cfg == 3) ? 3 : c->stages;
+    int epi = tma_y == 2 ? 64 * 64 * 2 : tma_y ? 64 * c->bn * 2 : 64 * 40 * 4;
+    return (unsigned)(1024 + stages * (c->bm + c->bn) * 128 + (c->bm / 64) * epi + 256);
 }
 /* NULL when configuration cfg of the wgmma kernel can run problem p, else why not */
 GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
@@ -9618,7 +9622,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     char opts[340], ropts[260];
     int f32 = p && p->x && p->x->dtype == GPUML_F32, es = f32 ? 4 : 2, bke = f32 ? 32 : 64, rn = f32 && p->tf32 == 2 ? GPUML__CW_RN : 0;
     int tma_a, tma_y, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = cfg < 0 || (cfg & GPUML__CW_IM2COL) != 0;
-    int no_tma_y = cfg >= 0 && (cfg & GPUML__CW_NO_TMA_Y) != 0;
+    int no_tma_y = cfg >= 0 && (cfg & GPUML__CW_NO_TMA_Y) != 0, y_full = cfg >= 0 && (cfg & GPUML__CW_Y_FULL) != 0;
     const char *env = gpuml__getenv("GPUML_CW_TMA_Y");
     gpuml__CUfunction fn;
     unsigned grid[3], block[3];
@@ -9668,11 +9672,17 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     }
     /* 16-bit y in 16-byte rows, no split: the epilogue stages y's tile in shared memory and writes it
        by TMA store (bench/NOTES_conv_igemm.md, store-bound 1x1 layers); y's map also serves res.
-       Configuration 3 drops to 3 stages with it: only up to 4 k tiles (H100: 2-13% faster there,
-       4-13% slower on its ResNet-50 layers of 16-36 k tiles) */
+       Configuration 3 stages one 64 x 64 box at a time and keeps its 4 stages (tma_y 2), up to 8
+       k tiles (H100, ResNet-50 f16: level with the whole-tile variant up to 4 k tiles, 2-8% faster
+       than the slab at 8 on two of three layers; 3-8% slower than the slab on three of five layers
+       of 16-36 k tiles, so those keep the slab).  Staging the whole tile costs a stage
+       (GPUML__CW_Y_FULL, or GPUML_CW_TMA_Y=full: the previous rule, up to 4 k tiles) */
+    if (env && strcmp(env, "full") == 0) y_full = 1;
     tma_y = splits == 1 && !no_tma_y && !(env && strcmp(env, "0") == 0) && (p->y->dtype == GPUML_F16 || p->y->dtype == GPUML_BF16) && !p->y_nchw &&
             p->k % 8 == 0 && (gpuml__dptr(p->y) & 15) == 0 && (!p->residual || (gpuml__dptr(p->residual) & 15) == 0) &&
-            (cfg != 3 || kt <= 4) && ctx->smem_optin >= (int)gpuml__cw_smem(cfg, 1);
+            (cfg != 3 || kt <= (y_full ? 4 : 8));
+    if (tma_y && cfg == 3 && !y_full) tma_y = 2;
+    if (tma_y && ctx->smem_optin < (int)gpuml__cw_smem(cfg, tma_y)) tma_y = 0;
     memset(ymap, 0, 128);
     memset(rmap, 0, 128);
     if (tma_y) {
@@ -9685,7 +9695,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
                  (int)p->x->dtype, cfg, tma_a);
     else
         snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d%s",
-                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a, tma_y ? " -DGPUML_CW_TMA_Y=1" : "");
+                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a, tma_y == 2 ? " -DGPUML_CW_TMA_Y=2" : tma_y ? " -DGPUML_CW_TMA_Y=1" : "");
     if (f32) {   /* f32 (tf32): y's layout (not for split-K's partial sums), per-run sums */
         size_t lo = strlen(opts);
         snprintf(opts + lo, sizeof opts - lo, " -DGPUML_CONV_YNCHW=%d -DGPUML_CW_RN=%d", splits == 1 && p->y_nchw, rn);
@@ -11374,6 +11384,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2 -DGPUML_CW_TMA_Y=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1 -DGPUML_CW_TMA_Y=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=1 -DGPUML_CW_TMA_Y=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=2 -DGPUML_CW_TMA_Y=2" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1 -DGPUML_CW_TMA_Y=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=1 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=0 -DGPUML_CONV_YNCHW=1" },

@@ -175,7 +175,9 @@ int main(int argc, char **argv)
                 static const char *const vname[13] = { "f16 NHWC", "f32 NCHW", "f32 NCHW tf32", "f32 NCHW old", "f32 NCHW tf32 old",
                                                        "f32 NCHW gemm", "f32 NCHW 3x-wgmma", "f32 NCHW 3x-wgmma-trunc", "f32 NHWC",
                                                        "f32 NHWC tf32", "f32 NHWC old", "f32 NHWC tf32 old", "f32 NHWC 3x-wgmma" };
-                const int nv = getenv("BENCH_CONV_AB") && atoi(getenv("BENCH_CONV_AB")) ? 13 : 3;
+                /* BENCH_CONV_F16=1: the f16 NHWC rows only (epilogue A/B runs) */
+                const int nv = getenv("BENCH_CONV_F16") && atoi(getenv("BENCH_CONV_F16")) ? 1
+                             : getenv("BENCH_CONV_AB") && atoi(getenv("BENCH_CONV_AB")) ? 13 : 3;
                 for (v = 0; v < nv; v++) {
                     job js[2];
                     const int *L = R50[l];

@@ -33,8 +33,9 @@
             GPUML_HAS_RESID 0/1; GPUML_CW_CFG (below); GPUML_CW_TMA_A 0/1: 1 only for 1x1
             windows with stride 1 and no padding, where x is the GEMM's A, a [M][C] matrix:
             map_x = x as 2-D, dtype as w's map, globalDim {C, M}, globalStrides {C*2},
-            boxDim {64, BM}, otherwise as map_w (rows past M read as 0); GPUML_CW_TMA_Y 0/1: 1
-            (16-bit y, no split, K % 8 == 0, y and res 16-byte aligned) writes y by TMA store:
+            boxDim {64, BM}, otherwise as map_w (rows past M read as 0); GPUML_CW_TMA_Y 0/1/2: 1
+            (16-bit y, no split, K % 8 == 0, y and res 16-byte aligned) writes y by TMA store
+            (2: through one staging box, below):
             map_y = y as 2-D, y's dtype, globalDim {K, M}, globalStrides {K*2}, boxDim {64, 64},
             otherwise as map_w; map_r the same for res (with GPUML_HAS_RESID).
    Tile configurations (-DGPUML_CW_CFG=n); BM = 64 x consumer warpgroups, BK = 64:
@@ -44,9 +45,12 @@
        2   128x64    2             384      8       1        1024 + 8*24576 + 20480 + 256 = 218368
        3   64x128    1             256      4       2        1024 + 4*24576 + 10240 + 256 = 109824
        4   64x64     1             256      6       2        1024 + 6*16384 + 10240 + 256 = 109824
-            GPUML_CW_TMA_Y: a 64 x BN 16-bit staging tile per consumer warpgroup replaces the
+            GPUML_CW_TMA_Y 1: a 64 x BN 16-bit staging tile per consumer warpgroup replaces the
             slab (20480 / 10240 above) and configurations 0 and 3 run 3 stages: 0 214272,
-            1 230656, 2 214272, 3 91392, 4 107776 bytes.
+            1 230656, 2 214272, 3 91392, 4 107776 bytes.  GPUML_CW_TMA_Y 2: one 64 x 64 box
+            (8192 bytes) per consumer warpgroup, used box after box; configuration 3 keeps its
+            4 stages: 107776 bytes (the whole tile with 4 stages, 115968, is 256 bytes more
+            than 2 CTAs an SM may have).
             (GPUML_CW_SMEM below; set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it).
    Block:   (GPUML_CW_THREADS, 1, 1) = 128 x (1 + consumer WGs): warpgroup 0 is the producer.
    Grid:    (G, 1, 1), persistent: CTA b walks work units b, b + G, ...; any G >= 1 is correct;
@@ -105,7 +109,8 @@
                                2: TMA im2col loads (any window, stride, padding, dilation); 0: cp.async gather */
 #endif
 #ifndef GPUML_CW_TMA_Y
-#define GPUML_CW_TMA_Y 0    /* 1: the epilogue stages y's tile in smem and writes it by TMA store (16-bit y) */
+#define GPUML_CW_TMA_Y 0    /* 1: the epilogue stages y's whole 64 x BN tile in smem and writes it by TMA store
+                               (16-bit y); 2: the same through one 64 x 64 box reused box after box */
 #endif
 #if GPUML_CW_TMA_Y && GPUML_CONV_YDT == 0
 #error "GPUML_CW_TMA_Y needs a 16-bit y"
@@ -130,7 +135,7 @@
 #elif GPUML_CW_CFG == 3
 #define GPUML_CW_BN 128
 #define GPUML_CW_CWG 1
-#define GPUML_CW_STAGES (GPUML_CW_TMA_Y ? 3 : 4)   /* TMA_Y: 2 CTAs/SM fit with 3 */
+#define GPUML_CW_STAGES (GPUML_CW_TMA_Y == 1 ? 3 : 4)   /* the whole 16 KB tile staged: 2 CTAs/SM fit with 3; one 8 KB box: 4 */
 #define GPUML_CW_MINB 2
 #else
 #define GPUML_CW_BN 64
@@ -150,7 +155,8 @@
 #define GPUML_CW_SROW (GPUML_CW_EPI_COLS + 8)                     /* f32 slab row, padded */
 #endif
 #define GPUML_CW_SLAB_BYTES (64 * GPUML_CW_SROW * 4)              /* per consumer warpgroup */
-#define GPUML_CW_Y_BYTES (64 * GPUML_CW_BN * 2)                  /* TMA_Y staging tile, per consumer warpgroup */
+#define GPUML_CW_YBOXES (GPUML_CW_TMA_Y == 2 ? 1 : GPUML_CW_BN / 64)   /* TMA_Y staging boxes (64 x 64), per consumer warpgroup */
+#define GPUML_CW_Y_BYTES (GPUML_CW_YBOXES * 8192)
 #if GPUML_CW_TMA_Y
 #define GPUML_CW_EPI_BYTES (GPUML_CW_CWG * GPUML_CW_Y_BYTES)
 #else
@@ -325,7 +331,11 @@ static __device__ __forceinline__ void gpuml__cw_unit(const gpuml__conv_params &
    like y's tensor map: 16-byte chunk j of row r at chunk j ^ (r & 7), so the 8 rows of a warp's
    b32 stores fall on 32 distinct banks), then thread 0 of the warpgroup stores the boxes by TMA
    (rows past M and columns past K are not written) and the warpgroup moves on.  Before it
-   overwrites stg, the next call waits until those stores have read it (bulk wait_group.read). */
+   overwrites stg, the next call waits until those stores have read it (bulk wait_group.read).
+   With GPUML_CW_YBOXES < BN/64 (GPUML_CW_TMA_Y 2: one box) the tile goes out in rounds of
+   YBOXES boxes through the same staging: write, fence, barrier, TMA store, and the next round
+   first waits until that store has read the staging (the warpgroup waits for an 8 KB smem read,
+   not for DRAM). */
 static __device__ __forceinline__ void gpuml__cw_epi_tma(const gpuml__conv_params &p, const float *acc, const gpuml__cw_tmap *tma_y,
                                                          const gpuml__cw_tmap *tma_r, gpuml__u32 stg, gpuml__u32 bar_res,
                                                          gpuml__u32 &rphase, int row0, int col0, int ltid)
@@ -334,49 +344,55 @@ static __device__ __forceinline__ void gpuml__cw_epi_tma(const gpuml__conv_param
     constexpr int BN = GPUML_CW_BN;
     const int K = p.K, lane = ltid & 31, warp = ltid >> 5, cw = (int)(threadIdx.x >> 7) - 1;
     const int nbox = (K - col0 + 63) / 64 < BN / 64 ? (K - col0 + 63) / 64 : BN / 64;
-    if (ltid == 0) {
-        gpuml__bulk_wait_read<0>();     /* the previous block's stores have read stg */
+    constexpr int SB = GPUML_CW_YBOXES;
+#pragma unroll
+    for (int b0 = 0; b0 < BN / 64; b0 += SB) {
+        if (b0 >= nbox) break;          /* uniform */
+        const int nb = nbox - b0 < SB ? nbox - b0 : SB;
+        if (ltid == 0) {
+            gpuml__bulk_wait_read<0>(); /* the previous round's (or block's) stores have read stg */
 #if GPUML_HAS_RESID
-        gpuml__mbar_expect_tx(bar_res, (unsigned)nbox * 8192u);
-        for (int b = 0; b < nbox; ++b) gpuml__tma_load_2d(stg + b * 8192, tma_r, col0 + 64 * b, row0, bar_res);
+            gpuml__mbar_expect_tx(bar_res, (unsigned)nb * 8192u);
+            for (int b = 0; b < nb; ++b) gpuml__tma_load_2d(stg + b * 8192, tma_r, col0 + 64 * (b0 + b), row0, bar_res);
 #endif
-    }
-    gpuml__named_bar(1 + cw, 128);      /* nobody writes stg before that */
+        }
+        gpuml__named_bar(1 + cw, 128);  /* nobody writes stg before that */
 #if GPUML_HAS_RESID
-    gpuml__mbar_wait(bar_res, rphase);
-    rphase ^= 1u;
+        gpuml__mbar_wait(bar_res, rphase);
+        rphase ^= 1u;
 #else
-    (void)tma_r; (void)bar_res; (void)rphase;
+        (void)tma_r; (void)bar_res; (void)rphase;
 #endif
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-        const int b = j >> 3, jj = j & 7, n = col0 + 8 * j + 2 * (lane & 3);
-        if (b >= nbox) break;           /* uniform */
-        float b0 = 0.0f, b1 = 0.0f;
-        if (GPUML_HAS_BIAS) {
-            if (n < K) b0 = __ldg(p.bias + n);
-            if (n + 1 < K) b1 = __ldg(p.bias + n + 1);
-        }
+        for (int jb = 0; jb < 8 * SB; ++jb) {
+            const int j = 8 * b0 + jb, b = jb >> 3, jj = jb & 7, n = col0 + 8 * j + 2 * (lane & 3);
+            if (b >= nb) break;         /* uniform */
+            float b0v = 0.0f, b1v = 0.0f;
+            if (GPUML_HAS_BIAS) {
+                if (n < K) b0v = __ldg(p.bias + n);
+                if (n + 1 < K) b1v = __ldg(p.bias + n + 1);
+            }
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            const int rr = 16 * warp + (lane >> 2) + 8 * i;
-            const gpuml__u32 addr = stg + (gpuml__u32)(b * 8192 + rr * 128 + ((jj ^ (rr & 7)) << 4) + (lane & 3) * 4);
-            float v0 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i] + b0), v1 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i + 1] + b1);
+            for (int i = 0; i < 2; ++i) {
+                const int rr = 16 * warp + (lane >> 2) + 8 * i;
+                const gpuml__u32 addr = stg + (gpuml__u32)(b * 8192 + rr * 128 + ((jj ^ (rr & 7)) << 4) + (lane & 3) * 4);
+                float v0 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i] + b0v), v1 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i + 1] + b1v);
 #if GPUML_HAS_RESID
-            gpuml__u32 r;
-            asm volatile("ld.shared.b32 %0, [%1];" : "=r"(r) : "r"(addr) : "memory");
-            v0 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(r & 0xffffu));
-            v1 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(r >> 16));
+                gpuml__u32 r;
+                asm volatile("ld.shared.b32 %0, [%1];" : "=r"(r) : "r"(addr) : "memory");
+                v0 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(r & 0xffffu));
+                v1 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(r >> 16));
 #endif
-            const gpuml__u32 w = (gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v0) | ((gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v1) << 16);
-            asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(w) : "memory");
+                const gpuml__u32 w = (gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v0) | ((gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v1) << 16);
+                asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(w) : "memory");
+            }
         }
-    }
-    gpuml__proxy_fence();               /* the generic-proxy writes, visible to the TMA store */
-    gpuml__named_bar(1 + cw, 128);
-    if (ltid == 0) {
-        for (int b = 0; b < nbox; ++b) gpuml__tma_store_2d(tma_y, stg + b * 8192, col0 + 64 * b, row0);
-        gpuml__bulk_commit();
+        gpuml__proxy_fence();           /* the generic-proxy writes, visible to the TMA store */
+        gpuml__named_bar(1 + cw, 128);
+        if (ltid == 0) {
+            for (int b = 0; b < nb; ++b) gpuml__tma_store_2d(tma_y, stg + b * 8192, col0 + 64 * (b0 + b), row0);
+            gpuml__bulk_commit();
+        }
     }
 }
 #endif

@@ -473,7 +473,9 @@ static void wgmma_im2col(void)
 /* the TMA-store epilogue (16-bit y, K % 8 == 0) against the slab epilogue (GPUML__CW_NO_TMA_Y) on
    every configuration, with and without a residual (TMA-loaded into the staging tile): rows past M
    (the second warpgroup's block wholly past M), K below one box, K ending inside a box, several
-   units a CTA (the staging tile reused after the previous unit's stores read it) */
+   units a CTA (the staging tile reused after the previous unit's stores read it); configuration 3
+   both with its one reused staging box (4 stages) and with the whole tile staged
+   (GPUML__CW_Y_FULL, 3 stages); past 8 k tiles (shape 2: 9) it takes the slab either way */
 static void wgmma_tma_y(void)
 {
     static const int sh[][8] = { /* n, h, w, c, k, r, stride, pad */
@@ -485,11 +487,12 @@ static void wgmma_tma_y(void)
     for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
         for (k = 0; k < sizeof specs / sizeof specs[0]; k++)
             for (resid = 0; resid < 2; resid++)
-                for (old = 0; old < 2; old++) {
+                for (old = 0; old < 3; old++) {
                     ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
                     set_spec(&cc, specs[k]);
                     cc.resid = resid;
-                    if (old) cc.cfg |= GPUML__CW_NO_TMA_Y;
+                    if (old == 1) cc.cfg |= GPUML__CW_NO_TMA_Y;
+                    if (old == 2) cc.cfg |= GPUML__CW_Y_FULL;
                     CHECK(run_case(tu_gpu, &cc), "tma_y cfg %d shape %d resid %d old %d declined: %s", wspec[specs[k]][0], (int)i, resid, old, last_why);
                 }
 }
