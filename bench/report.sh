@@ -53,7 +53,11 @@ if [ -z "$FROM" ]; then
         echo "report: PyTorch with CUDA is not usable here (the reference side will be missing):"
         tail -n 3 "$RAW/torch_check.txt" | sed 's/^/    /'
     fi
-    commit=${GPUML_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}
+    # only this tree's own checkout names the commit: an exported copy inside another checkout
+    # (a device snapshot) would otherwise report that checkout's HEAD
+    gitc=""
+    [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] && gitc=$(git rev-parse --short HEAD 2>/dev/null)
+    commit=${GPUML_COMMIT:-$gitc}
     {
         echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
         echo "commit=${commit:-unknown (no git checkout; set GPUML_COMMIT)}"
