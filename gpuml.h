@@ -580,7 +580,8 @@ typedef struct gpuml_conv2d_desc {
     const gpuml_tensor *bias;         /* [K] f32 (forward only) */
     gpuml_activation act;             /* applied after bias (forward only) */
     const gpuml_tensor *residual;     /* y's shape and dtype, added after act (forward only) */
-    int allow_tf32;                   /* f32 forward on sm_80+: tensor-core tf32 allowed (inputs rounded to tf32,
+    int allow_tf32;                   /* f32 forward (and stride-1 backward data, which runs as a forward conv)
+                                         on sm_80+: tensor-core tf32 allowed (inputs rounded to tf32,
                                          ~1e-3 relative); without it f32 runs as 3xTF32 or on CUDA cores */
     gpuml_conv_path path;             /* force a path (GPUML_ERROR_NOT_SUPPORTED if it cannot run) */
 } gpuml_conv2d_desc;
@@ -10343,7 +10344,7 @@ typedef struct gpuml__conv_params {
     int sh, sw, ph, pw, dh, dw, order, count_pad;
     int64_t xn, xh, xw, xc, wk, wr, ws, wc, yn, yp, yq, yk, rn, rp, rq, rk;
     gpuml__CUdeviceptr x, wt, y, bias, res, col;
-    int64_t ldcol, n0, g, total;
+    int64_t ldcol, n0, g, total, mrows;
 } gpuml__conv_params;
 
 GPUML__FN void gpuml__cv_kparams(const gpuml__cv *cv, gpuml__conv_params *kp)
@@ -10775,6 +10776,131 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
     return st;
 }
 
+/* GPUML_CONV_BWD=old (or gpuml__cv_bwd_old = 1, for tests and A/B runs): the backward passes as
+   before the forward-conv backward data and the tensor-core backward filter */
+static int gpuml__cv_bwd_old;
+static long gpuml__cv_bwd_calls[2];   /* runs of the forward-conv backward data / tensor-core backward filter (tests) */
+GPUML__FN int gpuml__cv_bwd_is_old(void)
+{
+    const char *env = gpuml__getenv("GPUML_CONV_BWD");
+    return gpuml__cv_bwd_old || (env && strcmp(env, "old") == 0);
+}
+
+/* backward data of a stride-1 conv as a forward conv, on the forward's fast paths:
+   dx = conv(dy, wf), wf[g*cg + c][r][s][k] = w[g*kg + k][R-1-r][S-1-s][c] (kernel gpuml_conv_wflip),
+   with the same dilation and groups and padding d*(R-1) - pad on each side (the full
+   correlation).  NOT_SUPPORTED (no message) for strides > 1 and padding wider than the window. */
+GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml__conv_params kp;
+    gpuml_conv2d_desc d;
+    gpuml_tensor *wf;
+    gpuml_status st;
+    int64_t shape[4];
+    int eh = cv->dh * (int)(cv->r - 1), ew = cv->dw * (int)(cv->s - 1);
+    if (gpuml__cv_bwd_is_old() || cv->sh != 1 || cv->sw != 1 || cv->pt > eh || cv->pb > eh || cv->pl > ew || cv->pr > ew ||
+        cv->pt < 0 || cv->pb < 0 || cv->pl < 0 || cv->pr < 0 || cv->r > INT32_MAX / GPUML__MAX(cv->dh, 1) || cv->s > INT32_MAX / GPUML__MAX(cv->dw, 1))
+        return GPUML_ERROR_NOT_SUPPORTED;
+    gpuml__cv_bwd_calls[0]++;
+    shape[0] = cv->c;
+    if (cv->layout == GPUML_LAYOUT_NCHW) { shape[1] = cv->kg; shape[2] = cv->r; shape[3] = cv->s; }
+    else { shape[1] = cv->r; shape[2] = cv->s; shape[3] = cv->kg; }
+    wf = gpuml__tensor_new(ctx, cv->dt, 4, shape, op);
+    if (!wf) return ctx->status;
+    gpuml__cv_kparams(cv, &kp);
+    kp.col = gpuml__dptr(wf);
+    kp.total = cv->c * cv->r * cv->s * cv->kg;
+    st = gpuml__cv_launch(ctx, cv, "gpuml_conv_wflip", &kp, 0, 0, kp.total, op);
+    if (st == GPUML_SUCCESS) {
+        memset(&d, 0, sizeof d);
+        d.stride[0] = d.stride[1] = 1;
+        d.pad[0] = eh - cv->pt; d.pad[1] = eh - cv->pb; d.pad[2] = ew - cv->pl; d.pad[3] = ew - cv->pr;
+        d.dilation[0] = cv->dh; d.dilation[1] = cv->dw;
+        d.groups = cv->groups;
+        d.layout = (gpuml_layout)cv->layout;
+        d.allow_tf32 = cv->tf32;
+        st = gpuml_conv2d(ctx, (gpuml_tensor *)cv->x, cv->y, wf, &d);
+    }
+    gpuml_tensor_free(wf);   /* stream-ordered */
+    return st;
+}
+
+/* backward filter on the tensor cores (f16/bf16 on sm_80+, where the mma.sync kernel takes
+   batched operands read along k): the GEMM dw_g[kg][ncol] = sum over the N*P*Q rows m of
+   dy[m][k] im2col(x)[m][j], its rows split into S slices of L (a multiple of 64) so that
+   S x the output tiles fill the GPU; both operands packed k-contiguous per slice by
+   gpuml_conv_bwf_pack (zeros past the last row), part[b] = dyT[b] @ colT[b]^T (f32, one batched
+   matmul), acc_g (f32) = the sum over slices.  Chunks of whole images bound the buffers. */
+GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_tensor *acc, const char *op)
+{
+    gpuml_tensor *col = NULL, *dyt = NULL, *part = NULL, *sum = NULL;
+    gpuml_status st = GPUML_SUCCESS;
+    gpuml_matmul_desc md;
+    int64_t pq = cv->p * cv->q, wg = cv->kg * cv->ncol, nb, n0, g, tiles, smax, L, S, shape[3];
+    int axis0 = 0;
+    gpuml__cv_bwd_calls[1]++;
+    tiles = ((cv->kg + 127) / 128) * ((cv->ncol + 255) / 256);
+    smax = GPUML__MAX(2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) / tiles, (int64_t)1);
+    nb = GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * (cv->ncol + cv->kg)), cv->n), (int64_t)1);
+    /* a chunk of r rows takes S = ceil(r / L) <= smax slices of L = ceil(r / smax) rounded up to
+       64 rows: S * L < r + L, at most nb * pq + L rows */
+    L = ((nb * pq + smax - 1) / smax + 63) / 64 * 64;
+    S = nb * pq + L;
+    shape[0] = S * cv->ncol;
+    col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
+    shape[0] = S * cv->kg;
+    dyt = col ? gpuml__tensor_new(ctx, cv->dt, 1, shape, op) : NULL;
+    shape[0] = smax; shape[1] = cv->kg; shape[2] = cv->ncol;
+    part = dyt ? gpuml__tensor_new(ctx, GPUML_F32, 3, shape, op) : NULL;
+    sum = part && nb < cv->n ? gpuml__tensor_new(ctx, GPUML_F32, 2, shape + 1, op) : NULL;
+    if (!col || !dyt || !part || (nb < cv->n && !sum)) {
+        st = ctx->status;
+        goto done;
+    }
+    memset(&md, 0, sizeof md);
+    md.path = GPUML_MATMUL_MMA;
+    for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
+        int64_t cnt = GPUML__MIN(nb, cv->n - n0), rows = cnt * pq, Lc, Sc;
+        Lc = ((rows + smax - 1) / smax + 63) / 64 * 64;
+        Sc = (rows + Lc - 1) / Lc;
+        for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
+            gpuml__conv_params kp;
+            gpuml_tensor a, b, c, accg;
+            int64_t da[3], sa[3], db[3], sb[3], dc[3], sc[3];
+            int o;
+            for (o = 0; o < 2 && st == GPUML_SUCCESS; o++) {
+                gpuml__cv_kparams(cv, &kp);
+                kp.order = o; kp.n0 = n0; kp.g = g; kp.ldcol = Lc; kp.mrows = rows;
+                kp.col = gpuml__dptr(o ? dyt : col);
+                kp.total = Sc * Lc * (o ? cv->kg : cv->ncol);
+                st = gpuml__cv_launch(ctx, cv, "gpuml_conv_bwf_pack", &kp, 0, 0, kp.total, op);
+            }
+            if (st != GPUML_SUCCESS) break;
+            da[0] = Sc; da[1] = cv->kg; da[2] = Lc; sa[0] = cv->kg * Lc; sa[1] = Lc; sa[2] = 1;
+            db[0] = Sc; db[1] = Lc; db[2] = cv->ncol; sb[0] = cv->ncol * Lc; sb[1] = 1; sb[2] = Lc;
+            dc[0] = Sc; dc[1] = cv->kg; dc[2] = cv->ncol; sc[0] = wg; sc[1] = cv->ncol; sc[2] = 1;
+            a = gpuml__cv_view(dyt, 3, da, sa, 0);
+            b = gpuml__cv_view(col, 3, db, sb, 0);
+            c = gpuml__cv_view(part, 3, dc, sc, 0);
+            st = gpuml_matmul(ctx, &c, &a, &b, &md);
+            if (st != GPUML_SUCCESS) break;
+            accg = gpuml__cv_view(acc, 2, dc + 1, sc + 1, g * wg);
+            if (n0 == 0) {
+                st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, &accg, &c, &axis0, 1, 0);
+            } else {
+                st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, sum, &c, &axis0, 1, 0);
+                if (st == GPUML_SUCCESS) st = gpuml_add(ctx, &accg, &accg, sum);
+            }
+        }
+    }
+done:
+    gpuml_tensor_free(sum);   /* stream-ordered */
+    gpuml_tensor_free(part);
+    gpuml_tensor_free(dyt);
+    gpuml_tensor_free(col);
+    return st;
+}
+
 /* backward data as GEMM: dcol (f32) = dy @ w per chunk of whole images and group, then a
    gather col2im.  NOT_SUPPORTED where dy's (p, q) do not merge. */
 GPUML__FN gpuml_status gpuml__cv_gemm_bwd_data(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
@@ -10830,6 +10956,10 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_filter(gpuml_ctx *ctx, const gpuml__cv
     if (!(cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1))
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs dy's rows and columns to merge into one dim", op);
     GPUML__TRY(gpuml__cv_krsc(ctx, cv, NULL, &acc, &acc_c, GPUML_F32, op));
+    if (!gpuml__cv_bwd_is_old() && (cv->dt == GPUML_F16 || cv->dt == GPUML_BF16) && ctx->arch >= 80 && ctx->smem_optin >= 98304) {
+        st = gpuml__cv_bwf_tc(ctx, cv, acc, op);
+        goto cast;
+    }
     nb = GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), GPUML__CV_GPU_COL / wg);
     nb = GPUML__MAX(GPUML__MIN(nb, cv->n), (int64_t)1);
     shape[0] = nb * pq * cv->ncol;
@@ -10870,6 +11000,7 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_filter(gpuml_ctx *ctx, const gpuml__cv
             }
         }
     }
+cast:
     if (st == GPUML_SUCCESS) {
         /* acc (k, r, s, c) contiguous, seen in dw's own dim order */
         static const int perm[2][4] = { { 0, 1, 2, 3 }, { 0, 2, 3, 1 } };
@@ -11069,6 +11200,13 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     }
     if (kind != 0 && (path == GPUML_CONV_IGEMM || path == GPUML_CONV_WGMMA))
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM paths are forward only", op);
+    /* AUTO backward data with stride 1: the forward conv of dy with the flipped weights, on the
+       forward's paths (tensor cores, the depthwise kernels) */
+    if (kind == 1 && path == GPUML_CONV_AUTO) {
+        gpuml_status st = gpuml__cv_bwd_data_fwd(ctx, cv, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+        gpuml_clear_error(ctx);
+    }
     /* AUTO takes GEMM for groups 1 (tensor cores / the tuned matmul); grouped and depthwise
        convs go to the direct kernels, whose per-group GEMMs would be tiny */
     if (path == GPUML_CONV_GEMM || (path == GPUML_CONV_AUTO && cv->groups == 1)) {

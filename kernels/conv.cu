@@ -50,6 +50,7 @@ struct gpuml__conv_params {
     void *col;                                      /* im2col / col2im buffer */
     gpuml__i64 ldcol, n0, g;                        /* its row stride; first image; group */
     gpuml__i64 total;                               /* work items */
+    gpuml__i64 mrows;                               /* gpuml_conv_bwf_pack: the GEMM rows that exist */
 };
 
 static __device__ __forceinline__ float gpuml__conv_act(float v)
@@ -925,6 +926,54 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_filter(gpuml__c
             ((gpuml__ct *)p.wt)[k * (gpuml__ix)p.wk + r * (gpuml__ix)p.wr + s * (gpuml__ix)p.ws + c * (gpuml__ix)p.wc] = gpuml__cvs(sum);
         }
         __syncthreads();
+    }
+}
+
+/* the weights of backward data run as a forward conv (stride 1): dx = conv(dy, wf) with
+   wf[g*cg + c][r][s][k] = w[g*kg + k][R-1-r][S-1-s][c] (flipped, in and out channels swapped;
+   out channels C, kg a group), written contiguous to p.col: order 0 as KRSC ([C][R][S][kg]),
+   order 1 as KCRS ([C][kg][R][S]) */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_wflip(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix k, r, s, oc, t;
+        if (p.order == 0) { k = i % (gpuml__ix)p.kg; t = i / (gpuml__ix)p.kg; s = t % (gpuml__ix)p.s; t /= (gpuml__ix)p.s; r = t % (gpuml__ix)p.r; oc = t / (gpuml__ix)p.r; }
+        else { s = i % (gpuml__ix)p.s; t = i / (gpuml__ix)p.s; r = t % (gpuml__ix)p.r; t /= (gpuml__ix)p.r; k = t % (gpuml__ix)p.kg; oc = t / (gpuml__ix)p.kg; }
+        const gpuml__ix g = oc / (gpuml__ix)p.cg, c = oc - g * (gpuml__ix)p.cg;
+        ((gpuml__ct *)p.col)[i] = ((const gpuml__ct *)p.wt)[(g * (gpuml__ix)p.kg + k) * (gpuml__ix)p.wk + ((gpuml__ix)p.r - 1 - r) * (gpuml__ix)p.wr +
+                                                         ((gpuml__ix)p.s - 1 - s) * (gpuml__ix)p.ws + c * (gpuml__ix)p.wc];
+    }
+}
+
+/* the operands of backward filter on the tensor cores, k-contiguous: the GEMM rows
+   m = (n - n0, p, q) < p.mrows split into slices of p.ldcol rows; for slice b and row l of it
+   (m = b * ldcol + l), order 0 writes the im2col of x transposed, col[b][j][l] (j = (r, s, c)
+   of group p.g), order 1 dy transposed, col[b][k][l] (k of group p.g); zeros past mrows */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_pack(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    const gpuml__ix ncol = p.order ? (gpuml__ix)p.kg : (gpuml__ix)p.r * (gpuml__ix)p.s * (gpuml__ix)p.cg;
+    const gpuml__ix L = (gpuml__ix)p.ldcol;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        const gpuml__ix l = i % L, t = i / L, j = t % ncol, m = (t / ncol) * L + l;
+        gpuml__ct v = gpuml__C::st(0.0f);
+        if (m < (gpuml__ix)p.mrows) {
+            const gpuml__ix q = m % (gpuml__ix)p.q, pq = m / (gpuml__ix)p.q;
+            const gpuml__ix pp = pq % (gpuml__ix)p.p, n = (gpuml__ix)p.n0 + pq / (gpuml__ix)p.p;
+            if (p.order) {
+                v = ((const gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq +
+                                             ((gpuml__ix)p.g * (gpuml__ix)p.kg + j) * (gpuml__ix)p.yk];
+            } else {
+                const gpuml__ix c = j % (gpuml__ix)p.cg, rs = j / (gpuml__ix)p.cg;
+                const gpuml__ix s = rs % (gpuml__ix)p.s, r = rs / (gpuml__ix)p.s;
+                const gpuml__ix h = pp * p.sh - p.ph + r * p.dh, w = q * p.sw - p.pw + s * p.dw;
+                if (h >= 0 && h < (gpuml__ix)p.h && w >= 0 && w < (gpuml__ix)p.w)
+                    v = ((const gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw +
+                                                 ((gpuml__ix)p.g * (gpuml__ix)p.cg + c) * (gpuml__ix)p.xc];
+            }
+        }
+        ((gpuml__ct *)p.col)[i] = v;
     }
 }
 

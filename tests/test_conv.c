@@ -352,7 +352,44 @@ static void test_fuzz_backward(void)
             cv_case c = random_case(i + 1000);
             c.bias = c.res = 0; c.act = 0;
             if (ci == 0) run_bwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1);
-            else { run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_GEMM, 1); }
+            else {
+                run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_GEMM, 1);
+                /* the routes before the forward-conv backward data and the tensor-core backward filter */
+                gpuml__cv_bwd_old = 1;
+                run_bwd(tu_gpu, "gpu-old", &c, GPUML_CONV_AUTO, 1); run_bwd(tu_gpu, "gpu-old", &c, GPUML_CONV_GEMM, 1);
+                gpuml__cv_bwd_old = 0;
+            }
+        }
+}
+/* backward passes at layer sizes (GPU): stride 1 and 2, 1x1 and 3x3, every dtype and layout;
+   the forward-conv backward data must take the stride-1 ones and the tensor-core backward filter
+   every f16/bf16 one on sm_80+ */
+static void test_backward_layers(void)
+{
+    static const int L[][5] = {   /* c, h, k, r, stride (pad r / 2) */
+        { 64, 14, 64, 3, 1 }, { 128, 9, 64, 1, 1 }, { 64, 11, 128, 3, 2 }, { 96, 8, 32, 1, 2 }, { 32, 7, 320, 3, 1 },
+    };
+    int l, di;
+    NEED_GPU();
+    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+        for (di = 0; di < 3; di++) {
+            int lay;
+            for (lay = 0; lay < 2; lay++) {
+                cv_case c;
+                long before[2];
+                memset(&c, 0, sizeof c);
+                c.n = 3; c.c = L[l][0]; c.h = c.w = L[l][1]; c.k = L[l][2]; c.r = c.s = L[l][3]; c.sh = c.sw = L[l][4];
+                c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = L[l][3] / 2; c.dh = c.dw = 1; c.groups = 1;
+                c.dt = FDT[di]; c.layout = lay;
+                cv_out(&c);
+                before[0] = gpuml__cv_bwd_calls[0]; before[1] = gpuml__cv_bwd_calls[1];
+                run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 7);
+                CHECK((gpuml__cv_bwd_calls[0] > before[0]) == (c.sh == 1), "layer %d dtype %d layout %d: forward-conv backward data ran %ld times",
+                      l, di, lay, gpuml__cv_bwd_calls[0] - before[0]);
+                if (gpuml_device_arch(tu_gpu) >= 80)
+                    CHECK((gpuml__cv_bwd_calls[1] > before[1]) == (c.dt != GPUML_F32), "layer %d dtype %d layout %d: tensor-core backward filter ran %ld times",
+                          l, di, lay, gpuml__cv_bwd_calls[1] - before[1]);
+            }
         }
 }
 /* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
@@ -891,6 +928,7 @@ int main(int argc, char **argv)
         { "errors", test_errors },
         { "fuzz_forward", test_fuzz_forward },
         { "fuzz_backward", test_fuzz_backward },
+        { "backward_layers", test_backward_layers },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
         { "depthwise3x3_staged", test_depthwise3x3_staged },

@@ -1,0 +1,14 @@
+#!/bin/sh
+# conv backward passes: the correctness tests of the backward routes, then gpuml (new routes and
+# GPUML_CONV_BWD=old) next to PyTorch/cuDNN on the same GPU in one run.  Logs to ${OUT:-build}.
+cd "$(dirname "$0")/.." || exit 1
+O=${OUT:-build}
+mkdir -p build "$O"
+export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
+make -s build/test_conv || exit 1
+cc -std=c99 -O2 -Wall -Wextra bench/bench_conv.c -o build/bench_conv -ldl -lpthread -lm || exit 1
+for t in backward_layers fuzz_backward resnet_layers finite_differences; do ./build/test_conv "=$t" 2>&1 | tail -3; done
+./build/bench_conv bwd | tee "$O/bwd_gpuml.txt"
+GPUML_CONV_BWD=old ./build/bench_conv bwd | sed 's/^gpuml /gpuml-old /' | tee "$O/bwd_gpuml_old.txt"
+python3 bench/conv_torch.py bwd | tee "$O/bwd_torch.txt"
+GPUML_PROFILE=1 ./build/bench_conv bwd > /dev/null 2> "$O/bwd_profile.txt"; head -50 "$O/bwd_profile.txt"
