@@ -10384,13 +10384,18 @@ GPUML__FN gpuml_status gpuml__cv_launch_x(gpuml_ctx *ctx, const gpuml__cv *cv, c
     gpuml__CUfunction fn;
     unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
     void *args[1];
-    int bf = strcmp(name, "gpuml_conv_bwd_filter") == 0;
+    int bf = strcmp(name, "gpuml_conv_bwd_filter") == 0, tr = strcmp(name, "gpuml_conv_bwf_dyt") == 0;
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=%d%s", (int)cv->dt,
              epi ? cv->act : 0, epi && cv->bias != NULL, epi && cv->res != NULL,
              gpuml__cv_fits32(cv, GPUML__MAX(col_elems, kp->total)), pool_max, extra);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, name, &fn));
     if (kp->total <= 0) return GPUML_SUCCESS;
     grid[0] = bf ? (unsigned)GPUML__MIN(kp->total, (int64_t)GPUML__MAX(ctx->sm_count, 1) * 64) : gpuml__grid_for(ctx, kp->total, 256);
+    if (tr) {   /* 32 x 32 tiles of (l, k) per slice of ldcol rows: total = slices * kg * ldcol */
+        grid[0] = (unsigned)((kp->ldcol + 31) / 32); grid[1] = (unsigned)((kp->kg + 31) / 32);
+        grid[2] = (unsigned)(kp->total / (kp->kg * kp->ldcol));
+        block[0] = 32; block[1] = 8;
+    }
     args[0] = kp;
     return gpuml__launch(ctx, fn, grid, block, 0, args, op);
 }
@@ -10825,28 +10830,29 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *c
     return st;
 }
 
-/* backward filter on the tensor cores (f16/bf16 on sm_80+, where the mma.sync kernel takes
-   batched operands read along k): the GEMM dw_g[kg][ncol] = sum over the N*P*Q rows m of
-   dy[m][k] im2col(x)[m][j], its rows split into S slices of L (a multiple of 64) so that
-   S x the output tiles fill the GPU; both operands packed k-contiguous per slice by
-   gpuml_conv_bwf_pack (zeros past the last row), part[b] = dyT[b] @ colT[b]^T (f32, one batched
-   matmul), acc_g (f32) = the sum over slices.  Chunks of whole images bound the buffers. */
+/* backward filter on the tensor cores (f16/bf16 on sm_80+; the mma.sync kernel, which takes
+   batched operands, A read along k, B along k or n): dw_g[kg][ncol] = sum over the N*P*Q rows m
+   of dy[m][k] col[m][j] (col = im2col(x), row-major, rows padded to 8 elements), the rows split
+   into S slices of L (a multiple of 64) so that S x the output tiles fill the GPU:
+   part[b] = dyt[b] @ col[b] (f32, one batched matmul) with dyt[b][k][l] = dy[b * L + l][k]
+   (gpuml_conv_bwf_dyt, zeros past the last row; col's rows there are zeroed too),
+   acc_g (f32) = the sum over slices.  Chunks of whole images bound the buffers. */
 GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_tensor *acc, const char *op)
 {
     gpuml_tensor *col = NULL, *dyt = NULL, *part = NULL, *sum = NULL;
     gpuml_status st = GPUML_SUCCESS;
     gpuml_matmul_desc md;
-    int64_t pq = cv->p * cv->q, wg = cv->kg * cv->ncol, nb, n0, g, tiles, smax, L, S, shape[3];
+    int64_t pq = cv->p * cv->q, wg = cv->kg * cv->ncol, ld = (cv->ncol + 7) / 8 * 8, nb, n0, g, tiles, smax, L, S, shape[3];
     int axis0 = 0;
     gpuml__cv_bwd_calls[1]++;
     tiles = ((cv->kg + 127) / 128) * ((cv->ncol + 255) / 256);
     smax = GPUML__MAX(2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) / tiles, (int64_t)1);
-    nb = GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * (cv->ncol + cv->kg)), cv->n), (int64_t)1);
+    nb = GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * (ld + cv->kg)), cv->n), (int64_t)1);
     /* a chunk of r rows takes S = ceil(r / L) <= smax slices of L = ceil(r / smax) rounded up to
        64 rows: S * L < r + L, at most nb * pq + L rows */
     L = ((nb * pq + smax - 1) / smax + 63) / 64 * 64;
     S = nb * pq + L;
-    shape[0] = S * cv->ncol;
+    shape[0] = S * ld;
     col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
     shape[0] = S * cv->kg;
     dyt = col ? gpuml__tensor_new(ctx, cv->dt, 1, shape, op) : NULL;
@@ -10863,21 +10869,29 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
         int64_t cnt = GPUML__MIN(nb, cv->n - n0), rows = cnt * pq, Lc, Sc;
         Lc = ((rows + smax - 1) / smax + 63) / 64 * 64;
         Sc = (rows + Lc - 1) / Lc;
+        if (Sc * Lc > rows) {   /* the rows of the last slice past the data: zeros (dyt's are zeroed by its kernel) */
+            gpuml_tensor tail;
+            int64_t dt_[1], st_[1] = {1};
+            dt_[0] = (Sc * Lc - rows) * ld;
+            tail = gpuml__cv_view(col, 1, dt_, st_, rows * ld);
+            st = gpuml_fill(ctx, &tail, 0.0);
+            if (st != GPUML_SUCCESS) break;
+        }
         for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
             gpuml__conv_params kp;
             gpuml_tensor a, b, c, accg;
             int64_t da[3], sa[3], db[3], sb[3], dc[3], sc[3];
-            int o;
-            for (o = 0; o < 2 && st == GPUML_SUCCESS; o++) {
-                gpuml__cv_kparams(cv, &kp);
-                kp.order = o; kp.n0 = n0; kp.g = g; kp.ldcol = Lc; kp.mrows = rows;
-                kp.col = gpuml__dptr(o ? dyt : col);
-                kp.total = Sc * Lc * (o ? cv->kg : cv->ncol);
-                st = gpuml__cv_launch(ctx, cv, "gpuml_conv_bwf_pack", &kp, 0, 0, kp.total, op);
-            }
+            gpuml__cv_kparams(cv, &kp);
+            kp.col = gpuml__dptr(col); kp.ldcol = ld; kp.n0 = n0; kp.g = g; kp.total = rows * cv->ncol;
+            kp.order = 0;   /* row-major col[m][j] */
+            st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, Sc * Lc * ld, op);
+            if (st != GPUML_SUCCESS) break;
+            gpuml__cv_kparams(cv, &kp);
+            kp.col = gpuml__dptr(dyt); kp.ldcol = Lc; kp.n0 = n0; kp.g = g; kp.mrows = rows; kp.total = Sc * Lc * cv->kg;
+            st = gpuml__cv_launch(ctx, cv, "gpuml_conv_bwf_dyt", &kp, 0, 0, kp.total, op);
             if (st != GPUML_SUCCESS) break;
             da[0] = Sc; da[1] = cv->kg; da[2] = Lc; sa[0] = cv->kg * Lc; sa[1] = Lc; sa[2] = 1;
-            db[0] = Sc; db[1] = Lc; db[2] = cv->ncol; sb[0] = cv->ncol * Lc; sb[1] = 1; sb[2] = Lc;
+            db[0] = Sc; db[1] = Lc; db[2] = cv->ncol; sb[0] = Lc * ld; sb[1] = ld; sb[2] = 1;
             dc[0] = Sc; dc[1] = cv->kg; dc[2] = cv->ncol; sc[0] = wg; sc[1] = cv->ncol; sc[2] = 1;
             a = gpuml__cv_view(dyt, 3, da, sa, 0);
             b = gpuml__cv_view(col, 3, db, sb, 0);

@@ -946,34 +946,32 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_wflip(gpuml__conv_p
     }
 }
 
-/* the operands of backward filter on the tensor cores, k-contiguous: the GEMM rows
-   m = (n - n0, p, q) < p.mrows split into slices of p.ldcol rows; for slice b and row l of it
-   (m = b * ldcol + l), order 0 writes the im2col of x transposed, col[b][j][l] (j = (r, s, c)
-   of group p.g), order 1 dy transposed, col[b][k][l] (k of group p.g); zeros past mrows */
-extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_pack(gpuml__conv_params p)
+/* dy of group p.g transposed for backward filter on the tensor cores: the GEMM rows
+   m = (n - n0, p, q) < p.mrows split into slices of p.ldcol rows; dyt[b][k][l] = dy[m = b *
+   ldcol + l][g * kg + k] (zeros past mrows), written to p.col.  A 32 x 32 tile a block through
+   shared memory (reads along k, writes along l): grid (ceil(ldcol / 32), ceil(kg / 32),
+   slices), block (32, 8). */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_dyt(gpuml__conv_params p)
 {
-    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
-    const gpuml__ix ncol = p.order ? (gpuml__ix)p.kg : (gpuml__ix)p.r * (gpuml__ix)p.s * (gpuml__ix)p.cg;
-    const gpuml__ix L = (gpuml__ix)p.ldcol;
-    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
-        const gpuml__ix l = i % L, t = i / L, j = t % ncol, m = (t / ncol) * L + l;
+    __shared__ gpuml__ct tile[32][33];
+    const gpuml__ix L = (gpuml__ix)p.ldcol, kg = (gpuml__ix)p.kg, b = blockIdx.z;
+    const gpuml__ix l0 = (gpuml__ix)blockIdx.x * 32, k0 = (gpuml__ix)blockIdx.y * 32;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    for (int i = ty; i < 32; i += 8) {
+        const gpuml__ix l = l0 + i, k = k0 + tx, m = b * L + l;
         gpuml__ct v = gpuml__C::st(0.0f);
-        if (m < (gpuml__ix)p.mrows) {
+        if (l < L && k < kg && m < (gpuml__ix)p.mrows) {
             const gpuml__ix q = m % (gpuml__ix)p.q, pq = m / (gpuml__ix)p.q;
             const gpuml__ix pp = pq % (gpuml__ix)p.p, n = (gpuml__ix)p.n0 + pq / (gpuml__ix)p.p;
-            if (p.order) {
-                v = ((const gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq +
-                                             ((gpuml__ix)p.g * (gpuml__ix)p.kg + j) * (gpuml__ix)p.yk];
-            } else {
-                const gpuml__ix c = j % (gpuml__ix)p.cg, rs = j / (gpuml__ix)p.cg;
-                const gpuml__ix s = rs % (gpuml__ix)p.s, r = rs / (gpuml__ix)p.s;
-                const gpuml__ix h = pp * p.sh - p.ph + r * p.dh, w = q * p.sw - p.pw + s * p.dw;
-                if (h >= 0 && h < (gpuml__ix)p.h && w >= 0 && w < (gpuml__ix)p.w)
-                    v = ((const gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw +
-                                                 ((gpuml__ix)p.g * (gpuml__ix)p.cg + c) * (gpuml__ix)p.xc];
-            }
+            v = ((const gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq +
+                                         ((gpuml__ix)p.g * kg + k) * (gpuml__ix)p.yk];
         }
-        ((gpuml__ct *)p.col)[i] = v;
+        tile[i][tx] = v;
+    }
+    __syncthreads();
+    for (int i = ty; i < 32; i += 8) {
+        const gpuml__ix k = k0 + i, l = l0 + tx;
+        if (k < kg && l < L) ((gpuml__ct *)p.col)[(b * kg + k) * L + l] = tile[tx][i];
     }
 }
 
