@@ -10385,6 +10385,7 @@ GPUML__FN gpuml_status gpuml__cv_launch_x(gpuml_ctx *ctx, const gpuml__cv *cv, c
     unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
     void *args[1];
     int bf = strcmp(name, "gpuml_conv_bwd_filter") == 0, tr = strcmp(name, "gpuml_conv_bwf_dyt") == 0;
+    int sm = strcmp(name, "gpuml_conv_bwf_sum") == 0;
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=%d%s", (int)cv->dt,
              epi ? cv->act : 0, epi && cv->bias != NULL, epi && cv->res != NULL,
              gpuml__cv_fits32(cv, GPUML__MAX(col_elems, kp->total)), pool_max, extra);
@@ -10394,6 +10395,10 @@ GPUML__FN gpuml_status gpuml__cv_launch_x(gpuml_ctx *ctx, const gpuml__cv *cv, c
     if (tr) {   /* 32 x 32 tiles of (l, k) per slice of ldcol rows: total = slices * kg * ldcol */
         grid[0] = (unsigned)((kp->ldcol + 31) / 32); grid[1] = (unsigned)((kp->kg + 31) / 32);
         grid[2] = (unsigned)(kp->total / (kp->kg * kp->ldcol));
+        block[0] = 32; block[1] = 8;
+    }
+    if (sm) {   /* 32 outputs a block */
+        grid[0] = (unsigned)((kp->total + 31) / 32);
         block[0] = 32; block[1] = 8;
     }
     args[0] = kp;
@@ -10836,14 +10841,14 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *c
    into S slices of L (a multiple of 64) so that S x the output tiles fill the GPU:
    part[b] = dyt[b] @ col[b] (f32, one batched matmul) with dyt[b][k][l] = dy[b * L + l][k]
    (gpuml_conv_bwf_dyt, zeros past the last row; col's rows there are zeroed too),
-   acc_g (f32) = the sum over slices.  Chunks of whole images bound the buffers. */
+   acc_g (f32) = the sum over slices (gpuml_conv_bwf_sum; gpuml_reduce over the outer axis
+   measured 150-300 us here: too few threads for the strided sums).  Chunks of whole images bound the buffers. */
 GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_tensor *acc, const char *op)
 {
-    gpuml_tensor *col = NULL, *dyt = NULL, *part = NULL, *sum = NULL;
+    gpuml_tensor *col = NULL, *dyt = NULL, *part = NULL;
     gpuml_status st = GPUML_SUCCESS;
     gpuml_matmul_desc md;
     int64_t pq = cv->p * cv->q, wg = cv->kg * cv->ncol, ld = (cv->ncol + 7) / 8 * 8, nb, n0, g, tiles, smax, L, S, shape[3];
-    int axis0 = 0;
     gpuml__cv_bwd_calls[1]++;
     tiles = ((cv->kg + 127) / 128) * ((cv->ncol + 255) / 256);
     smax = GPUML__MAX(2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) / tiles, (int64_t)1);
@@ -10858,8 +10863,7 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
     dyt = col ? gpuml__tensor_new(ctx, cv->dt, 1, shape, op) : NULL;
     shape[0] = smax; shape[1] = cv->kg; shape[2] = cv->ncol;
     part = dyt ? gpuml__tensor_new(ctx, GPUML_F32, 3, shape, op) : NULL;
-    sum = part && nb < cv->n ? gpuml__tensor_new(ctx, GPUML_F32, 2, shape + 1, op) : NULL;
-    if (!col || !dyt || !part || (nb < cv->n && !sum)) {
+    if (!col || !dyt || !part) {
         st = ctx->status;
         goto done;
     }
@@ -10879,7 +10883,7 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
         }
         for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
             gpuml__conv_params kp;
-            gpuml_tensor a, b, c, accg;
+            gpuml_tensor a, b, c;
             int64_t da[3], sa[3], db[3], sb[3], dc[3], sc[3];
             gpuml__cv_kparams(cv, &kp);
             kp.col = gpuml__dptr(col); kp.ldcol = ld; kp.n0 = n0; kp.g = g; kp.total = rows * cv->ncol;
@@ -10898,18 +10902,14 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
             c = gpuml__cv_view(part, 3, dc, sc, 0);
             st = gpuml_matmul(ctx, &c, &a, &b, &md);
             if (st != GPUML_SUCCESS) break;
-            accg = gpuml__cv_view(acc, 2, dc + 1, sc + 1, g * wg);
-            if (n0 == 0) {
-                st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, &accg, &c, &axis0, 1, 0);
-            } else {
-                st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, sum, &c, &axis0, 1, 0);
-                if (st == GPUML_SUCCESS) st = gpuml_add(ctx, &accg, &accg, sum);
-            }
+            gpuml__cv_kparams(cv, &kp);
+            kp.col = gpuml__dptr(part); kp.res = gpuml__dptr(acc) + (gpuml__u64)(g * wg * 4);
+            kp.total = wg; kp.ldcol = Sc; kp.order = n0 > 0;
+            st = gpuml__cv_launch(ctx, cv, "gpuml_conv_bwf_sum", &kp, 0, 0, Sc * wg, op);
         }
     }
 done:
-    gpuml_tensor_free(sum);   /* stream-ordered */
-    gpuml_tensor_free(part);
+    gpuml_tensor_free(part);   /* stream-ordered */
     gpuml_tensor_free(dyt);
     gpuml_tensor_free(col);
     return st;

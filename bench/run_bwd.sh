@@ -12,3 +12,13 @@ for t in backward_layers fuzz_backward resnet_layers finite_differences; do ./bu
 GPUML_CONV_BWD=old ./build/bench_conv bwd | sed 's/^gpuml /gpuml-old /' | tee "$O/bwd_gpuml_old.txt"
 python3 bench/conv_torch.py bwd | tee "$O/bwd_torch.txt"
 GPUML_PROFILE=1 ./build/bench_conv bwd > /dev/null 2> "$O/bwd_profile.txt"; head -8 "$O/bwd_profile.txt"
+# kernel-by-kernel (ncu; the second of two calls per layer is the timed one)
+cc -std=c99 -O2 bench/prof_bwd.c -o build/prof_bwd -ldl -lpthread -lm && \
+ncu --clock-control none --metrics gpu__time_duration.sum --csv ./build/prof_bwd > "$O/bwd_ncu.csv" 2>&1
+python3 - "$O/bwd_ncu.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+hdr = rows[0]; ki = hdr.index("Kernel Name"); vi = hdr.index("Metric Value")
+for r in rows[1:]:
+    print("%10s us  %s" % (r[vi], r[ki][:90]))
+PY

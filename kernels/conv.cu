@@ -975,6 +975,29 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_dyt(gpuml__conv
     }
 }
 
+/* the slices of backward filter's split GEMM summed (f32, a fixed order: deterministic):
+   out[e] (+)= sum over b < p.ldcol of part[b * p.total + e], part = p.col, out = p.res (f32),
+   added into out when p.order.  Block (32, 8): 32 outputs, 8 threads over the slices of each;
+   grid ceil(total / 32). */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_sum(gpuml__conv_params p)
+{
+    __shared__ float red[8][33];
+    const gpuml__ix e = (gpuml__ix)blockIdx.x * 32 + threadIdx.x, n = (gpuml__ix)p.total;
+    const float *part = (const float *)p.col;
+    float acc = 0.0f;
+    if (e < n)
+        for (gpuml__ix b = threadIdx.y; b < (gpuml__ix)p.ldcol; b += 8) acc += part[b * n + e];
+    red[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && e < n) {
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 8; i++) s += red[i][threadIdx.x];
+        float *out = (float *)p.res;
+        out[e] = p.order ? out[e] + s : s;
+    }
+}
+
 /* im2col of group p.g for images [n0, n0 + total / (P*Q*R*S*cg)): col[m][j], m = (n-n0, p, q),
    j = (r, s, c), zeros where the window reads padding; col is in x's dtype.  order 1 writes
    it transposed per image, col[n-n0][j][(p, q)] (the B operand of y[n] = w @ col[n], NCHW). */
