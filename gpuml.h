@@ -10839,25 +10839,33 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *c
    batched operands, A read along k, B along k or n): dw_g[kg][ncol] = sum over the N*P*Q rows m
    of dy[m][k] col[m][j] (col = im2col(x), row-major, rows padded to 8 elements), the rows split
    into S slices of L (a multiple of 64) so that S x the output tiles fill the GPU:
-   part[b] = dyt[b] @ col[b] (f32, one batched matmul) with dyt[b][k][l] = dy[b * L + l][k]
-   (gpuml_conv_bwf_dyt, zeros past the last row; col's rows there are zeroed too),
-   acc_g (f32) = the sum over slices (gpuml_conv_bwf_sum; gpuml_reduce over the outer axis
-   measured 150-300 us here: too few threads for the strided sums).  Chunks of whole images bound the buffers. */
+   part[b] = dyt[b] @ col[b] (f32, one batched matmul over the full slices, one more for a last
+   partial slice) with dyt[b][k][l] = dy[b * L + l][k] (gpuml_conv_bwf_dyt); col by the 16-byte
+   gpuml_conv_im2col_v where channels are unit-stride vectors, x itself for 1x1 stride-1 NHWC,
+   acc_g (f32) = the sum over slices (gpuml_conv_bwf_sum, fixed order).  Chunks of whole images bound the buffers. */
 GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_tensor *acc, const char *op)
 {
     gpuml_tensor *col = NULL, *dyt = NULL, *part = NULL;
     gpuml_status st = GPUML_SUCCESS;
     gpuml_matmul_desc md;
-    int64_t pq = cv->p * cv->q, wg = cv->kg * cv->ncol, ld = (cv->ncol + 7) / 8 * 8, nb, n0, g, tiles, smax, L, S, shape[3];
+    int64_t pq = cv->p * cv->q, wg = cv->kg * cv->ncol, ld = (cv->ncol + 7) / 8 * 8, es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    int64_t nb, n0, g, tiles, smax, L, S, shape[3];
+    /* 1x1, stride 1, unpadded, NHWC-merged x: B is x itself (rows of cg at stride xw);
+       vec: the 16-byte im2col kernel (unit channel strides, whole vectors) */
+    int x_direct = cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pl && !cv->pb && !cv->pr &&
+                   cv->xs[3] == 1 && cv->xs[1] == cv->w * cv->xs[2] && cv->xs[0] == cv->h * cv->xs[1] && cv->xs[2] % 8 == 0 &&
+                   cv->cg % 8 == 0 && gpuml__aligned16(gpuml__dptr(cv->x));
+    int vec = cv->xs[3] == 1 && (cv->cg * es) % 16 == 0 && (cv->xs[0] * es) % 16 == 0 && (cv->xs[1] * es) % 16 == 0 &&
+              (cv->xs[2] * es) % 16 == 0 && gpuml__aligned16(gpuml__dptr(cv->x));
     gpuml__cv_bwd_calls[1]++;
     tiles = ((cv->kg + 127) / 128) * ((cv->ncol + 255) / 256);
     smax = GPUML__MAX(2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) / tiles, (int64_t)1);
-    nb = GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * (ld + cv->kg)), cv->n), (int64_t)1);
+    nb = GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * ((x_direct ? 0 : ld) + cv->kg)), cv->n), (int64_t)1);
     /* a chunk of r rows takes S = ceil(r / L) <= smax slices of L = ceil(r / smax) rounded up to
        64 rows: S * L < r + L, at most nb * pq + L rows */
     L = ((nb * pq + smax - 1) / smax + 63) / 64 * 64;
     S = nb * pq + L;
-    shape[0] = S * ld;
+    shape[0] = x_direct ? 1 : nb * pq * ld;
     col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
     shape[0] = S * cv->kg;
     dyt = col ? gpuml__tensor_new(ctx, cv->dt, 1, shape, op) : NULL;
@@ -10870,38 +10878,55 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
     memset(&md, 0, sizeof md);
     md.path = GPUML_MATMUL_MMA;
     for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
-        int64_t cnt = GPUML__MIN(nb, cv->n - n0), rows = cnt * pq, Lc, Sc;
+        int64_t cnt = GPUML__MIN(nb, cv->n - n0), rows = cnt * pq, Lc, Sc, Sf, rem;
         Lc = ((rows + smax - 1) / smax + 63) / 64 * 64;
         Sc = (rows + Lc - 1) / Lc;
-        if (Sc * Lc > rows) {   /* the rows of the last slice past the data: zeros (dyt's are zeroed by its kernel) */
-            gpuml_tensor tail;
-            int64_t dt_[1], st_[1] = {1};
-            dt_[0] = (Sc * Lc - rows) * ld;
-            tail = gpuml__cv_view(col, 1, dt_, st_, rows * ld);
-            st = gpuml_fill(ctx, &tail, 0.0);
-            if (st != GPUML_SUCCESS) break;
-        }
+        Sf = rows / Lc; rem = rows - Sf * Lc;   /* full slices, and the rows of a last partial one */
         for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
             gpuml__conv_params kp;
-            gpuml_tensor a, b, c;
-            int64_t da[3], sa[3], db[3], sb[3], dc[3], sc[3];
-            gpuml__cv_kparams(cv, &kp);
-            kp.col = gpuml__dptr(col); kp.ldcol = ld; kp.n0 = n0; kp.g = g; kp.total = rows * cv->ncol;
-            kp.order = 0;   /* row-major col[m][j] */
-            st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, Sc * Lc * ld, op);
-            if (st != GPUML_SUCCESS) break;
+            gpuml_tensor a, b, c, bsrc;
+            int64_t da[3], sa[3], db[3], sb[3], dc[3], sc[3], ldb, one = 1, boff;
+            if (x_direct) {
+                bsrc = gpuml__cv_view(cv->x, 1, &one, &one, 0);
+                ldb = cv->xs[2]; boff = n0 * cv->xs[0] + g * cv->cg;
+            } else {
+                gpuml__cv_kparams(cv, &kp);
+                kp.col = gpuml__dptr(col); kp.ldcol = ld; kp.n0 = n0; kp.g = g; kp.mrows = rows;
+                if (vec) {
+                    kp.total = rows * 32;
+                    st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col_v", &kp, 0, 0, rows * ld, op);
+                } else {
+                    kp.total = rows * cv->ncol;
+                    kp.order = 0;   /* row-major col[m][j] */
+                    st = gpuml__cv_launch(ctx, cv, "gpuml_conv_im2col", &kp, 0, 0, rows * ld, op);
+                }
+                if (st != GPUML_SUCCESS) break;
+                bsrc = *col; ldb = ld; boff = 0;
+            }
             gpuml__cv_kparams(cv, &kp);
             kp.col = gpuml__dptr(dyt); kp.ldcol = Lc; kp.n0 = n0; kp.g = g; kp.mrows = rows; kp.total = Sc * Lc * cv->kg;
             st = gpuml__cv_launch(ctx, cv, "gpuml_conv_bwf_dyt", &kp, 0, 0, kp.total, op);
             if (st != GPUML_SUCCESS) break;
-            da[0] = Sc; da[1] = cv->kg; da[2] = Lc; sa[0] = cv->kg * Lc; sa[1] = Lc; sa[2] = 1;
-            db[0] = Sc; db[1] = Lc; db[2] = cv->ncol; sb[0] = Lc * ld; sb[1] = ld; sb[2] = 1;
-            dc[0] = Sc; dc[1] = cv->kg; dc[2] = cv->ncol; sc[0] = wg; sc[1] = cv->ncol; sc[2] = 1;
-            a = gpuml__cv_view(dyt, 3, da, sa, 0);
-            b = gpuml__cv_view(col, 3, db, sb, 0);
-            c = gpuml__cv_view(part, 3, dc, sc, 0);
-            st = gpuml_matmul(ctx, &c, &a, &b, &md);
-            if (st != GPUML_SUCCESS) break;
+            /* part[b] = dyt[b] [kg x Lc] @ B rows [b*Lc, b*Lc + Lc) for the full slices, then the last
+               partial slice (K = rem) on its own */
+            da[0] = Sf; da[1] = cv->kg; da[2] = Lc; sa[0] = cv->kg * Lc; sa[1] = Lc; sa[2] = 1;
+            db[0] = Sf; db[1] = Lc; db[2] = cv->ncol; sb[0] = Lc * ldb; sb[1] = ldb; sb[2] = 1;
+            dc[0] = Sf; dc[1] = cv->kg; dc[2] = cv->ncol; sc[0] = wg; sc[1] = cv->ncol; sc[2] = 1;
+            if (Sf > 0) {
+                a = gpuml__cv_view(dyt, 3, da, sa, 0);
+                b = gpuml__cv_view(&bsrc, 3, db, sb, boff);
+                c = gpuml__cv_view(part, 3, dc, sc, 0);
+                st = gpuml_matmul(ctx, &c, &a, &b, &md);
+                if (st != GPUML_SUCCESS) break;
+            }
+            if (rem > 0) {
+                da[2] = rem; db[1] = rem;
+                a = gpuml__cv_view(dyt, 2, da + 1, sa + 1, Sf * cv->kg * Lc);
+                b = gpuml__cv_view(&bsrc, 2, db + 1, sb + 1, boff + Sf * Lc * ldb);
+                c = gpuml__cv_view(part, 2, dc + 1, sc + 1, Sf * wg);
+                st = gpuml_matmul(ctx, &c, &a, &b, &md);
+                if (st != GPUML_SUCCESS) break;
+            }
             gpuml__cv_kparams(cv, &kp);
             kp.col = gpuml__dptr(part); kp.res = gpuml__dptr(acc) + (gpuml__u64)(g * wg * 4);
             kp.total = wg; kp.ldcol = Sc; kp.order = n0 > 0;

@@ -975,6 +975,34 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_dyt(gpuml__conv
     }
 }
 
+/* im2col in 16-byte vectors, row-major col[m][j] (row stride p.ldcol) for the rows m of images
+   [n0, ...) < p.mrows: a warp per row, its lanes over the row's (r, s, 16-byte channel vector)
+   pieces.  Needs unit channel strides, cg and the x strides in whole vectors, 16-byte aligned x
+   and col (the host checks).  Launch: 256 threads a block, warps grid-stride over rows. */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_im2col_v(gpuml__conv_params p)
+{
+    typedef uint4 V;
+    const int VE = 16 / (int)sizeof(gpuml__ct);
+    const int lane = threadIdx.x & 31;
+    const int cv = (int)p.cg / VE, nv = (int)p.r * (int)p.s * cv;
+    const gpuml__ix wid = ((gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x) >> 5, nw = ((gpuml__ix)gridDim.x * blockDim.x) >> 5;
+    for (gpuml__ix m = wid; m < (gpuml__ix)p.mrows; m += nw) {
+        const gpuml__ix q = m % (gpuml__ix)p.q, pq = m / (gpuml__ix)p.q;
+        const gpuml__ix pp = pq % (gpuml__ix)p.p, n = (gpuml__ix)p.n0 + pq / (gpuml__ix)p.p;
+        const gpuml__ix h0 = pp * p.sh - p.ph, w0 = q * p.sw - p.pw;
+        const gpuml__ct *xb = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + (gpuml__ix)p.g * (gpuml__ix)p.cg;
+        V *dst = (V *)((gpuml__ct *)p.col + m * (gpuml__ix)p.ldcol);
+        for (int v = lane; v < nv; v += 32) {
+            const int c8 = v % cv, rs = v / cv, s = rs % (int)p.s, r = rs / (int)p.s;
+            const gpuml__ix h = h0 + (gpuml__ix)r * p.dh, w = w0 + (gpuml__ix)s * p.dw;
+            V val = make_uint4(0u, 0u, 0u, 0u);
+            if (h >= 0 && h < (gpuml__ix)p.h && w >= 0 && w < (gpuml__ix)p.w)
+                val = *(const V *)(xb + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + (gpuml__ix)c8 * VE);
+            dst[v] = val;
+        }
+    }
+}
+
 /* the slices of backward filter's split GEMM summed (f32, a fixed order: deterministic):
    out[e] (+)= sum over b < p.ldcol of part[b * p.total + e], part = p.col, out = p.res (f32),
    added into out when p.order.  Block (32, 8): 32 outputs, 8 threads over the slices of each;
