@@ -954,18 +954,25 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_wflip(gpuml__conv_p
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_dyt(gpuml__conv_params p)
 {
     __shared__ gpuml__ct tile[32][33];
+    __shared__ gpuml__ix rowoff[32];   /* dy offset of each of the tile's rows, -1 past the data */
     const gpuml__ix L = (gpuml__ix)p.ldcol, kg = (gpuml__ix)p.kg, b = blockIdx.z;
     const gpuml__ix l0 = (gpuml__ix)blockIdx.x * 32, k0 = (gpuml__ix)blockIdx.y * 32;
     const int tx = threadIdx.x, ty = threadIdx.y;
-    for (int i = ty; i < 32; i += 8) {
-        const gpuml__ix l = l0 + i, k = k0 + tx, m = b * L + l;
-        gpuml__ct v = gpuml__C::st(0.0f);
-        if (l < L && k < kg && m < (gpuml__ix)p.mrows) {
+    if (ty == 0) {   /* the row's (n, p, q) once a block, not once an element (the divisions dominated) */
+        const gpuml__ix l = l0 + tx, m = b * L + l;
+        gpuml__ix off = -1;
+        if (l < L && m < (gpuml__ix)p.mrows) {
             const gpuml__ix q = m % (gpuml__ix)p.q, pq = m / (gpuml__ix)p.q;
             const gpuml__ix pp = pq % (gpuml__ix)p.p, n = (gpuml__ix)p.n0 + pq / (gpuml__ix)p.p;
-            v = ((const gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq +
-                                         ((gpuml__ix)p.g * kg + k) * (gpuml__ix)p.yk];
+            off = n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + (gpuml__ix)p.g * kg * (gpuml__ix)p.yk;
         }
+        rowoff[tx] = off;
+    }
+    __syncthreads();
+    for (int i = ty; i < 32; i += 8) {
+        const gpuml__ix k = k0 + tx, off = rowoff[i];
+        gpuml__ct v = gpuml__C::st(0.0f);
+        if (off >= 0 && k < kg) v = ((const gpuml__ct *)p.y)[off + k * (gpuml__ix)p.yk];
         tile[i][tx] = v;
     }
     __syncthreads();
