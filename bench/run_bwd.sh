@@ -7,7 +7,7 @@ mkdir -p build "$O"
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 make -s build/test_conv || exit 1
 cc -std=c99 -O2 -Wall -Wextra bench/bench_conv.c -o build/bench_conv -ldl -lpthread -lm || exit 1
-for t in backward_layers fuzz_backward resnet_layers finite_differences; do ./build/test_conv "=$t" 2>&1 | grep -E "FAIL|fail|passed" | head -8; done
+for t in backward_layers fuzz_backward resnet_layers finite_differences; do ./build/test_conv "=$t" 2>&1 | grep -E "FAIL|fail|passed" | head -8; done | tee "$O/bwd_tests.txt"
 ./build/bench_conv bwd | tee "$O/bwd_gpuml.txt"
 GPUML_CONV_BWD=old ./build/bench_conv bwd | sed 's/^gpuml /gpuml-old /' | tee "$O/bwd_gpuml_old.txt"
 python3 bench/conv_torch.py bwd | tee "$O/bwd_torch.txt"
