@@ -10796,20 +10796,27 @@ GPUML__FN int gpuml__cv_bwd_is_old(void)
     return gpuml__cv_bwd_old || (env && strcmp(env, "old") == 0);
 }
 
-/* backward data of a stride-1 conv as a forward conv, on the forward's fast paths:
-   dx = conv(dy, wf), wf[g*cg + c][r][s][k] = w[g*kg + k][R-1-r][S-1-s][c] (kernel gpuml_conv_wflip),
-   with the same dilation and groups and padding d*(R-1) - pad on each side (the full
-   correlation).  NOT_SUPPORTED (no message) for strides > 1 and padding wider than the window. */
+/* backward data as a forward conv, on the forward's fast paths: dx = conv(up, wf),
+   wf[g*cg + c][r][s][k] = w[g*kg + k][R-1-r][S-1-s][c] (kernel gpuml_conv_wflip), with the same
+   dilation and groups, stride 1 and padding d*(R-1) - pad on top (left) -- the full correlation.
+   Stride 1: up = dy.  Stride 2 (sh * sw <= 4, sm_80+): up = dy with a zero between pixels
+   (gpuml_conv_dyup), (P-1)*sh + 1 rows, padded at the bottom (right) to give H (W) rows; the
+   forward then does sh * sw times the MACs (three quarters on zeros).  NOT_SUPPORTED (no
+   message) for larger strides and padding wider than the window. */
 GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     gpuml__conv_params kp;
     gpuml_conv2d_desc d;
-    gpuml_tensor *wf;
+    gpuml_tensor *wf, *up = NULL;
     gpuml_status st;
-    int64_t shape[4];
-    int eh = cv->dh * (int)(cv->r - 1), ew = cv->dw * (int)(cv->s - 1);
-    if (gpuml__cv_bwd_is_old() || cv->sh != 1 || cv->sw != 1 || cv->pt > eh || cv->pb > eh || cv->pl > ew || cv->pr > ew ||
-        cv->pt < 0 || cv->pb < 0 || cv->pl < 0 || cv->pr < 0 || cv->r > INT32_MAX / GPUML__MAX(cv->dh, 1) || cv->s > INT32_MAX / GPUML__MAX(cv->dw, 1))
+    int64_t shape[4], hu = (cv->p - 1) * cv->sh + 1, wu = (cv->q - 1) * cv->sw + 1;
+    int eh = cv->dh * (int)(cv->r - 1), ew = cv->dw * (int)(cv->s - 1), strided = cv->sh != 1 || cv->sw != 1;
+    if (gpuml__cv_bwd_is_old() || cv->pt > eh || cv->pl > ew || cv->pt < 0 || cv->pb < 0 || cv->pl < 0 || cv->pr < 0 ||
+        cv->r > INT32_MAX / GPUML__MAX(cv->dh, 1) || cv->s > INT32_MAX / GPUML__MAX(cv->dw, 1))
+        return GPUML_ERROR_NOT_SUPPORTED;
+    if (strided ? (cv->sh * cv->sw > 4 || ctx->arch < 80 || cv->h - hu + cv->pt < 0 || cv->w - wu + cv->pl < 0 ||
+                   cv->h - hu + cv->pt > INT32_MAX || cv->w - wu + cv->pl > INT32_MAX)
+                : (cv->pb > eh || cv->pr > ew))
         return GPUML_ERROR_NOT_SUPPORTED;
     gpuml__cv_bwd_calls[0]++;
     shape[0] = cv->c;
@@ -10821,17 +10828,33 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *c
     kp.col = gpuml__dptr(wf);
     kp.total = cv->c * cv->r * cv->s * cv->kg;
     st = gpuml__cv_launch(ctx, cv, "gpuml_conv_wflip", &kp, 0, 0, kp.total, op);
+    if (st == GPUML_SUCCESS && strided) {
+        shape[0] = cv->n;
+        if (cv->layout == GPUML_LAYOUT_NCHW) { shape[1] = cv->k; shape[2] = hu; shape[3] = wu; }
+        else { shape[1] = hu; shape[2] = wu; shape[3] = cv->k; }
+        up = gpuml__tensor_new(ctx, cv->dt, 4, shape, op);
+        if (!up) st = ctx->status;
+        else {
+            gpuml__cv_kparams(cv, &kp);
+            kp.col = gpuml__dptr(up); kp.h = hu; kp.w = wu;
+            kp.total = cv->n * hu * wu * cv->k;
+            st = gpuml__cv_launch(ctx, cv, "gpuml_conv_dyup", &kp, 0, 0, kp.total, op);
+        }
+    }
     if (st == GPUML_SUCCESS) {
         memset(&d, 0, sizeof d);
         d.stride[0] = d.stride[1] = 1;
-        d.pad[0] = eh - cv->pt; d.pad[1] = eh - cv->pb; d.pad[2] = ew - cv->pl; d.pad[3] = ew - cv->pr;
+        d.pad[0] = eh - cv->pt; d.pad[2] = ew - cv->pl;
+        d.pad[1] = strided ? (int)(cv->h - hu + cv->pt) : eh - cv->pb;
+        d.pad[3] = strided ? (int)(cv->w - wu + cv->pl) : ew - cv->pr;
         d.dilation[0] = cv->dh; d.dilation[1] = cv->dw;
         d.groups = cv->groups;
         d.layout = (gpuml_layout)cv->layout;
         d.allow_tf32 = cv->tf32;
-        st = gpuml_conv2d(ctx, (gpuml_tensor *)cv->x, cv->y, wf, &d);
+        st = gpuml_conv2d(ctx, (gpuml_tensor *)cv->x, up ? up : cv->y, wf, &d);
     }
-    gpuml_tensor_free(wf);   /* stream-ordered */
+    gpuml_tensor_free(up);   /* stream-ordered */
+    gpuml_tensor_free(wf);
     return st;
 }
 
@@ -11239,8 +11262,8 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     }
     if (kind != 0 && (path == GPUML_CONV_IGEMM || path == GPUML_CONV_WGMMA))
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the implicit-GEMM paths are forward only", op);
-    /* AUTO backward data with stride 1: the forward conv of dy with the flipped weights, on the
-       forward's paths (tensor cores, the depthwise kernels) */
+    /* AUTO backward data with stride 1 (2 on sm_80+): the forward conv of dy (zero-upsampled) with
+       the flipped weights, on the forward's paths (tensor cores, the depthwise kernels) */
     if (kind == 1 && path == GPUML_CONV_AUTO) {
         gpuml_status st = gpuml__cv_bwd_data_fwd(ctx, cv, op);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;

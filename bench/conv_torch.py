@@ -104,7 +104,8 @@ if want("resnet"):
 
 if want("bwd"):
     torch.backends.cudnn.allow_tf32 = False
-    for c, h, k, r, s, p in ((64, 56, 64, 3, 1, 1), (256, 14, 256, 3, 1, 1), (256, 56, 64, 1, 1, 0)):
+    for c, h, k, r, s, p in ((64, 56, 64, 3, 1, 1), (256, 14, 256, 3, 1, 1), (256, 56, 64, 1, 1, 0),
+                             (256, 56, 512, 1, 2, 0), (128, 56, 128, 3, 2, 1)):
         for dt, name, nhwc in ((torch.float32, "f32 NCHW", False), (torch.float16, "f16 NHWC", True)):
             q = (h + 2 * p - r) // s + 1
             js = jobs(32, c, h, k, r, s, p, 1, dt, nhwc, 2)

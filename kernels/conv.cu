@@ -929,6 +929,23 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_filter(gpuml__c
     }
 }
 
+/* dy with (stride - 1) zeros between its pixels, for strided backward data as a stride-1 forward
+   conv: up[n][i][j][k] = dy[n][i / sh][j / sw][k] where sh | i and sw | j, else 0, over
+   i < p.h = (P-1)*sh + 1, j < p.w; written contiguous to p.col in the layout's order (p.order:
+   0 NHWC, 1 NCHW) */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dyup(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, a, b, k;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.h, (gpuml__ix)p.w, (gpuml__ix)p.k, n, a, b, k);
+        gpuml__ct v = gpuml__C::st(0.0f);
+        if (a % p.sh == 0 && b % p.sw == 0)
+            v = ((const gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + (a / p.sh) * (gpuml__ix)p.yp + (b / p.sw) * (gpuml__ix)p.yq + k * (gpuml__ix)p.yk];
+        ((gpuml__ct *)p.col)[i] = v;
+    }
+}
+
 /* the weights of backward data run as a forward conv (stride 1): dx = conv(dy, wf) with
    wf[g*cg + c][r][s][k] = w[g*kg + k][R-1-r][S-1-s][c] (flipped, in and out channels swapped;
    out channels C, kg a group), written contiguous to p.col: order 0 as KRSC ([C][R][S][kg]),
