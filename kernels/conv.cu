@@ -930,9 +930,9 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_filter(gpuml__c
 }
 
 /* dy with (stride - 1) zeros between its pixels, for strided backward data as a stride-1 forward
-   conv: up[n][i][j][k] = dy[n][i / sh][j / sw][k] where sh | i and sw | j, else 0, over
-   i < p.h = (P-1)*sh + 1, j < p.w; written contiguous to p.col in the layout's order (p.order:
-   0 NHWC, 1 NCHW) */
+   conv: up[n][i][j][k] = dy[n][i / sh][j / sw][k] where sh | i, sw | j, i / sh < P and j / sw < Q,
+   else 0, over i < p.h, j < p.w; written contiguous to p.col in the layout's order (p.order:
+   0 NHWC, 1 NCHW).  Also the scatter of a strided 1x1 backward data: dx from the GEMM's rows. */
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dyup(gpuml__conv_params p)
 {
     const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
@@ -940,7 +940,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dyup(gpuml__conv_pa
         gpuml__ix n, a, b, k;
         gpuml__conv_split(i, p.order, (gpuml__ix)p.h, (gpuml__ix)p.w, (gpuml__ix)p.k, n, a, b, k);
         gpuml__ct v = gpuml__C::st(0.0f);
-        if (a % p.sh == 0 && b % p.sw == 0)
+        if (a % p.sh == 0 && b % p.sw == 0 && a / p.sh < (gpuml__ix)p.p && b / p.sw < (gpuml__ix)p.q)
             v = ((const gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + (a / p.sh) * (gpuml__ix)p.yp + (b / p.sw) * (gpuml__ix)p.yq + k * (gpuml__ix)p.yk];
         ((gpuml__ct *)p.col)[i] = v;
     }
