@@ -10926,7 +10926,7 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
        64 rows: S * L < r + L, at most nb * pq + L rows */
     L = ((nb * pq + smax - 1) / smax + 63) / 64 * 64;
     S = nb * pq + L;
-    shape[0] = x_direct ? 1 : nb * pq * ld;
+    shape[0] = x_direct ? 1 : S * ld;
     col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
     shape[0] = S * cv->kg;
     dyt = col ? gpuml__tensor_new(ctx, cv->dt, 1, shape, op) : NULL;
@@ -10943,6 +10943,17 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
         Lc = ((rows + smax - 1) / smax + 63) / 64 * 64;
         Sc = (rows + Lc - 1) / Lc;
         Sf = rows / Lc; rem = rows - Sf * Lc;   /* full slices, and the rows of a last partial one */
+        if (!x_direct && rem > 0) {
+            /* col has room for Sc * Lc rows: zero the last slice's rows past the data, one batched
+               matmul then takes every slice (a separate launch for the partial one cost ~8 us) */
+            gpuml_tensor tail;
+            int64_t dt_[1], st_[1] = {1};
+            dt_[0] = (Sc * Lc - rows) * ld;
+            tail = gpuml__cv_view(col, 1, dt_, st_, rows * ld);
+            st = gpuml_fill(ctx, &tail, 0.0);
+            if (st != GPUML_SUCCESS) break;
+            Sf = Sc; rem = 0;
+        }
         for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
             gpuml__conv_params kp;
             gpuml_tensor a, b, c, bsrc;
