@@ -10796,6 +10796,21 @@ GPUML__FN int gpuml__cv_bwd_is_old(void)
     return gpuml__cv_bwd_old || (env && strcmp(env, "old") == 0);
 }
 
+/* gpuml_conv_dyup (kp set up for it: p.h x p.w pixels of p.k channels written to kp->col, the
+   source through p.y and its strides), in 16-byte vectors where the layout allows */
+GPUML__FN gpuml_status gpuml__cv_dyup(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml__conv_params *kp, const char *op)
+{
+    int64_t ve = 16 / (int64_t)gpuml__dtype_sizes[cv->dt];
+    kp->total = kp->n * kp->h * kp->w * kp->k;
+    if (kp->order == 0 && kp->yk == 1 && kp->k % ve == 0 && kp->yn % ve == 0 && kp->yp % ve == 0 && kp->yq % ve == 0 &&
+        !((kp->y | kp->col) & 15)) {
+        int64_t elems = kp->total;
+        kp->total = elems / ve;
+        return gpuml__cv_launch(ctx, cv, "gpuml_conv_dyup_v", kp, 0, 0, elems, op);
+    }
+    return gpuml__cv_launch(ctx, cv, "gpuml_conv_dyup", kp, 0, 0, kp->total, op);
+}
+
 /* backward data of a strided, unpadded 1x1 conv (groups 1, contiguous NHWC dx and dy): the rows
    dy [N*P*Q, K] @ w [K, C] into a temporary (the fast matmul), then one pass writes all of dx: the
    GEMM's rows at (p*sh, q*sw), zeros elsewhere (gpuml_conv_dyup).  (The zero-upsampled forward conv
@@ -10825,8 +10840,8 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *
         gpuml__cv_kparams(cv, &kp);
         kp.col = gpuml__dptr(cv->x); kp.y = gpuml__dptr(tmp); kp.k = cv->c;
         kp.yn = cv->p * cv->q * cv->c; kp.yp = cv->q * cv->c; kp.yq = cv->c; kp.yk = 1;
-        kp.order = 0; kp.total = cv->n * cv->h * cv->w * cv->c;
-        st = gpuml__cv_launch(ctx, cv, "gpuml_conv_dyup", &kp, 0, 0, kp.total, op);
+        kp.order = 0;
+        st = gpuml__cv_dyup(ctx, cv, &kp, op);
     }
     gpuml_tensor_free(tmp);   /* stream-ordered */
     return st;
@@ -10875,8 +10890,7 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *c
         else {
             gpuml__cv_kparams(cv, &kp);
             kp.col = gpuml__dptr(up); kp.h = hu; kp.w = wu;
-            kp.total = cv->n * hu * wu * cv->k;
-            st = gpuml__cv_launch(ctx, cv, "gpuml_conv_dyup", &kp, 0, 0, kp.total, op);
+            st = gpuml__cv_dyup(ctx, cv, &kp, op);
         }
     }
     if (st == GPUML_SUCCESS) {

@@ -946,6 +946,23 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dyup(gpuml__conv_pa
     }
 }
 
+/* gpuml_conv_dyup in 16-byte channel vectors (NHWC, p.order 0): items (n, i, j, channel vector);
+   the host checks unit channel strides, k and the source strides in whole vectors, 16-byte aligned
+   source and p.col */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dyup_v(gpuml__conv_params p)
+{
+    const int VE = 16 / (int)sizeof(gpuml__ct);
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, kv = (gpuml__ix)p.k / VE;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        const gpuml__ix c8 = i % kv, t = i / kv, b = t % (gpuml__ix)p.w, t2 = t / (gpuml__ix)p.w;
+        const gpuml__ix a = t2 % (gpuml__ix)p.h, n = t2 / (gpuml__ix)p.h;
+        uint4 v = make_uint4(0u, 0u, 0u, 0u);
+        if (a % p.sh == 0 && b % p.sw == 0 && a / p.sh < (gpuml__ix)p.p && b / p.sw < (gpuml__ix)p.q)
+            v = *(const uint4 *)((const gpuml__ct *)p.y + n * (gpuml__ix)p.yn + (a / p.sh) * (gpuml__ix)p.yp + (b / p.sw) * (gpuml__ix)p.yq + c8 * VE);
+        ((uint4 *)p.col)[i] = v;
+    }
+}
+
 /* the weights of backward data run as a forward conv (stride 1): dx = conv(dy, wf) with
    wf[g*cg + c][r][s][k] = w[g*kg + k][R-1-r][S-1-s][c] (flipped, in and out channels swapped;
    out channels C, kg a group), written contiguous to p.col: order 0 as KRSC ([C][R][S][kg]),
