@@ -8556,13 +8556,14 @@ GPUML__FN gpuml_status gpuml__mm_cuda_simt(gpuml_ctx *ctx, const gpuml__mm *p, g
 }
 
 
-/* the params struct of kernels/matmul_sm90.cu (80 bytes) */
+/* the params struct of kernels/matmul_sm90.cu (88 bytes) */
 typedef struct gpuml__sm90_params {
     gpuml__CUdeviceptr c, c_in, bias, resid;
     int64_t ldc, ldc_in, ldr;
     int M, N, K;
     float alpha, beta;
     int group_m;
+    int splits, kb_split;
 } gpuml__sm90_params;
 
 /* a CUtensorMap for a row-major 2-D matrix: dims {inner, outer}, row stride in bytes */
@@ -8647,6 +8648,71 @@ GPUML__FN void gpuml__sm90_opts(const gpuml__mm *p, char *opts, size_t cap)
              gpuml__sm90_tf32_nn(p) ? " -DGPUML_TF32_NN=1" : "");
 }
 
+/* split-K on the wgmma kernel (f16/bf16 inputs, not tf32/fp8 yet): > 0 forces that many splits
+   (tests; capped at the k blocks), < 0 never, 0 automatic: where the output tiles fill at most
+   half the SMs and K has >= 16 k blocks, ceil(SMs / tiles) splits of >= 8 k blocks each.  The
+   splits' f32 partial tiles go to a workspace [splits][M][N'] and gpuml_mm_splitk_epi sums them
+   in a fixed order and applies the epilogue. */
+static int gpuml__mm_splitk;
+static long gpuml__mm_splitk_runs;   /* launches of the split-K kernel (tests check that it ran) */
+GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int nn, int64_t units, int *kb_split)
+{
+    int64_t nkb = (p->K + 128 / es - 1) / (128 / es), sm = GPUML__MAX(ctx->sm_count, 1), s, per;
+    if (es != 2 || nn || p->split3 || gpuml__mm_splitk < 0) return 1;
+    if (gpuml__mm_splitk > 0) s = gpuml__mm_splitk;
+    else {
+        if (units * 2 > sm || nkb < 16) return 1;
+        s = GPUML__MIN((sm + units - 1) / units, nkb / 8);
+    }
+    /* the workspace stays under 256 MiB */
+    s = GPUML__MIN(GPUML__MIN(s, nkb), GPUML__MAX(((int64_t)64 << 20) / GPUML__MAX(p->M * ((p->N + 3) / 4 * 4), (int64_t)1), (int64_t)1));
+    s = GPUML__MIN(s, (int64_t)1024);
+    if (s < 2) return 1;
+    per = (nkb + s - 1) / s;
+    *kb_split = (int)per;
+    return (int)((nkb + per - 1) / per);
+}
+GPUML__FN gpuml_status gpuml__mm_cuda_sm90_splitk(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp, void **maps,
+                                                  int splits, int kb_split, int64_t units)
+{
+    static const char *const tin[] = { "tf32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
+    gpuml__sm90_params sp;
+    gpuml__mm_params ep = *kp;
+    gpuml__CUfunction fn, epi;
+    gpuml_tensor *ws;
+    gpuml__CUdeviceptr wp;
+    int64_t ldw = (p->N + 3) / 4 * 4, n = splits * p->M * ldw;
+    long long ldw_ll = (long long)ldw;
+    char opts[340];
+    unsigned grid[3], block[3] = {384, 1, 1};
+    void *args[4];
+    gpuml_status st;
+    snprintf(opts, sizeof opts, "-DGPUML_IN_T=%s -DGPUML_IN_TB=%s -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 "
+             "-DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1", tin[p->a->dtype], tin[p->b->dtype],
+             p->sb_k == 1);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, "gpuml_matmul_sm90", &fn));
+    gpuml__mm_opts(p, opts, sizeof opts);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, opts, "gpuml_mm_splitk_epi", &epi));
+    ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, "gpuml_matmul (split-K workspace)");
+    if (!ws) return ctx->status;
+    wp = gpuml__dptr(ws);
+    memset(&sp, 0, sizeof sp);
+    sp.c = wp; sp.ldc = ldw; sp.ldc_in = ldw; sp.ldr = ldw;
+    sp.M = (int)p->M; sp.N = (int)p->N; sp.K = (int)p->K;
+    sp.alpha = 1.0f; sp.beta = 0.0f; sp.group_m = 8; sp.splits = splits; sp.kb_split = kb_split;
+    grid[0] = (unsigned)GPUML__MIN(units * splits, (int64_t)GPUML__MAX(ctx->sm_count, 1)); grid[1] = grid[2] = 1;
+    args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
+    gpuml__mm_splitk_runs++;
+    st = gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, "gpuml_matmul (sm90 split-K)");
+    if (st == GPUML_SUCCESS) {
+        args[0] = &ep; args[1] = &wp; args[2] = &splits; args[3] = &ldw_ll;
+        grid[0] = (unsigned)(((p->N + 31) / 32) * p->M);
+        block[0] = 32; block[1] = 8;
+        st = gpuml__launch(ctx, epi, grid, block, 0, args, "gpuml_matmul (split-K epilogue)");
+    }
+    gpuml_tensor_free(ws);   /* stream-ordered */
+    return st;
+}
 GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
     /* CUtensorMapDataType values by gpuml_dtype (f32 inputs run as tf32) */
@@ -8657,13 +8723,22 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     gpuml__CUfunction fn;
     char opts[340];
     int es = gpuml__sm90_es(p), in_t = tmt[p->a->dtype], ct = (int)p->c->dtype;
-    int out_t = ct == GPUML_F32 ? 7 : ct == GPUML_BF16 ? 9 : 6, kmajor = p->sb_k == 1, i, nn = gpuml__sm90_tf32_nn(p);
+    int out_t = ct == GPUML_F32 ? 7 : ct == GPUML_BF16 ? 9 : 6, kmajor = p->sb_k == 1, i, nn = gpuml__sm90_tf32_nn(p), splits, kb_split = 0;
     unsigned bk = (unsigned)(128 / es);   /* k per stage: one 128-byte swizzle row */
     int64_t tiles_m = (p->M + 127) / 128, units;
     int cl = 1;   /* the 2-CTA cluster measured 0-6% slower (bench/NOTES_matmul_sm90.md) */
     unsigned grid[3], block[3] = {384, 1, 1};
     size_t ce = gpuml__dtype_sizes[ct];
     for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
+    units = nn ? (p->M + 255) / 256 * ((p->N + 127) / 128) : (tiles_m + cl - 1) / cl * ((p->N + 255) / 256);
+    splits = gpuml__sm90_splits(ctx, p, es, nn, units, &kb_split);
+    if (splits > 1) {   /* C is written by the epilogue kernel: no C map */
+        if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * es, bk, 128) ||
+            !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * es, bk, 256)
+                     : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * es, 64, 64)))
+            return gpuml__fail(ctx, GPUML_ERROR_CUDA, "gpuml_matmul: cuTensorMapEncodeTiled rejected the layout");
+        return gpuml__mm_cuda_sm90_splitk(ctx, p, kp, maps, splits, kb_split, units);
+    }
     /* tf32 NN (gpuml_matmul_sm90_nn): A^T is wgmma's B, 256 m x 32 k; B comes in 32 x 32 boxes */
     if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * es, bk, nn ? 256 : 128) ||
         !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * es, bk, (unsigned)(256 / cl))
@@ -8677,7 +8752,6 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     sp.ldc = p->sc_m; sp.ldc_in = p->sc_m; sp.ldr = p->sr_m;
     sp.M = (int)p->M; sp.N = (int)p->N; sp.K = (int)p->K;
     sp.alpha = p->alpha * p->scale; sp.beta = p->beta; sp.group_m = 8;
-    units = nn ? (p->M + 255) / 256 * ((p->N + 127) / 128) : (tiles_m + cl - 1) / cl * ((p->N + 255) / 256);
     grid[0] = (unsigned)(cl * GPUML__MIN(units, (int64_t)GPUML__MAX(ctx->sm_count / cl, 1)));
     grid[1] = grid[2] = 1;
     args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
@@ -10787,13 +10861,14 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
 }
 
 /* GPUML_CONV_BWD=old (or gpuml__cv_bwd_old = 1, for tests and A/B runs): the backward passes as
-   before the forward-conv backward data and the tensor-core backward filter */
+   before the forward-conv backward data and the tensor-core backward filter; GPUML_CONV_BWD=slices
+   (gpuml__cv_bwd_old = 2): the sliced mma.sync backward filter on Hopper too */
 static int gpuml__cv_bwd_old;
 static long gpuml__cv_bwd_calls[2];   /* runs of the forward-conv backward data / tensor-core backward filter (tests) */
 GPUML__FN int gpuml__cv_bwd_is_old(void)
 {
     const char *env = gpuml__getenv("GPUML_CONV_BWD");
-    return gpuml__cv_bwd_old || (env && strcmp(env, "old") == 0);
+    return gpuml__cv_bwd_old == 1 || (env && strcmp(env, "old") == 0);
 }
 
 /* gpuml_conv_dyup (kp set up for it: p.h x p.w pixels of p.k channels written to kp->col, the
@@ -10910,7 +10985,9 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *c
     return st;
 }
 
-/* backward filter on the tensor cores (f16/bf16 on sm_80+; the mma.sync kernel, which takes
+/* backward filter on the tensor cores (f16/bf16 on sm_80+).  Hopper: one GEMM dw_g [kg x ncol] =
+   dyt [kg x rows] @ B [rows x ncol] on the wgmma kernel, split along K there (gpuml__sm90_splits);
+   the same with slices elsewhere (the mma.sync kernel, which takes
    batched operands, A read along k, B along k or n): dw_g[kg][ncol] = sum over the N*P*Q rows m
    of dy[m][k] col[m][j] (col = im2col(x), row-major, rows padded to 8 elements), the rows split
    into S slices of L (a multiple of 64) so that S x the output tiles fill the GPU:
@@ -10932,9 +11009,13 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
                    cv->cg % 8 == 0 && gpuml__aligned16(gpuml__dptr(cv->x));
     int vec = cv->xs[3] == 1 && (cv->cg * es) % 16 == 0 && (cv->xs[0] * es) % 16 == 0 && (cv->xs[1] * es) % 16 == 0 &&
               (cv->xs[2] * es) % 16 == 0 && gpuml__aligned16(gpuml__dptr(cv->x));
+    /* one: on Hopper a single GEMM over all the rows into acc (f32 rows 16-byte aligned), which
+       the wgmma kernel splits along K itself (gpuml__sm90_splits); no slices, no slice sum */
+    const char *env = gpuml__getenv("GPUML_CONV_BWD");
+    int one = gpuml__sm90_device(ctx) && cv->ncol % 4 == 0 && !(env && strcmp(env, "slices") == 0) && gpuml__cv_bwd_old != 2;
     gpuml__cv_bwd_calls[1]++;
     tiles = ((cv->kg + 127) / 128) * ((cv->ncol + 255) / 256);
-    smax = GPUML__MAX(2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) / tiles, (int64_t)1);
+    smax = one ? 1 : GPUML__MAX(2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) / tiles, (int64_t)1);
     nb = GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * ((x_direct ? 0 : ld) + cv->kg)), cv->n), (int64_t)1);
     /* a chunk of r rows takes S = ceil(r / L) <= smax slices of L = ceil(r / smax) rounded up to
        64 rows: S * L < r + L, at most nb * pq + L rows */
@@ -10944,20 +11025,20 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
     col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
     shape[0] = S * cv->kg;
     dyt = col ? gpuml__tensor_new(ctx, cv->dt, 1, shape, op) : NULL;
-    shape[0] = smax; shape[1] = cv->kg; shape[2] = cv->ncol;
+    shape[0] = one ? 1 : smax; shape[1] = one ? 1 : cv->kg; shape[2] = one ? 1 : cv->ncol;
     part = dyt ? gpuml__tensor_new(ctx, GPUML_F32, 3, shape, op) : NULL;
     if (!col || !dyt || !part) {
         st = ctx->status;
         goto done;
     }
     memset(&md, 0, sizeof md);
-    md.path = GPUML_MATMUL_MMA;
+    md.path = one ? GPUML_MATMUL_AUTO : GPUML_MATMUL_MMA;
     for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
         int64_t cnt = GPUML__MIN(nb, cv->n - n0), rows = cnt * pq, Lc, Sc, Sf, rem;
         Lc = ((rows + smax - 1) / smax + 63) / 64 * 64;
         Sc = (rows + Lc - 1) / Lc;
         Sf = rows / Lc; rem = rows - Sf * Lc;   /* full slices, and the rows of a last partial one */
-        if (!x_direct && rem > 0) {
+        if (!x_direct && rem > 0 && !one) {
             /* col has room for Sc * Lc rows: zero the last slice's rows past the data, one batched
                matmul then takes every slice (a separate launch for the partial one cost ~8 us) */
             gpuml_tensor tail;
@@ -10993,6 +11074,17 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
             kp.col = gpuml__dptr(dyt); kp.ldcol = Lc; kp.n0 = n0; kp.g = g; kp.mrows = rows; kp.total = Sc * Lc * cv->kg;
             st = gpuml__cv_launch(ctx, cv, "gpuml_conv_bwf_dyt", &kp, 0, 0, kp.total, op);
             if (st != GPUML_SUCCESS) break;
+            if (one) {   /* acc_g (+)= dyt [kg x rows] @ B [rows x ncol] */
+                da[0] = cv->kg; da[1] = rows; sa[0] = Lc; sa[1] = 1;
+                db[0] = rows; db[1] = cv->ncol; sb[0] = ldb; sb[1] = 1;
+                dc[0] = cv->kg; dc[1] = cv->ncol; sc[0] = cv->ncol; sc[1] = 1;
+                a = gpuml__cv_view(dyt, 2, da, sa, 0);
+                b = gpuml__cv_view(&bsrc, 2, db, sb, boff);
+                c = gpuml__cv_view(acc, 2, dc, sc, g * wg);
+                md.beta = n0 > 0 ? 1.0f : 0.0f;
+                st = gpuml_matmul(ctx, &c, &a, &b, &md);
+                continue;
+            }
             /* part[b] = dyt[b] [kg x Lc] @ B rows [b*Lc, b*Lc + Lc) for the full slices, then the last
                partial slice (K = rem) on its own */
             da[0] = Sf; da[1] = cv->kg; da[2] = Lc; sa[0] = cv->kg * Lc; sa[1] = Lc; sa[2] = 1;
@@ -11595,6 +11687,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "matmul_sm90", "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
     { "matmul_sm90", "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1 -DGPUML_TF32_NN=1" },
     { "matmul_sm90", "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_TF32_NN=1" },
+    { "matmul_sm90", "-DGPUML_IN_T=f16 -DGPUML_IN_TB=f16 -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1" },
+    { "matmul_sm90", "-DGPUML_IN_T=bf16 -DGPUML_IN_TB=bf16 -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1" },
     { "matmul_sm90", "-DGPUML_IN_T=e4m3 -DGPUML_IN_TB=e5m2 -DGPUML_OUT=bf16 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
     { "matmul_sm90", "-DGPUML_IN_T=e4m3 -DGPUML_IN_TB=e4m3 -DGPUML_OUT=f16 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
     { "matmul_mma", "-DGPUML_A_DT=2 -DGPUML_B_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },

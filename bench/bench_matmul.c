@@ -392,6 +392,34 @@ static int cpu(void)
     return 0;
 }
 
+/* split-K: few output tiles, long K (bf16 in and out; the conv backward-filter shape NN with f32
+   out), the automatic choice (split) next to split-K off, same process; matmul_torch.py splitk */
+static const int64_t g_sk[][4] = { {256, 256, 16384, 1}, {512, 512, 8192, 1}, {1024, 1024, 8192, 1}, {128, 4096, 8192, 1},
+                                   {1024, 2048, 4096, 1}, {64, 576, 100352, 0}, {64, 256, 100352, 0}, {256, 2304, 6272, 0} };
+static int gpu_splitk(void)
+{
+#ifndef GPUML_NO_CUDA
+    gpuml_ctx *ctx;
+    gpuml_desc d;
+    int i, r;
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CUDA;
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    printf("gpuml matmul split-K on %s (auto = split where the rule says; 'nosplit' = gpuml__mm_splitk -1)\n", gpuml_device_name(ctx));
+    for (r = 0; r < 2; r++)
+        for (i = 0; i < (int)(sizeof g_sk / sizeof g_sk[0]); i++) {
+            gpuml__mm_splitk = r ? -1 : 0;
+            if (r) printf("nosplit ");
+            gpu_row(ctx, GPUML_BF16, g_sk[i][3] ? GPUML_BF16 : GPUML_F32, g_sk[i][0], g_sk[i][1], g_sk[i][2], (int)g_sk[i][3], GPUML_MATMUL_AUTO);
+        }
+    gpuml__mm_splitk = 0;
+    gpuml_shutdown(ctx);
+    return 0;
+#else
+    return 1;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu();
@@ -399,6 +427,7 @@ int main(int argc, char **argv)
 #ifndef GPUML_NO_CUDA
     if (argc > 1 && strcmp(argv[1], "f32") == 0) return gpu_f32();
     if (argc > 1 && strcmp(argv[1], "tf32nn") == 0) return gpu_tf32nn();
+    if (argc > 1 && strcmp(argv[1], "splitk") == 0) return gpu_splitk();
 #endif
     return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
 }

@@ -44,6 +44,12 @@ if sys.argv[1:] == ["f32"]:
             print(f"f32acc torch {M:6d} {N:6d} {K:6d} {'uniform' if pos else 'normal':7s} max|err|/|ref| {(e / ref.abs()).max().item():.3g}  "
                   f"max|err|/sum|a*b| {(e / sa).max().item():.3g}  (512 samples vs float64)", flush=True)
     sys.exit(0)
+if sys.argv[1:] == ["splitk"]:
+    # bench_matmul splitk's shapes (the last three NN with f32 out: conv backward-filter GEMMs)
+    for M, N, K, nt in ((256, 256, 16384, 1), (512, 512, 8192, 1), (1024, 1024, 8192, 1), (128, 4096, 8192, 1),
+                        (1024, 2048, 4096, 1), (64, 576, 100352, 0), (64, 256, 100352, 0), (256, 2304, 6272, 0)):
+        t(M, N, K, torch.bfloat16, nt=bool(nt))
+    sys.exit(0)
 if sys.argv[1:] == ["tf32nn"]:
     # bench_matmul tf32nn's shapes, NN and NT, each twice
     torch.backends.cuda.matmul.allow_tf32 = True

@@ -272,6 +272,39 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_small(gpuml__mm_param
     }
 }
 
+/* sums the split-K partials of the wgmma kernel (part[s][m][n], row stride ldw, f32) in a fixed
+   order and applies the epilogue.  Block (32, 8): 32 outputs of a row, 8 lanes over the splits;
+   grid (ceil(N / 32) * M): block b takes row b / ceil(N / 32). */
+extern "C" __global__ void __launch_bounds__(256) gpuml_mm_splitk_epi(gpuml__mm_params p, const float *part, int splits, long long ldw)
+{
+    __shared__ float red[8][33];
+    const int nbx = (p.N + 31) / 32;
+    const int m = (int)(blockIdx.x / nbx), n = (int)(blockIdx.x % nbx) * 32 + threadIdx.x;
+    float acc = 0.0f;
+    if (n < p.N)
+        for (int s = threadIdx.y; s < splits; s += 8) acc += part[((gpuml__i64)s * p.M + m) * ldw + n];
+    red[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && n < p.N) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 8; i++) sum += red[i][threadIdx.x];
+        gpuml__TC::T *c = (gpuml__TC::T *)p.C + (gpuml__i64)m * p.sc_m + (gpuml__i64)n * p.sc_n;
+        float v = p.alpha * p.scale * sum;
+#if GPUML_BETA
+        v += p.beta * gpuml__TC::ld(*c);
+#endif
+#if GPUML_HAS_BIAS
+        v += p.bias[n];
+#endif
+        v = gpuml__mma_act<GPUML_EPI>(v);
+#if GPUML_HAS_RESID
+        v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[(gpuml__i64)m * p.sr_m + (gpuml__i64)n * p.sr_n]);
+#endif
+        *c = gpuml__TC::st(v);
+    }
+}
+
 /* sums the K-split partials of gpuml_mm_small and applies the epilogue; a thread per output */
 extern "C" __global__ void gpuml_mm_small_epi(gpuml__mm_params p, const float *part, int ksplit)
 {

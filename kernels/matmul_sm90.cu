@@ -36,7 +36,7 @@
  *              const __grid_constant__ gpuml_tensormap tma_b,
  *              const __grid_constant__ gpuml_tensormap tma_c,     // unused (any bytes) when
  *                                                                 // GPUML_MM_TMA_STORE=0
- *              const gpuml_matmul_sm90_params p);                 // 80 bytes, by value
+ *              const gpuml_matmul_sm90_params p);                 // 88 bytes, by value
  *   kernelParams for cuLaunchKernelEx: { &mapA, &mapB, &mapC, &params }.
  *
  * Params struct (offsets in bytes, natural alignment, sizeof == 80):
@@ -50,6 +50,15 @@
  *   56  int M;   60  int N;   64  int K;
  *   68  float alpha;   72  float beta;
  *   76  int group_m;           tile-order group height in 128-row tiles; <= 0 means 8
+ *   80  int splits;            GPUML_MM_SPLITK=1 only: K split this many ways
+ *   84  int kb_split;          GPUML_MM_SPLITK=1 only: k blocks (BK each) per split; every split
+ *                            non-empty (splits = ceil(ceil(K / BK) / kb_split))
+ *   -DGPUML_MM_SPLITK=1          split-K: work unit = (split, tile); split s sums its k blocks
+ *                                and stores the f32 partial tile with masked st.global to rows
+ *                                [s*M, s*M + M) of C (row stride ldc; needs GPUML_OUT=f32,
+ *                                GPUML_MM_TMA_STORE=0, no cluster, no epilogue, alpha 1, beta 0);
+ *                                gpuml_mm_splitk_epi (kernels/matmul.cu) sums the splits and
+ *                                applies the epilogue
  *
  * Work unit: CL = GPUML_MM_CLUSTER vertically adjacent 128 x 256 tiles;
  *          units = ceil(ceil(M/128) / CL) * ceil(N/256).
@@ -96,7 +105,7 @@
  * with CL = 2 each CTA of a cluster loads its own A tile and half of the common B tile,
  * multicast to both (empty barriers then count both CTAs' consumer warps).
  * Epilogue: 64 x 128-byte chunks through a double-buffered swizzled smem tile + TMA store.
- * Not done: split-K / stream-K (small-MN, large-K shapes under-fill the GPU), fp8,
+ * Split-K (GPUML_MM_SPLITK) for small-MN, large-K shapes; not done: stream-K, fp8,
  * overlap of the epilogue with the next tile's MMAs (consumers are not ping-ponged).
  * ======================================================================================
  */
@@ -223,7 +232,14 @@ struct gpuml_matmul_sm90_params {
     int M, N, K;
     float alpha, beta;
     int group_m;
+    int splits, kb_split;       /* GPUML_MM_SPLITK: K split this many ways, kb_split k blocks each */
 };
+#ifndef GPUML_MM_SPLITK
+#define GPUML_MM_SPLITK 0
+#endif
+#if GPUML_MM_SPLITK && (GPUML_MM_TMA_STORE || GPUML_MM_CLUSTER != 1 || GPUML_TF32_NN || GPUML_HAS_BIAS || GPUML_HAS_RESID || GPUML_EPI)
+#error "split-K: f32 partial sums by st.global, no cluster, no epilogue (gpuml_mm_splitk_epi applies it)"
+#endif
 
 #define GPUML_MM_BM 128
 #define GPUML_MM_BN 256
@@ -487,7 +503,11 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
     const int tiles_m = (p.M + GPUML_MM_BM - 1) / GPUML_MM_BM;
     const int tiles_n = (p.N + GPUML_MM_BN - 1) / GPUML_MM_BN;
     const int units_m = (tiles_m + GPUML_MM_CLUSTER - 1) / GPUML_MM_CLUSTER;
+#if GPUML_MM_SPLITK
+    const int num_units = units_m * tiles_n * p.splits;   /* unit u: split u % splits of tile unit u / splits */
+#else
     const int num_units = units_m * tiles_n;
+#endif
     int group = (p.group_m > 0 ? p.group_m : 8) / GPUML_MM_CLUSTER;
     if (group < 1)
         group = 1;
@@ -517,12 +537,18 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             int stage = 0;
             gpuml_u32 phase = 0;
             for (int u = cid; u < num_units; u += ncl) {
-                int um, tn;
+                int um, tn, kb0 = 0, kb1 = num_kb;
+#if GPUML_MM_SPLITK
+                gpuml__unit_coords(u / p.splits, units_m, tiles_n, group, um, tn);
+                kb0 = (u % p.splits) * p.kb_split;
+                kb1 = min(num_kb, kb0 + p.kb_split);
+#else
                 gpuml__unit_coords(u, units_m, tiles_n, group, um, tn);
+#endif
                 /* with a cluster, rank 1 may get tm == tiles_m (odd tiles_m): its loads are
                  * all out of bounds (zeros) and its stores all clipped; it keeps the pair in step */
                 const int m0 = (um * GPUML_MM_CLUSTER + (int)crank) * GPUML_MM_BM, n0 = tn * GPUML_MM_BN;
-                for (int kb = 0; kb < num_kb; ++kb) {
+                for (int kb = kb0; kb < kb1; ++kb) {
                     gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
                     const gpuml_u32 full = bar_full + 8 * stage;
                     gpuml__mbar_expect_tx(full, GPUML_MM_A_STAGE_BYTES + GPUML_MM_B_STAGE_BYTES);
@@ -572,12 +598,21 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_c) : "memory");
 #endif
         for (int u = cid; u < num_units; u += ncl) {
-            int um, tn;
+            int um, tn, kb0 = 0, kb1 = num_kb;
+#if GPUML_MM_SPLITK
+            /* this split's partial sums go to rows [split * M, split * M + M) of C (f32) */
+            gpuml__unit_coords(u / p.splits, units_m, tiles_n, group, um, tn);
+            kb0 = (u % p.splits) * p.kb_split;
+            kb1 = min(num_kb, kb0 + p.kb_split);
+            void *const cbase = (float *)p.c + (gpuml_i64)(u % p.splits) * p.M * p.ldc;
+#else
             gpuml__unit_coords(u, units_m, tiles_n, group, um, tn);
+            void *const cbase = p.c;
+#endif
             const int tm = um * GPUML_MM_CLUSTER + (int)crank;
 
             int prev = 0;
-            for (int kb = 0; kb < num_kb; ++kb) {
+            for (int kb = kb0; kb < kb1; ++kb) {
                 gpuml__mbar_wait(bar_full + 8 * stage, phase);
                 const gpuml_u32 sa = smem_a + stage * GPUML_MM_A_STAGE_BYTES + cw * (64 * 128);
                 const gpuml_u32 sb = smem_b + stage * GPUML_MM_B_STAGE_BYTES;
@@ -598,11 +633,11 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
 #else
                     const gpuml_u64 dbk = db + (gpuml_u64)((kk * 2048) >> 4);
 #endif
-                    gpuml__wgmma_256(acc, da + (gpuml_u64)((kk * 32) >> 4), dbk, (kb | kk) != 0);
+                    gpuml__wgmma_256(acc, da + (gpuml_u64)((kk * 32) >> 4), dbk, kb != kb0 || kk != 0);
                 }
                 gpuml__wgmma_commit();
                 gpuml__wgmma_wait<1>(); /* the previous k-block's wgmmas are done: free its stage */
-                if (kb > 0 && lane == 0) {
+                if (kb > kb0 && lane == 0) {
                     gpuml__mbar_arrive(bar_empty + 8 * prev);
 #if GPUML_MM_CLUSTER == 2
                     gpuml__mbar_arrive_cluster(bar_empty + 8 * prev, crank ^ 1u);
@@ -693,7 +728,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                         const int j = ch * GPUML__JPC + jj;
 #pragma unroll
                         for (int i = 0; i < 2; ++i)
-                            gpuml__store_pair(p.c, p.ldc, row0 + r_in + 8 * i, col0 + 8 * j + c_in, p.M, p.N,
+                            gpuml__store_pair(cbase, p.ldc, row0 + r_in + 8 * i, col0 + 8 * j + c_in, p.M, p.N,
                                               acc[4 * j + 2 * i], acc[4 * j + 2 * i + 1]);
                     }
                     continue;
@@ -732,7 +767,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             for (int j = 0; j < 32; ++j) {
 #pragma unroll
                 for (int i = 0; i < 2; ++i)
-                    gpuml__store_pair(p.c, p.ldc, row0 + r_in + 8 * i, col0 + 8 * j + c_in, p.M, p.N,
+                    gpuml__store_pair(cbase, p.ldc, row0 + r_in + 8 * i, col0 + 8 * j + c_in, p.M, p.N,
                                       acc[4 * j + 2 * i], acc[4 * j + 2 * i + 1]);
             }
 #endif

@@ -357,6 +357,8 @@ static void test_fuzz_backward(void)
                 /* the routes before the forward-conv backward data and the tensor-core backward filter */
                 gpuml__cv_bwd_old = 1;
                 run_bwd(tu_gpu, "gpu-old", &c, GPUML_CONV_AUTO, 1); run_bwd(tu_gpu, "gpu-old", &c, GPUML_CONV_GEMM, 1);
+                gpuml__cv_bwd_old = 2;   /* the sliced mma.sync backward filter (Hopper takes one split-K GEMM) */
+                run_bwd(tu_gpu, "gpu-slices", &c, GPUML_CONV_AUTO, 1);
                 gpuml__cv_bwd_old = 0;
             }
         }
@@ -384,6 +386,11 @@ static void test_backward_layers(void)
                 cv_out(&c);
                 before[0] = gpuml__cv_bwd_calls[0]; before[1] = gpuml__cv_bwd_calls[1];
                 run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 7);
+                if (lay == 0 && c.dt != GPUML_F32) {   /* the sliced route at layer sizes too */
+                    gpuml__cv_bwd_old = 2;
+                    run_bwd(tu_gpu, "gpu-slices", &c, GPUML_CONV_AUTO, 7);
+                    gpuml__cv_bwd_old = 0;
+                }
                 /* stride 1: the forward conv; strided 1x1 NHWC: GEMM + scatter; other stride 2: the
                    forward conv of the zero-upsampled dy on sm_80+ */
                 CHECK((gpuml__cv_bwd_calls[0] > before[0]) ==

@@ -285,6 +285,38 @@ static void small_m_shapes(void)
     CHECK(skipped == 0, "%d small-M cases were refused on %s", skipped, gpuml_device_name(tu_gpu));
 }
 static void forced_wgmma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA); }
+/* split-K on the wgmma kernel, forced to 3 and 7 splits (capped at the k blocks) over the whole
+   case matrix (epilogues, transposes, batches, odd sizes), and a few shapes that the automatic
+   rule splits (few output tiles, long K); the split kernel must have run */
+static void forced_splitk(void)
+{
+    static const int64_t shp[][3] = { {64, 576, 100352}, {200, 70, 5000}, {129, 257, 4103}, {1000, 300, 2048} };
+    static const int ways[] = { 3, 7, 0 };
+    long before;
+    int w, i;
+    char label[300];
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
+    before = gpuml__mm_splitk_runs;
+    for (w = 0; w < 2; w++) {
+        gpuml__mm_splitk = ways[w];
+        matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA);
+        matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA);
+    }
+    gpuml__mm_splitk = 0;
+    CHECK(gpuml__mm_splitk_runs > before, "the split-K kernel never ran");
+    for (i = 0; i < (int)(sizeof shp / sizeof shp[0]); i++) {
+        mcase mc;
+        long b0 = gpuml__mm_splitk_runs;
+        memset(&mc, 0, sizeof mc);
+        mc.at = mc.bt = i & 1 ? GPUML_F16 : GPUML_BF16; mc.ct = i == 0 ? GPUML_F32 : mc.at;
+        mc.M = shp[i][0]; mc.N = shp[i][1]; mc.K = shp[i][2];
+        mc.tb = i & 1; mc.bias = i >= 2; mc.act = i; mc.resid = i == 3; mc.beta = i == 2 ? 0.5f : 0.0f;
+        snprintf(label, sizeof label, "auto split-K %lldx%lldx%lld", (long long)mc.M, (long long)mc.N, (long long)mc.K);
+        run_case(tu_gpu, &mc, label);
+        CHECK(gpuml__mm_splitk_runs > b0, "%s: the automatic rule did not split", label);
+    }
+}
 /* tf32 and fp8 (e4m3 x e5m2) on wgmma: every transpose (copied to k-major where needed) */
 static void forced_wgmma_tf32_fp8(void)
 {
@@ -566,7 +598,7 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
     { "forced_wgmma_tf32_nn_copy", forced_wgmma_tf32_nn_copy }, { "tf32_nn_few", tf32_nn_few }, { "tf32_auto", tf32_auto },
     { "forced_wgmma_f32x3", forced_wgmma_f32x3 }, { "f32_large_k", f32_large_k }, { "f32_special_values", f32_special_values },
     { "forced_small_m", forced_small_m }, { "small_m", small_m }, { "small_m_shapes", small_m_shapes },
