@@ -285,6 +285,30 @@ static void small_m_shapes(void)
     CHECK(skipped == 0, "%d small-M cases were refused on %s", skipped, gpuml_device_name(tu_gpu));
 }
 static void forced_wgmma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA); }
+/* a few forced split-K shapes (for the sanitizers): odd sizes, epilogue, both B layouts */
+static void splitk_few(void)
+{
+    static const int64_t shp[][3] = { {129, 70, 1029}, {64, 260, 640}, {3, 300, 200} };
+    long before;
+    int i;
+    char label[200];
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
+    before = gpuml__mm_splitk_runs;
+    gpuml__mm_splitk = 5;
+    for (i = 0; i < 3; i++) {
+        mcase mc;
+        memset(&mc, 0, sizeof mc);
+        mc.at = mc.bt = GPUML_BF16; mc.ct = i == 1 ? GPUML_F32 : GPUML_BF16;
+        mc.M = shp[i][0]; mc.N = shp[i][1]; mc.K = shp[i][2]; mc.tb = i & 1;
+        mc.bias = 1; mc.act = 2; mc.resid = i == 0; mc.beta = i == 2 ? 0.5f : 0.0f; mc.alpha = 0.75f;
+        mc.path = GPUML_MATMUL_WGMMA;
+        snprintf(label, sizeof label, "split-K 5 %lldx%lldx%lld", (long long)mc.M, (long long)mc.N, (long long)mc.K);
+        run_case(tu_gpu, &mc, label);
+    }
+    gpuml__mm_splitk = 0;
+    CHECK(gpuml__mm_splitk_runs >= before + 3, "the split-K kernel ran %ld times (3 expected)", gpuml__mm_splitk_runs - before);
+}
 /* split-K on the wgmma kernel, forced to 3 and 7 splits (capped at the k blocks) over the whole
    case matrix (epilogues, transposes, batches, odd sizes), and a few shapes that the automatic
    rule splits (few output tiles, long K); the split kernel must have run */
@@ -598,7 +622,7 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
     { "forced_wgmma_tf32_nn_copy", forced_wgmma_tf32_nn_copy }, { "tf32_nn_few", tf32_nn_few }, { "tf32_auto", tf32_auto },
     { "forced_wgmma_f32x3", forced_wgmma_f32x3 }, { "f32_large_k", f32_large_k }, { "f32_special_values", f32_special_values },
     { "forced_small_m", forced_small_m }, { "small_m", small_m }, { "small_m_shapes", small_m_shapes },
