@@ -8626,6 +8626,31 @@ GPUML__FN int gpuml__sm90_c_ok(const gpuml__mm *p, const gpuml__mm_params *kp, s
     if (p->bias && (kp->bias & 7)) return 0;
     return 1;
 }
+/* split-K on the wgmma kernel (f16/bf16 inputs, not tf32/fp8 yet): > 0 forces that many splits
+   (tests; capped at the k blocks), < 0 never, 0 automatic: where the output tiles fill at most
+   a third of the SMs and K has >= 16 k blocks, ceil(SMs / tiles) splits of >= 8 k blocks each
+   (H100: 1024 x 2048 x 4096, 64 tiles, ran 2.4x slower split 3 ways).  The
+   splits' f32 partial tiles go to a workspace [splits][M][N'] and gpuml_mm_splitk_epi sums them
+   in a fixed order and applies the epilogue. */
+static int gpuml__mm_splitk;
+static long gpuml__mm_splitk_runs;   /* launches of the split-K kernel (tests check that it ran) */
+GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int nn, int64_t units, int *kb_split)
+{
+    int64_t nkb = (p->K + 128 / es - 1) / (128 / es), sm = GPUML__MAX(ctx->sm_count, 1), s, per;
+    if (es != 2 || nn || p->split3 || gpuml__mm_splitk < 0) return 1;
+    if (gpuml__mm_splitk > 0) s = gpuml__mm_splitk;
+    else {
+        if (units * 3 > sm || nkb < 16) return 1;
+        s = GPUML__MIN((sm + units - 1) / units, nkb / 8);
+    }
+    /* the workspace stays under 256 MiB */
+    s = GPUML__MIN(GPUML__MIN(s, nkb), GPUML__MAX(((int64_t)64 << 20) / GPUML__MAX(p->M * ((p->N + 3) / 4 * 4), (int64_t)1), (int64_t)1));
+    s = GPUML__MIN(s, (int64_t)1024);
+    if (s < 2) return 1;
+    per = (nkb + s - 1) / s;
+    *kb_split = (int)per;
+    return (int)((nkb + per - 1) / per);
+}
 /* 1 when the wgmma kernel can take this problem (layouts, alignment, device) */
 GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
@@ -8633,7 +8658,12 @@ GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__
     int es = gpuml__sm90_es(p);
     if (!gpuml__sm90_device(ctx) || !es) return 0;
     if (!gpuml__sm90_a_ok(p, kp->A, es) || !gpuml__sm90_b_ok(p, kp->B, es)) return 0;
-    return gpuml__sm90_c_ok(p, kp, ce);
+    if (!gpuml__sm90_c_ok(p, kp, ce)) {
+        /* split-K writes C, the residual and the bias through gpuml_mm_splitk_epi: any layout */
+        int kbs;
+        return !gpuml__sm90_tf32_nn(p) && gpuml__sm90_splits(ctx, p, es, 0, ((p->M + 127) / 128) * ((p->N + 255) / 256), &kbs) > 1;
+    }
+    return 1;
 }
 
 /* the specialization options of the wgmma kernel (its module also holds gpuml_mm_split3 for tf32) */
@@ -8648,30 +8678,6 @@ GPUML__FN void gpuml__sm90_opts(const gpuml__mm *p, char *opts, size_t cap)
              gpuml__sm90_tf32_nn(p) ? " -DGPUML_TF32_NN=1" : "");
 }
 
-/* split-K on the wgmma kernel (f16/bf16 inputs, not tf32/fp8 yet): > 0 forces that many splits
-   (tests; capped at the k blocks), < 0 never, 0 automatic: where the output tiles fill at most
-   half the SMs and K has >= 16 k blocks, ceil(SMs / tiles) splits of >= 8 k blocks each.  The
-   splits' f32 partial tiles go to a workspace [splits][M][N'] and gpuml_mm_splitk_epi sums them
-   in a fixed order and applies the epilogue. */
-static int gpuml__mm_splitk;
-static long gpuml__mm_splitk_runs;   /* launches of the split-K kernel (tests check that it ran) */
-GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int nn, int64_t units, int *kb_split)
-{
-    int64_t nkb = (p->K + 128 / es - 1) / (128 / es), sm = GPUML__MAX(ctx->sm_count, 1), s, per;
-    if (es != 2 || nn || p->split3 || gpuml__mm_splitk < 0) return 1;
-    if (gpuml__mm_splitk > 0) s = gpuml__mm_splitk;
-    else {
-        if (units * 2 > sm || nkb < 16) return 1;
-        s = GPUML__MIN((sm + units - 1) / units, nkb / 8);
-    }
-    /* the workspace stays under 256 MiB */
-    s = GPUML__MIN(GPUML__MIN(s, nkb), GPUML__MAX(((int64_t)64 << 20) / GPUML__MAX(p->M * ((p->N + 3) / 4 * 4), (int64_t)1), (int64_t)1));
-    s = GPUML__MIN(s, (int64_t)1024);
-    if (s < 2) return 1;
-    per = (nkb + s - 1) / s;
-    *kb_split = (int)per;
-    return (int)((nkb + per - 1) / per);
-}
 GPUML__FN gpuml_status gpuml__mm_cuda_sm90_splitk(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp, void **maps,
                                                   int splits, int kb_split, int64_t units)
 {
@@ -8706,7 +8712,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90_splitk(gpuml_ctx *ctx, const gpuml__m
     st = gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, "gpuml_matmul (sm90 split-K)");
     if (st == GPUML_SUCCESS) {
         args[0] = &ep; args[1] = &wp; args[2] = &splits; args[3] = &ldw_ll;
-        grid[0] = (unsigned)(((p->N + 31) / 32) * p->M);
+        grid[0] = (unsigned)(((p->N + 31) / 32) * (splits >= 8 ? p->M : (p->M + 7) / 8));
         block[0] = 32; block[1] = 8;
         st = gpuml__launch(ctx, epi, grid, block, 0, args, "gpuml_matmul (split-K epilogue)");
     }
@@ -11052,9 +11058,9 @@ GPUML__FN gpuml_status gpuml__cv_bwf_tc(gpuml_ctx *ctx, const gpuml__cv *cv, gpu
         for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
             gpuml__conv_params kp;
             gpuml_tensor a, b, c, bsrc;
-            int64_t da[3], sa[3], db[3], sb[3], dc[3], sc[3], ldb, one = 1, boff;
+            int64_t da[3], sa[3], db[3], sb[3], dc[3], sc[3], ldb, unit = 1, boff;
             if (x_direct) {
-                bsrc = gpuml__cv_view(cv->x, 1, &one, &one, 0);
+                bsrc = gpuml__cv_view(cv->x, 1, &unit, &unit, 0);
                 ldb = cv->xs[2]; boff = n0 * cv->xs[0] + g * cv->cg;
             } else {
                 gpuml__cv_kparams(cv, &kp);

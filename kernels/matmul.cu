@@ -273,13 +273,25 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_small(gpuml__mm_param
 }
 
 /* sums the split-K partials of the wgmma kernel (part[s][m][n], row stride ldw, f32) in a fixed
-   order and applies the epilogue.  Block (32, 8): 32 outputs of a row, 8 lanes over the splits;
-   grid (ceil(N / 32) * M): block b takes row b / ceil(N / 32). */
+   order and applies the epilogue.  Block (32, 8) over 32 outputs of a row: with >= 8 splits, the
+   8 lanes take every 8th split and meet in shared memory (grid ceil(N / 32) * M: block b takes
+   row b / ceil(N / 32)); with fewer, the 8 lanes are 8 rows, each thread summing its splits
+   (grid ceil(N / 32) * ceil(M / 8)). */
+static __device__ __forceinline__ void gpuml__splitk_store(const gpuml__mm_params &p, int m, int n, float sum);
 extern "C" __global__ void __launch_bounds__(256) gpuml_mm_splitk_epi(gpuml__mm_params p, const float *part, int splits, long long ldw)
 {
     __shared__ float red[8][33];
-    const int nbx = (p.N + 31) / 32;
-    const int m = (int)(blockIdx.x / nbx), n = (int)(blockIdx.x % nbx) * 32 + threadIdx.x;
+    const int nbx = (p.N + 31) / 32, n = (int)(blockIdx.x % nbx) * 32 + threadIdx.x;
+    if (splits < 8) {
+        const int m = (int)(blockIdx.x / nbx) * 8 + threadIdx.y;
+        if (n < p.N && m < p.M) {
+            float sum = 0.0f;
+            for (int s = 0; s < splits; s++) sum += part[((gpuml__i64)s * p.M + m) * ldw + n];
+            gpuml__splitk_store(p, m, n, sum);
+        }
+        return;
+    }
+    const int m = (int)(blockIdx.x / nbx);
     float acc = 0.0f;
     if (n < p.N)
         for (int s = threadIdx.y; s < splits; s += 8) acc += part[((gpuml__i64)s * p.M + m) * ldw + n];
@@ -289,6 +301,13 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_splitk_epi(gpuml__mm_
         float sum = 0.0f;
 #pragma unroll
         for (int i = 0; i < 8; i++) sum += red[i][threadIdx.x];
+        gpuml__splitk_store(p, m, n, sum);
+    }
+}
+/* the epilogue of one output: alpha, beta * C, bias, activation, residual, the output dtype */
+static __device__ __forceinline__ void gpuml__splitk_store(const gpuml__mm_params &p, int m, int n, float sum)
+{
+    {
         gpuml__TC::T *c = (gpuml__TC::T *)p.C + (gpuml__i64)m * p.sc_m + (gpuml__i64)n * p.sc_n;
         float v = p.alpha * p.scale * sum;
 #if GPUML_BETA
