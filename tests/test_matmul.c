@@ -288,7 +288,9 @@ static void forced_wgmma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16,
 /* a few forced split-K shapes (for the sanitizers): odd sizes, epilogue, both B layouts */
 static void splitk_few(void)
 {
-    static const int64_t shp[][3] = { {129, 70, 1029}, {64, 260, 640}, {3, 300, 200} };
+    /* the wgmma kernel reads B along k (tb = 1: K % 8 == 0) or along n (N % 8 == 0); C may be
+       unaligned (N = 70 in bf16): the split epilogue writes it */
+    static const int64_t shp[][3] = { {129, 70, 1032}, {64, 260, 640}, {3, 304, 200} };
     long before;
     int i;
     char label[200];
@@ -300,7 +302,7 @@ static void splitk_few(void)
         mcase mc;
         memset(&mc, 0, sizeof mc);
         mc.at = mc.bt = GPUML_BF16; mc.ct = i == 1 ? GPUML_F32 : GPUML_BF16;
-        mc.M = shp[i][0]; mc.N = shp[i][1]; mc.K = shp[i][2]; mc.tb = i & 1;
+        mc.M = shp[i][0]; mc.N = shp[i][1]; mc.K = shp[i][2]; mc.tb = i != 2;
         mc.bias = 1; mc.act = 2; mc.resid = i == 0; mc.beta = i == 2 ? 0.5f : 0.0f; mc.alpha = 0.75f;
         mc.path = GPUML_MATMUL_WGMMA;
         snprintf(label, sizeof label, "split-K 5 %lldx%lldx%lld", (long long)mc.M, (long long)mc.N, (long long)mc.K);
@@ -314,7 +316,7 @@ static void splitk_few(void)
    rule splits (few output tiles, long K); the split kernel must have run */
 static void forced_splitk(void)
 {
-    static const int64_t shp[][3] = { {64, 576, 100352}, {200, 70, 5000}, {129, 257, 4103}, {1000, 300, 2048} };
+    static const int64_t shp[][3] = { {64, 576, 100352}, {200, 70, 5000}, {129, 264, 4103}, {1000, 300, 2048} };
     static const int ways[] = { 3, 7, 0 };
     long before;
     int w, i;
