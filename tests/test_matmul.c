@@ -316,7 +316,7 @@ static void splitk_few(void)
    rule splits (few output tiles, long K); the split kernel must have run */
 static void forced_splitk(void)
 {
-    static const int64_t shp[][3] = { {64, 576, 100352}, {200, 70, 5000}, {129, 264, 4103}, {1000, 300, 2048} };
+    static const int64_t shp[][3] = { {64, 576, 100352}, {200, 70, 5000}, {129, 264, 4104}, {1000, 300, 2048} };
     static const int ways[] = { 3, 7, 0 };
     long before;
     int w, i;
