@@ -304,7 +304,8 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_splitk_epi(gpuml__mm_
         gpuml__splitk_store(p, m, n, sum);
     }
 }
-/* the epilogue of one output: alpha, beta * C, bias, activation, residual, the output dtype */
+/* the epilogue of one output of a K-split sum (the wgmma split-K and the small-M kernels): alpha,
+   beta * C, bias, activation, residual, the output dtype */
 static __device__ __forceinline__ void gpuml__splitk_store(const gpuml__mm_params &p, int m, int n, float sum)
 {
     {
@@ -332,19 +333,7 @@ extern "C" __global__ void gpuml_mm_small_epi(gpuml__mm_params p, const float *p
         int m = (int)(i / p.N), n = (int)(i - (gpuml__i64)m * p.N);
         float acc = 0.0f;
         for (int s = 0; s < ksplit; s++) acc += part[(gpuml__i64)s * p.M * p.N + i];
-        gpuml__TC::T *c = (gpuml__TC::T *)p.C + m * p.sc_m + n * p.sc_n;
-        float v = p.alpha * p.scale * acc;
-#if GPUML_BETA
-        v += p.beta * gpuml__TC::ld(*c);
-#endif
-#if GPUML_HAS_BIAS
-        v += p.bias[n];
-#endif
-        v = gpuml__mma_act<GPUML_EPI>(v);
-#if GPUML_HAS_RESID
-        v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[m * p.sr_m + n * p.sr_n]);
-#endif
-        *c = gpuml__TC::st(v);
+        gpuml__splitk_store(p, m, n, acc);
     }
 }
 #endif
