@@ -8628,12 +8628,15 @@ GPUML__FN int gpuml__sm90_c_ok(const gpuml__mm *p, const gpuml__mm_params *kp, s
 }
 /* split-K on the wgmma kernel (f16/bf16 inputs, not tf32/fp8 yet): > 0 forces that many splits
    (tests; capped at the k blocks), < 0 never, 0 automatic: where the output tiles fill at most
-   a third of the SMs and K has >= 16 k blocks, ceil(SMs / tiles) splits of >= 8 k blocks each
+   a third of the SMs and K has >= 16 k blocks, floor(SMs / tiles) splits of >= 8 k blocks each
    (H100: 1024 x 2048 x 4096, 64 tiles, ran 2.4x slower split 3 ways).  The
    splits' f32 partial tiles go to a workspace [splits][M][N'] and gpuml_mm_splitk_epi sums them
    in a fixed order and applies the epilogue. */
 static int gpuml__mm_splitk;
-static long gpuml__mm_splitk_runs;   /* launches of the split-K kernel (tests check that it ran) */
+static long gpuml__mm_splitk_runs;
+/* gpuml_mm_splitk_epi's mode (the kernel decides the same way): 1 = 8 lanes over the splits of
+   each output (many splits, few outputs), 0 = a thread per output over all its splits */
+GPUML__FN int gpuml__splitk_lanes(int splits, int64_t outputs) { return splits >= 8 && outputs < ((int64_t)1 << 18); }   /* launches of the split-K kernel (tests check that it ran) */
 GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int nn, int64_t units, int *kb_split)
 {
     int64_t nkb = (p->K + 128 / es - 1) / (128 / es), sm = GPUML__MAX(ctx->sm_count, 1), s, per;
@@ -8641,7 +8644,9 @@ GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int
     if (gpuml__mm_splitk > 0) s = gpuml__mm_splitk;
     else {
         if (units * 3 > sm || nkb < 16) return 1;
-        s = GPUML__MIN((sm + units - 1) / units, nkb / 8);
+        /* whole waves: ceil(SMs / tiles) splits left a second, nearly empty round of units
+           (1024^2 x 8192: 160 units on 132 SMs) */
+        s = GPUML__MIN(sm / units, nkb / 8);
     }
     /* the workspace stays under 256 MiB */
     s = GPUML__MIN(GPUML__MIN(s, nkb), GPUML__MAX(((int64_t)64 << 20) / GPUML__MAX(p->M * ((p->N + 3) / 4 * 4), (int64_t)1), (int64_t)1));
@@ -8712,7 +8717,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90_splitk(gpuml_ctx *ctx, const gpuml__m
     st = gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, "gpuml_matmul (sm90 split-K)");
     if (st == GPUML_SUCCESS) {
         args[0] = &ep; args[1] = &wp; args[2] = &splits; args[3] = &ldw_ll;
-        grid[0] = (unsigned)(((p->N + 31) / 32) * (splits >= 8 ? p->M : (p->M + 7) / 8));
+        grid[0] = (unsigned)(((p->N + 31) / 32) * (gpuml__splitk_lanes(splits, p->M * p->N) ? p->M : (p->M + 7) / 8));
         block[0] = 32; block[1] = 8;
         st = gpuml__launch(ctx, epi, grid, block, 0, args, "gpuml_matmul (split-K epilogue)");
     }

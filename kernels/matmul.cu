@@ -273,19 +273,21 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_small(gpuml__mm_param
 }
 
 /* sums the split-K partials of the wgmma kernel (part[s][m][n], row stride ldw, f32) in a fixed
-   order and applies the epilogue.  Block (32, 8) over 32 outputs of a row: with >= 8 splits, the
-   8 lanes take every 8th split and meet in shared memory (grid ceil(N / 32) * M: block b takes
-   row b / ceil(N / 32)); with fewer, the 8 lanes are 8 rows, each thread summing its splits
-   (grid ceil(N / 32) * ceil(M / 8)). */
+   order and applies the epilogue.  Block (32, 8) over 32 outputs of a row: with >= 8 splits and
+   fewer than 2^18 outputs, the 8 lanes take every 8th split and meet in shared memory (grid
+   ceil(N / 32) * M: block b takes row b / ceil(N / 32)); otherwise the 8 lanes are 8 rows, each
+   thread summing its splits (grid ceil(N / 32) * ceil(M / 8)): tens of thousands of 32-output
+   blocks cost more than the sums. */
 static __device__ __forceinline__ void gpuml__splitk_store(const gpuml__mm_params &p, int m, int n, float sum);
 extern "C" __global__ void __launch_bounds__(256) gpuml_mm_splitk_epi(gpuml__mm_params p, const float *part, int splits, long long ldw)
 {
     __shared__ float red[8][33];
     const int nbx = (p.N + 31) / 32, n = (int)(blockIdx.x % nbx) * 32 + threadIdx.x;
-    if (splits < 8) {
+    if (!(splits >= 8 && (gpuml__i64)p.M * p.N < ((gpuml__i64)1 << 18))) {   /* gpuml__splitk_lanes in gpuml.h */
         const int m = (int)(blockIdx.x / nbx) * 8 + threadIdx.y;
         if (n < p.N && m < p.M) {
             float sum = 0.0f;
+#pragma unroll 4
             for (int s = 0; s < splits; s++) sum += part[((gpuml__i64)s * p.M + m) * ldw + n];
             gpuml__splitk_store(p, m, n, sum);
         }
