@@ -50,7 +50,7 @@ struct gpuml__conv_params {
     void *col;                                      /* im2col / col2im buffer */
     gpuml__i64 ldcol, n0, g;                        /* its row stride; first image; group */
     gpuml__i64 total;                               /* work items */
-    gpuml__i64 mrows;                               /* gpuml_conv_bwf_pack: the GEMM rows that exist */
+    gpuml__i64 mrows;                               /* backward filter packing: the GEMM rows that exist */
 };
 
 static __device__ __forceinline__ float gpuml__conv_act(float v)
