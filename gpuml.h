@@ -10875,7 +10875,8 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
    before the forward-conv backward data and the tensor-core backward filter; GPUML_CONV_BWD=slices
    (gpuml__cv_bwd_old = 2): the sliced mma.sync backward filter on Hopper too */
 static int gpuml__cv_bwd_old;
-static long gpuml__cv_bwd_calls[2];   /* runs of the forward-conv backward data / tensor-core backward filter (tests) */
+static long gpuml__cv_bwd_calls[3];   /* runs of the forward-conv backward data / tensor-core backward filter / its Hopper
+                                         implicit GEMM (tests) */
 GPUML__FN int gpuml__cv_bwd_is_old(void)
 {
     const char *env = gpuml__getenv("GPUML_CONV_BWD");
@@ -10994,6 +10995,103 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *c
     gpuml_tensor_free(up);   /* stream-ordered */
     gpuml_tensor_free(wf);
     return st;
+}
+
+/* backward filter on Hopper as one implicit GEMM (kernels/conv_sm90.cu, gpuml_conv_bwf_sm90): dy^T
+   and x's im2col tiles straight from dy and x by TMA, no buffers; the pixel range split so that
+   the units fill the GPU, the slices' f32 sums added in a fixed order by conv_igemm's split-K
+   reduce into acc (f32 [K][R*S*C]).  GPUML_ERROR_NOT_SUPPORTED, recording no error, where it
+   does not take the problem (f16/bf16, contiguous NHWC x and dy, groups 1, C % 64, K % 8, 16-byte
+   aligned, sm_90 with TMA im2col, the window's corners in the im2col map's range). */
+static int gpuml__cv_bwf_sm90_off;   /* tests: 1 skips this route */
+GPUML__FN gpuml_status gpuml__cv_bwf_sm90(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_tensor *acc, const char *op)
+{
+#ifndef GPUML_NO_CUDA
+    gpuml__conv_kparams kp;
+    unsigned char mapbuf[2][128 + 64];
+    void *ymap = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[3];
+    gpuml__u64 dims[4], strides[3];
+    int lo[2], hi[2], wm, tdt, s, best_s = 1;
+    unsigned estr[4], grid[3], block[3] = {384, 1, 1}, smem;
+    char opts[200], ropts[200];
+    gpuml__CUfunction fn, red;
+    gpuml_tensor *ws = NULL;
+    gpuml_status st;
+    int64_t npq = cv->n * cv->p * cv->q, ks = (npq + 63) / 64, tiles, G, total, best_t = -1, per;
+    const char *env = gpuml__getenv("GPUML_CONV_BWD");
+    if (gpuml__cv_bwf_sm90_off || (env && (strcmp(env, "gemm") == 0 || strcmp(env, "slices") == 0)) || gpuml__cv_bwd_old) return GPUML_ERROR_NOT_SUPPORTED;
+    if (!gpuml__sm90_device(ctx) || !ctx->cu.TensorMapEncodeIm2col || (cv->dt != GPUML_F16 && cv->dt != GPUML_BF16) || cv->groups != 1 ||
+        cv->c % 64 || cv->k % 8 || cv->sh > 8 || cv->sw > 8 || (cv->r - 1) * cv->dh >= 65536 || (cv->s - 1) * cv->dw >= 65536 ||
+        cv->xs[3] != 1 || cv->xs[2] != cv->c || cv->xs[1] != cv->w * cv->c || cv->xs[0] != cv->h * cv->w * cv->c ||
+        cv->ys[3] != 1 || cv->ys[2] != cv->k || cv->ys[1] != cv->q * cv->k || cv->ys[0] != cv->p * cv->q * cv->k ||
+        !gpuml__aligned16(gpuml__dptr(cv->x)) || !gpuml__aligned16(gpuml__dptr(cv->y)) || gpuml_tensor_numel(cv->x) >= ((int64_t)1 << 31) ||
+        npq * cv->k >= ((int64_t)1 << 31) || cv->k * cv->ncol >= ((int64_t)1 << 31))
+        return GPUML_ERROR_NOT_SUPPORTED;
+    lo[0] = -cv->pl; lo[1] = -cv->pt;
+    hi[0] = (int)((cv->q - 1) * cv->sw - cv->pl - (cv->w - 1));
+    hi[1] = (int)((cv->p - 1) * cv->sh - cv->pt - (cv->h - 1));
+    if (lo[0] < -128 || lo[1] < -128 || hi[0] < -128 || hi[1] < -128 || hi[0] > 127 || hi[1] > 127) return GPUML_ERROR_NOT_SUPPORTED;
+    wm = cv->k > 64 ? 2 : 1;
+    smem = (unsigned)(1024 + (wm == 1 ? 5 * 320 : 6 * 256) * 128 + 256);
+    if (ctx->smem_optin < (int)smem) return GPUML_ERROR_NOT_SUPPORTED;
+    tdt = cv->dt == GPUML_F16 ? 6 : 9;
+    memset(ymap, 0, 128);
+    memset(xmap, 0, 128);
+    dims[0] = (gpuml__u64)cv->c; dims[1] = (gpuml__u64)cv->w; dims[2] = (gpuml__u64)cv->h; dims[3] = (gpuml__u64)cv->n;
+    strides[0] = (gpuml__u64)(cv->c * 2); strides[1] = (gpuml__u64)(cv->w * cv->c * 2); strides[2] = (gpuml__u64)(cv->h * cv->w * cv->c * 2);
+    estr[0] = 1; estr[1] = (unsigned)cv->sw; estr[2] = (unsigned)cv->sh; estr[3] = 1;
+    if (!gpuml__tmap(ctx, ymap, tdt, gpuml__dptr(cv->y), cv->k, npq, cv->k * 2, 64, 64) ||
+        ctx->cu.TensorMapEncodeIm2col(xmap, tdt, 4, (void *)(uintptr_t)gpuml__dptr(cv->x), dims, strides, lo, hi, 64, 64, estr, 0, 3, 3, 0) != 0)
+        return GPUML_ERROR_NOT_SUPPORTED;
+    /* splits: the least of rounds x (k steps a slice + ~4 of fill and store) x 0.4 us + the partial
+       sums written and read (BM x BN x 8 bytes a unit, ~2 TB/s) */
+    tiles = ((cv->k + 64 * wm - 1) / (64 * wm)) * ((cv->ncol + 256 / wm - 1) / (256 / wm));
+    G = GPUML__MAX(ctx->sm_count, 1);
+    for (s = 1; s <= 512 && s <= ks; s++) {
+        int64_t pr = (ks + s - 1) / s, units, t;
+        if ((ks + pr - 1) / pr != s) continue;   /* an empty slice */
+        units = tiles * s;
+        t = ((units + G - 1) / G) * (pr + 4) * 400 + (s > 1 ? units * 64 * 256 * 8 / 2000 : 0);   /* ns */
+        if (best_t < 0 || t < best_t) { best_t = t; best_s = s; }
+    }
+    per = (ks + best_s - 1) / best_s;
+    GPUML__TRY(gpuml__enter(ctx));
+    snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=%d -DGPUML_BWF_WM=%d", (int)cv->dt, wm);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_bwf_sm90", &fn));
+    if (best_s > 1) {
+        snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=1",
+                 (int)cv->dt);
+        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, ropts, "gpuml_conv_splitk_reduce", &red));
+        total = (int64_t)best_s * cv->k * cv->ncol;
+        ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &total, op);
+        if (!ws) return ctx->status;
+    }
+    memset(&kp, 0, sizeof kp);
+    kp.x = gpuml__dptr(cv->x); kp.y = ws ? gpuml__dptr(ws) : gpuml__dptr(acc);
+    kp.N = (int)cv->n; kp.H = (int)cv->h; kp.W = (int)cv->w; kp.C = (int)cv->c; kp.K = (int)cv->k;
+    kp.R = (int)cv->r; kp.S = (int)cv->s; kp.P = (int)cv->p; kp.Q = (int)cv->q;
+    kp.stride_h = cv->sh; kp.stride_w = cv->sw; kp.pad_h = cv->pt; kp.pad_w = cv->pl; kp.dil_h = cv->dh; kp.dil_w = cv->dw;
+    kp.M = (int)npq; kp.Kg = (int)cv->ncol; kp.splits = (int)((ks + per - 1) / per);
+    grid[0] = (unsigned)GPUML__MIN(tiles * kp.splits, G); grid[1] = grid[2] = 1;
+    args[0] = ymap; args[1] = xmap; args[2] = &kp;
+    gpuml__cv_bwd_calls[2]++;
+    st = gpuml__launch(ctx, fn, grid, block, smem, args, "conv2d backward filter (wgmma implicit GEMM)");
+    if (st == GPUML_SUCCESS && ws) {
+        /* acc[k][j] = sum over the slices z of ws[z][k][j] (conv_igemm's reduce: M = K, K = R*S*C) */
+        unsigned rgrid[3], rblock[3] = {256, 1, 1};
+        void *rargs[1];
+        kp.ws = kp.y; kp.y = gpuml__dptr(acc);
+        kp.M = (int)cv->k; kp.K = (int)cv->ncol;
+        rgrid[0] = gpuml__grid_for(ctx, cv->k * cv->ncol, 256); rgrid[1] = rgrid[2] = 1;
+        rargs[0] = &kp;
+        st = gpuml__launch(ctx, red, rgrid, rblock, 0, rargs, "conv2d backward filter (split-K reduce)");
+    }
+    gpuml_tensor_free(ws);   /* stream-ordered */
+    return st;
+#else
+    (void)ctx; (void)cv; (void)acc; (void)op;
+    return GPUML_ERROR_NOT_SUPPORTED;
+#endif
 }
 
 /* backward filter on the tensor cores (f16/bf16 on sm_80+).  Hopper: one GEMM dw_g [kg x ncol] =
@@ -11185,7 +11283,8 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_filter(gpuml_ctx *ctx, const gpuml__cv
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs dy's rows and columns to merge into one dim", op);
     GPUML__TRY(gpuml__cv_krsc(ctx, cv, NULL, &acc, &acc_c, GPUML_F32, op));
     if (!gpuml__cv_bwd_is_old() && (cv->dt == GPUML_F16 || cv->dt == GPUML_BF16) && ctx->arch >= 80 && ctx->smem_optin >= 98304) {
-        st = gpuml__cv_bwf_tc(ctx, cv, acc, op);
+        st = gpuml__cv_bwf_sm90(ctx, cv, acc, op);
+        if (st == GPUML_ERROR_NOT_SUPPORTED) st = gpuml__cv_bwf_tc(ctx, cv, acc, op);
         goto cast;
     }
     nb = GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), GPUML__CV_GPU_COL / wg);
@@ -11759,6 +11858,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=0 -DGPUML_CONV_YNCHW=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2 -DGPUML_CONV_YNCHW=1 -DGPUML_CW_RN=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2 -DGPUML_CW_TMA_A=1 -DGPUML_CONV_YNCHW=0 -DGPUML_CW_RN=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=1 -DGPUML_BWF_WM=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=2 -DGPUML_BWF_WM=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1 -DGPUML_CONV_YNCHW=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=0 -DGPUML_CONV_YNCHW=1 -DGPUML_CW_RN=2" },
 #ifdef GPUML__OPS_VARIANTS

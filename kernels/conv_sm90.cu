@@ -104,6 +104,9 @@
 #ifndef GPUML_CW_CFG
 #define GPUML_CW_CFG 1
 #endif
+#ifndef GPUML_CONV_BWF
+#define GPUML_CONV_BWF 0    /* 1: the backward filter kernel (gpuml_conv_bwf_sm90, at the end) instead of the forward */
+#endif
 #ifndef GPUML_CW_TMA_A
 #define GPUML_CW_TMA_A 0    /* 1: 1x1, stride 1, no padding: x is the GEMM's A [M][C], loaded by TMA;
                                2: TMA im2col loads (any window, stride, padding, dilation); 0: cp.async gather */
@@ -440,6 +443,7 @@ static __device__ __forceinline__ void gpuml__cw_mainloop_rn(float *acc, float *
 }
 #endif
 
+#if !GPUML_CONV_BWF
 extern "C" __global__ void __launch_bounds__(GPUML_CW_THREADS, GPUML_CW_MINB)
 gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_constant__ gpuml__cw_tmap tma_x,
                 const gpuml__conv_params p, const __grid_constant__ gpuml__cw_tmap tma_y,
@@ -694,4 +698,191 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
 #endif
     }
 }
+#endif /* !GPUML_CONV_BWF */
+
+#if GPUML_CONV_BWF
+/* ==========================================================================================
+   gpuml_conv_bwf_sm90: conv2d backward filter as an implicit GEMM on wgmma (f16 / bf16 NHWC).
+   dw[k][r][s][c] = sum over the N*P*Q output pixels m = (n, p, q) of
+                    dy[m][k] * x[n][p*sh-ph+r*dh][q*sw-pw+s*dw][c]      (x off the image reads 0)
+   GEMM view: M = K (dw's rows), N_gemm = R*S*C (kg = (r*S + s)*C + c, dw's KRSC columns),
+   reduction over the N*P*Q pixels, 64 a k step.  Both operands are MN-major (transposed) in
+   shared memory, which wgmma reads for 16-bit types (the tnsp immediates):
+     A = dy^T: a TMA box of dy as a [NPQ][K] matrix, 64 pixels x 64 k (128-byte rows along k);
+     B = im2col(x): a TMA im2col box per 64-column block (64 channels of one tap (r, s)), 64
+               pixels x 64 channels, exactly the forward kernel's A tile of that tap.
+   No im2col buffer and no transposed dy are written.  Pixels past N*P*Q read as 0 on both sides
+   (TMA's out-of-bounds fill), so every k step is whole.
+   LAUNCH CONTRACT
+   Kernel:  gpuml_conv_bwf_sm90(const __grid_constant__ gpuml__cw_tmap tma_dy,
+                                const __grid_constant__ gpuml__cw_tmap tma_x, gpuml__conv_params p)
+   Compile: sm_90a, -DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=1|2
+            -DGPUML_BWF_WM=1|2: 1 = a 64 x 256 tile (K <= 64), the two consumer warpgroups side
+            by side along N_gemm; 2 = 128 x 128, one above the other along K.
+   Params:  p.M = N*P*Q, p.K = K, p.Kg = R*S*C, N H W C R S P Q strides pads dilations as the
+            forward; p.splits: the pixel range is cut into `splits` slices of whole k steps (per =
+            ceil(KS / splits), KS = ceil(M / 64), every slice non-empty); slice z writes raw f32
+            sums to p.y + z*K*Kg ([K][Kg] each, masked to the matrix); splits 1 writes the result.
+   Maps:    tma_dy: dy as 2-D, dtype as x, globalDim {K, M}, globalStrides {K*2}, boxDim {64, 64},
+            SWIZZLE_128B, OOB zero fill.  tma_x: the forward's im2col map of x (rank 4, C W H N,
+            pixelsPerColumn 64, channelsPerPixel 64, elementStrides {1, sw, sh, 1}, SWIZZLE_128B).
+   Grid:    persistent, (G, 1, 1), any G >= 1; units u = z * tiles + tm * tiles_n + tn (the tiles of
+            one pixel slice run side by side: x's rows are read from L2).  Block (384, 1, 1):
+            warpgroup 0 the producer (one thread issues every TMA), 1-2 the consumers.
+   Shared:  1024 + STAGES * (BM + BN) * 128 + 256 bytes (GPUML_BWF_SMEM).
+   Host preconditions: C % 64 == 0, K % 8 == 0, x and dy contiguous NHWC, 16-byte aligned; the
+            im2col map encodable (stride <= 8, corners in [-128, 127]); groups 1.
+   ========================================================================================== */
+#ifndef GPUML_BWF_WM
+#define GPUML_BWF_WM 1
+#endif
+#if GPUML_BWF_WM != 1 && GPUML_BWF_WM != 2
+#error "GPUML_BWF_WM is 1 or 2"
+#endif
+#if GPUML_CONV_DT == 0
+#error "the backward filter kernel takes f16 or bf16 (MN-major operands)"
+#endif
+#define GPUML_BWF_BM (64 * GPUML_BWF_WM)
+#define GPUML_BWF_BN (256 / GPUML_BWF_WM)
+#define GPUML_BWF_STAGES (GPUML_BWF_WM == 1 ? 5 : 6)
+#define GPUML_BWF_SMEM (1024 + GPUML_BWF_STAGES * (GPUML_BWF_BM + GPUML_BWF_BN) * 128 + 256)
+
+/* D[64x128] (+)= A[64x16] * B[16x128], both MN-major in 128B-swizzled smem; scale_d 0 overwrites D */
+static __device__ __forceinline__ void gpuml__bwf_wgmma(float *d, gpuml__u64 da, gpuml__u64 db, int scale_d)
+{
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %66, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32" GPUML__CW_TYPES " {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 1, 1;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1)
+gpuml_conv_bwf_sm90(const __grid_constant__ gpuml__cw_tmap tma_dy, const __grid_constant__ gpuml__cw_tmap tma_x,
+                    const gpuml__conv_params p)
+{
+    constexpr int BM = GPUML_BWF_BM, BN = GPUML_BWF_BN, STAGES = GPUML_BWF_STAGES;
+    constexpr int A_BYTES = BM * 128, B_BYTES = BN * 128, NBB = BN / 64;
+    extern __shared__ __align__(1024) unsigned char gpuml__bwf_smem[];
+    const gpuml__u32 base = (gpuml__mma_smem_addr(gpuml__bwf_smem) + 1023u) & ~1023u;
+    const gpuml__u32 smem_a = base, smem_b = base + STAGES * A_BYTES;
+    const gpuml__u32 bar_full = base + STAGES * (A_BYTES + B_BYTES), bar_empty = bar_full + 8 * STAGES;
+    const int tid = (int)threadIdx.x, wg = tid >> 7, lane = tid & 31;
+    const int NPQ = p.M, KO = p.K, NC = p.Kg;
+    const int tiles_m = (KO + BM - 1) / BM, tiles_n = (NC + BN - 1) / BN, tiles = tiles_m * tiles_n;
+    const int KS = (NPQ + 63) / 64, per = (KS + p.splits - 1) / p.splits, units = tiles * p.splits;
+
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            gpuml__mbar_init(bar_full + 8 * s, 1);        /* the producer's expect_tx */
+            gpuml__mbar_init(bar_empty + 8 * s, 8);       /* one lane of every consumer warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        /* ------------------------------ producer: one thread issues the TMAs ------------------ */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 56;");
+        if (tid == 0) {
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_dy) : "memory");
+            asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_x) : "memory");
+            const int PQ = p.P * p.Q;
+            int stage = 0;
+            gpuml__u32 phase = 0;
+            for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
+                const int z = u / tiles, rest = u - z * tiles, tm = rest / tiles_n, tn = rest - tm * tiles_n;
+                const int kb0 = z * per, kb1 = kb0 + per < KS ? kb0 + per : KS, n0 = tn * BN;
+                const int nbv = (NC - n0) / 64 < NBB ? (NC - n0) / 64 : NBB;   /* column blocks inside N_gemm */
+                int cb[NBB];
+                gpuml__u16 ow[NBB], oh[NBB];
+#pragma unroll
+                for (int b = 0; b < NBB; ++b) {
+                    const int j = n0 + 64 * b, rs = j / p.C, r = rs / p.S, s = rs - r * p.S;
+                    cb[b] = j - rs * p.C;
+                    ow[b] = (gpuml__u16)(s * p.dil_w);
+                    oh[b] = (gpuml__u16)(r * p.dil_h);
+                }
+                for (int kb = kb0; kb < kb1; ++kb) {
+                    const int m0 = kb * 64, ni = m0 / PQ, rem = m0 - ni * PQ, pp = rem / p.Q, qq = rem - pp * p.Q;
+                    const int w0 = qq * p.stride_w - p.pad_w, h0 = pp * p.stride_h - p.pad_h;
+                    const gpuml__u32 full = bar_full + 8 * stage;
+                    gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
+                    gpuml__mbar_expect_tx(full, (gpuml__u32)(BM / 64 + nbv) * 8192u);
+#pragma unroll
+                    for (int a = 0; a < BM / 64; ++a)
+                        gpuml__tma_load_2d(smem_a + stage * A_BYTES + a * 8192, &tma_dy, tm * BM + 64 * a, m0, full);
+#pragma unroll
+                    for (int b = 0; b < NBB; ++b)
+                        if (b < nbv) gpuml__cw_tma_im2col(smem_b + stage * B_BYTES + b * 8192, &tma_x, cb[b], w0, h0, ni, ow[b], oh[b], full);
+                    if (++stage == STAGES) { stage = 0; phase ^= 1u; }
+                }
+            }
+        }
+    } else {
+        /* ------------------------------ consumer warpgroups ------------------------------ */
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 224;");
+        const int cw = wg - 1, warp = (tid & 127) >> 5;
+        /* WM 1: both read the 64 k rows of A, warpgroup cw columns [128 cw, 128 cw + 128) of the tile;
+           WM 2: warpgroup cw rows [64 cw, 64 cw + 64), all 128 columns */
+        const gpuml__u32 a_off = GPUML_BWF_WM == 2 ? (gpuml__u32)cw * 8192u : 0u;
+        const gpuml__u32 b_off = GPUML_BWF_WM == 1 ? (gpuml__u32)cw * 16384u : 0u;
+        float acc[64];
+        int stage = 0;
+        gpuml__u32 phase = 0;
+        for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
+            const int z = u / tiles, rest = u - z * tiles, tm = rest / tiles_n, tn = rest - tm * tiles_n;
+            const int kb0 = z * per, kb1 = kb0 + per < KS ? kb0 + per : KS;
+            int prev = 0;
+            for (int kb = kb0; kb < kb1; ++kb) {
+                gpuml__mbar_wait(bar_full + 8 * stage, phase);
+                /* MN-major, 128B swizzle: 8-k-row atoms 1024 bytes apart (sbo), 64-wide column blocks
+                   8192 apart (lbo); +16 k rows = +2048 bytes per k16 */
+                const gpuml__u64 da = gpuml__smem_desc(smem_a + stage * A_BYTES + a_off, 8192, 1024);
+                const gpuml__u64 db = gpuml__smem_desc(smem_b + stage * B_BYTES + b_off, 8192, 1024);
+                gpuml__wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk)
+                    gpuml__bwf_wgmma(acc, da + (gpuml__u64)(128 * kk), db + (gpuml__u64)(128 * kk), (kb != kb0) | kk);
+                gpuml__wgmma_commit();
+                gpuml__wgmma_wait<1>();       /* the previous step's wgmmas are done: free its stage */
+                if (kb != kb0 && lane == 0) gpuml__mbar_arrive(bar_empty + 8 * prev);
+                prev = stage;
+                if (++stage == STAGES) { stage = 0; phase ^= 1u; }
+            }
+            gpuml__wgmma_wait<0>();
+            if (lane == 0) gpuml__mbar_arrive(bar_empty + 8 * prev);
+
+            /* acc[4j + 2i + c]: row 16 warp + lane/4 + 8i, column 8j + 2(lane%4) + c of this warpgroup's
+               64 x 128 block; f32 pairs straight to [K][Kg] (Kg even: 8-byte aligned) */
+            const int row0 = tm * BM + (GPUML_BWF_WM == 2 ? 64 * cw : 0), col0 = tn * BN + (GPUML_BWF_WM == 1 ? 128 * cw : 0);
+            float *Y = (float *)p.y + (gpuml__i64)z * KO * NC;
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const int m = row0 + 16 * warp + (lane >> 2) + 8 * i;
+                if (m >= KO) continue;
+                float *yr = Y + (gpuml__i64)m * NC;
+#pragma unroll
+                for (int j = 0; j < 16; ++j) {
+                    const int n = col0 + 8 * j + 2 * (lane & 3);
+                    if (n < NC) *(float2 *)(yr + n) = make_float2(acc[4 * j + 2 * i], acc[4 * j + 2 * i + 1]);
+                }
+            }
+        }
+    }
+}
+#endif /* GPUML_CONV_BWF */
 #endif

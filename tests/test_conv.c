@@ -378,13 +378,13 @@ static void test_backward_layers(void)
             int lay;
             for (lay = 0; lay < 2; lay++) {
                 cv_case c;
-                long before[2];
+                long before[3];
                 memset(&c, 0, sizeof c);
                 c.n = 3; c.c = L[l][0]; c.h = c.w = L[l][1]; c.k = L[l][2]; c.r = c.s = L[l][3]; c.sh = c.sw = L[l][4];
                 c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = L[l][3] / 2; c.dh = c.dw = 1; c.groups = 1;
                 c.dt = FDT[di]; c.layout = lay;
                 cv_out(&c);
-                before[0] = gpuml__cv_bwd_calls[0]; before[1] = gpuml__cv_bwd_calls[1];
+                before[0] = gpuml__cv_bwd_calls[0]; before[1] = gpuml__cv_bwd_calls[1]; before[2] = gpuml__cv_bwd_calls[2];
                 run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 7);
                 if (lay == 0 && c.dt != GPUML_F32) {   /* the sliced route at layer sizes too */
                     gpuml__cv_bwd_old = 2;
@@ -397,11 +397,47 @@ static void test_backward_layers(void)
                           (c.sh == 1 || (c.r == 1 ? c.layout == GPUML_LAYOUT_NHWC : gpuml_device_arch(tu_gpu) >= 80)),
                       "layer %d dtype %d layout %d: forward-conv backward data ran %ld times",
                       l, di, lay, gpuml__cv_bwd_calls[0] - before[0]);
-                if (gpuml_device_arch(tu_gpu) >= 80)
-                    CHECK((gpuml__cv_bwd_calls[1] > before[1]) == (c.dt != GPUML_F32), "layer %d dtype %d layout %d: tensor-core backward filter ran %ld times",
-                          l, di, lay, gpuml__cv_bwd_calls[1] - before[1]);
+                if (gpuml_device_arch(tu_gpu) >= 80)   /* the sliced / one-GEMM route or the Hopper implicit GEMM */
+                    CHECK((gpuml__cv_bwd_calls[1] + gpuml__cv_bwd_calls[2] > before[1] + before[2]) == (c.dt != GPUML_F32),
+                          "layer %d dtype %d layout %d: tensor-core backward filter ran %ld times", l, di, lay,
+                          gpuml__cv_bwd_calls[1] + gpuml__cv_bwd_calls[2] - before[1] - before[2]);
             }
         }
+}
+/* the Hopper implicit-GEMM backward filter (gpuml_conv_bwf_sm90): both tile shapes (K <= 64: 64 x 256;
+   K > 64: 128 x 128), K not a multiple of 64 (rows of a tile past K), R*S*C not a multiple of the tile
+   (column blocks past it), N*P*Q not a multiple of 64, stride 2, asymmetric padding, dilation, 1x1,
+   split and unsplit pixel ranges; and the shapes it must decline (C % 64, K % 8, NCHW, groups) */
+static void test_bwf_sm90(void)
+{
+    static const int L[][11] = {   /* n, c, h, k, r, stride, pad t, b, l, r, dilation; then "taken" */
+        { 3, 64, 14, 64, 3, 1, 1, 1, 1, 1, 1 },   { 2, 128, 9, 72, 1, 1, 0, 0, 0, 0, 1 },   { 2, 64, 11, 200, 3, 2, 1, 1, 1, 1, 1 },
+        { 1, 192, 7, 32, 3, 1, 0, 2, 1, 0, 2 },   { 2, 64, 56, 64, 3, 1, 1, 1, 1, 1, 1 },   { 4, 256, 8, 128, 1, 2, 0, 0, 0, 0, 1 },
+        { 1, 64, 5, 8, 5, 1, 2, 2, 2, 2, 1 },     { 2, 128, 28, 16, 3, 2, 0, 1, 0, 1, 1 },  { 1, 64, 3, 136, 3, 1, 1, 1, 1, 1, 1 },
+        /* declined: C % 64, K % 8, groups 2 */
+        { 2, 96, 9, 64, 3, 1, 1, 1, 1, 1, 1 },    { 2, 64, 9, 36, 3, 1, 1, 1, 1, 1, 1 },    { 2, 128, 9, 64, 3, 1, 1, 1, 1, 1, 1 },
+    };
+    int l, di, lay;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the implicit-GEMM backward filter is Hopper-only (device sm_%d)", gpuml_device_arch(tu_gpu));
+    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+        for (di = 1; di < 3; di++)
+            for (lay = 0; lay < 2; lay++) {
+                cv_case c;
+                long before;
+                int want;
+                memset(&c, 0, sizeof c);
+                c.n = L[l][0]; c.c = L[l][1]; c.h = c.w = L[l][2]; c.k = L[l][3]; c.r = c.s = L[l][4]; c.sh = c.sw = L[l][5];
+                c.pad[0] = L[l][6]; c.pad[1] = L[l][7]; c.pad[2] = L[l][8]; c.pad[3] = L[l][9]; c.dh = c.dw = L[l][10];
+                c.groups = l == 11 ? 2 : 1;
+                c.dt = FDT[di]; c.layout = lay;
+                CHECK(cv_out(&c), "case %d has no output", l);
+                want = l < 9 && lay == GPUML_LAYOUT_NHWC;
+                before = gpuml__cv_bwd_calls[2];
+                run_bwd(tu_gpu, "gpu-bwf-sm90", &c, GPUML_CONV_AUTO, l == 4 ? 5 : 1);
+                CHECK((gpuml__cv_bwd_calls[2] > before) == want, "case %d dtype %d layout %d: the implicit-GEMM backward filter ran %ld times (want %s)",
+                      l, di, lay, gpuml__cv_bwd_calls[2] - before, want ? "> 0" : "0");
+            }
 }
 /* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
    widths (partial q-blocks), strides 1 and 2, a dilated 5x5, with the full epilogue */
@@ -940,6 +976,7 @@ int main(int argc, char **argv)
         { "fuzz_forward", test_fuzz_forward },
         { "fuzz_backward", test_fuzz_backward },
         { "backward_layers", test_backward_layers },
+        { "bwf_sm90", test_bwf_sm90 },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
         { "depthwise3x3_staged", test_depthwise3x3_staged },
