@@ -10873,7 +10873,8 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
 
 /* GPUML_CONV_BWD=old (or gpuml__cv_bwd_old = 1, for tests and A/B runs): the backward passes as
    before the forward-conv backward data and the tensor-core backward filter; GPUML_CONV_BWD=slices
-   (gpuml__cv_bwd_old = 2): the sliced mma.sync backward filter on Hopper too */
+   (gpuml__cv_bwd_old = 2): the sliced mma.sync backward filter on Hopper too; GPUML_CONV_BWD=gemm:
+   Hopper's backward filter as one materialized GEMM instead of the implicit GEMM (gpuml__cv_bwf_sm90) */
 static int gpuml__cv_bwd_old;
 static long gpuml__cv_bwd_calls[3];   /* runs of the forward-conv backward data / tensor-core backward filter / its Hopper
                                          implicit GEMM (tests) */
@@ -10999,11 +11000,12 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *c
 
 /* backward filter on Hopper as one implicit GEMM (kernels/conv_sm90.cu, gpuml_conv_bwf_sm90): dy^T
    and x's im2col tiles straight from dy and x by TMA, no buffers; the pixel range split so that
-   the units fill the GPU, the slices' f32 sums added in a fixed order by conv_igemm's split-K
-   reduce into acc (f32 [K][R*S*C]).  GPUML_ERROR_NOT_SUPPORTED, recording no error, where it
+   the units fill the GPU, the slices' f32 sums added in a fixed order (gpuml_conv_bwf_reduce) into
+   acc (f32 [K][R*S*C]), or with acc NULL straight into dw (the caller's contiguous KRSC cv->wt,
+   in its dtype).  GPUML_ERROR_NOT_SUPPORTED, recording no error, where it
    does not take the problem (f16/bf16, contiguous NHWC x and dy, groups 1, C % 64, K % 8, 16-byte
    aligned, sm_90 with TMA im2col, the window's corners in the im2col map's range). */
-static int gpuml__cv_bwf_sm90_off;   /* tests: 1 skips this route */
+static int gpuml__cv_bwf_sm90_off;   /* tests: 1 skips this route, 2 only its write straight into dw */
 GPUML__FN gpuml_status gpuml__cv_bwf_sm90(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_tensor *acc, const char *op)
 {
 #ifndef GPUML_NO_CUDA
@@ -11013,19 +11015,19 @@ GPUML__FN gpuml_status gpuml__cv_bwf_sm90(gpuml_ctx *ctx, const gpuml__cv *cv, g
     gpuml__u64 dims[4], strides[3];
     int lo[2], hi[2], wm, tdt, s, best_s = 1;
     unsigned estr[4], grid[3], block[3] = {384, 1, 1}, smem;
-    char opts[200], ropts[200];
+    char opts[200];
     gpuml__CUfunction fn, red;
     gpuml_tensor *ws = NULL;
     gpuml_status st;
     int64_t npq = cv->n * cv->p * cv->q, ks = (npq + 63) / 64, tiles, G, total, best_t = -1, per;
     const char *env = gpuml__getenv("GPUML_CONV_BWD");
-    if (gpuml__cv_bwf_sm90_off || (env && (strcmp(env, "gemm") == 0 || strcmp(env, "slices") == 0)) || gpuml__cv_bwd_old) return GPUML_ERROR_NOT_SUPPORTED;
+    if (gpuml__cv_bwf_sm90_off == 1 || (!acc && gpuml__cv_bwf_sm90_off == 2) || (env && (strcmp(env, "gemm") == 0 || strcmp(env, "slices") == 0)) || gpuml__cv_bwd_old) return GPUML_ERROR_NOT_SUPPORTED;
     if (!gpuml__sm90_device(ctx) || !ctx->cu.TensorMapEncodeIm2col || (cv->dt != GPUML_F16 && cv->dt != GPUML_BF16) || cv->groups != 1 ||
         cv->c % 64 || cv->k % 8 || cv->sh > 8 || cv->sw > 8 || (cv->r - 1) * cv->dh >= 65536 || (cv->s - 1) * cv->dw >= 65536 ||
         cv->xs[3] != 1 || cv->xs[2] != cv->c || cv->xs[1] != cv->w * cv->c || cv->xs[0] != cv->h * cv->w * cv->c ||
         cv->ys[3] != 1 || cv->ys[2] != cv->k || cv->ys[1] != cv->q * cv->k || cv->ys[0] != cv->p * cv->q * cv->k ||
         !gpuml__aligned16(gpuml__dptr(cv->x)) || !gpuml__aligned16(gpuml__dptr(cv->y)) || gpuml_tensor_numel(cv->x) >= ((int64_t)1 << 31) ||
-        npq * cv->k >= ((int64_t)1 << 31) || cv->k * cv->ncol >= ((int64_t)1 << 31))
+        npq * cv->k >= ((int64_t)1 << 31) || cv->k * cv->ncol >= ((int64_t)1 << 31) || (!acc && (gpuml__dptr(cv->wt) & 7)))
         return GPUML_ERROR_NOT_SUPPORTED;
     lo[0] = -cv->pl; lo[1] = -cv->pt;
     hi[0] = (int)((cv->q - 1) * cv->sw - cv->pl - (cv->w - 1));
@@ -11056,12 +11058,11 @@ GPUML__FN gpuml_status gpuml__cv_bwf_sm90(gpuml_ctx *ctx, const gpuml__cv *cv, g
     }
     per = (ks + best_s - 1) / best_s;
     GPUML__TRY(gpuml__enter(ctx));
-    snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=%d -DGPUML_BWF_WM=%d", (int)cv->dt, wm);
+    snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=%d -DGPUML_BWF_WM=%d -DGPUML_CONV_YDT=%d", (int)cv->dt, wm,
+             acc ? 0 : (int)cv->dt);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_bwf_sm90", &fn));
-    if (best_s > 1) {
-        snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=1",
-                 (int)cv->dt);
-        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_igemm, ropts, "gpuml_conv_splitk_reduce", &red));
+    if (best_s > 1 || !acc) {   /* f32 slices, then the reduce (which also converts into dw) */
+        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_bwf_reduce", &red));
         total = (int64_t)best_s * cv->k * cv->ncol;
         ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &total, op);
         if (!ws) return ctx->status;
@@ -11077,12 +11078,11 @@ GPUML__FN gpuml_status gpuml__cv_bwf_sm90(gpuml_ctx *ctx, const gpuml__cv *cv, g
     gpuml__cv_bwd_calls[2]++;
     st = gpuml__launch(ctx, fn, grid, block, smem, args, "conv2d backward filter (wgmma implicit GEMM)");
     if (st == GPUML_SUCCESS && ws) {
-        /* acc[k][j] = sum over the slices z of ws[z][k][j] (conv_igemm's reduce: M = K, K = R*S*C) */
+        /* out[k][j] = the sum over the slices z of ws[z][k][j] (kp.K = K, kp.Kg = R*S*C), 128 a block */
         unsigned rgrid[3], rblock[3] = {256, 1, 1};
         void *rargs[1];
-        kp.ws = kp.y; kp.y = gpuml__dptr(acc);
-        kp.M = (int)cv->k; kp.K = (int)cv->ncol;
-        rgrid[0] = gpuml__grid_for(ctx, cv->k * cv->ncol, 256); rgrid[1] = rgrid[2] = 1;
+        kp.ws = kp.y; kp.y = acc ? gpuml__dptr(acc) : gpuml__dptr(cv->wt);
+        rgrid[0] = (unsigned)((cv->k * cv->ncol + 127) / 128); rgrid[1] = rgrid[2] = 1;
         rargs[0] = &kp;
         st = gpuml__launch(ctx, red, rgrid, rblock, 0, rargs, "conv2d backward filter (split-K reduce)");
     }
@@ -11281,6 +11281,11 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_filter(gpuml_ctx *ctx, const gpuml__cv
     int axis0 = 0;
     if (!(cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1))
         return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: the GEMM path needs dy's rows and columns to merge into one dim", op);
+    if (cv->layout == GPUML_LAYOUT_NHWC && gpuml__is_contig(cv->wt)) {   /* Hopper: straight into dw (KRSC) */
+        st = gpuml__cv_bwf_sm90(ctx, cv, NULL, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+        st = GPUML_SUCCESS;
+    }
     GPUML__TRY(gpuml__cv_krsc(ctx, cv, NULL, &acc, &acc_c, GPUML_F32, op));
     if (!gpuml__cv_bwd_is_old() && (cv->dt == GPUML_F16 || cv->dt == GPUML_BF16) && ctx->arch >= 80 && ctx->smem_optin >= 98304) {
         st = gpuml__cv_bwf_sm90(ctx, cv, acc, op);
@@ -11858,8 +11863,9 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=0 -DGPUML_CONV_YNCHW=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2 -DGPUML_CONV_YNCHW=1 -DGPUML_CW_RN=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2 -DGPUML_CW_TMA_A=1 -DGPUML_CONV_YNCHW=0 -DGPUML_CW_RN=1" },
-    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=1 -DGPUML_BWF_WM=1" },
-    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=2 -DGPUML_BWF_WM=2" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=1 -DGPUML_BWF_WM=1 -DGPUML_CONV_YDT=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=2 -DGPUML_BWF_WM=2 -DGPUML_CONV_YDT=0" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=2 -DGPUML_BWF_WM=1 -DGPUML_CONV_YDT=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=1 -DGPUML_CONV_YNCHW=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=0 -DGPUML_CONV_YNCHW=1 -DGPUML_CW_RN=2" },
 #ifdef GPUML__OPS_VARIANTS

@@ -730,6 +730,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             one pixel slice run side by side: x's rows are read from L2).  Block (384, 1, 1):
             warpgroup 0 the producer (one thread issues every TMA), 1-2 the consumers.
    Shared:  1024 + STAGES * (BM + BN) * 128 + 256 bytes (GPUML_BWF_SMEM).
+   Then gpuml_conv_bwf_reduce (below, same module; -DGPUML_CONV_YDT = dw's dtype) adds the slices.
    Host preconditions: C % 64 == 0, K % 8 == 0, x and dy contiguous NHWC, 16-byte aligned; the
             im2col map encodable (stride <= 8, corners in [-128, 127]); groups 1.
    ========================================================================================== */
@@ -882,6 +883,47 @@ gpuml_conv_bwf_sm90(const __grid_constant__ gpuml__cw_tmap tma_dy, const __grid_
                 }
             }
         }
+    }
+}
+
+/* gpuml_conv_bwf_reduce(p): out[i] = the sum over the slices z of p.ws[z * K*Kg + i], i < p.K * p.Kg
+   (4 at a time: Kg % 64 == 0), in out's dtype GPUML_CONV_YDT (out = p.y, 8-byte aligned).  A block
+   (256 threads = 8 warps) takes 32 float4 columns: warp w adds slices [w zc, (w + 1) zc) in order,
+   zc = ceil(splits / 8), then warp 0 adds the 8 warp sums in order: a fixed order, the same result
+   run to run.  Grid: ceil(K*Kg / 128). */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_reduce(gpuml__conv_params p)
+{
+    __shared__ float4 part[8][32];
+    const int lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5;
+    const gpuml__i64 total4 = (gpuml__i64)p.K * p.Kg / 4, i = (gpuml__i64)blockIdx.x * 32 + lane;
+    const int zc = (p.splits + 7) / 8, z0 = w * zc, z1 = z0 + zc < p.splits ? z0 + zc : p.splits;
+    float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (i < total4 && z0 < z1) {
+        const float4 *src = (const float4 *)p.ws + i;
+        s = src[(gpuml__i64)z0 * total4];
+#pragma unroll 4
+        for (int z = z0 + 1; z < z1; ++z) {
+            const float4 v = src[(gpuml__i64)z * total4];
+            s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
+        }
+    }
+    part[w][lane] = s;
+    __syncthreads();
+    if (w == 0 && i < total4) {
+#pragma unroll
+        for (int k = 1; k < 8; ++k) {
+            const float4 v = part[k][lane];
+            if (k * zc < p.splits) { s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w; }
+        }
+#if GPUML_CONV_YDT == 0
+        ((float4 *)p.y)[i] = s;
+#else
+        typedef gpuml__dt<GPUML_CONV_YDT> D;
+        uint2 o;
+        o.x = (gpuml__u32)D::st(s.x) | ((gpuml__u32)D::st(s.y) << 16);
+        o.y = (gpuml__u32)D::st(s.z) | ((gpuml__u32)D::st(s.w) << 16);
+        ((uint2 *)p.y)[i] = o;
+#endif
     }
 }
 #endif /* GPUML_CONV_BWF */

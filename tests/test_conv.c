@@ -437,6 +437,13 @@ static void test_bwf_sm90(void)
                 run_bwd(tu_gpu, "gpu-bwf-sm90", &c, GPUML_CONV_AUTO, l == 4 ? 5 : 1);
                 CHECK((gpuml__cv_bwd_calls[2] > before) == want, "case %d dtype %d layout %d: the implicit-GEMM backward filter ran %ld times (want %s)",
                       l, di, lay, gpuml__cv_bwd_calls[2] - before, want ? "> 0" : "0");
+                if (want && l % 2 == 0) {   /* through the f32 buffer + cast (dw not contiguous KRSC) */
+                    before = gpuml__cv_bwd_calls[2];
+                    gpuml__cv_bwf_sm90_off = 2;
+                    run_bwd(tu_gpu, "gpu-bwf-sm90-acc", &c, GPUML_CONV_AUTO, l == 4 ? 5 : 1);
+                    gpuml__cv_bwf_sm90_off = 0;
+                    CHECK(gpuml__cv_bwd_calls[2] > before, "case %d dtype %d: the implicit-GEMM backward filter into the f32 buffer did not run", l, di);
+                }
             }
 }
 /* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
