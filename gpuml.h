@@ -9601,7 +9601,7 @@ typedef struct gpuml__cw_cfg {
                                 unit in us_cta + us_unit * bm*bn*k_tiles/1e6 us ... */
     float us_mb;             /* ... plus us_mb per MB of y written and of x gathered (/8, per column tile) */
 } gpuml__cw_cfg;
-#define GPUML__CW_NCFG 5
+#define GPUML__CW_NCFG 6
 #ifndef GPUML__CW_RN
 #define GPUML__CW_RN 2         /* 3xTF32 (problem tf32 2): k tiles summed by the tensor cores between round-to-nearest adds */
 #endif
@@ -9621,6 +9621,8 @@ static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
        the 22 ResNet-50 layers (bench/NOTES_conv_igemm.md) */
     { 128, 256, 4, 1, 25.89f, 1.65f, 0.411f }, { 128, 128, 6, 1, 33.63f, 0.08f, 0.656f }, { 128, 64, 8, 1, 54.20f, 1.96f, 0.210f },
     { 64, 128, 4, 2, 24.92f, 0.00f, 0.668f },  { 64, 64, 6, 2, 49.40f, 0.58f, 0.200f },
+    /* 192 x 128 (three consumer warpgroups): a guess from configurations 0 and 1, to be fitted */
+    { 192, 128, 4, 1, 26.0f, 1.0f, 0.5f },
 };
 /* channels per k tile (one 128-byte swizzle row): 64 of f16 / bf16, 32 of f32 (tf32) */
 GPUML__FN int64_t gpuml__cw_bke(const gpuml__conv_problem *p) { return p->x && p->x->dtype == GPUML_F32 ? 32 : 64; }
@@ -9647,7 +9649,7 @@ GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_pro
     if (ctx->arch != 90) return "needs sm_90 (wgmma, TMA)";
     f32 = p->x && p->x->dtype == GPUML_F32;
     if (f32 && (p->tf32 < 1 || p->tf32 > 3)) return "f32 x runs as tf32 (tf32 1) or on 3xTF32-split operands (2, 3)";
-    if (f32 && p->tf32 == 2 && (cfg == 0 || cfg == 3)) return "per-run sums double the accumulators: configurations 1, 2, 4";
+    if (f32 && p->tf32 == 2 && (cfg == 0 || cfg == 3 || cfg == 5)) return "per-run sums double the accumulators: configurations 1, 2, 4";
     q = *p;
     if (f32) q.tf32 = 1;   /* the mma.sync kernel's per-configuration limits of f32 do not apply */
     why = gpuml__conv_igemm_why(ctx, &q, 1);   /* dtypes, sizes, contiguity, alignment */
@@ -11078,11 +11080,13 @@ GPUML__FN gpuml_status gpuml__cv_bwf_sm90(gpuml_ctx *ctx, const gpuml__cv *cv, g
     gpuml__cv_bwd_calls[2]++;
     st = gpuml__launch(ctx, fn, grid, block, smem, args, "conv2d backward filter (wgmma implicit GEMM)");
     if (st == GPUML_SUCCESS && ws) {
-        /* out[k][j] = the sum over the slices z of ws[z][k][j] (kp.K = K, kp.Kg = R*S*C), 128 a block */
+        /* out[k][j] = the sum over the slices z of ws[z][k][j] (kp.K = K, kp.Kg = R*S*C); a block takes
+           8 / zw groups of 128 outputs, zw as the kernel's gpuml__bwf_zw */
         unsigned rgrid[3], rblock[3] = {256, 1, 1};
         void *rargs[1];
+        int zw = kp.splits >= 32 ? 8 : kp.splits >= 16 ? 4 : kp.splits >= 8 ? 2 : 1;
         kp.ws = kp.y; kp.y = acc ? gpuml__dptr(acc) : gpuml__dptr(cv->wt);
-        rgrid[0] = (unsigned)((cv->k * cv->ncol + 127) / 128); rgrid[1] = rgrid[2] = 1;
+        rgrid[0] = (unsigned)((cv->k * cv->ncol / 4 + 32 * (8 / zw) - 1) / (32 * (8 / zw))); rgrid[1] = rgrid[2] = 1;
         rargs[0] = &kp;
         st = gpuml__launch(ctx, red, rgrid, rblock, 0, rargs, "conv2d backward filter (split-K reduce)");
     }
@@ -11863,6 +11867,9 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=0 -DGPUML_CONV_YNCHW=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2 -DGPUML_CONV_YNCHW=1 -DGPUML_CW_RN=2" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=2 -DGPUML_CW_TMA_A=1 -DGPUML_CONV_YNCHW=0 -DGPUML_CW_RN=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=5 -DGPUML_CW_TMA_A=1 -DGPUML_CW_TMA_Y=1" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=5 -DGPUML_CW_TMA_A=0" },
+    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=5 -DGPUML_CW_TMA_A=2 -DGPUML_CONV_YNCHW=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=1 -DGPUML_BWF_WM=1 -DGPUML_CONV_YDT=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=2 -DGPUML_BWF_WM=2 -DGPUML_CONV_YDT=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=2 -DGPUML_BWF_WM=1 -DGPUML_CONV_YDT=2" },

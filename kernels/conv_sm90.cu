@@ -45,9 +45,11 @@
        2   128x64    2             384      8       1        1024 + 8*24576 + 20480 + 256 = 218368
        3   64x128    1             256      4       2        1024 + 4*24576 + 10240 + 256 = 109824
        4   64x64     1             256      6       2        1024 + 6*16384 + 10240 + 256 = 109824
+       5   192x128   3             512      4       1        1024 + 4*40960 + 30720 + 256 = 195840
+            (5: no setmaxnreg, every warp at the launch's 128 registers; no per-run sums (GPUML_CW_RN))
             GPUML_CW_TMA_Y 1: a 64 x BN 16-bit staging tile per consumer warpgroup replaces the
             slab (20480 / 10240 above) and configurations 0 and 3 run 3 stages: 0 214272,
-            1 230656, 2 214272, 3 91392, 4 107776 bytes.  GPUML_CW_TMA_Y 2: one 64 x 64 box
+            1 230656, 2 214272, 3 91392, 4 107776, 5 214272 bytes.  GPUML_CW_TMA_Y 2: one 64 x 64 box
             (8192 bytes) per consumer warpgroup, used box after box; configuration 3 keeps its
             4 stages: 107776 bytes (the whole tile with 4 stages, 115968, is 256 bytes more
             than 2 CTAs an SM may have).
@@ -140,11 +142,16 @@
 #define GPUML_CW_CWG 1
 #define GPUML_CW_STAGES (GPUML_CW_TMA_Y == 1 ? 3 : 4)   /* the whole 16 KB tile staged: 2 CTAs/SM fit with 3; one 8 KB box: 4 */
 #define GPUML_CW_MINB 2
-#else
+#elif GPUML_CW_CFG == 4
 #define GPUML_CW_BN 64
 #define GPUML_CW_CWG 1
 #define GPUML_CW_STAGES 6
 #define GPUML_CW_MINB 2
+#else   /* 5: 192 x 128, three consumer warpgroups at the launch's 128 registers (no setmaxnreg) */
+#define GPUML_CW_BN 128
+#define GPUML_CW_CWG 3
+#define GPUML_CW_STAGES 4
+#define GPUML_CW_MINB 1
 #endif
 #define GPUML_CW_BM (64 * GPUML_CW_CWG)
 #define GPUML_CW_THREADS (128 * (1 + GPUML_CW_CWG))
@@ -208,7 +215,7 @@
 #ifndef GPUML_CW_RN
 #define GPUML_CW_RN 0
 #endif
-#if GPUML_CW_RN && GPUML_CW_BN * (GPUML_CW_CWG == 2 ? 1 : GPUML_CW_MINB) > 128
+#if GPUML_CW_RN && (GPUML_CW_BN * (GPUML_CW_CWG == 2 ? 1 : GPUML_CW_MINB) > 128 || GPUML_CW_CWG == 3)
 #error "GPUML_CW_RN doubles the accumulators: BN 64, or BN 128 with one CTA an SM"
 #endif
 
@@ -888,15 +895,18 @@ gpuml_conv_bwf_sm90(const __grid_constant__ gpuml__cw_tmap tma_dy, const __grid_
 
 /* gpuml_conv_bwf_reduce(p): out[i] = the sum over the slices z of p.ws[z * K*Kg + i], i < p.K * p.Kg
    (4 at a time: Kg % 64 == 0), in out's dtype GPUML_CONV_YDT (out = p.y, 8-byte aligned).  A block
-   (256 threads = 8 warps) takes 32 float4 columns: warp w adds slices [w zc, (w + 1) zc) in order,
-   zc = ceil(splits / 8), then warp 0 adds the 8 warp sums in order: a fixed order, the same result
-   run to run.  Grid: ceil(K*Kg / 128). */
+   (256 threads = 8 warps) holds 8 / ZW groups of ZW warps, a group 32 float4 columns; warp j of a
+   group adds slices [j zc, (j + 1) zc) in order, zc = ceil(splits / ZW), then the group's first warp
+   adds its ZW warp sums in order: a fixed order, the same result run to run.  ZW = 8, 4, 2, 1 for
+   splits >= 32, 16, 8, below (each thread >= 4 loads in flight where there are that many).
+   Grid: ceil(K*Kg / 4 / (32 * 8 / ZW)). */
+static __host__ __device__ __forceinline__ int gpuml__bwf_zw(int splits) { return splits >= 32 ? 8 : splits >= 16 ? 4 : splits >= 8 ? 2 : 1; }
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_reduce(gpuml__conv_params p)
 {
     __shared__ float4 part[8][32];
-    const int lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5;
-    const gpuml__i64 total4 = (gpuml__i64)p.K * p.Kg / 4, i = (gpuml__i64)blockIdx.x * 32 + lane;
-    const int zc = (p.splits + 7) / 8, z0 = w * zc, z1 = z0 + zc < p.splits ? z0 + zc : p.splits;
+    const int lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5, zw = gpuml__bwf_zw(p.splits), j = w % zw;
+    const gpuml__i64 total4 = (gpuml__i64)p.K * p.Kg / 4, i = ((gpuml__i64)blockIdx.x * (8 / zw) + w / zw) * 32 + lane;
+    const int zc = (p.splits + zw - 1) / zw, z0 = j * zc, z1 = z0 + zc < p.splits ? z0 + zc : p.splits;
     float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (i < total4 && z0 < z1) {
         const float4 *src = (const float4 *)p.ws + i;
@@ -907,12 +917,13 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf_reduce(gpuml__c
             s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
         }
     }
-    part[w][lane] = s;
-    __syncthreads();
-    if (w == 0 && i < total4) {
-#pragma unroll
-        for (int k = 1; k < 8; ++k) {
-            const float4 v = part[k][lane];
+    if (zw > 1) {
+        part[w][lane] = s;
+        __syncthreads();
+    }
+    if (j == 0 && i < total4) {
+        for (int k = 1; k < zw; ++k) {
+            const float4 v = part[w + k][lane];
             if (k * zc < p.splits) { s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w; }
         }
 #if GPUML_CONV_YDT == 0

@@ -360,12 +360,12 @@ static int rnd_int(int lo, int hi) { return lo + (int)((tu_rand() + 1.0) * 0.5 *
 /* the specializations the wgmma tests run (each is one NVRTC compile): configuration, x dtype,
    y dtype, bias, activation, residual.  Every configuration twice, every activation, every
    dtype pair. */
-#define NWSPEC 10
+#define NWSPEC 12   /* rows 0-5: configurations 0-5; rows 6-11: each again (1, 0, 3, 4, 2, 5) */
 static const int wspec[NWSPEC][6] = {
     {0, GPUML_F16, GPUML_F16, 1, 1, 1},   {1, GPUML_BF16, GPUML_F32, 0, 2, 1}, {2, GPUML_F16, GPUML_BF16, 1, 3, 0},
-    {3, GPUML_BF16, GPUML_BF16, 1, 0, 1}, {4, GPUML_F16, GPUML_F32, 0, 1, 0},  {1, GPUML_F16, GPUML_F16, 1, 3, 1},
-    {0, GPUML_BF16, GPUML_F32, 1, 2, 0},  {3, GPUML_F16, GPUML_F16, 0, 2, 1},  {4, GPUML_BF16, GPUML_F16, 1, 3, 1},
-    {2, GPUML_BF16, GPUML_F32, 1, 1, 1},
+    {3, GPUML_BF16, GPUML_BF16, 1, 0, 1}, {4, GPUML_F16, GPUML_F32, 0, 1, 0},  {5, GPUML_F16, GPUML_F16, 1, 2, 1},
+    {1, GPUML_F16, GPUML_F16, 1, 3, 1},   {0, GPUML_BF16, GPUML_F32, 1, 2, 0}, {3, GPUML_F16, GPUML_F16, 0, 2, 1},
+    {4, GPUML_BF16, GPUML_F16, 1, 3, 1},  {2, GPUML_BF16, GPUML_F32, 1, 1, 1}, {5, GPUML_BF16, GPUML_F32, 0, 3, 0},
 };
 static void set_spec(ccase *cc, int i)
 {
@@ -388,7 +388,7 @@ static void wgmma_every_cfg(void)
             for (cfg = 0; cfg < GPUML__CW_NCFG; cfg++) {
                 ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
                 cc.dh = cc.dw = sh[i][8];
-                set_spec(&cc, cfg + (i % 2 ? 5 : 0));   /* configuration cfg (wspec lists each twice) */
+                set_spec(&cc, cfg + (i % 2 ? GPUML__CW_NCFG : 0));   /* configuration cfg (wspec lists each twice) */
                 if (gather) cc.cfg |= GPUML__CW_GATHER;
                 CHECK(run_case(tu_gpu, &cc), "wgmma cfg %d declined shape %d: %s", cfg, (int)i, last_why);
             }
@@ -430,12 +430,12 @@ static void wgmma_big_and_split(void)
     cc = mk(3, 23, 19, 64, 72, 3, 3, 2, 1, GPUML_BF16, GPUML_BF16);         /* stride 2, odd sizes, several images a tile */
     cc.pb = 0; cc.pr = 2;
     for (i = 0; i < GPUML__CW_NCFG; i++) {
-        set_spec(&cc, i + 5);
+        set_spec(&cc, i + GPUML__CW_NCFG);
         CHECK(run_case(tu_gpu, &cc), "s2 cfg %d declined: %s", i, last_why);
     }
     cc = mk(2, 9, 9, 128, 72, 3, 3, 1, 1, GPUML_BF16, GPUML_BF16);          /* 18 k tiles */
     for (i = 0; i < 4; i++) {
-        set_spec(&cc, i + 5);
+        set_spec(&cc, i + GPUML__CW_NCFG);
         cc.splits = sp[i];
         CHECK(run_case(tu_gpu, &cc), "cfg %d split %d declined: %s", i, sp[i], last_why);
     }
@@ -464,7 +464,7 @@ static void wgmma_im2col(void)
         for (cfg = 0; cfg < GPUML__CW_NCFG; cfg++) {
             ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
             cc.dh = cc.dw = sh[i][8];
-            set_spec(&cc, cfg + (i % 2 ? 5 : 0));
+            set_spec(&cc, cfg + (i % 2 ? GPUML__CW_NCFG : 0));
             cc.cfg |= GPUML__CW_IM2COL;
             if (i == 2 && cfg < 3) cc.splits = cfg + 2;
             CHECK(run_case(tu_gpu, &cc), "im2col cfg %d declined shape %d: %s", cfg, (int)i, last_why);
@@ -480,7 +480,7 @@ static void wgmma_tma_y(void)
 {
     static const int sh[][8] = { /* n, h, w, c, k, r, stride, pad */
         {3, 19, 23, 64, 256, 1, 1, 0}, {2, 17, 13, 128, 8, 1, 1, 0}, {2, 11, 9, 64, 200, 3, 1, 1}, {12, 28, 28, 64, 264, 1, 1, 0} };
-    static const int specs[] = { 0, 5, 2, 3, 8 };   /* wspec rows: configurations 0-4, 16-bit y */
+    static const int specs[] = { 0, 6, 2, 3, 9, 5 };   /* wspec rows: configurations 0-5, 16-bit y */
     size_t i, k;
     int resid, old;
     NEED_SM90();
