@@ -613,6 +613,38 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_splitk_reduce(gpuml
     const gpuml__i64 total = (gpuml__i64)p.M * p.K;
     CT *Y = (CT *)p.y;
     const CT *Rz = (const CT *)p.res;
+#if !GPUML_CONV_YNCHW
+    /* 4 outputs a thread (K % 4 == 0, y / res aligned to 4 elements): float4 loads of the slices, one
+       8- or 16-byte store; the same sums in the same order as the loop below */
+    if (p.K % 4 == 0 && (((gpuml__u64)p.y | (gpuml__u64)p.res) & (4 * sizeof(CT) - 1)) == 0 && ((gpuml__u64)p.ws & 15) == 0) {
+        const gpuml__i64 t4 = total / 4;
+        const float4 *W4 = (const float4 *)p.ws;
+        for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < t4; i += (gpuml__i64)gridDim.x * blockDim.x) {
+            float v[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+#pragma unroll 4
+            for (int z = 0; z < p.splits; z++) {
+                const float4 u = W4[z * t4 + i];
+                v[0] += u.x; v[1] += u.y; v[2] += u.z; v[3] += u.w;
+            }
+            const int k = (int)((4 * i) % p.K);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                if (GPUML_HAS_BIAS) v[j] += __ldg(p.bias + k + j);
+                v[j] = gpuml__mma_act<GPUML_EPI>(v[j]);
+                if (GPUML_HAS_RESID) v[j] += gpuml__mma_ld<GPUML_CONV_YDT>(Rz[4 * i + j]);
+            }
+            if (sizeof(CT) == 4) {
+                ((float4 *)Y)[i] = make_float4(v[0], v[1], v[2], v[3]);
+            } else {
+                uint2 o;
+                o.x = (gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v[0]) | ((gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v[1]) << 16);
+                o.y = (gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v[2]) | ((gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v[3]) << 16);
+                ((uint2 *)Y)[i] = o;
+            }
+        }
+        return;
+    }
+#endif
     for (gpuml__i64 i = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (gpuml__i64)gridDim.x * blockDim.x) {
         float v = 0.0f;
         for (int z = 0; z < p.splits; z++) v += p.ws[z * total + i];
