@@ -8737,12 +8737,19 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     int out_t = ct == GPUML_F32 ? 7 : ct == GPUML_BF16 ? 9 : 6, kmajor = p->sb_k == 1, i, nn = gpuml__sm90_tf32_nn(p), splits, kb_split = 0;
     unsigned bk = (unsigned)(128 / es);   /* k per stage: one 128-byte swizzle row */
     int64_t tiles_m = (p->M + 127) / 128, units;
-    int cl = 1;   /* the 2-CTA cluster measured 0-6% slower (bench/NOTES_matmul_sm90.md) */
+    /* the 2-CTA cluster (B multicast) measured 0-6% slower for bf16 (bench/NOTES_matmul_sm90.md);
+       GPUML_MM_CLUSTER=2 runs it (k-major B, unsplit) for A/B measurements */
+    const char *env_cl = gpuml__getenv("GPUML_MM_CLUSTER");
+    int cl = 1;
     unsigned grid[3], block[3] = {384, 1, 1};
     size_t ce = gpuml__dtype_sizes[ct];
     for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
-    units = nn ? (p->M + 255) / 256 * ((p->N + 127) / 128) : (tiles_m + cl - 1) / cl * ((p->N + 255) / 256);
+    units = nn ? (p->M + 255) / 256 * ((p->N + 127) / 128) : tiles_m * ((p->N + 255) / 256);
     splits = gpuml__sm90_splits(ctx, p, es, nn, units, &kb_split);
+    if (splits == 1 && !nn && kmajor && env_cl && strcmp(env_cl, "2") == 0) {
+        cl = 2;
+        units = (tiles_m + 1) / 2 * ((p->N + 255) / 256);
+    }
     if (splits > 1) {   /* C is written by the epilogue kernel: no C map */
         if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * es, bk, 128) ||
             !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * es, bk, 256)
@@ -8756,7 +8763,11 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
                  : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * es, nn ? 32 : 64, nn ? 32 : 64)) ||
         !gpuml__tmap(ctx, maps[2], out_t, kp->C, p->N, p->M, p->sc_m * (int64_t)ce, ct == GPUML_F32 ? 32 : 64, 64))
         return gpuml__fail(ctx, GPUML_ERROR_CUDA, "gpuml_matmul: cuTensorMapEncodeTiled rejected the layout");
-    gpuml__sm90_opts(p, opts, sizeof opts);   /* (cl = 1 there too) */
+    gpuml__sm90_opts(p, opts, sizeof opts);
+    if (cl == 2) {
+        char *c = strstr(opts, "GPUML_MM_CLUSTER=1");
+        if (c) c[strlen("GPUML_MM_CLUSTER=")] = '2';
+    }
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, nn ? "gpuml_matmul_sm90_nn" : "gpuml_matmul_sm90", &fn));
     memset(&sp, 0, sizeof sp);
     sp.c = kp->C; sp.c_in = p->beta != 0.0f ? kp->C : 0; sp.bias = kp->bias; sp.resid = kp->R;
@@ -11023,7 +11034,9 @@ GPUML__FN gpuml_status gpuml__cv_bwf_sm90(gpuml_ctx *ctx, const gpuml__cv *cv, g
     gpuml_status st;
     int64_t npq = cv->n * cv->p * cv->q, ks = (npq + 63) / 64, tiles, G, total, best_t = -1, per;
     const char *env = gpuml__getenv("GPUML_CONV_BWD");
-    if (gpuml__cv_bwf_sm90_off == 1 || (!acc && gpuml__cv_bwf_sm90_off == 2) || (env && (strcmp(env, "gemm") == 0 || strcmp(env, "slices") == 0)) || gpuml__cv_bwd_old) return GPUML_ERROR_NOT_SUPPORTED;
+    if (gpuml__cv_bwf_sm90_off == 1 || (!acc && gpuml__cv_bwf_sm90_off == 2) || (env && (strcmp(env, "gemm") == 0 || strcmp(env, "slices") == 0)) || gpuml__cv_bwd_old ||
+        gpuml__cv_bwd_is_old())
+        return GPUML_ERROR_NOT_SUPPORTED;
     if (!gpuml__sm90_device(ctx) || !ctx->cu.TensorMapEncodeIm2col || (cv->dt != GPUML_F16 && cv->dt != GPUML_BF16) || cv->groups != 1 ||
         cv->c % 64 || cv->k % 8 || cv->sh > 8 || cv->sw > 8 || (cv->r - 1) * cv->dh >= 65536 || (cv->s - 1) * cv->dw >= 65536 ||
         cv->xs[3] != 1 || cv->xs[2] != cv->c || cv->xs[1] != cv->w * cv->c || cv->xs[0] != cv->h * cv->w * cv->c ||
