@@ -415,6 +415,7 @@ static void test_bwf_sm90(void)
         { 1, 192, 7, 32, 3, 1, 0, 2, 1, 0, 2 },   { 2, 64, 56, 64, 3, 1, 1, 1, 1, 1, 1 },   { 4, 256, 8, 128, 1, 2, 0, 0, 0, 0, 1 },
         { 1, 64, 5, 8, 5, 1, 2, 2, 2, 2, 1 },     { 2, 128, 28, 16, 3, 2, 0, 1, 0, 1, 1 },  { 1, 64, 3, 136, 3, 1, 1, 1, 1, 1, 1 },
         { 2, 128, 56, 64, 1, 1, 0, 0, 0, 0, 1 },  /* one tile, ~25 slices: the reduce's 4-warp groups */
+        { 1, 512, 9, 512, 3, 1, 1, 1, 1, 1, 1 },  /* 144 tiles, unsplit: CTAs that take two units (ring phases run on) */
         /* declined: C % 64, K % 8, groups 2 */
         { 2, 96, 9, 64, 3, 1, 1, 1, 1, 1, 1 },    { 2, 64, 9, 36, 3, 1, 1, 1, 1, 1, 1 },    { 2, 128, 9, 64, 3, 1, 1, 1, 1, 1, 1 },
     };
@@ -430,10 +431,10 @@ static void test_bwf_sm90(void)
                 memset(&c, 0, sizeof c);
                 c.n = L[l][0]; c.c = L[l][1]; c.h = c.w = L[l][2]; c.k = L[l][3]; c.r = c.s = L[l][4]; c.sh = c.sw = L[l][5];
                 c.pad[0] = L[l][6]; c.pad[1] = L[l][7]; c.pad[2] = L[l][8]; c.pad[3] = L[l][9]; c.dh = c.dw = L[l][10];
-                c.groups = l == 12 ? 2 : 1;
+                c.groups = l == 13 ? 2 : 1;
                 c.dt = FDT[di]; c.layout = lay;
                 CHECK(cv_out(&c), "case %d has no output", l);
-                want = l < 10 && lay == GPUML_LAYOUT_NHWC;
+                want = l < 11 && lay == GPUML_LAYOUT_NHWC;
                 before = gpuml__cv_bwd_calls[2];
                 run_bwd(tu_gpu, "gpu-bwf-sm90", &c, GPUML_CONV_AUTO, l == 4 ? 5 : 1);
                 CHECK((gpuml__cv_bwd_calls[2] > before) == want, "case %d dtype %d layout %d: the implicit-GEMM backward filter ran %ld times (want %s)",
