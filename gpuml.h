@@ -5931,6 +5931,7 @@ typedef struct gpuml__nplan {
     int64_t n;
     int64_t xs, ys, dys, ws, bs, ls;
     float eps, scale;
+    int64_t pf;                 /* GPU: prefetch into L2 the row this many rows ahead (0: none) */
 } gpuml__nplan;
 
 typedef struct gpuml__rowop {
@@ -6534,8 +6535,10 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
    [0] bytes of row per thread to start from, [1] 1: no clusters, [2] 1: no warp-per-row,
    [3] 1: the old rule (a block per row, up to 512 threads and 64 elements each),
    [4] registers per thread to cap at (launch bounds; -1: none), [5] bytes of row per thread at
-   most where a cluster takes the rest of a long row (0: 128) */
-static int gpuml__rows_tune[6];
+   most where a cluster takes the rest of a long row (0: 128), [6] rows ahead to prefetch into
+   L2 (-1: none; 0: the rule), [7] layernorm statistics as two plain sums (1: on, -1: off,
+   0: the rule; a warp or block per row) */
+static int gpuml__rows_tune[8];
 
 GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, gpuml__nplan *p)
 {
@@ -6546,7 +6549,7 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     gpuml_tensor *scratch = NULL;
     int64_t es = (int64_t)gpuml__dtype_sizes[r->x->dtype], n = p->n, nrows = p->rs.n, maxept, tb, maxb, need;
     int bwd = r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD;
-    int vec = (int)(16 / es), nv, d, k, wpr = 0, cl = 1, lbt = 512, lbb = 1, regs;
+    int vec = (int)(16 / es), nv, d, k, wpr = 0, cl = 1, lbt = 512, lbb = 1, regs, ln2;
     int clusters = !bwd && ctx->arch >= 90 && gpuml__rows_tune[1] != 1 && gpuml__rows_tune[3] != 1;
     unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
     char opts[256];
@@ -6613,6 +6616,13 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
         lbt = (int)block[0];
         lbb = GPUML__MAX(1, 65536 / (lbt * regs));
     }
+    /* L2 prefetch (sm_90, a block or cluster per row, the row in registers, dense rows): each
+       block, as it starts on a row, asks the L2 for its part of the row pf rows further on -- the
+       row that a block launched about one wave later will load -- so DRAM keeps streaming while
+       the resident blocks merge their statistics and write */
+    p->pf = 0;
+    if (ctx->arch >= 90 && !bwd && !wpr && nv > 0 && vec > 1 && p->rs.ndim == 1 && gpuml__rows_tune[6] > 0)
+        p->pf = gpuml__rows_tune[6];
     if (bwd) grid[0] = (unsigned)GPUML__MIN(nrows, (int64_t)GPUML__MAX(ctx->sm_count, 1) * GPUML__MAX(1, 2048 / (int)block[0]));
     else if (wpr) grid[0] = (unsigned)GPUML__MIN((nrows + 7) / 8, (int64_t)1 << 30);
     else grid[0] = (unsigned)(GPUML__MIN(nrows, ((int64_t)1 << 30) / cl) * cl);
@@ -6623,9 +6633,10 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
         p0 = gpuml__dptr(scratch);
         p1 = p0 + (gpuml__CUdeviceptr)((int64_t)grid[0] * n * 4);
     }
+    ln2 = r->kind == GPUML__ROW_LAYERNORM && cl == 1 && gpuml__rows_tune[7] > 0;
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d -DWPR=%d -DCL=%d "
-             "-DLBT=%d -DLBB=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
-             r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb);
+             "-DLBT=%d -DLBB=%d%s", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
+             r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb, ln2 ? " -DLN2=1" : "");
     args[0] = p; args[1] = &xp; args[2] = &yp; args[3] = &dyp; args[4] = &wp; args[5] = &bp; args[6] = &lp;
     args[7] = &p0; args[8] = &p1;
     st = gpuml__kernel(ctx, &gpuml__fam_norm, opts, "gpuml_rows", &fn);
@@ -11418,7 +11429,7 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
     const gpuml_tensor *src[2];
     gpuml_status st = GPUML_SUCCESS;
     int wg = (mode & GPUML__CV_WGMMA) != 0, forced_mma = (mode & GPUML__CV_MMA) != 0;
-    int parts, direct[2], i;
+    int parts, direct[2], i, sub;
     int64_t cp, len[2], one = 1;
     mode &= ~(GPUML__CV_WGMMA | GPUML__CV_MMA);
     /* the automatic choice skips the wgmma kernel where padding to 32 channels adds more than a
@@ -11448,8 +11459,13 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
     pr.groups = 1; pr.y = cv->y; pr.bias = cv->bias; pr.residual = cv->res; pr.act = cv->act;
     pr.tf32 = mode;
     pr.y_nchw = cv->layout == GPUML_LAYOUT_NCHW;
+    /* a strided 1x1 unpadded conv reads every sh-th row and sw-th column of x only: the prep pass
+       copies just those pixels (1/(sh*sw) of x) and the kernel runs a stride-1 conv on the P x Q
+       image it wrote */
+    sub = !direct[0] && cv->r == 1 && cv->s == 1 && (cv->sh > 1 || cv->sw > 1) && cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0;
+    if (sub) { pr.h = cv->p; pr.w = cv->q; pr.stride_h = pr.stride_w = 1; }
     /* the kernel's own checks first (sizes, shared memory), on operands shaped as it would get them */
-    len[0] = cv->n * cv->h * cv->w * cp; len[1] = cv->k * cv->r * cv->s * cp;
+    len[0] = cv->n * pr.h * pr.w * cp; len[1] = cv->k * cv->r * cv->s * cp;
     for (i = 0; i < 2; i++) fake[i] = gpuml__cv_view(src[i], 1, &len[i], &one, -src[i]->offset);
     pr.x = direct[0] ? cv->x : &fake[0];
     pr.wt = direct[1] ? cv->wt : &fake[1];
@@ -11468,7 +11484,13 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
         kp.s0 = sx[0]; kp.s1 = sx[1]; kp.s2 = sx[2]; kp.s3 = sx[3];
         kp.n = (int)(i ? cv->k : cv->n); kp.hw = (int)(i ? cv->r * cv->s : cv->h * cv->w); kp.w = (int)(i ? cv->s : cv->w);
         kp.c = (int)cv->c; kp.cp = (int)cp; kp.parts = parts; kp.role = i;
-        grid[0] = (unsigned)((kp.hw + 31) / 32); grid[1] = (unsigned)((cv->c + 31) / 32); grid[2] = (unsigned)kp.n;
+        if (!i && sub) { kp.hw = (int)(pr.h * pr.w); kp.w = (int)pr.w; kp.s1 = sx[1] * cv->sh; kp.s2 = sx[2] * cv->sw; }
+        if (kp.hw == 1) {
+            /* 1x1 weights (or 1x1 images): the rows as the pixels of one image, so a tile spans
+               64 of them (a tile per row left 63 of its 64 pixel slots idle: 22 us for 1 MB) */
+            kp.s2 = kp.s0; kp.s1 = 0; kp.hw = kp.w = kp.n; kp.n = 1;
+        }
+        grid[0] = (unsigned)((kp.hw + 63) / 64); grid[1] = (unsigned)((cv->c + 63) / 64); grid[2] = (unsigned)kp.n;
         if (grid[1] > 65535 || grid[2] > 65535) { st = GPUML_ERROR_NOT_SUPPORTED; break; }
         st = gpuml__kernel(ctx, &gpuml__fam_conv_igemm, "-DGPUML_CONV_PREP=1", "gpuml_conv_tf32_prep", &fn);
         if (st != GPUML_SUCCESS) break;

@@ -671,9 +671,10 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_splitk_reduce(gpuml
    [small | bigf | big], role 1 (weights) [bigf | small | big], bigf = big with Inf/NaN zeroed
    (small is 0 there too), so that sum over the blocks of x'.w' = small_x*big_w + big_x*small_w
    + big_x*big_w and a non-finite input meets only the other side's big part (inf*b, not
-   inf*0).  Block (32, 8): a 32-pixel x 32-channel tile through shared memory, read along the
-   source's unit-stride dim (channels where s3 == 1, else pixels), written along channels.
-   Grid (ceil(hw / 32), ceil(c / 32), n). */
+   inf*0).  Block (32, 8): a 64-pixel x 64-channel tile through shared memory, 16 elements a
+   thread (all loads issued before the tile is written: bytes in flight), read along the source's
+   unit-stride dim (channels where s3 == 1, else pixels), written along channels.
+   Grid (ceil(hw / 64), ceil(c / 64), n). */
 struct gpuml__conv_prep_params {
     const float *src;
     float *dst;
@@ -689,42 +690,71 @@ static __device__ __forceinline__ float gpuml__tf32_rna(float v)
 }
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__conv_prep_params p)
 {
-    __shared__ float tile[32][33];
+    __shared__ float tile[64][65];
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    const int pix0 = (int)blockIdx.x * 32, c0 = (int)blockIdx.y * 32, n = (int)blockIdx.z;
+    const int pix0 = (int)blockIdx.x * 64, c0 = (int)blockIdx.y * 64, n = (int)blockIdx.z;
     const float *src = p.src + (gpuml__i64)n * p.s0;
     const bool cfast = p.s3 == 1;
+    float v[8][2];
+    if (cfast) {                /* lanes along channels, rows = pixels ty + 8i */
 #pragma unroll
-    for (int i = ty; i < 32; i += 8) {
-        const int pix = pix0 + (cfast ? i : tx), ch = c0 + (cfast ? tx : i);
-        float v = 0.0f;
-        if (pix < p.hw && ch < p.c) {
+        for (int i = 0; i < 8; i++) {
+            const int pix = pix0 + ty + 8 * i;
             const int h = pix / p.w, w = pix - h * p.w;
-            v = src[h * p.s1 + w * p.s2 + ch * p.s3];
+            const float *rowp = src + h * p.s1 + w * p.s2;
+#pragma unroll
+            for (int jx = 0; jx < 2; jx++) {
+                const int ch = c0 + tx + 32 * jx;
+                v[i][jx] = pix < p.hw && ch < p.c ? rowp[ch] : 0.0f;
+            }
         }
-        if (cfast) tile[i][tx] = v; else tile[tx][i] = v;
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+            for (int jx = 0; jx < 2; jx++) tile[ty + 8 * i][tx + 32 * jx] = v[i][jx];
+    } else {                    /* lanes along pixels, rows = channels ty + 8i */
+        gpuml__i64 po[2];
+#pragma unroll
+        for (int jx = 0; jx < 2; jx++) {
+            const int pix = pix0 + tx + 32 * jx, h = pix / p.w, w = pix - h * p.w;
+            po[jx] = pix < p.hw ? h * p.s1 + w * p.s2 : -1;
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const int ch = c0 + ty + 8 * i;
+#pragma unroll
+            for (int jx = 0; jx < 2; jx++) v[i][jx] = po[jx] >= 0 && ch < p.c ? src[po[jx] + ch * p.s3] : 0.0f;
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+            for (int jx = 0; jx < 2; jx++) tile[tx + 32 * jx][ty + 8 * i] = v[i][jx];
     }
     __syncthreads();
     float *dst = p.dst + (gpuml__i64)n * p.hw * p.cp;
 #pragma unroll
-    for (int i = ty; i < 32; i += 8) {
-        const int pix = pix0 + i, ch = c0 + tx;
-        if (pix >= p.hw) continue;
+    for (int i = 0; i < 8; i++) {
+        const int pix = pix0 + ty + 8 * i;
+        if (pix >= p.hw) break;
         float *row = dst + (gpuml__i64)pix * p.cp;
-        if (ch < p.c) {
-            const float v = tile[i][tx];
+#pragma unroll
+        for (int jx = 0; jx < 2; jx++) {
+            const int ch = c0 + tx + 32 * jx;
+            if (ch >= p.c) break;
+            const float x = tile[ty + 8 * i][tx + 32 * jx];
             if (p.parts == 1) {
-                row[ch] = v;
+                row[ch] = x;
             } else {
-                const bool fin = isfinite(v);
-                float big = gpuml__tf32_rna(v);
-                if (fin && !isfinite(big)) big = __uint_as_float(__float_as_uint(v) & 0xffffe000u);
-                const float small = fin ? gpuml__tf32_rna(v - big) : 0.0f, bigf = fin ? big : 0.0f;
+                const bool fin = isfinite(x);
+                float big = gpuml__tf32_rna(x);
+                if (fin && !isfinite(big)) big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+                const float small = fin ? gpuml__tf32_rna(x - big) : 0.0f, bigf = fin ? big : 0.0f;
                 row[ch] = p.role ? bigf : small;
                 row[p.c + ch] = p.role ? small : bigf;
                 row[2 * p.c + ch] = big;
             }
         }
+        /* the zero tail past parts * c (cp - parts * c < 32) */
         if (blockIdx.y == gridDim.y - 1 && p.parts * p.c + tx < p.cp) row[p.parts * p.c + tx] = 0.0f;
     }
 }

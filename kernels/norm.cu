@@ -10,6 +10,7 @@
    -DCL=2|4|8: a row over the CL blocks of a cluster (sm_90, forward kinds only; long rows):
           the statistics meet in distributed shared memory.  Otherwise a block per row.
    -DLBT, -DLBB: __launch_bounds__(LBT, LBB) (default 512, 1), to cap the registers
+   -DLN2=1: layernorm statistics as two plain sums (a warp or block per row)
    Or -DCOLSUM=1 -DDT_O: column sums of the per-block partials of the backward passes. */
 #ifndef VEC
 #define VEC 1
@@ -43,6 +44,9 @@
 #endif
 #ifndef HAS_Y
 #define HAS_Y 1
+#endif
+#ifndef LN2
+#define LN2 0
 #endif
 template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
 
@@ -81,6 +85,23 @@ static __device__ __forceinline__ float2 gpuml__block_sum2(float a, float b)
     float2 r = make_float2(0.0f, 0.0f);
     for (int i = 0; i < nw; i++) { r.x += sm[i].x; r.y += sm[i].y; }
     return r;
+}
+
+/* the sum of v over this thread's row group (a warp or a block; not a cluster), to every thread */
+static __device__ __forceinline__ float gpuml__grp_sum(float v)
+{
+    v = gpuml__warp_sum(v);
+#if !WPR
+    {
+        __shared__ float sm1[32];
+        int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+        __syncthreads();            /* sm1 may still be read for the previous sum */
+        if (lane == 0) sm1[w] = v;
+        __syncthreads();
+        v = gpuml__warp_sum(lane < nw ? sm1[lane] : 0.0f);
+    }
+#endif
+    return v;
 }
 
 /* The statistics of a row, merged in one reduction:
@@ -179,6 +200,7 @@ struct gpuml__nparams {
     gpuml__i64 n;             /* row length */
     gpuml__i64 xs, ys, dys, ws, bs, ls;   /* strides along the row (ls: labels, per row) */
     float eps, scale;
+    gpuml__i64 pf;            /* prefetch into L2 the row pf rows ahead (0: none; sm_90, rs.ndim 1) */
 };
 
 #define NVR (NV > 0 ? NV : 1)
@@ -278,6 +300,24 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
                 i = q;
             }
         }
+#if !WPR && NV > 0 && VEC > 1 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        /* this block's part of the row pf rows on (piece j = threadIdx.x: the elements this block's
+           threads hold as their vector j) into L2 with one bulk prefetch each; rows are 16-byte
+           aligned and n a multiple of VEC here */
+        if (p.pf > 0 && row + p.pf < p.rs.n && (int)threadIdx.x < NVR) {
+#if GPUML__CLUSTER
+            const gpuml__ri b0 = (gpuml__ri)(gpuml__cluster_rank() * blockDim.x);
+#else
+            const gpuml__ri b0 = 0;
+#endif
+            const gpuml__ri e0 = ((gpuml__ri)threadIdx.x * TR + b0) * VEC;
+            if (e0 < n) {
+                const gpuml__ri e1 = e0 + (gpuml__ri)blockDim.x * VEC < n ? e0 + (gpuml__ri)blockDim.x * VEC : n;
+                asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;"
+                             :: "l"(x + (row + p.pf) * p.v[0].strides[0] + e0), "r"((unsigned)((e1 - e0) * sizeof(gpuml__X::T))) : "memory");
+            }
+        }
+#endif
         const gpuml__X::T *xp = x + off[0];
         gpuml__X::T *yp = y + off[1];
         const gpuml__X::T *dp = dy + off[2];
@@ -331,6 +371,19 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
            f32 x only: for f16/bf16 x that error is far below the output's rounding, and the 16-bit
            rows are issue-bound (the subtraction cost bf16 rows of 8192-32768 3-11%, H100) */
         const float sh0 = DT_X == 0 && n > 0 ? gpuml__X::ld(xp[0]) : 0.0f, sh = fabsf(sh0) <= 3.0e38f ? sh0 : 0.0f;
+#if LN2 && !GPUML__CLUSTER
+        /* -DLN2=1: two plain sums instead of one merge of (count, mean, M2) -- the mean from the
+           row's sum, then the squared deviations from it; a second barrier round, but each step
+           of the tree one shuffle and one add rather than a Chan merge (a division among ~20
+           instructions) */
+        {
+            float s = 0.0f, q = 0.0f;
+            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E) - sh;
+            const float mu = gpuml__grp_sum(s) / (float)n;
+            GPUML__FOR_ROW { float d = (GPUML__XV(j, k, GPUML__E) - sh) - mu; q = fmaf(d, d, q); }
+            st.b = mu; st.c = gpuml__grp_sum(q);
+        }
+#else
         {
             float c = 0.0f, s = 0.0f, q = 0.0f, mu;
             GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E) - sh;
@@ -343,6 +396,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
             st.a = c; st.b = mu; st.c = q;
         }
         st = gpuml__st_reduce(st, par);
+#endif
         float mean = st.b, rstd = rsqrtf(st.c / (float)n + p.eps);
 #else
         {

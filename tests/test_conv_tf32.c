@@ -223,6 +223,8 @@ static void shapes(gpuml_ctx *ctx, gpuml_conv_path path)
         { 2, 1, 9, 7, 8, 3, 3, 1, 1 },   { 1, 3, 17, 15, 16, 7, 7, 2, 3 }, { 2, 5, 11, 13, 7, 3, 3, 2, 1 },
         { 1, 17, 10, 9, 33, 1, 1, 1, 0 }, { 3, 16, 8, 8, 64, 3, 3, 1, 1 }, { 1, 64, 7, 7, 130, 3, 3, 1, 1 },
         { 2, 36, 9, 11, 20, 1, 1, 2, 0 }, { 1, 8, 9, 6, 4, 5, 5, 1, 2 },
+        /* two 64-channel prep tiles (C = 100, 70); 1x1 stride 3 (x subsampled by the prep pass) */
+        { 2, 100, 12, 10, 24, 1, 1, 3, 0 }, { 1, 70, 9, 9, 16, 3, 3, 1, 1 },
     };
     int i, layout, tf32, cases = 0;
     for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++)
@@ -235,6 +237,7 @@ static void shapes(gpuml_ctx *ctx, gpuml_conv_path path)
                 t.bias = (i + tf32) % 2;
                 t.res = (i + layout + tf32) % 3 == 0;
                 if (i == 7) { t.dh = 2; t.dw = 1; t.pad[1] = 0; t.pad[3] = 3; }   /* dilation, asymmetric padding */
+                if (i == 8) t.sw = 2;   /* unequal strides on the subsampled 1x1 */
                 e = run_one(ctx, t, hw, 0, 0, 0, ctx == tu_cpu ? 2e-5 : tol_for(tf32));
                 CHECK(e >= 0, "case %d layout %d tf32 %d did not run", i, layout, tf32);
                 if (e < 0) return;
