@@ -39,8 +39,10 @@ if [ "${PART:-tests}" = tests ]; then
     echo "tests: $(( $(date +%s) - T0 )) s"
     OUT=$O bench/run_prof_f32.sh > /dev/null 2>&1; grep -v rand "$O/prof_f32_ncu.txt" | grep -v "^done" > "$O/prof_f32_kernels.txt"
     echo "ncu: $(( $(date +%s) - T0 )) s"
+fi
+if [ "${PART:-tests}" = tests ] || [ "${ROWS:-0}" = 1 ]; then
     : > "$O/rows_sweep.log"
-    for t in "0,0,0,0,0,0,0,0" "0,0,0,0,0,0,16,0" "0,0,0,0,0,0,66,0" "0,0,0,0,0,0,132,0" "0,0,0,0,0,0,264,0" "0,0,0,0,0,0,0,1" "0,0,0,0,0,0,132,1" "0,0,0,0,0,0,0,0"; do
+    for t in ${ROWS_TUNES:-"0,0,0,0,0,0,0,0" "0,0,0,0,0,0,16,0" "0,0,0,0,0,0,66,0" "0,0,0,0,0,0,132,0" "0,0,0,0,0,0,264,0" "0,0,0,0,0,0,0,1" "0,0,0,0,0,0,132,1" "0,0,0,0,0,0,0,0"}; do
         BENCH_ROWS_TUNE=$t timeout 40 ./build/bench_ops softmax,layernorm,rmsnorm | sed "s/^/$t /" >> "$O/rows_sweep.log"
     done
     awk '/of copy/ { k = $3 " " $4 " " $5; v[k, $1] = $(NF - 2); if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
@@ -48,7 +50,8 @@ if [ "${PART:-tests}" = tests ]; then
          END { printf "%-28s", "op dtype shape \\ tune"; for (j = 1; j <= nt; j++) printf " %17s", tl[j]; printf "\n"
                for (i = 1; i <= nk; i++) { printf "%-28s", keys[i]; for (j = 1; j <= nt; j++) printf " %17s", v[keys[i], tl[j]]; printf "\n" } }' "$O/rows_sweep.log" | tee "$O/rows_table.txt"
     echo "rows: $(( $(date +%s) - T0 )) s"
-else
+fi
+if [ "${PART:-tests}" = bench ]; then
     BENCH_CONV_AB=1 timeout 200 ./build/bench_conv resnet > "$O/bench_gpuml.log" 2>&1
     echo "bench: $(( $(date +%s) - T0 )) s"
     timeout 150 python3 bench/conv_torch.py resnet > "$O/bench_torch.log" 2>&1
