@@ -10767,6 +10767,41 @@ GPUML__FN gpuml_status gpuml__cv_krsc(gpuml_ctx *ctx, const gpuml__cv *cv, const
 #define GPUML__CV_GPU_COL ((int64_t)64 << 20)
 #endif
 
+/* f32 NCHW 1x1 stride-1 unpadded conv with groups 1 on CUDA cores (gpuml_conv_1x1s in
+   kernels/conv.cu: per image y[n] = w @ x[n], 64 x 128 tiles, bias / act / residual fused);
+   NOT_SUPPORTED (no message) where its layout preconditions do not hold */
+GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml__conv_params kp;
+    gpuml__CUfunction fn;
+    char opts[200];
+    unsigned grid[3], block[3] = {256, 1, 1};
+    void *args[1];
+    int64_t pq = cv->p * cv->q;
+    const int64_t *st[3];
+    const gpuml_tensor *t[3];
+    int i;
+    if (cv->dt != GPUML_F32 || cv->layout != GPUML_LAYOUT_NCHW || cv->groups != 1 || cv->r != 1 || cv->s != 1 || cv->sh != 1 ||
+        cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || pq > INT32_MAX || cv->k > INT32_MAX || cv->c > INT32_MAX ||
+        cv->n > 65535 || (cv->k + 63) / 64 > 65535)
+        return GPUML_ERROR_NOT_SUPPORTED;
+    /* x, y, res: the pixels of one (n, c) row contiguous, rows 16-byte aligned */
+    t[0] = cv->x; t[1] = cv->y; t[2] = cv->res; st[0] = cv->xs; st[1] = cv->ys; st[2] = cv->rs;
+    for (i = 0; i < 3; i++) {
+        if (!t[i]) continue;
+        if (st[i][2] != 1 || (st[i][1] != cv->q && cv->p != 1) || st[i][0] % 4 || st[i][3] % 4 || !gpuml__aligned16(gpuml__dptr(t[i])))
+            return GPUML_ERROR_NOT_SUPPORTED;
+    }
+    gpuml__cv_kparams(cv, &kp);
+    snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1",
+             cv->act, cv->bias != NULL, cv->res != NULL);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_1x1s", &fn));
+    if (cv->n == 0 || pq == 0 || cv->k == 0) return GPUML_SUCCESS;
+    grid[0] = (unsigned)((pq + 127) / 128); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)cv->n;
+    args[0] = &kp;
+    return gpuml__launch(ctx, fn, grid, block, 0, args, op);
+}
+
 /* forward as GEMM for outputs whose q dim has unit stride (NCHW): y[n] = w_g [kg, ncol] @ col[n]
    [ncol, pq] with the transposed im2col (or x itself for 1x1 stride-1 unpadded), an NN GEMM
    with rows of y contiguous; bias, act and residual follow in one pass (the GEMM's epilogue adds
@@ -11534,6 +11569,18 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     int tc_3x = ctx->arch == 90 && !gpuml__cv_f32_old() ? (cv->layout == GPUML_LAYOUT_NCHW ? cv->r * cv->s > 1 || cv->k > 128 || cv->n * cv->p * cv->q < 16384
                                                                    : cv->r * cv->s > 1)
                                 : cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048);
+    /* f32 NCHW 1x1 (stride 1, unpadded) with C * K <= 65536 on CUDA cores, where the 3xTF32 split
+       copies of x cost more than the products save (H100, batch 32, vs cuDNN f32: bench/NOTES_conv.md);
+       GPUML_CONV_1X1S=off skips it, =on takes it for every such conv */
+    if (kind == 0 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && !cv->tf32 && cv->layout == GPUML_LAYOUT_NCHW) {
+        const char *env = gpuml__getenv("GPUML_CONV_1X1S");
+        int mode = env && strcmp(env, "off") == 0 ? -1 : env && strcmp(env, "on") == 0 ? 1 : 0;
+        if (mode > 0 || (mode == 0 && cv->c * cv->k <= 65536)) {
+            gpuml_status st = gpuml__cv_1x1s(ctx, cv, op);
+            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+            gpuml_clear_error(ctx);
+        }
+    }
     if (kind == 0 && cv->dt == GPUML_F32 && ctx->arch >= 80 && cv->groups == 1 &&
         (path == GPUML_CONV_IGEMM ||
          (path == GPUML_CONV_AUTO && (double)cv->n * cv->p * cv->q * cv->k * cv->ncol >= GPUML__CV_TF32_MIN && (cv->tf32 || tc_3x)))) {
@@ -11816,6 +11863,8 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" }, \

@@ -24,7 +24,8 @@ cols = [("f32 NCHW", "f32 NCHW", "f32 NCHW"), ("f32 NCHW old", "f32 NCHW old", "
         ("f32 NCHW 3x-wgmma-trunc", "3x-wg-tr", "f32 NCHW"), ("f32 NCHW tf32", "tf32", "f32 NCHW tf32"),
         ("f32 NCHW tf32 old", "tf32 old", "f32 NCHW tf32"), ("f32 NHWC", "NHWC", "f32 NCHW"),
         ("f32 NHWC 3x-wgmma", "NHWC 3x-wg", "f32 NCHW"), ("f32 NHWC tf32", "NHWC tf32", "f32 NCHW tf32"),
-        ("f32 NHWC tf32 old", "NHWC tf32 old", "f32 NCHW tf32")]
+        ("f32 NHWC tf32 old", "NHWC tf32 old", "f32 NCHW tf32"),
+        ("f32 NCHW 1x1s-on", "1x1s on", "f32 NCHW"), ("f32 NCHW 1x1s-off", "1x1s off", "f32 NCHW")]
 print("| layer | cuDNN f32 | cuDNN tf32 | " + " | ".join(c[1] for c in cols) + " |")
 print("|---" * (3 + len(cols)) + "|")
 ratios = {c[0]: [] for c in cols}

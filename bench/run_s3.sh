@@ -51,6 +51,36 @@ if [ "${PART:-tests}" = tests ] || [ "${ROWS:-0}" = 1 ]; then
                for (i = 1; i <= nk; i++) { printf "%-28s", keys[i]; for (j = 1; j <= nt; j++) printf " %17s", v[keys[i], tl[j]]; printf "\n" } }' "$O/rows_sweep.log" | tee "$O/rows_table.txt"
     echo "rows: $(( $(date +%s) - T0 )) s"
 fi
+if [ "${PART:-tests}" = simt ]; then
+    # the f32 NCHW 1x1 CUDA-core kernel: its tests (+ sanitizers), then bench_conv resnet with the
+    # rule, with GPUML_CONV_1X1S=on (every 1x1 layer) and =off, and cuDNN, in the same call
+    jobs=$O/jobs.txt; : > "$jobs"
+    printf 's memcheck test_conv_tf32 simt_1x1\ns racecheck test_conv_tf32 simt_1x1\n' >> "$jobs"
+    for t in $(./build/test_conv_tf32 --list); do echo "t test_conv_tf32 $t" >> "$jobs"; done
+    for t in resnet_layers fuzz_forward forced_wgmma; do echo "t test_conv $t" >> "$jobs"; done
+    run_job() {
+        if [ "$1" = t ]; then
+            timeout 200 ./build/$2 "=$3" > "$O/$2_$3.log" 2>&1
+            echo "test $2 $3: rc=$? $(grep -E '^  (ok|FAIL|skip)' "$O/$2_$3.log" | head -n 1 | sed 's/^  //')"
+        else
+            GPUML_TEST_NO_FAULT=1 timeout 240 compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 "=$4" > "$O/san_$2_$3_$4.log" 2>&1
+            echo "sanitizer $2 $3 $4: rc=$? $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/san_$2_$3_$4.log" | tail -n 1)"
+        fi
+    }
+    export -f run_job; export O
+    xargs -P 8 -L 1 bash -c 'run_job "$@"' _ < "$jobs" > "$O/results.txt" 2>&1
+    sort "$O/results.txt"
+    grep -h "FAIL" "$O"/test_*.log | head -20
+    echo "tests: $(( $(date +%s) - T0 )) s"
+    timeout 100 ./build/bench_conv resnet > "$O/bench_rule.log" 2>&1
+    GPUML_CONV_1X1S=on timeout 100 ./build/bench_conv resnet | sed 's/f32 NCHW/f32 NCHW 1x1s-on/' > "$O/bench_on.log" 2>&1
+    GPUML_CONV_1X1S=off timeout 100 ./build/bench_conv resnet | sed 's/f32 NCHW/f32 NCHW 1x1s-off/' > "$O/bench_off.log" 2>&1
+    echo "bench: $(( $(date +%s) - T0 )) s"
+    timeout 150 python3 bench/conv_torch.py resnet > "$O/bench_torch.log" 2>&1
+    echo "torch: $(( $(date +%s) - T0 )) s"
+    cat "$O/bench_rule.log" "$O/bench_on.log" "$O/bench_off.log" > "$O/bench_gpuml.log"
+    python3 bench/conv_f32_table.py "$O/bench_gpuml.log" "$O/bench_torch.log" > "$O/f32_table.txt" 2>&1; tail -40 "$O/f32_table.txt"
+fi
 if [ "${PART:-tests}" = bench ]; then
     BENCH_CONV_AB=1 timeout 200 ./build/bench_conv resnet > "$O/bench_gpuml.log" 2>&1
     echo "bench: $(( $(date +%s) - T0 )) s"

@@ -90,6 +90,7 @@ static void fill(float *v, long long n, int same_sign)
    3xTF32, 3 3xTF32 in the tensor cores' accumulators, 4 3xTF32 split in registers; | 16 on the
    wgmma kernel, | 32 on the mma.sync one) with tile configuration cfg / splits. */
 typedef struct how { gpuml_conv_path path; int mode, cfg, splits; } how;
+#define GPUML__TEST_1X1S 99   /* mode: gpuml__cv_1x1s (f32 NCHW 1x1 on CUDA cores) instead */
 
 /* Runs t on ctx; returns the max error / (sum|terms| + |bias|) over the checked outputs (all, or
    `samples` random ones), -1 where the run failed (recorded), -2 where it was declined.
@@ -150,7 +151,7 @@ static double run_one(gpuml_ctx *ctx, tcase t, how hw, int same_sign, int sample
     if (hw.mode) {
         gpuml__cv cv;
         st = gpuml__cv_setup(ctx, "test", 0, X, W, Y, &d, &cv);
-        if (st == GPUML_SUCCESS) st = gpuml__cv_tf32(ctx, &cv, hw.mode, hw.cfg, hw.splits, "test");
+        if (st == GPUML_SUCCESS) st = hw.mode == GPUML__TEST_1X1S ? gpuml__cv_1x1s(ctx, &cv, "test") : gpuml__cv_tf32(ctx, &cv, hw.mode, hw.cfg, hw.splits, "test");
     } else {
         st = gpuml_conv2d(ctx, Y, X, W, &d);
     }
@@ -370,6 +371,41 @@ static void every_cfg_wgmma(void)
     CHECK(ran == GPUML__CW_NCFG * 3 * 2 * 3 - 18, "%d runs", ran);   /* mode 2 declined on 3 configurations */
 }
 
+/* f32 NCHW 1x1 stride-1 convs on CUDA cores (gpuml_conv_1x1s): K and C off the 64 / 16 tile
+   steps, pixel counts off the 128-pixel tile (4 to 1008), batches, every epilogue, against the
+   float64 reference (outputs poisoned); AUTO takes it for small C * K; it declines pixel counts
+   that are not a multiple of 4, strides, padding and NHWC */
+static void simt_1x1(void)
+{
+    static const int S[][5] = {   /* n c h w k */
+        { 2, 64, 8, 16, 64 }, { 3, 37, 9, 12, 70 }, { 1, 16, 1, 4, 1 }, { 2, 200, 28, 36, 130 }, { 1, 5, 3, 4, 9 },
+        { 4, 128, 14, 14, 256 },
+    };
+    int i, ran = 0;
+    NEED_GPU();
+    for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {
+        tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
+        how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1S, -1, 0 }, aut = { GPUML_CONV_AUTO, 0, -1, 0 };
+        double e;
+        t.act = i % 4; t.bias = i % 2 == 0; t.res = i % 3 == 1;
+        e = run_one(tu_gpu, t, hw, i == 3, 0, 0, 1e-5);
+        CHECK(e >= 0, "case %d: %s", i, e == -2 ? "declined" : "failed");
+        e = run_one(tu_gpu, t, aut, 0, 0, 0, 1e-5);   /* AUTO (this kernel where C * K <= 65536) */
+        CHECK(e >= 0, "case %d AUTO", i);
+        ran++;
+    }
+    {   /* declined: 7 x 5 pixels, stride 2, padding, NHWC */
+        tcase d[4];
+        how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1S, -1, 0 };
+        d[0] = tc(1, 8, 7, 5, 8, 1, 1, 1, 0, 1, 0);
+        d[1] = tc(1, 8, 8, 8, 8, 1, 1, 2, 0, 1, 0);
+        d[2] = tc(1, 8, 8, 8, 8, 1, 1, 1, 1, 1, 0);
+        d[3] = tc(1, 8, 8, 8, 8, 1, 1, 1, 0, 0, 0);
+        for (i = 0; i < 4; i++) CHECK(run_one(tu_gpu, d[i], hw, 0, 0, 0, 1e-5) == -2, "decline %d", i);
+    }
+    printf("    %d shapes\n", ran);
+}
+
 /* grouped convs fall back under AUTO (and are right); the forced path refuses them, and f32 on
    the CPU or before sm_80, with a message */
 static void fallbacks(void)
@@ -415,6 +451,7 @@ int main(int argc, char **argv)
         { "specials", specials },
         { "resnet_accuracy", resnet_accuracy },
         { "fallbacks", fallbacks },
+        { "simt_1x1", simt_1x1 },
     };
     return TU_RUN("test_conv_tf32", tests, argc, argv);
 }
