@@ -79,6 +79,10 @@ if [ "${PART:-tests}" = simt ]; then
     timeout 150 python3 bench/conv_torch.py resnet > "$O/bench_torch.log" 2>&1
     echo "torch: $(( $(date +%s) - T0 )) s"
     cat "$O/bench_rule.log" "$O/bench_on.log" "$O/bench_off.log" > "$O/bench_gpuml.log"
+    # the 1x1 kernel on c256 @56 -> 64 (the 4th to 6th gpuml_conv_1x1s launches of prof_conv_f32)
+    cc -std=c99 -O2 bench/prof_conv_f32.c -o build/prof_conv_f32 -ldl -lpthread -lm
+    timeout 120 ncu --set full -k gpuml_conv_1x1s --launch-skip 4 --launch-count 1 ./build/prof_conv_f32 > "$O/ncu_1x1s.txt" 2>&1
+    grep -E "Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Issue Slots Busy|No Eligible|Stall|L1/TEX Hit|Executed Ipc A|Bank" "$O/ncu_1x1s.txt" | head -40
     python3 bench/conv_f32_table.py "$O/bench_gpuml.log" "$O/bench_torch.log" > "$O/f32_table.txt" 2>&1; tail -40 "$O/f32_table.txt"
 fi
 if [ "${PART:-tests}" = bench ]; then

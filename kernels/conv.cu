@@ -138,106 +138,6 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_direct(gpuml__conv_
     }
 }
 
-#if defined(CONV_1X1) && CONV_1X1 && CONV_DT == 0
-/* f32 NCHW 1x1 stride-1 unpadded conv, groups 1, on CUDA cores: per image y[n] (K x PQ) =
-   w (K x C) @ x[n] (C x PQ).  A 64 x 128 block tile (output channels x pixels), 16 channels of
-   C a step; a thread owns 4 consecutive output channels x 8 pixels (two float4 32 apart), read
-   from shared memory as one float4 of w and two of x (a warp's 32 lanes touch 4 and 8 distinct
-   vectors: one wavefront each), 32 FMA per 3 loads.  The next step's tiles come into registers
-   while this step multiplies (two shared buffers, one barrier a step).  Bias per output channel,
-   activation and residual fused; y written as float4.
-   Host preconditions: PQ % 4 == 0; x's pixels of one (n, c) contiguous (xw == 1, xh == Q) and y's
-   and res's likewise (yq == 1, yp == Q; rq == 1, rp == Q); xn, xc, yn, yk, rn, rk multiples of 4;
-   x, y, res 16-byte aligned.  Grid (ceil(PQ / 128), ceil(K / 64), N), block 256. */
-extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv_params p)
-{
-    __shared__ __align__(16) float As[2][16][64];    /* [c][k] */
-    __shared__ __align__(16) float Bs[2][16][128];   /* [c][pixel] */
-    const int tid = (int)threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int m0 = (int)blockIdx.y * 64, n0 = (int)blockIdx.x * 128;
-    const int PQ = (int)(p.p * p.q), M = (int)p.k, C = (int)p.c;
-    const float *X = (const float *)p.x + (gpuml__i64)blockIdx.z * p.xn;
-    const float *Wt = (const float *)p.wt;
-    const int tm = (warp >> 1) * 16 + (lane >> 3) * 4, tn = (warp & 1) * 64 + (lane & 7) * 4;
-    /* loaders: w rows am (4 channels aq * 4 ..), x rows bk and bk + 8 (4 pixels at bn) */
-    const int am = tid & 63, aq = tid >> 6, bn = (tid & 31) * 4, bk = tid >> 5;
-    const bool arow = m0 + am < M, bcol = n0 + bn < PQ;
-    const float *wrow = Wt + (gpuml__i64)(arow ? m0 + am : 0) * p.wk;
-    float ra[4];
-    float4 rb[2];
-    float acc[4][8];
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
-#define GPUML__1X1_LOAD(c0)                                                                              \
-    do {                                                                                                 \
-        _Pragma("unroll") for (int j = 0; j < 4; j++) {                                                   \
-            const int c = (c0) + aq * 4 + j;                                                             \
-            ra[j] = arow && c < C ? __ldg(wrow + (gpuml__i64)c * p.wc) : 0.0f;                           \
-        }                                                                                                \
-        _Pragma("unroll") for (int h = 0; h < 2; h++) {                                                   \
-            const int c = (c0) + bk + 8 * h;                                                             \
-            rb[h] = bcol && c < C ? __ldg((const float4 *)(X + (gpuml__i64)c * p.xc + n0 + bn)) : make_float4(0.0f, 0.0f, 0.0f, 0.0f); \
-        }                                                                                                \
-    } while (0)
-#define GPUML__1X1_STORE(b)                                                                              \
-    do {                                                                                                 \
-        _Pragma("unroll") for (int j = 0; j < 4; j++) As[b][aq * 4 + j][am] = ra[j];                      \
-        _Pragma("unroll") for (int h = 0; h < 2; h++) *(float4 *)&Bs[b][bk + 8 * h][bn] = rb[h];          \
-    } while (0)
-    GPUML__1X1_LOAD(0);
-    GPUML__1X1_STORE(0);
-    __syncthreads();
-    int buf = 0;
-    for (int c0 = 0; c0 < C; c0 += 16) {
-        const bool more = c0 + 16 < C;
-        if (more) GPUML__1X1_LOAD(c0 + 16);
-#pragma unroll
-        for (int kk = 0; kk < 16; kk++) {
-            const float4 a = *(const float4 *)&As[buf][kk][tm];
-            const float4 b0 = *(const float4 *)&Bs[buf][kk][tn], b1 = *(const float4 *)&Bs[buf][kk][tn + 32];
-            const float av[4] = { a.x, a.y, a.z, a.w }, bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-#pragma unroll
-                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-        }
-        if (more) GPUML__1X1_STORE(buf ^ 1);
-        __syncthreads();
-        buf ^= 1;
-    }
-#undef GPUML__1X1_LOAD
-#undef GPUML__1X1_STORE
-    float *Y = (float *)p.y + (gpuml__i64)blockIdx.z * p.yn;
-#if CONV_RES
-    const float *R = (const float *)p.res + (gpuml__i64)blockIdx.z * p.rn;
-#endif
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const int m = m0 + tm + i;
-        if (m >= M) break;
-#if CONV_BIAS
-        const float bias = p.bias[m];
-#else
-        const float bias = 0.0f;
-#endif
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int pix = n0 + tn + 32 * h;
-            if (pix >= PQ) continue;
-            float4 v = make_float4(gpuml__conv_act(acc[i][4 * h] + bias), gpuml__conv_act(acc[i][4 * h + 1] + bias),
-                                   gpuml__conv_act(acc[i][4 * h + 2] + bias), gpuml__conv_act(acc[i][4 * h + 3] + bias));
-#if CONV_RES
-            const float4 r = *(const float4 *)(R + (gpuml__i64)m * p.rk + pix);
-            v.x += r.x; v.y += r.y; v.z += r.z; v.w += r.w;
-#endif
-            *(float4 *)(Y + (gpuml__i64)m * p.yk + pix) = v;
-        }
-    }
-}
-#endif
-
 /* depthwise forward (one input channel per group, k = c * (K / C) + m): memory-bound, one
    output per thread, consecutive threads on the layout's fastest output dim so that the
    R x S loads of neighbouring threads coalesce and the re-reads hit L1/L2 */
@@ -1271,3 +1171,115 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params 
         ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c * (gpuml__ix)p.yk] = gpuml__cvs(acc);
     }
 }
+
+#if defined(CONV_1X1) && CONV_1X1 && CONV_DT == 0
+/* f32 NCHW 1x1 stride-1 unpadded conv, groups 1, on CUDA cores: per image y[n] (K x PQ) =
+   w (K x C) @ x[n] (C x PQ).  A 64 x 128 block tile (output channels x pixels), 16 channels of
+   C a step; a thread owns 4 consecutive output channels x 8 pixels (two float4 32 apart), read
+   from shared memory as one float4 of w and two of x (a warp's 32 lanes touch 4 and 8 distinct
+   vectors: one wavefront each), 32 FMA per 3 loads.  x tiles stream through GPUML__1X1_ST
+   shared-memory stages by 16-byte cp.async (sm_80+; GPUML__1X1_ST - 1 steps in flight: the
+   DRAM stream), w tiles (small, cached) through registers one step ahead into two transposed
+   buffers; one barrier a step.  Bias per output channel, activation and residual fused; y
+   written as float4.
+   Host preconditions: PQ % 4 == 0; x's pixels of one (n, c) contiguous (xw == 1, xh == Q) and y's
+   and res's likewise (yq == 1, yp == Q; rq == 1, rp == Q); xn, xc, yn, yk, rn, rk multiples of 4;
+   x, y, res 16-byte aligned.  Grid (ceil(PQ / 128), ceil(K / 64), N), block 256. */
+#define GPUML__1X1_ST 4
+extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv_params p)
+{
+    __shared__ __align__(16) float As[2][16][64];                  /* [c][k] */
+    __shared__ __align__(16) float Bs[GPUML__1X1_ST][16][128];     /* [c][pixel] */
+    const int tid = (int)threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int m0 = (int)blockIdx.y * 64, n0 = (int)blockIdx.x * 128;
+    const int PQ = (int)(p.p * p.q), M = (int)p.k, C = (int)p.c, KT = (C + 15) / 16;
+    const float *X = (const float *)p.x + (gpuml__i64)blockIdx.z * p.xn;
+    const float *Wt = (const float *)p.wt;
+    const int tm = (warp >> 1) * 16 + (lane >> 3) * 4, tn = (warp & 1) * 64 + (lane & 7) * 4;
+    /* loaders: w row am, channels aq * 4 + 0..3; x rows bk and bk + 8, pixels bn..bn + 3 */
+    const int am = tid & 63, aq = tid >> 6, bn = (tid & 31) * 4, bk = tid >> 5;
+    const bool arow = m0 + am < M, bcol = n0 + bn < PQ;
+    const float *wrow = Wt + (gpuml__i64)(arow ? m0 + am : 0) * p.wk;
+    float ra[4];
+    float acc[4][8];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+#define GPUML__1X1_LDA(kt)                                                                               \
+    do {                                                                                                 \
+        _Pragma("unroll") for (int j = 0; j < 4; j++) {                                                   \
+            const int c = (kt) * 16 + aq * 4 + j;                                                        \
+            ra[j] = arow && c < C ? __ldg(wrow + (gpuml__i64)c * p.wc) : 0.0f;                           \
+        }                                                                                                \
+    } while (0)
+#define GPUML__1X1_CPB(kt)                                                                               \
+    do {                                                                                                 \
+        _Pragma("unroll") for (int h = 0; h < 2; h++) {                                                   \
+            const int c = (kt) * 16 + bk + 8 * h;                                                        \
+            const bool ok = bcol && c < C;                                                               \
+            gpuml__dw3s_cp(&Bs[(kt) % GPUML__1X1_ST][bk + 8 * h][bn], ok ? X + (gpuml__i64)c * p.xc + n0 + bn : X, ok ? 16 : 0); \
+        }                                                                                                \
+    } while (0)
+    GPUML__1X1_LDA(0);
+#pragma unroll
+    for (int j = 0; j < 4; j++) As[0][aq * 4 + j][am] = ra[j];
+#pragma unroll
+    for (int s = 0; s < GPUML__1X1_ST - 1; s++) {
+        if (s < KT) GPUML__1X1_CPB(s);
+        gpuml__dw3s_commit();
+    }
+    for (int kt = 0; kt < KT; kt++) {
+        gpuml__dw3s_wait<GPUML__1X1_ST - 2>();   /* this thread's copies of step kt have landed */
+        __syncthreads();                          /* everyone's; step kt - 1's buffers are free */
+        const bool more = kt + 1 < KT;
+        if (more) GPUML__1X1_LDA(kt + 1);
+        if (kt + GPUML__1X1_ST - 1 < KT) GPUML__1X1_CPB(kt + GPUML__1X1_ST - 1);
+        gpuml__dw3s_commit();
+        const int sa = kt & 1, sb = kt % GPUML__1X1_ST;
+#pragma unroll
+        for (int kk = 0; kk < 16; kk++) {
+            const float4 a = *(const float4 *)&As[sa][kk][tm];
+            const float4 b0 = *(const float4 *)&Bs[sb][kk][tn], b1 = *(const float4 *)&Bs[sb][kk][tn + 32];
+            const float av[4] = { a.x, a.y, a.z, a.w }, bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        }
+        if (more) {
+#pragma unroll
+            for (int j = 0; j < 4; j++) As[sa ^ 1][aq * 4 + j][am] = ra[j];
+        }
+    }
+    gpuml__dw3s_wait<0>();
+#undef GPUML__1X1_LDA
+#undef GPUML__1X1_CPB
+    float *Y = (float *)p.y + (gpuml__i64)blockIdx.z * p.yn;
+#if CONV_RES
+    const float *R = (const float *)p.res + (gpuml__i64)blockIdx.z * p.rn;
+#endif
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int m = m0 + tm + i;
+        if (m >= M) break;
+#if CONV_BIAS
+        const float bias = p.bias[m];
+#else
+        const float bias = 0.0f;
+#endif
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int pix = n0 + tn + 32 * h;
+            if (pix >= PQ) continue;
+            float4 v = make_float4(gpuml__conv_act(acc[i][4 * h] + bias), gpuml__conv_act(acc[i][4 * h + 1] + bias),
+                                   gpuml__conv_act(acc[i][4 * h + 2] + bias), gpuml__conv_act(acc[i][4 * h + 3] + bias));
+#if CONV_RES
+            const float4 r = *(const float4 *)(R + (gpuml__i64)m * p.rk + pix);
+            v.x += r.x; v.y += r.y; v.z += r.z; v.w += r.w;
+#endif
+            *(float4 *)(Y + (gpuml__i64)m * p.yk + pix) = v;
+        }
+    }
+}
+#endif
