@@ -10768,7 +10768,7 @@ GPUML__FN gpuml_status gpuml__cv_krsc(gpuml_ctx *ctx, const gpuml__cv *cv, const
 #endif
 
 /* f32 NCHW 1x1 stride-1 unpadded conv with groups 1 on CUDA cores (gpuml_conv_1x1s in
-   kernels/conv.cu: per image y[n] = w @ x[n], 64 x 128 tiles, bias / act / residual fused);
+   kernels/conv.cu: per image y[n] = w @ x[n], 64 x 256 tiles, bias / act / residual fused);
    NOT_SUPPORTED (no message) where its layout preconditions do not hold */
 GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
@@ -10797,7 +10797,7 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const
              cv->act, cv->bias != NULL, cv->res != NULL);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_1x1s", &fn));
     if (cv->n == 0 || pq == 0 || cv->k == 0) return GPUML_SUCCESS;
-    grid[0] = (unsigned)((pq + 127) / 128); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)cv->n;
+    grid[0] = (unsigned)((pq + 255) / 256); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)cv->n;
     args[0] = &kp;
     return gpuml__launch(ctx, fn, grid, block, 0, args, op);
 }

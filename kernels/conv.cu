@@ -1174,36 +1174,36 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params 
 
 #if defined(CONV_1X1) && CONV_1X1 && CONV_DT == 0
 /* f32 NCHW 1x1 stride-1 unpadded conv, groups 1, on CUDA cores: per image y[n] (K x PQ) =
-   w (K x C) @ x[n] (C x PQ).  A 64 x 128 block tile (output channels x pixels), 16 channels of
-   C a step; a thread owns 4 consecutive output channels x 8 pixels (two float4 32 apart), read
-   from shared memory as one float4 of w and two of x (a warp's 32 lanes touch 4 and 8 distinct
-   vectors: one wavefront each), 32 FMA per 3 loads.  x tiles stream through GPUML__1X1_ST
-   shared-memory stages by 16-byte cp.async (sm_80+; GPUML__1X1_ST - 1 steps in flight: the
-   DRAM stream), w tiles (small, cached) through registers one step ahead into two transposed
-   buffers; one barrier a step.  Bias per output channel, activation and residual fused; y
-   written as float4.
+   w (K x C) @ x[n] (C x PQ).  A 64 x 256 block tile (output channels x pixels), 16 channels of C
+   a step; a thread owns 8 output channels x 8 pixels (two float4 of each, 32 channels / 128
+   pixels apart), read from shared memory as 4 float4 a step of the 16 (64 FMA per 4 loads: the
+   first version's 4 x 8 tile, 32 FMA per 3 loads, was bound by shared-memory wavefronts).  A warp
+   is 4 x 8 threads, so its loads touch 4 (w) and 8 (x) distinct vectors.  x tiles come by 16-byte
+   cp.async (sm_80+) into two buffers, the next step's while this one multiplies; w tiles (small,
+   cached) through registers into two transposed buffers; one barrier a step.  Bias per output
+   channel, activation and residual fused; y written as float4.
    Host preconditions: PQ % 4 == 0; x's pixels of one (n, c) contiguous (xw == 1, xh == Q) and y's
    and res's likewise (yq == 1, yp == Q; rq == 1, rp == Q); xn, xc, yn, yk, rn, rk multiples of 4;
-   x, y, res 16-byte aligned.  Grid (ceil(PQ / 128), ceil(K / 64), N), block 256. */
-#define GPUML__1X1_ST 4
+   x, y, res 16-byte aligned.  Grid (ceil(PQ / 256), ceil(K / 64), N), block 256. */
 extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv_params p)
 {
-    __shared__ __align__(16) float As[2][16][64];                  /* [c][k] */
-    __shared__ __align__(16) float Bs[GPUML__1X1_ST][16][128];     /* [c][pixel] */
+    __shared__ __align__(16) float As[2][16][64];    /* [c][k] */
+    __shared__ __align__(16) float Bs[2][16][256];   /* [c][pixel] */
     const int tid = (int)threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int m0 = (int)blockIdx.y * 64, n0 = (int)blockIdx.x * 128;
+    const int m0 = (int)blockIdx.y * 64, n0 = (int)blockIdx.x * 256;
     const int PQ = (int)(p.p * p.q), M = (int)p.k, C = (int)p.c, KT = (C + 15) / 16;
     const float *X = (const float *)p.x + (gpuml__i64)blockIdx.z * p.xn;
     const float *Wt = (const float *)p.wt;
-    const int tm = (warp >> 1) * 16 + (lane >> 3) * 4, tn = (warp & 1) * 64 + (lane & 7) * 4;
-    /* loaders: w row am, channels aq * 4 + 0..3; x rows bk and bk + 8, pixels bn..bn + 3 */
-    const int am = tid & 63, aq = tid >> 6, bn = (tid & 31) * 4, bk = tid >> 5;
+    /* this thread's outputs: channels tm + {0..3, 32..35}, pixels tn + {0..3, 128..131} */
+    const int tm = ((warp >> 2) * 4 + (lane >> 3)) * 4, tn = ((warp & 3) * 8 + (lane & 7)) * 4;
+    /* loaders: w row am, channels aq * 4 + 0..3; x rows bk + 4h (h < 4), pixels bn..bn + 3 */
+    const int am = tid & 63, aq = tid >> 6, bn = (tid & 63) * 4, bk = tid >> 6;
     const bool arow = m0 + am < M, bcol = n0 + bn < PQ;
     const float *wrow = Wt + (gpuml__i64)(arow ? m0 + am : 0) * p.wk;
     float ra[4];
-    float acc[4][8];
+    float acc[8][8];
 #pragma unroll
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 8; i++)
 #pragma unroll
         for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
 #define GPUML__1X1_LDA(kt)                                                                               \
@@ -1215,44 +1215,39 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
     } while (0)
 #define GPUML__1X1_CPB(kt)                                                                               \
     do {                                                                                                 \
-        _Pragma("unroll") for (int h = 0; h < 2; h++) {                                                   \
-            const int c = (kt) * 16 + bk + 8 * h;                                                        \
+        _Pragma("unroll") for (int h = 0; h < 4; h++) {                                                   \
+            const int c = (kt) * 16 + bk + 4 * h;                                                        \
             const bool ok = bcol && c < C;                                                               \
-            gpuml__dw3s_cp(&Bs[(kt) % GPUML__1X1_ST][bk + 8 * h][bn], ok ? X + (gpuml__i64)c * p.xc + n0 + bn : X, ok ? 16 : 0); \
+            gpuml__dw3s_cp(&Bs[(kt) & 1][bk + 4 * h][bn], ok ? X + (gpuml__i64)c * p.xc + n0 + bn : X, ok ? 16 : 0); \
         }                                                                                                \
+        gpuml__dw3s_commit();                                                                            \
     } while (0)
     GPUML__1X1_LDA(0);
 #pragma unroll
     for (int j = 0; j < 4; j++) As[0][aq * 4 + j][am] = ra[j];
-#pragma unroll
-    for (int s = 0; s < GPUML__1X1_ST - 1; s++) {
-        if (s < KT) GPUML__1X1_CPB(s);
-        gpuml__dw3s_commit();
-    }
+    GPUML__1X1_CPB(0);
     for (int kt = 0; kt < KT; kt++) {
-        gpuml__dw3s_wait<GPUML__1X1_ST - 2>();   /* this thread's copies of step kt have landed */
-        __syncthreads();                          /* everyone's; step kt - 1's buffers are free */
+        gpuml__dw3s_wait<0>();   /* this thread's copies of step kt have landed */
+        __syncthreads();         /* everyone's; step kt - 1's buffers are free */
         const bool more = kt + 1 < KT;
-        if (more) GPUML__1X1_LDA(kt + 1);
-        if (kt + GPUML__1X1_ST - 1 < KT) GPUML__1X1_CPB(kt + GPUML__1X1_ST - 1);
-        gpuml__dw3s_commit();
-        const int sa = kt & 1, sb = kt % GPUML__1X1_ST;
+        if (more) { GPUML__1X1_LDA(kt + 1); GPUML__1X1_CPB(kt + 1); }
+        const int sb = kt & 1;
 #pragma unroll
         for (int kk = 0; kk < 16; kk++) {
-            const float4 a = *(const float4 *)&As[sa][kk][tm];
-            const float4 b0 = *(const float4 *)&Bs[sb][kk][tn], b1 = *(const float4 *)&Bs[sb][kk][tn + 32];
-            const float av[4] = { a.x, a.y, a.z, a.w }, bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
+            const float4 a0 = *(const float4 *)&As[sb][kk][tm], a1 = *(const float4 *)&As[sb][kk][tm + 32];
+            const float4 b0 = *(const float4 *)&Bs[sb][kk][tn], b1 = *(const float4 *)&Bs[sb][kk][tn + 128];
+            const float av[8] = { a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w };
+            const float bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
 #pragma unroll
-            for (int i = 0; i < 4; i++)
+            for (int i = 0; i < 8; i++)
 #pragma unroll
                 for (int j = 0; j < 8; j++) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
         }
         if (more) {
 #pragma unroll
-            for (int j = 0; j < 4; j++) As[sa ^ 1][aq * 4 + j][am] = ra[j];
+            for (int j = 0; j < 4; j++) As[sb ^ 1][aq * 4 + j][am] = ra[j];
         }
     }
-    gpuml__dw3s_wait<0>();
 #undef GPUML__1X1_LDA
 #undef GPUML__1X1_CPB
     float *Y = (float *)p.y + (gpuml__i64)blockIdx.z * p.yn;
@@ -1260,9 +1255,9 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
     const float *R = (const float *)p.res + (gpuml__i64)blockIdx.z * p.rn;
 #endif
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-        const int m = m0 + tm + i;
-        if (m >= M) break;
+    for (int i = 0; i < 8; i++) {
+        const int m = m0 + tm + (i & 3) + 32 * (i >> 2);
+        if (m >= M) continue;
 #if CONV_BIAS
         const float bias = p.bias[m];
 #else
@@ -1270,7 +1265,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
 #endif
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const int pix = n0 + tn + 32 * h;
+            const int pix = n0 + tn + 128 * h;
             if (pix >= PQ) continue;
             float4 v = make_float4(gpuml__conv_act(acc[i][4 * h] + bias), gpuml__conv_act(acc[i][4 * h + 1] + bias),
                                    gpuml__conv_act(acc[i][4 * h + 2] + bias), gpuml__conv_act(acc[i][4 * h + 3] + bias));
