@@ -11569,13 +11569,16 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     int tc_3x = ctx->arch == 90 && !gpuml__cv_f32_old() ? (cv->layout == GPUML_LAYOUT_NCHW ? cv->r * cv->s > 1 || cv->k > 128 || cv->n * cv->p * cv->q < 16384
                                                                    : cv->r * cv->s > 1)
                                 : cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048);
-    /* f32 NCHW 1x1 (stride 1, unpadded) with C * K <= 32768 on CUDA cores, where the 3xTF32 split
-       copies of x cost more than the products save (H100, batch 32, vs cuDNN f32: bench/NOTES_conv.md);
+    /* f32 NCHW 1x1 (stride 1, unpadded) with few output channels (K <= 128, C <= 512) or C * K <=
+       16384 on CUDA cores, where the 3xTF32 split copies of x cost more than the products save
+       (H100, batch 32, us, this kernel vs 3xTF32 / GEMM: 64->64 @56 39.9 vs 88, 256->64 121.5 vs
+       239, 256->128 207 vs 300, 512->128 @28 118 vs 173, 64->256 119 vs 171; 3xTF32 wins 128->512
+       @28 92 vs 125 and the larger-C layers: bench/NOTES_conv.md);
        GPUML_CONV_1X1S=off skips it, =on takes it for every such conv */
     if (kind == 0 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && !cv->tf32 && cv->layout == GPUML_LAYOUT_NCHW) {
         const char *env = gpuml__getenv("GPUML_CONV_1X1S");
         int mode = env && strcmp(env, "off") == 0 ? -1 : env && strcmp(env, "on") == 0 ? 1 : 0;
-        if (mode > 0 || (mode == 0 && cv->c * cv->k <= 32768)) {
+        if (mode > 0 || (mode == 0 && ((cv->k <= 128 && cv->c <= 512) || cv->c * cv->k <= 16384))) {
             gpuml_status st = gpuml__cv_1x1s(ctx, cv, op);
             if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
             gpuml_clear_error(ctx);
