@@ -9445,6 +9445,7 @@ typedef struct gpuml__conv_prep_kparams {
     gpuml__CUdeviceptr src, dst;
     int64_t s0, s1, s2, s3;
     int n, hw, w, c, cp, parts, role;
+    int c0, taps, tstep, tdil, tpad, wsrc;
 } gpuml__conv_prep_kparams;
 GPUML__FN void gpuml__conv_kparams_fill(gpuml__conv_kparams *kp, const gpuml__conv_problem *p, int splits)
 {
@@ -11462,6 +11463,16 @@ GPUML__FN int gpuml__cv_f32_old(void)
     const char *env = gpuml__getenv("GPUML_CONV_F32");
     return env && strcmp(env, "old") == 0;
 }
+/* the f32 tensor-core convs with few channels: 1 where the window's S columns are better
+   unfolded into the channels by the prep pass (an R x 1 conv over S*C channels a part), i.e.
+   where that pads fewer channels to the kernel's multiple al (the C = 3 7x7 stem: 3 x 21 = 63 of
+   64 channels in 3xTF32 on wgmma, against 7 x 32 for 7 x 9) */
+GPUML__FN int gpuml__cv_unfold(const gpuml__cv *cv, int parts, int al)
+{
+    int64_t cs = cv->c * cv->s;
+    if (cv->s <= 1 || cs > 256 || cv->q > INT32_MAX / 8 || cv->h * cv->q > INT32_MAX || cv->w > INT32_MAX / 2) return 0;
+    return (parts * cs + al - 1) / al * al < cv->s * ((parts * cv->c + al - 1) / al * al);
+}
 GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int mode, int cfg, int splits, const char *op)
 {
     gpuml__conv_problem pr;
@@ -11469,28 +11480,33 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
     const gpuml_tensor *src[2];
     gpuml_status st = GPUML_SUCCESS;
     int wg = (mode & GPUML__CV_WGMMA) != 0, forced_mma = (mode & GPUML__CV_MMA) != 0;
-    int parts, direct[2], i, sub;
-    int64_t cp, len[2], one = 1;
+    int parts, direct[2], i, sub, unf, al;
+    int64_t cp, cv_c, len[2], one = 1;
     mode &= ~(GPUML__CV_WGMMA | GPUML__CV_MMA);
     /* the automatic choice skips the wgmma kernel where padding to 32 channels adds more than a
-       quarter to the MACs: the C = 3 stem ran 1.2x (3xTF32) / 2x (tf32) slower there (H100) */
+       quarter to the MACs: the C = 3 stem ran 1.2x (3xTF32) / 2x (tf32) slower there (H100) --
+       counted after the unfolding below (the stem's 3 x 7 = 21 channels a part: 63 of 64 in 3xTF32) */
+    parts = mode == 1 || mode == 4 ? 1 : 3;
+    cv_c = gpuml__cv_unfold(cv, parts, 32) ? cv->c * cv->s : cv->c;
     if (!wg && !forced_mma && cfg < 0 && ctx->arch == 90 && mode >= 1 && mode <= 3 && !gpuml__cv_f32_old() &&
-        (((mode == 1 ? 1 : 3) * cv->c + 31) / 32 * 32) * 4 <= (mode == 1 ? 1 : 3) * cv->c * 5) {
+        ((parts * cv_c + 31) / 32 * 32) * 4 <= parts * cv_c * 5) {
         st = gpuml__cv_tf32(ctx, cv, mode | GPUML__CV_WGMMA, -1, 0, op);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
         gpuml_clear_error(ctx);
         st = GPUML_SUCCESS;
     }
     if (wg && (mode < 1 || mode > 3)) return GPUML_ERROR_NOT_SUPPORTED;
-    parts = mode == 1 || mode == 4 ? 1 : 3;
-    cp = wg ? (parts * cv->c + 31) / 32 * 32 : (parts * cv->c + 3) / 4 * 4;
+    al = wg ? 32 : 4;
+    unf = gpuml__cv_unfold(cv, parts, al);
+    cv_c = unf ? cv->c * cv->s : cv->c;
+    cp = (parts * cv_c + al - 1) / al * al;
     if (cv->dt != GPUML_F32 || cv->groups != 1 || ctx->arch < 80 || cv->pb < 0 || cv->pr < 0 || !gpuml__is_contig(cv->y) ||
         (cv->res && !gpuml__is_contig(cv->res)) || cv->n > INT32_MAX || cv->k > INT32_MAX || cv->h * cv->w > INT32_MAX ||
         cv->r * cv->s > INT32_MAX || cp > INT32_MAX)
         return GPUML_ERROR_NOT_SUPPORTED;
     /* tf32 reads NHWC x (C % 4 == 0) and KRSC w as they are; the rest goes through the prep kernel */
-    direct[0] = parts == 1 && cv->layout == GPUML_LAYOUT_NHWC && gpuml__is_contig(cv->x) && cp == cv->c && gpuml__aligned16(gpuml__dptr(cv->x));
-    direct[1] = parts == 1 && cv->ws[3] == 1 && cv->ws[2] == cv->c && cv->ws[1] == cv->s * cv->c && cv->ws[0] == cv->ncol &&
+    direct[0] = !unf && parts == 1 && cv->layout == GPUML_LAYOUT_NHWC && gpuml__is_contig(cv->x) && cp == cv->c && gpuml__aligned16(gpuml__dptr(cv->x));
+    direct[1] = !unf && parts == 1 && cv->ws[3] == 1 && cv->ws[2] == cv->c && cv->ws[1] == cv->s * cv->c && cv->ws[0] == cv->ncol &&
                 cp == cv->c && gpuml__aligned16(gpuml__dptr(cv->wt));
     src[0] = cv->x; src[1] = cv->wt;
     memset(&pr, 0, sizeof pr);
@@ -11504,8 +11520,11 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
        image it wrote */
     sub = !direct[0] && cv->r == 1 && cv->s == 1 && (cv->sh > 1 || cv->sw > 1) && cv->pt == 0 && cv->pb == 0 && cv->pl == 0 && cv->pr == 0;
     if (sub) { pr.h = cv->p; pr.w = cv->q; pr.stride_h = pr.stride_w = 1; }
+    /* unfolded columns: an R x 1 conv, stride 1 and no padding along w, over the Q columns the
+       prep pass wrote (each holding its S taps' channels) */
+    if (unf) { pr.w = cv->q; pr.s = 1; pr.stride_w = 1; pr.pad_w = 0; pr.dil_w = 1; }
     /* the kernel's own checks first (sizes, shared memory), on operands shaped as it would get them */
-    len[0] = cv->n * pr.h * pr.w * cp; len[1] = cv->k * cv->r * cv->s * cp;
+    len[0] = cv->n * pr.h * pr.w * cp; len[1] = cv->k * cv->r * pr.s * cp;
     for (i = 0; i < 2; i++) fake[i] = gpuml__cv_view(src[i], 1, &len[i], &one, -src[i]->offset);
     pr.x = direct[0] ? cv->x : &fake[0];
     pr.wt = direct[1] ? cv->wt : &fake[1];
@@ -11524,13 +11543,19 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
         kp.s0 = sx[0]; kp.s1 = sx[1]; kp.s2 = sx[2]; kp.s3 = sx[3];
         kp.n = (int)(i ? cv->k : cv->n); kp.hw = (int)(i ? cv->r * cv->s : cv->h * cv->w); kp.w = (int)(i ? cv->s : cv->w);
         kp.c = (int)cv->c; kp.cp = (int)cp; kp.parts = parts; kp.role = i;
+        kp.c0 = (int)cv->c; kp.taps = 1; kp.tstep = 1; kp.tdil = 0; kp.tpad = 0; kp.wsrc = INT32_MAX;
         if (!i && sub) { kp.hw = (int)(pr.h * pr.w); kp.w = (int)pr.w; kp.s1 = sx[1] * cv->sh; kp.s2 = sx[2] * cv->sw; }
-        if (kp.hw == 1) {
+        if (unf) {
+            kp.c = (int)cv_c; kp.taps = (int)cv->s; kp.wsrc = (int)(i ? cv->s : cv->w);
+            if (i) { kp.hw = (int)cv->r; kp.w = 1; kp.tstep = 0; kp.tdil = 1; }   /* w[k][r][t][c] */
+            else { kp.hw = (int)(cv->h * cv->q); kp.w = (int)cv->q; kp.tstep = cv->sw; kp.tdil = cv->dw; kp.tpad = (int)cv->pl; }
+        }
+        if (kp.hw == 1 && kp.taps == 1) {
             /* 1x1 weights (or 1x1 images): the rows as the pixels of one image, so a tile spans
                64 of them (a tile per row left 63 of its 64 pixel slots idle: 22 us for 1 MB) */
             kp.s2 = kp.s0; kp.s1 = 0; kp.hw = kp.w = kp.n; kp.n = 1;
         }
-        grid[0] = (unsigned)((kp.hw + 63) / 64); grid[1] = (unsigned)((cv->c + 63) / 64); grid[2] = (unsigned)kp.n;
+        grid[0] = (unsigned)((kp.hw + 63) / 64); grid[1] = (unsigned)((kp.c + 63) / 64); grid[2] = (unsigned)kp.n;
         if (grid[1] > 65535 || grid[2] > 65535) { st = GPUML_ERROR_NOT_SUPPORTED; break; }
         st = gpuml__kernel(ctx, &gpuml__fam_conv_igemm, "-DGPUML_CONV_PREP=1", "gpuml_conv_tf32_prep", &fn);
         if (st != GPUML_SUCCESS) break;

@@ -680,6 +680,11 @@ struct gpuml__conv_prep_params {
     float *dst;
     gpuml__i64 s0, s1, s2, s3;  /* source strides (elements) of n, h, w, c */
     int n, hw, w, c, cp, parts, role;
+    /* taps > 1: the window's columns unfolded into channels -- channel v = t * c0 + cc (t < taps)
+       reads source column w * tstep + t * tdil - tpad (zero outside [0, wsrc)), channel cc.  So a
+       conv with few channels runs as an R x 1 conv over taps * c0 channels (less channel padding
+       on the tensor cores).  taps 1: c0 = c, the column is w */
+    int c0, taps, tstep, tdil, tpad, wsrc;
 };
 #if defined(GPUML_CONV_PREP)
 static __device__ __forceinline__ float gpuml__tf32_rna(float v)
@@ -696,7 +701,28 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__co
     const float *src = p.src + (gpuml__i64)n * p.s0;
     const bool cfast = p.s3 == 1;
     float v[8][2];
-    if (cfast) {                /* lanes along channels, rows = pixels ty + 8i */
+    if (p.taps > 1) {           /* unfolded columns: each element's address on its own */
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+            for (int jx = 0; jx < 2; jx++) {
+                const int pix = pix0 + (cfast ? ty + 8 * i : tx + 32 * jx), ch = c0 + (cfast ? tx + 32 * jx : ty + 8 * i);
+                const int h = pix / p.w, w = pix - h * p.w, t = ch / p.c0, cc = ch - t * p.c0;
+                const int iw = w * p.tstep + t * p.tdil - p.tpad;
+                v[i][jx] = pix < p.hw && ch < p.c && iw >= 0 && iw < p.wsrc ? src[h * p.s1 + iw * p.s2 + cc * p.s3] : 0.0f;
+            }
+        if (cfast) {
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int jx = 0; jx < 2; jx++) tile[ty + 8 * i][tx + 32 * jx] = v[i][jx];
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int jx = 0; jx < 2; jx++) tile[tx + 32 * jx][ty + 8 * i] = v[i][jx];
+        }
+    } else if (cfast) {         /* lanes along channels, rows = pixels ty + 8i */
 #pragma unroll
         for (int i = 0; i < 8; i++) {
             const int pix = pix0 + ty + 8 * i;

@@ -239,6 +239,7 @@ static void shapes(gpuml_ctx *ctx, gpuml_conv_path path)
                 t.res = (i + layout + tf32) % 3 == 0;
                 if (i == 7) { t.dh = 2; t.dw = 1; t.pad[1] = 0; t.pad[3] = 3; }   /* dilation, asymmetric padding */
                 if (i == 8) t.sw = 2;   /* unequal strides on the subsampled 1x1 */
+                if (i == 9) t.dw = 2;   /* column dilation (3xTF32 on wgmma unfolds the 3 columns into 210 channels) */
                 e = run_one(ctx, t, hw, 0, 0, 0, ctx == tu_cpu ? 2e-5 : tol_for(tf32));
                 CHECK(e >= 0, "case %d layout %d tf32 %d did not run", i, layout, tf32);
                 if (e < 0) return;
