@@ -55,7 +55,7 @@ if [ "${PART:-tests}" = simt ]; then
     # the f32 NCHW 1x1 CUDA-core kernel: its tests (+ sanitizers), then bench_conv resnet with the
     # rule, with GPUML_CONV_1X1S=on (every 1x1 layer) and =off, and cuDNN, in the same call
     jobs=$O/jobs.txt; : > "$jobs"
-    printf 's memcheck test_conv_tf32 simt_1x1\ns racecheck test_conv_tf32 simt_1x1\n' >> "$jobs"
+    printf 's memcheck test_conv_tf32 simt_1x1\ns racecheck test_conv_tf32 simt_1x1\ns memcheck test_conv_tf32 shapes_gpu_wgmma\ns memcheck test_conv_tf32 shapes_gpu_forced\ns racecheck test_conv_tf32 shapes_gpu_wgmma\n' >> "$jobs"
     for t in $(./build/test_conv_tf32 --list); do echo "t test_conv_tf32 $t" >> "$jobs"; done
     for t in resnet_layers fuzz_forward forced_wgmma; do echo "t test_conv $t" >> "$jobs"; done
     run_job() {
