@@ -11,9 +11,6 @@
           the statistics meet in distributed shared memory.  Otherwise a block per row.
    -DLBT, -DLBB: __launch_bounds__(LBT, LBB) (default 512, 1), to cap the registers
    -DLN2=1: layernorm statistics as two plain sums (a warp or block per row)
-   -DPIPE=1: (forward kinds, the row in registers, a block or cluster per row, a persistent grid)
-          the group's next row is loaded into a second set of registers while this row is merged
-          and written
    Or -DCOLSUM=1 -DDT_O: column sums of the per-block partials of the backward passes. */
 #ifndef VEC
 #define VEC 1
@@ -50,9 +47,6 @@
 #endif
 #ifndef LN2
 #define LN2 0
-#endif
-#ifndef PIPE
-#define PIPE 0
 #endif
 template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
 
@@ -295,28 +289,6 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
                 else if (e < n) { part0[(gpuml__i64)blockIdx.x * n + e] = 0.0f; if (RK == 4) part1[(gpuml__i64)blockIdx.x * n + e] = 0.0f; }
             }
     }
-#if PIPE && NV > 0 && !WPR && !GPUML__BWD
-    /* the next row's elements, loaded one row ahead */
-    gpuml__xvec xq[NVR];
-#define GPUML__LDROW(dst, r0)                                                                            \
-    do {                                                                                                 \
-        gpuml__i64 o_ = (r0) * p.v[0].strides[0];                                                        \
-        if (p.rs.ndim > 1) {                                                                             \
-            gpuml__i64 i_ = (r0);                                                                        \
-            o_ = 0;                                                                                      \
-            for (int d_ = p.rs.ndim - 1; d_ >= 0; d_--) {                                                \
-                gpuml__i64 q_ = i_ / p.rs.dims[d_];                                                      \
-                o_ += (i_ - q_ * p.rs.dims[d_]) * p.v[0].strides[d_];                                    \
-                i_ = q_;                                                                                 \
-            }                                                                                            \
-        }                                                                                                \
-        _Pragma("unroll") for (int j_ = 0; j_ < NVR; j_++) {                                              \
-            gpuml__ri e0_ = (tr + j_ * TR) * VEC;                                                        \
-            if (e0_ < n) gpuml__ldraw(dst[j_], x + o_, e0_, p.xs);                                       \
-        }                                                                                                \
-    } while (0)
-    if (g0 < p.rs.n) GPUML__LDROW(xq, g0);
-#endif
     for (gpuml__i64 row = g0; row < p.rs.n; row += gstep, par ^= 1) {
         gpuml__i64 off[3] = {row * p.v[0].strides[0], row * p.v[1].strides[0], row * p.v[2].strides[0]};
         if (p.rs.ndim > 1) {
@@ -350,14 +322,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
         gpuml__X::T *yp = y + off[1];
         const gpuml__X::T *dp = dy + off[2];
         /* the row (and dy) into registers, once */
-#if PIPE && NV > 0 && !WPR && !GPUML__BWD
-#pragma unroll
-        for (int j = 0; j < NVR; j++) xr[j] = xq[j];
-        if (row + gstep < p.rs.n) GPUML__LDROW(xq, row + gstep);
-        if (0) {
-#else
         if (NV > 0) {
-#endif
 #pragma unroll
             for (int j = 0; j < NVR; j++) {
                 gpuml__ri e0 = (tr + j * TR) * VEC;
