@@ -9633,6 +9633,13 @@ typedef struct gpuml__cw_cfg {
 #ifndef GPUML__CW_RN
 #define GPUML__CW_RN 2         /* 3xTF32 (problem tf32 2): k tiles summed by the tensor cores between round-to-nearest adds */
 #endif
+/* GPUML_CONV_RN=n (1..16) overrides it, for accuracy / speed A/B runs */
+GPUML__FN int gpuml__cw_rn(void)
+{
+    const char *env = gpuml__getenv("GPUML_CONV_RN");
+    int v = env ? atoi(env) : 0;
+    return v >= 1 && v <= 16 ? v : GPUML__CW_RN;
+}
 #define GPUML__CW_GATHER 256   /* or'ed into a configuration: gather x with cp.async even where TMA could load it */
 #define GPUML__CW_IM2COL 512   /* or'ed into a configuration: TMA im2col loads of x for windows other than 1x1 s1
                                   (AUTO, cfg < 0, uses them wherever the driver encodes the map: 15-30% faster
@@ -9736,7 +9743,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     void *map = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[5];
     void *ymap = ymapbuf[0] + (64 - ((uintptr_t)ymapbuf[0] & 63)) % 64, *rmap = ymapbuf[1] + (64 - ((uintptr_t)ymapbuf[1] & 63)) % 64;
     char opts[340], ropts[260];
-    int f32 = p && p->x && p->x->dtype == GPUML_F32, es = f32 ? 4 : 2, bke = f32 ? 32 : 64, rn = f32 && p->tf32 == 2 ? GPUML__CW_RN : 0;
+    int f32 = p && p->x && p->x->dtype == GPUML_F32, es = f32 ? 4 : 2, bke = f32 ? 32 : 64, rn = f32 && p->tf32 == 2 ? gpuml__cw_rn() : 0;
     int tma_a, tma_y, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = cfg < 0 || (cfg & GPUML__CW_IM2COL) != 0;
     int no_tma_y = cfg >= 0 && (cfg & GPUML__CW_NO_TMA_Y) != 0, y_full = cfg >= 0 && (cfg & GPUML__CW_Y_FULL) != 0;
     const char *env = gpuml__getenv("GPUML_CW_TMA_Y");
