@@ -323,7 +323,7 @@ static void resnet_accuracy(void)
                    ss ? "same-sign" : "mixed-sign", e_simt, e_rn, e_reg, e_3, e_tf);
             if (hop)
                 printf("      wgmma: 3xTF32 (sums of %d k tiles) %.2e, 3xTF32 in the tensor cores' accumulators %.2e, tf32 %.2e\n",
-                       GPUML__CW_RN, e_wrn, e_w3, e_wtf);
+                       gpuml__cw_rn(), e_wrn, e_w3, e_wtf);
             CHECK(e_rn >= 0 && e_simt >= 0 && e_rn <= 2.0 * e_simt + 1e-7, "3xTF32 error %.3g vs direct %.3g", e_rn, e_simt);
             CHECK(e_reg >= 0 && e_reg <= 2.0 * e_simt + 1e-7, "in-register 3xTF32 error %.3g vs direct %.3g", e_reg, e_simt);
             CHECK(!hop || (e_wrn >= 0 && e_wrn <= 2.0 * e_simt + 1e-7), "wgmma 3xTF32 error %.3g vs direct %.3g", e_wrn, e_simt);
