@@ -10778,9 +10778,8 @@ GPUML__FN gpuml_status gpuml__cv_krsc(gpuml_ctx *ctx, const gpuml__cv *cv, const
 #endif
 
 /* f32 NCHW 1x1 stride-1 unpadded conv with groups 1 on CUDA cores (gpuml_conv_1x1s in
-   kernels/conv.cu: per image y[n] = w @ x[n], 64 x 256 or 128 x 128 tiles, bias / act / residual fused);
+   kernels/conv.cu: per image y[n] = w @ x[n], 64 x 256 tiles, bias / act / residual fused);
    NOT_SUPPORTED (no message) where its layout preconditions do not hold */
-static int gpuml__cv_1x1s_bm;   /* tests: 64 or 128 forces the tile height (0: the rule) */
 GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     gpuml__conv_params kp;
@@ -10791,7 +10790,7 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const
     int64_t pq = cv->p * cv->q;
     const int64_t *st[3];
     const gpuml_tensor *t[3];
-    int i, bm;
+    int i;
     if (cv->dt != GPUML_F32 || cv->layout != GPUML_LAYOUT_NCHW || cv->groups != 1 || cv->r != 1 || cv->s != 1 || cv->sh != 1 ||
         cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || pq > INT32_MAX || cv->k > INT32_MAX || cv->c > INT32_MAX ||
         cv->n > 65535 || (cv->k + 63) / 64 > 65535)
@@ -10803,19 +10802,12 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const
         if (st[i][2] != 1 || (st[i][1] != cv->q && cv->p != 1) || st[i][0] % 4 || st[i][3] % 4 || !gpuml__aligned16(gpuml__dptr(t[i])))
             return GPUML_ERROR_NOT_SUPPORTED;
     }
-    /* 128 x 128 tiles where K is a multiple of 128 (x read once per 128 output channels), else
-       64 x 256; GPUML_CONV_1X1S_BM=64|128 forces one */
-    {
-        const char *env = gpuml__getenv("GPUML_CONV_1X1S_BM");
-        bm = gpuml__cv_1x1s_bm == 64 || gpuml__cv_1x1s_bm == 128 ? gpuml__cv_1x1s_bm
-           : env && atoi(env) == 64 ? 64 : env && atoi(env) == 128 ? 128 : cv->k % 128 == 0 ? 128 : 64;
-    }
     gpuml__cv_kparams(cv, &kp);
-    snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=%d",
-             cv->act, cv->bias != NULL, cv->res != NULL, bm == 128 ? 2 : 1);
+    snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1",
+             cv->act, cv->bias != NULL, cv->res != NULL);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_1x1s", &fn));
     if (cv->n == 0 || pq == 0 || cv->k == 0) return GPUML_SUCCESS;
-    grid[0] = (unsigned)((pq + 16384 / bm - 1) / (16384 / bm)); grid[1] = (unsigned)((cv->k + bm - 1) / bm); grid[2] = (unsigned)cv->n;
+    grid[0] = (unsigned)((pq + 255) / 256); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)cv->n;
     args[0] = &kp;
     return gpuml__launch(ctx, fn, grid, block, 0, args, op);
 }
@@ -11910,7 +11902,6 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=2" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" }, \

@@ -1185,30 +1185,22 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params 
    Host preconditions: PQ % 4 == 0; x's pixels of one (n, c) contiguous (xw == 1, xh == Q) and y's
    and res's likewise (yq == 1, yp == Q; rq == 1, rp == Q); xn, xc, yn, yk, rn, rk multiples of 4;
    x, y, res 16-byte aligned.  Grid (ceil(PQ / 256), ceil(K / 64), N), block 256. */
-#if CONV_1X1 == 2
-#define GPUML__1X1_BM 128   /* -DCONV_1X1=2: a 128 x 128 tile (K >= 128: x read once per 128 channels) */
-#else
-#define GPUML__1X1_BM 64
-#endif
-#define GPUML__1X1_BN (16384 / GPUML__1X1_BM)
 extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv_params p)
 {
-    enum { BM = GPUML__1X1_BM, BN = GPUML__1X1_BN, MT = BM / 8, AQ = BM * 16 / 256 };   /* AQ: w elements a loader thread */
-    __shared__ __align__(16) float As[2][16][BM];    /* [c][k] */
-    __shared__ __align__(16) float Bs[2][16][BN];    /* [c][pixel] */
+    __shared__ __align__(16) float As[2][16][64];    /* [c][k] */
+    __shared__ __align__(16) float Bs[2][16][256];   /* [c][pixel] */
     const int tid = (int)threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int m0 = (int)blockIdx.y * BM, n0 = (int)blockIdx.x * BN;
+    const int m0 = (int)blockIdx.y * 64, n0 = (int)blockIdx.x * 256;
     const int PQ = (int)(p.p * p.q), M = (int)p.k, C = (int)p.c, KT = (C + 15) / 16;
     const float *X = (const float *)p.x + (gpuml__i64)blockIdx.z * p.xn;
     const float *Wt = (const float *)p.wt;
-    /* this thread's outputs: channels tm + {0..3, BM/2..BM/2+3}, pixels tn + {0..3, BN/2..BN/2+3};
-       the 8 warps as (MT / 4) x (32 / MT) groups of 4 x 8 lanes */
-    const int tm = ((warp / (32 / MT)) * 4 + (lane >> 3)) * 4, tn = ((warp % (32 / MT)) * 8 + (lane & 7)) * 4;
-    /* loaders: w row am, channels aq * AQ + 0..AQ-1; x rows bk + (1024 / BN) * h, pixels bn..bn + 3 */
-    const int am = tid % BM, aq = tid / BM, bn = (tid % (BN / 4)) * 4, bk = tid / (BN / 4);
+    /* this thread's outputs: channels tm + {0..3, 32..35}, pixels tn + {0..3, 128..131} */
+    const int tm = ((warp >> 2) * 4 + (lane >> 3)) * 4, tn = ((warp & 3) * 8 + (lane & 7)) * 4;
+    /* loaders: w row am, channels aq * 4 + 0..3; x rows bk + 4h (h < 4), pixels bn..bn + 3 */
+    const int am = tid & 63, aq = tid >> 6, bn = (tid & 63) * 4, bk = tid >> 6;
     const bool arow = m0 + am < M, bcol = n0 + bn < PQ;
     const float *wrow = Wt + (gpuml__i64)(arow ? m0 + am : 0) * p.wk;
-    float ra[AQ];
+    float ra[4];
     float acc[8][8];
 #pragma unroll
     for (int i = 0; i < 8; i++)
@@ -1216,24 +1208,23 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
         for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
 #define GPUML__1X1_LDA(kt)                                                                               \
     do {                                                                                                 \
-        _Pragma("unroll") for (int j = 0; j < AQ; j++) {                                                  \
-            const int c = (kt) * 16 + aq * AQ + j;                                                       \
+        _Pragma("unroll") for (int j = 0; j < 4; j++) {                                                   \
+            const int c = (kt) * 16 + aq * 4 + j;                                                        \
             ra[j] = arow && c < C ? __ldg(wrow + (gpuml__i64)c * p.wc) : 0.0f;                           \
         }                                                                                                \
     } while (0)
-    /* x: 16 rows x BN pixels = 4 * BN float4, 256 threads: rows bk + (1024 / BN) * h */
 #define GPUML__1X1_CPB(kt)                                                                               \
     do {                                                                                                 \
-        _Pragma("unroll") for (int h = 0; h < BN / 64; h++) {                                             \
-            const int r_ = bk + (1024 / BN) * h, c = (kt) * 16 + r_;                                     \
+        _Pragma("unroll") for (int h = 0; h < 4; h++) {                                                   \
+            const int c = (kt) * 16 + bk + 4 * h;                                                        \
             const bool ok = bcol && c < C;                                                               \
-            gpuml__dw3s_cp(&Bs[(kt) & 1][r_][bn], ok ? X + (gpuml__i64)c * p.xc + n0 + bn : X, ok ? 16 : 0); \
+            gpuml__dw3s_cp(&Bs[(kt) & 1][bk + 4 * h][bn], ok ? X + (gpuml__i64)c * p.xc + n0 + bn : X, ok ? 16 : 0); \
         }                                                                                                \
         gpuml__dw3s_commit();                                                                            \
     } while (0)
     GPUML__1X1_LDA(0);
 #pragma unroll
-    for (int j = 0; j < AQ; j++) As[0][aq * AQ + j][am] = ra[j];
+    for (int j = 0; j < 4; j++) As[0][aq * 4 + j][am] = ra[j];
     GPUML__1X1_CPB(0);
     for (int kt = 0; kt < KT; kt++) {
         gpuml__dw3s_wait<0>();   /* this thread's copies of step kt have landed */
@@ -1243,8 +1234,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
         const int sb = kt & 1;
 #pragma unroll
         for (int kk = 0; kk < 16; kk++) {
-            const float4 a0 = *(const float4 *)&As[sb][kk][tm], a1 = *(const float4 *)&As[sb][kk][tm + BM / 2];
-            const float4 b0 = *(const float4 *)&Bs[sb][kk][tn], b1 = *(const float4 *)&Bs[sb][kk][tn + BN / 2];
+            const float4 a0 = *(const float4 *)&As[sb][kk][tm], a1 = *(const float4 *)&As[sb][kk][tm + 32];
+            const float4 b0 = *(const float4 *)&Bs[sb][kk][tn], b1 = *(const float4 *)&Bs[sb][kk][tn + 128];
             const float av[8] = { a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w };
             const float bv[8] = { b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w };
 #pragma unroll
@@ -1254,7 +1245,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
         }
         if (more) {
 #pragma unroll
-            for (int j = 0; j < AQ; j++) As[sb ^ 1][aq * AQ + j][am] = ra[j];
+            for (int j = 0; j < 4; j++) As[sb ^ 1][aq * 4 + j][am] = ra[j];
         }
     }
 #undef GPUML__1X1_LDA
@@ -1265,7 +1256,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
 #endif
 #pragma unroll
     for (int i = 0; i < 8; i++) {
-        const int m = m0 + tm + (i & 3) + (BM / 2) * (i >> 2);
+        const int m = m0 + tm + (i & 3) + 32 * (i >> 2);
         if (m >= M) continue;
 #if CONV_BIAS
         const float bias = p.bias[m];
@@ -1274,7 +1265,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
 #endif
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const int pix = n0 + tn + (BN / 2) * h;
+            const int pix = n0 + tn + 128 * h;
             if (pix >= PQ) continue;
             float4 v = make_float4(gpuml__conv_act(acc[i][4 * h] + bias), gpuml__conv_act(acc[i][4 * h + 1] + bias),
                                    gpuml__conv_act(acc[i][4 * h + 2] + bias), gpuml__conv_act(acc[i][4 * h + 3] + bias));
