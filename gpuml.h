@@ -8594,6 +8594,34 @@ GPUML__FN int gpuml__tmap(gpuml_ctx *ctx, void *map, int dtype, gpuml__CUdevicep
                                         0 /* no interleave */, 3 /* 128B swizzle */, 3 /* L2 256B */, 0 /* zero fill */) == 0;
 }
 
+/* a CUtensorMap in im2col mode over a contiguous NHWC activation [n][h][w][c] of es-byte elements,
+   for a conv with the given strides, top / left padding and output size P x Q: boxes of `pixels`
+   output pixels x `chans` channels, 128-byte swizzle.  1 when encoded; 0 where the driver has no
+   im2col maps, a stride is over 8 or a window corner falls outside the rank-4 encoding ([-128, 127]) */
+GPUML__FN int gpuml__tmap_im2col(gpuml_ctx *ctx, void *map, int dtype, gpuml__CUdeviceptr addr, int64_t n, int64_t h, int64_t w,
+                                 int64_t c, int64_t es, int sh, int sw, int64_t pt, int64_t pl, int64_t p, int64_t q,
+                                 unsigned chans, unsigned pixels)
+{
+    gpuml__u64 dims[4], strides[3];
+    int lo[2], hi[2];
+    unsigned estr[4];
+    if (!ctx->cu.TensorMapEncodeIm2col || sh > 8 || sw > 8) return 0;
+    dims[0] = (gpuml__u64)c; dims[1] = (gpuml__u64)w; dims[2] = (gpuml__u64)h; dims[3] = (gpuml__u64)n;
+    strides[0] = (gpuml__u64)(c * es); strides[1] = (gpuml__u64)(w * c * es); strides[2] = (gpuml__u64)(h * w * c * es);
+    /* the window's top-left corner runs over [lo, dim - 1 + hi] in steps of the stride: the first
+       output's corner at -pad, the last one's at (P - 1) * stride - pad */
+    if (pt > 128 || pl > 128) return 0;
+    lo[0] = (int)-pl; lo[1] = (int)-pt;
+    if ((q - 1) * sw - pl - (w - 1) < -128 || (q - 1) * sw - pl - (w - 1) > 127 ||
+        (p - 1) * sh - pt - (h - 1) < -128 || (p - 1) * sh - pt - (h - 1) > 127)
+        return 0;
+    hi[0] = (int)((q - 1) * sw - pl - (w - 1));
+    hi[1] = (int)((p - 1) * sh - pt - (h - 1));
+    estr[0] = 1; estr[1] = (unsigned)sw; estr[2] = (unsigned)sh; estr[3] = 1;
+    return ctx->cu.TensorMapEncodeIm2col(map, dtype, 4, (void *)(uintptr_t)addr, dims, strides, lo, hi, chans, pixels, estr,
+                                         0 /* no interleave */, 3 /* 128B swizzle */, 3 /* L2 256B */, 0 /* zero fill */) == 0;
+}
+
 /* bytes per input element for the wgmma kernel: 2 (f16, bf16), 4 (f32 read as tf32, only when
    allowed), 1 (fp8); 0 when it takes no such dtype */
 GPUML__FN int gpuml__sm90_es(const gpuml__mm *p)
@@ -9777,24 +9805,10 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
         return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (wgmma): cuTensorMapEncodeTiled rejected the weights' or x's layout");
     /* any other window, when asked for (GPUML__CW_IM2COL): TMA im2col loads of x where the driver
        has them and the box corners fit the rank-4 encoding ([-128, 127]); the cp.async gather otherwise */
-    if (im2col && !tma_a && !gather_only && ctx->cu.TensorMapEncodeIm2col && p->stride_h <= 8 && p->stride_w <= 8 &&
-        (p->r - 1) * p->dil_h < 65536 && (p->s - 1) * p->dil_w < 65536) {
-        gpuml__u64 dims[4], strides[3];
-        int lo[2], hi[2];
-        unsigned estr[4];
-        dims[0] = (gpuml__u64)p->c; dims[1] = (gpuml__u64)p->w; dims[2] = (gpuml__u64)p->h; dims[3] = (gpuml__u64)p->n;
-        strides[0] = (gpuml__u64)(p->c * es); strides[1] = (gpuml__u64)(p->w * p->c * es); strides[2] = (gpuml__u64)(p->h * p->w * p->c * es);
-        /* the window's top-left corner runs over [lo, dim - 1 + hi] in steps of the stride: the
-           first output's corner at -pad, the last one's at (P - 1) * stride - pad */
-        lo[0] = -p->pad_w; lo[1] = -p->pad_h;
-        hi[0] = (int)((p->q - 1) * p->stride_w - p->pad_w - (p->w - 1));
-        hi[1] = (int)((p->p - 1) * p->stride_h - p->pad_h - (p->h - 1));
-        estr[0] = 1; estr[1] = (unsigned)p->stride_w; estr[2] = (unsigned)p->stride_h; estr[3] = 1;
-        if (lo[0] >= -128 && lo[1] >= -128 && hi[0] >= -128 && hi[1] >= -128 && hi[0] <= 127 && hi[1] <= 127 &&
-            ctx->cu.TensorMapEncodeIm2col(xmap, tdt, 4, (void *)(uintptr_t)gpuml__dptr(p->x), dims, strides, lo, hi, (unsigned)bke,
-                                          (unsigned)c->bm, estr, 0, 3, 3, 0) == 0)
-            tma_a = 2;
-    }
+    if (im2col && !tma_a && !gather_only && (p->r - 1) * p->dil_h < 65536 && (p->s - 1) * p->dil_w < 65536 &&
+        gpuml__tmap_im2col(ctx, xmap, tdt, gpuml__dptr(p->x), p->n, p->h, p->w, p->c, es, p->stride_h, p->stride_w, p->pad_h,
+                           p->pad_w, p->p, p->q, (unsigned)bke, (unsigned)c->bm))
+        tma_a = 2;
     /* 16-bit y in 16-byte rows, no split: the epilogue stages y's tile in shared memory and writes it
        by TMA store (bench/NOTES_conv_igemm.md, store-bound 1x1 layers); y's map also serves res.
        Configuration 3 stages one 64 x 64 box at a time and keeps its 4 stages (tma_y 2), up to 8
@@ -11086,9 +11100,8 @@ GPUML__FN gpuml_status gpuml__cv_bwf_sm90(gpuml_ctx *ctx, const gpuml__cv *cv, g
     gpuml__conv_kparams kp;
     unsigned char mapbuf[2][128 + 64];
     void *ymap = mapbuf[0] + (64 - ((uintptr_t)mapbuf[0] & 63)) % 64, *xmap = mapbuf[1] + (64 - ((uintptr_t)mapbuf[1] & 63)) % 64, *args[3];
-    gpuml__u64 dims[4], strides[3];
-    int lo[2], hi[2], wm, tdt, s, best_s = 1;
-    unsigned estr[4], grid[3], block[3] = {384, 1, 1}, smem;
+    int wm, tdt, s, best_s = 1;
+    unsigned grid[3], block[3] = {384, 1, 1}, smem;
     char opts[200];
     gpuml__CUfunction fn, red;
     gpuml_tensor *ws = NULL;
@@ -11105,21 +11118,15 @@ GPUML__FN gpuml_status gpuml__cv_bwf_sm90(gpuml_ctx *ctx, const gpuml__cv *cv, g
         !gpuml__aligned16(gpuml__dptr(cv->x)) || !gpuml__aligned16(gpuml__dptr(cv->y)) || gpuml_tensor_numel(cv->x) >= ((int64_t)1 << 31) ||
         npq * cv->k >= ((int64_t)1 << 31) || cv->k * cv->ncol >= ((int64_t)1 << 31) || (!acc && (gpuml__dptr(cv->wt) & 7)))
         return GPUML_ERROR_NOT_SUPPORTED;
-    lo[0] = -cv->pl; lo[1] = -cv->pt;
-    hi[0] = (int)((cv->q - 1) * cv->sw - cv->pl - (cv->w - 1));
-    hi[1] = (int)((cv->p - 1) * cv->sh - cv->pt - (cv->h - 1));
-    if (lo[0] < -128 || lo[1] < -128 || hi[0] < -128 || hi[1] < -128 || hi[0] > 127 || hi[1] > 127) return GPUML_ERROR_NOT_SUPPORTED;
     wm = cv->k > 64 ? 2 : 1;
     smem = (unsigned)(1024 + (wm == 1 ? 5 * 320 : 6 * 256) * 128 + 256);
     if (ctx->smem_optin < (int)smem) return GPUML_ERROR_NOT_SUPPORTED;
     tdt = cv->dt == GPUML_F16 ? 6 : 9;
     memset(ymap, 0, 128);
     memset(xmap, 0, 128);
-    dims[0] = (gpuml__u64)cv->c; dims[1] = (gpuml__u64)cv->w; dims[2] = (gpuml__u64)cv->h; dims[3] = (gpuml__u64)cv->n;
-    strides[0] = (gpuml__u64)(cv->c * 2); strides[1] = (gpuml__u64)(cv->w * cv->c * 2); strides[2] = (gpuml__u64)(cv->h * cv->w * cv->c * 2);
-    estr[0] = 1; estr[1] = (unsigned)cv->sw; estr[2] = (unsigned)cv->sh; estr[3] = 1;
     if (!gpuml__tmap(ctx, ymap, tdt, gpuml__dptr(cv->y), cv->k, npq, cv->k * 2, 64, 64) ||
-        ctx->cu.TensorMapEncodeIm2col(xmap, tdt, 4, (void *)(uintptr_t)gpuml__dptr(cv->x), dims, strides, lo, hi, 64, 64, estr, 0, 3, 3, 0) != 0)
+        !gpuml__tmap_im2col(ctx, xmap, tdt, gpuml__dptr(cv->x), cv->n, cv->h, cv->w, cv->c, 2, cv->sh, cv->sw, cv->pt, cv->pl,
+                            cv->p, cv->q, 64, 64))
         return GPUML_ERROR_NOT_SUPPORTED;
     /* splits: the least of rounds x (k steps a slice + ~4 of fill and store) x 0.4 us + the partial
        sums written and read (BM x BN x 8 bytes a unit, ~2 TB/s) */
