@@ -15,6 +15,17 @@ make -s -j16 build/test_conv_tf32 build/test_conv build/test_conv_igemm build/te
 cc -std=c99 -O2 -Wall -Wextra bench/bench_conv.c -o build/bench_conv -ldl -lpthread -lm || exit 1
 cc -std=c99 -O2 -Wall -Wextra bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm || exit 1
 echo "built: $(( $(date +%s) - T0 )) s"
+# "t SUITE TEST" runs a test by name, "s TOOL SUITE TEST" one under compute-sanitizer
+run_job() {
+    if [ "$1" = t ]; then
+        timeout 200 ./build/$2 "=$3" > "$O/$2_$3.log" 2>&1
+        echo "test $2 $3: rc=$? $(grep -E '^  (ok|FAIL|skip)' "$O/$2_$3.log" | head -n 1 | sed 's/^  //')"
+    else
+        GPUML_TEST_NO_FAULT=1 timeout 240 compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 "=$4" > "$O/san_$2_$3_$4.log" 2>&1
+        echo "sanitizer $2 $3 $4: rc=$? $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/san_$2_$3_$4.log" | tail -n 1)"
+    fi
+}
+export -f run_job; export O
 if [ "${PART:-tests}" = tests ]; then
     jobs=$O/jobs.txt; : > "$jobs"
     printf 's memcheck test_conv_tf32 every_cfg_wgmma\ns memcheck test_conv_tf32 shapes_gpu_wgmma\ns racecheck test_conv_tf32 shapes_gpu_wgmma\n' >> "$jobs"
@@ -23,16 +34,6 @@ if [ "${PART:-tests}" = tests ]; then
     for t in forced_wgmma resnet_layers fuzz_forward forced_igemm backward_layers; do echo "t test_conv $t" >> "$jobs"; done
     for t in wgmma_every_cfg resnet_shapes_auto; do echo "t test_conv_igemm $t" >> "$jobs"; done
     for t in row_variants row_overrides; do echo "t test_ops $t" >> "$jobs"; done
-    run_job() {
-        if [ "$1" = t ]; then
-            timeout 200 ./build/$2 "=$3" > "$O/$2_$3.log" 2>&1
-            echo "test $2 $3: rc=$? $(grep -E '^  (ok|FAIL|skip)' "$O/$2_$3.log" | head -n 1 | sed 's/^  //')"
-        else
-            GPUML_TEST_NO_FAULT=1 timeout 240 compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 "=$4" > "$O/san_$2_$3_$4.log" 2>&1
-            echo "sanitizer $2 $3 $4: rc=$? $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/san_$2_$3_$4.log" | tail -n 1)"
-        fi
-    }
-    export -f run_job; export O
     xargs -P 8 -L 1 bash -c 'run_job "$@"' _ < "$jobs" > "$O/results.txt" 2>&1
     sort "$O/results.txt"
     grep -h "FAIL" "$O"/test_*.log | head -20
@@ -58,16 +59,6 @@ if [ "${PART:-tests}" = simt ]; then
     printf 's memcheck test_conv_tf32 simt_1x1\ns racecheck test_conv_tf32 simt_1x1\ns memcheck test_conv_tf32 shapes_gpu_wgmma\ns memcheck test_conv_tf32 shapes_gpu_forced\ns racecheck test_conv_tf32 shapes_gpu_wgmma\n' >> "$jobs"
     for t in $(./build/test_conv_tf32 --list); do echo "t test_conv_tf32 $t" >> "$jobs"; done
     for t in resnet_layers fuzz_forward forced_wgmma; do echo "t test_conv $t" >> "$jobs"; done
-    run_job() {
-        if [ "$1" = t ]; then
-            timeout 200 ./build/$2 "=$3" > "$O/$2_$3.log" 2>&1
-            echo "test $2 $3: rc=$? $(grep -E '^  (ok|FAIL|skip)' "$O/$2_$3.log" | head -n 1 | sed 's/^  //')"
-        else
-            GPUML_TEST_NO_FAULT=1 timeout 240 compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 "=$4" > "$O/san_$2_$3_$4.log" 2>&1
-            echo "sanitizer $2 $3 $4: rc=$? $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/san_$2_$3_$4.log" | tail -n 1)"
-        fi
-    }
-    export -f run_job; export O
     xargs -P 8 -L 1 bash -c 'run_job "$@"' _ < "$jobs" > "$O/results.txt" 2>&1
     sort "$O/results.txt"
     grep -h "FAIL" "$O"/test_*.log | head -20
