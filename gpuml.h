@@ -6536,9 +6536,8 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
    [3] 1: the old rule (a block per row, up to 512 threads and 64 elements each),
    [4] registers per thread to cap at (launch bounds; -1: none), [5] bytes of row per thread at
    most where a cluster takes the rest of a long row (0: 128), [6] rows ahead to prefetch into
-   L2 (-1: none; 0: the rule), [7] layernorm statistics as two plain sums (1: on, -1: off,
-   0: the rule; a warp or block per row) */
-static int gpuml__rows_tune[8];
+   L2 (-1: none; 0: the rule) */
+static int gpuml__rows_tune[7];
 
 GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, gpuml__nplan *p)
 {
@@ -6549,7 +6548,7 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     gpuml_tensor *scratch = NULL;
     int64_t es = (int64_t)gpuml__dtype_sizes[r->x->dtype], n = p->n, nrows = p->rs.n, maxept, tb, maxb, need;
     int bwd = r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD;
-    int vec = (int)(16 / es), nv, d, k, wpr = 0, cl = 1, lbt = 512, lbb = 1, regs, ln2;
+    int vec = (int)(16 / es), nv, d, k, wpr = 0, cl = 1, lbt = 512, lbb = 1, regs;
     int clusters = !bwd && ctx->arch >= 90 && gpuml__rows_tune[1] != 1 && gpuml__rows_tune[3] != 1;
     unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
     char opts[256];
@@ -6638,10 +6637,9 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
         p0 = gpuml__dptr(scratch);
         p1 = p0 + (gpuml__CUdeviceptr)((int64_t)grid[0] * n * 4);
     }
-    ln2 = r->kind == GPUML__ROW_LAYERNORM && cl == 1 && gpuml__rows_tune[7] > 0;
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d -DWPR=%d -DCL=%d "
-             "-DLBT=%d -DLBB=%d%s", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
-             r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb, ln2 ? " -DLN2=1" : "");
+             "-DLBT=%d -DLBB=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
+             r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb);
     args[0] = p; args[1] = &xp; args[2] = &yp; args[3] = &dyp; args[4] = &wp; args[5] = &bp; args[6] = &lp;
     args[7] = &p0; args[8] = &p1;
     st = gpuml__kernel(ctx, &gpuml__fam_norm, opts, "gpuml_rows", &fn);

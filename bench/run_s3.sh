@@ -2,7 +2,7 @@
 # One device call for the f32 NCHW conv prep / epilogue changes and the row-kernel knobs
 # (2026-11-26, third session).  PART=tests: the f32 conv and row tests by name (6 at a time),
 # compute-sanitizer on them, the ncu per-kernel breakdown of f32 layers, and the rows sweep
-# (BENCH_ROWS_TUNE: L2 prefetch distances, layernorm as two sums).  PART=bench: bench_conv
+# (BENCH_ROWS_TUNE: L2 prefetch distances).  PART=bench: bench_conv
 # resnet with the f32 A/B rows and conv_torch.py resnet in the same call.  Logs to $OUT.
 set -u
 cd "$(dirname "$0")/.."
@@ -43,7 +43,7 @@ if [ "${PART:-tests}" = tests ]; then
 fi
 if [ "${PART:-tests}" = tests ] || [ "${ROWS:-0}" = 1 ]; then
     : > "$O/rows_sweep.log"
-    for t in ${ROWS_TUNES:-"0,0,0,0,0,0,0,0" "0,0,0,0,0,0,16,0" "0,0,0,0,0,0,66,0" "0,0,0,0,0,0,132,0" "0,0,0,0,0,0,264,0" "0,0,0,0,0,0,0,1" "0,0,0,0,0,0,132,1" "0,0,0,0,0,0,0,0"}; do
+    for t in ${ROWS_TUNES:-"0,0,0,0,0,0,0,0" "0,0,0,0,0,0,16,0" "0,0,0,0,0,0,66,0" "0,0,0,0,0,0,132,0" "0,0,0,0,0,0,264,0" "0,0,0,0,0,0,0,0"}; do
         BENCH_ROWS_TUNE=$t timeout 40 ./build/bench_ops softmax,layernorm,rmsnorm | sed "s/^/$t /" >> "$O/rows_sweep.log"
     done
     awk '/of copy/ { k = $3 " " $4 " " $5; v[k, $1] = $(NF - 2); if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }

@@ -711,17 +711,6 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__co
                 const int iw = w * p.tstep + t * p.tdil - p.tpad;
                 v[i][jx] = pix < p.hw && ch < p.c && iw >= 0 && iw < p.wsrc ? src[h * p.s1 + iw * p.s2 + cc * p.s3] : 0.0f;
             }
-        if (cfast) {
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int jx = 0; jx < 2; jx++) tile[ty + 8 * i][tx + 32 * jx] = v[i][jx];
-        } else {
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int jx = 0; jx < 2; jx++) tile[tx + 32 * jx][ty + 8 * i] = v[i][jx];
-        }
     } else if (cfast) {         /* lanes along channels, rows = pixels ty + 8i */
 #pragma unroll
         for (int i = 0; i < 8; i++) {
@@ -734,10 +723,6 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__co
                 v[i][jx] = pix < p.hw && ch < p.c ? rowp[ch] : 0.0f;
             }
         }
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-#pragma unroll
-            for (int jx = 0; jx < 2; jx++) tile[ty + 8 * i][tx + 32 * jx] = v[i][jx];
     } else {                    /* lanes along pixels, rows = channels ty + 8i */
         gpuml__i64 po[2];
 #pragma unroll
@@ -751,11 +736,15 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__co
 #pragma unroll
             for (int jx = 0; jx < 2; jx++) v[i][jx] = po[jx] >= 0 && ch < p.c ? src[po[jx] + ch * p.s3] : 0.0f;
         }
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-#pragma unroll
-            for (int jx = 0; jx < 2; jx++) tile[tx + 32 * jx][ty + 8 * i] = v[i][jx];
     }
+    /* element (i, jx) is pixel row ty + 8i, channel tx + 32jx where channels are fast, else the transpose */
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int jx = 0; jx < 2; jx++) {
+            if (cfast) tile[ty + 8 * i][tx + 32 * jx] = v[i][jx];
+            else tile[tx + 32 * jx][ty + 8 * i] = v[i][jx];
+        }
     __syncthreads();
     float *dst = p.dst + (gpuml__i64)n * p.hw * p.cp;
 #pragma unroll

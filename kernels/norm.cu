@@ -10,7 +10,6 @@
    -DCL=2|4|8: a row over the CL blocks of a cluster (sm_90, forward kinds only; long rows):
           the statistics meet in distributed shared memory.  Otherwise a block per row.
    -DLBT, -DLBB: __launch_bounds__(LBT, LBB) (default 512, 1), to cap the registers
-   -DLN2=1: layernorm statistics as two plain sums (a warp or block per row)
    Or -DCOLSUM=1 -DDT_O: column sums of the per-block partials of the backward passes. */
 #ifndef VEC
 #define VEC 1
@@ -44,9 +43,6 @@
 #endif
 #ifndef HAS_Y
 #define HAS_Y 1
-#endif
-#ifndef LN2
-#define LN2 0
 #endif
 template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
 
@@ -85,23 +81,6 @@ static __device__ __forceinline__ float2 gpuml__block_sum2(float a, float b)
     float2 r = make_float2(0.0f, 0.0f);
     for (int i = 0; i < nw; i++) { r.x += sm[i].x; r.y += sm[i].y; }
     return r;
-}
-
-/* the sum of v over this thread's row group (a warp or a block; not a cluster), to every thread */
-static __device__ __forceinline__ float gpuml__grp_sum(float v)
-{
-    v = gpuml__warp_sum(v);
-#if !WPR
-    {
-        __shared__ float sm1[32];
-        int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-        __syncthreads();            /* sm1 may still be read for the previous sum */
-        if (lane == 0) sm1[w] = v;
-        __syncthreads();
-        v = gpuml__warp_sum(lane < nw ? sm1[lane] : 0.0f);
-    }
-#endif
-    return v;
 }
 
 /* The statistics of a row, merged in one reduction:
@@ -371,19 +350,6 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
            f32 x only: for f16/bf16 x that error is far below the output's rounding, and the 16-bit
            rows are issue-bound (the subtraction cost bf16 rows of 8192-32768 3-11%, H100) */
         const float sh0 = DT_X == 0 && n > 0 ? gpuml__X::ld(xp[0]) : 0.0f, sh = fabsf(sh0) <= 3.0e38f ? sh0 : 0.0f;
-#if LN2 && !GPUML__CLUSTER
-        /* -DLN2=1: two plain sums instead of one merge of (count, mean, M2) -- the mean from the
-           row's sum, then the squared deviations from it; a second barrier round, but each step
-           of the tree one shuffle and one add rather than a Chan merge (a division among ~20
-           instructions) */
-        {
-            float s = 0.0f, q = 0.0f;
-            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E) - sh;
-            const float mu = gpuml__grp_sum(s) / (float)n;
-            GPUML__FOR_ROW { float d = (GPUML__XV(j, k, GPUML__E) - sh) - mu; q = fmaf(d, d, q); }
-            st.b = mu; st.c = gpuml__grp_sum(q);
-        }
-#else
         {
             float c = 0.0f, s = 0.0f, q = 0.0f, mu;
             GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E) - sh;
@@ -396,7 +362,6 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
             st.a = c; st.b = mu; st.c = q;
         }
         st = gpuml__st_reduce(st, par);
-#endif
         float mean = st.b, rstd = rsqrtf(st.c / (float)n + p.eps);
 #else
         {
