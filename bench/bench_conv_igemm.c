@@ -6,9 +6,12 @@
    (read by bench/conv_igemm_torch.py, which times cuDNN on the same shapes and prints the table).
    us_auto is what gpuml_conv2d's AUTO runs (gpuml__conv2d_igemm: the wgmma kernel on Hopper where
    it takes the layer); cfg_auto / splits_auto are the mma.sync kernel's own choice.
-   Usage: bench_conv_igemm [layer-name-substring ["quick"]]
+   Usage: bench_conv_igemm [layer-name-substring ["quick" | "split"]]
+   split: the wgmma kernel's split-K sweep (one "split" line per layer: AUTO, then every
+   configuration at 1-8 slices, then the reduce-kernel route), nothing else.
    quick: only AUTO, and the element-gather configuration (cfg 5) where C % 8 != 0 (the stem: the
    small-C kernel AUTO runs against the gather it replaced); every other column prints -1. */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
 #include <stdio.h>
@@ -75,7 +78,7 @@ int main(int argc, char **argv)
     gpuml_ctx *ctx = NULL;
     gpuml_desc d;
     size_t li;
-    int quick = argc > 2 && strcmp(argv[2], "quick") == 0;
+    int quick = argc > 2 && strcmp(argv[2], "quick") == 0, split = argc > 2 && strcmp(argv[2], "split") == 0;
     memset(&d, 0, sizeof d);
     d.backend = GPUML_BACKEND_CUDA;
     if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 0; }
@@ -114,6 +117,32 @@ int main(int argc, char **argv)
         reps = gflop > 20 ? 20 : gflop > 5 ? 50 : 100;
         p.x = xs[0];
         p.y = ys[0];
+        if (split) {
+            /* the wgmma kernel's split-K sweep: every configuration x splits 1-8 with the in-kernel sums
+               (x by TMA im2col where AUTO would), then configurations 1 and 3 at 2 and 4 slices through
+               the reduce kernel (GPUML_CW_FIX=0); -1: declined */
+            static const int sp[7] = { 1, 2, 3, 4, 5, 6, 8 };
+            double model;
+            int j;
+            wcfg = gpuml__conv_sm90_choose(ctx, &p, &wsplits, &model);
+            run_fn = auto_fn;
+            us = time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
+            printf("split %s auto %.2f cfg %d s %d model %.2f |", L->name, us, wcfg, wsplits, model);
+            run_fn = gpuml__conv2d_sm90_cfg;
+            for (i = 0; i < GPUML__CW_NCFG; i++) {
+                for (j = 0; j < 7; j++) printf(" %.2f", time_us(ctx, &p, xs, ys, copies, i | GPUML__CW_IM2COL, sp[j], reps));
+                printf(" |");
+            }
+            setenv("GPUML_CW_FIX", "0", 1);
+            printf(" red");
+            for (i = 0; i < 4; i++) printf(" %.2f", time_us(ctx, &p, xs, ys, copies, (i < 2 ? 1 : 3) | GPUML__CW_IM2COL, i % 2 ? 4 : 2, reps));
+            unsetenv("GPUML_CW_FIX");
+            printf("\n");
+            fflush(stdout);
+            for (i = 0; i < copies; i++) { gpuml_tensor_free(xs[i]); gpuml_tensor_free(ys[i]); }
+            gpuml_tensor_free(w);
+            continue;
+        }
         cfg = gpuml__conv_igemm_choose(ctx, &p, &splits);
         run_fn = auto_fn;
         us = time_us(ctx, &p, xs, ys, copies, -1, 0, reps);
