@@ -1234,7 +1234,6 @@ struct gpuml_ctx {
     size_t stage_size;
     gpuml__CUevent stage_event;
     int stage_pending;
-    gpuml__CUdeviceptr cw_cnt;   /* split-K tile counters of the wgmma conv (gpuml__cw_counters), zero between launches */
     gpuml__fn_entry *fns;
     gpuml__module_entry *modules;
     /* profiler (see "profiler" below) */
@@ -9466,7 +9465,6 @@ typedef struct gpuml__conv_kparams {
     int N, H, W, C, K, R, S, P, Q;
     int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
     int M, Kg, splits;
-    gpuml__CUdeviceptr cnt;   /* conv_sm90 GPUML_CW_FIX: the context's tile counters (gpuml__cw_counters) */
 } gpuml__conv_kparams;
 /* mirrors struct gpuml__conv_prep_params in kernels/conv_igemm.cu (gpuml_conv_tf32_prep) */
 typedef struct gpuml__conv_prep_kparams {
@@ -9727,45 +9725,6 @@ GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_pro
     if (gpuml_tensor_numel(p->x) >= ((int64_t)1 << 31)) return "x has 2^31 elements or more (32-bit offsets)";
     return NULL;
 }
-/* Split-K inside the wgmma kernel (GPUML_CW_FIX: the slice that finishes a tile last sums the
-   slices and runs the epilogue; no reduce launch) needs per-tile arrival counters that are zero
-   before a launch; the kernel leaves them zero.  They live in the context: GPUML__CW_NCNT of them,
-   allocated (outside the pool: not a tensor) and zeroed on first use.  0 where they cannot be had
-   (first use inside a stream capture: the zeroing would run only in the graph) or n is more than
-   that; the caller then takes the reduce kernel.  GPUML_CW_FIX=0 in the environment: never. */
-#define GPUML__CW_NCNT 16384
-#ifndef GPUML__CW_FIX_US
-#define GPUML__CW_FIX_US 1.0       /* the model's cost of in-kernel split-K: a constant (us) ... */
-#endif
-#ifndef GPUML__CW_FIX_GBS
-#define GPUML__CW_FIX_GBS 8000.0   /* ... plus the slots' bytes (splits x M x K x 4, written and read) at this rate (GB/s) */
-#endif
-GPUML__FN int gpuml__cw_fix_on(void)
-{
-    const char *env = gpuml__getenv("GPUML_CW_FIX");
-    return !(env && strcmp(env, "0") == 0);
-}
-GPUML__FN gpuml__CUdeviceptr gpuml__cw_counters(gpuml_ctx *ctx, int64_t n)
-{
-#ifndef GPUML_NO_CUDA
-    if (!gpuml__cw_fix_on() || n > GPUML__CW_NCNT) return 0;
-    if (!ctx->cw_cnt && !ctx->capturing) {
-        gpuml__CUdeviceptr d = 0;
-        void *zero = gpuml__calloc(GPUML__CW_NCNT * 4);
-        if (zero && ctx->cu.MemAlloc(&d, GPUML__CW_NCNT * 4) == 0) {
-            if (ctx->cu.MemcpyHtoDAsync(d, zero, GPUML__CW_NCNT * 4, ctx->stream) == 0 && ctx->cu.StreamSynchronize(ctx->stream) == 0)
-                ctx->cw_cnt = d;
-            else
-                ctx->cu.MemFree(d);
-        }
-        gpuml__free(zero);
-    }
-    return ctx->cw_cnt;
-#else
-    (void)ctx; (void)n;
-    return 0;
-#endif
-}
 /* modeled time (us) of cfg with `splits` k slices, as gpuml__conv_igemm_model: the persistent
    grid runs ceil(units / slots) rounds of one unit per resident CTA */
 GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
@@ -9779,9 +9738,7 @@ GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_proble
     double t, mb = ((splits == 1 ? (double)M * (double)p->k * ys : 0.0) + (double)M * (double)kt * 128.0 * (double)tiles_n / 8.0) / 1e6;
     if ((kt + per - 1) / per != splits) return -1;
     t = (double)rounds * (double)c->per_sm * (c->us_cta + c->us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6) + c->us_mb * mb;
-    if (splits > 1 && gpuml__cw_fix_on())   /* in-kernel sums: each slice's f32 slot written and read back, mostly in L2 */
-        t += GPUML__CW_FIX_US + (double)splits * 8.0 * (double)M * (double)p->k / (GPUML__CW_FIX_GBS * 1e3);
-    else if (splits > 1)                      /* the reduce kernel: a launch and the partial sums through DRAM */
+    if (splits > 1)
         t += 3.0 + ((double)splits * 8.0 + (double)gpuml_dtype_size(p->y->dtype)) * (double)M * (double)p->k / 3.0e6;
     return t;
 }
@@ -9815,8 +9772,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     void *ymap = ymapbuf[0] + (64 - ((uintptr_t)ymapbuf[0] & 63)) % 64, *rmap = ymapbuf[1] + (64 - ((uintptr_t)ymapbuf[1] & 63)) % 64;
     char opts[340], ropts[260];
     int f32 = p && p->x && p->x->dtype == GPUML_F32, es = f32 ? 4 : 2, bke = f32 ? 32 : 64, rn = f32 && p->tf32 == 2 ? gpuml__cw_rn() : 0;
-    int tma_a, tma_y, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = cfg < 0 || (cfg & GPUML__CW_IM2COL) != 0, fix = 0;
-    gpuml__CUdeviceptr kp_cnt = 0;
+    int tma_a, tma_y, tdt, gather_only = (cfg >= 0 && (cfg & GPUML__CW_GATHER)) != 0, im2col = cfg < 0 || (cfg & GPUML__CW_IM2COL) != 0;
     int no_tma_y = cfg >= 0 && (cfg & GPUML__CW_NO_TMA_Y) != 0, y_full = cfg >= 0 && (cfg & GPUML__CW_Y_FULL) != 0;
     const char *env = gpuml__getenv("GPUML_CW_TMA_Y");
     gpuml__CUfunction fn;
@@ -9859,10 +9815,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
        of 16-36 k tiles, so those keep the slab).  Staging the whole tile costs a stage
        (GPUML__CW_Y_FULL, or GPUML_CW_TMA_Y=full: the previous rule, up to 4 k tiles) */
     if (env && strcmp(env, "full") == 0) y_full = 1;
-    /* split-K summed inside the kernel (GPUML_CW_FIX) wherever the tile counters are to be had */
-    units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn);
-    if (splits > 1 && (kp_cnt = gpuml__cw_counters(ctx, units * (c->bm / 64))) != 0) fix = 1;
-    tma_y = (splits == 1 || fix) && !no_tma_y && !(env && strcmp(env, "0") == 0) && (p->y->dtype == GPUML_F16 || p->y->dtype == GPUML_BF16) && !p->y_nchw &&
+    tma_y = splits == 1 && !no_tma_y && !(env && strcmp(env, "0") == 0) && (p->y->dtype == GPUML_F16 || p->y->dtype == GPUML_BF16) && !p->y_nchw &&
             p->k % 8 == 0 && (gpuml__dptr(p->y) & 15) == 0 && (!p->residual || (gpuml__dptr(p->residual) & 15) == 0) &&
             (cfg != 3 || kt <= (y_full ? 4 : 8));
     if (tma_y && cfg == 3 && !y_full) tma_y = 2;
@@ -9874,38 +9827,25 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
         tma_y = gpuml__tmap(ctx, ymap, ydt, gpuml__dptr(p->y), p->k, M, p->k * 2, 64, 64) &&
                 (!p->residual || gpuml__tmap(ctx, rmap, ydt, gpuml__dptr(p->residual), p->k, M, p->k * 2, 64, 64));
     }
-    if (splits > 1 && !fix)
+    if (splits > 1)
         snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d",
                  (int)p->x->dtype, cfg, tma_a);
     else
-        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d%s%s",
-                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a, tma_y == 2 ? " -DGPUML_CW_TMA_Y=2" : tma_y ? " -DGPUML_CW_TMA_Y=1" : "",
-                 fix ? " -DGPUML_CW_FIX=1" : "");
-    if (f32) {   /* f32 (tf32): y's layout (not for the reduce kernel's partial sums), per-run sums */
+        snprintf(opts, sizeof opts, "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CW_CFG=%d -DGPUML_CW_TMA_A=%d%s",
+                 (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, cfg, tma_a, tma_y == 2 ? " -DGPUML_CW_TMA_Y=2" : tma_y ? " -DGPUML_CW_TMA_Y=1" : "");
+    if (f32) {   /* f32 (tf32): y's layout (not for split-K's partial sums), per-run sums */
         size_t lo = strlen(opts);
-        snprintf(opts + lo, sizeof opts - lo, " -DGPUML_CONV_YNCHW=%d -DGPUML_CW_RN=%d", (splits == 1 || fix) && p->y_nchw, rn);
+        snprintf(opts + lo, sizeof opts - lo, " -DGPUML_CONV_YNCHW=%d -DGPUML_CW_RN=%d", splits == 1 && p->y_nchw, rn);
     }
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_sm90, opts, "gpuml_conv_sm90", &fn));
     gpuml__conv_kparams_fill(&kp, p, splits);
-    units *= splits;
+    units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
     slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm;
     grid[0] = (unsigned)GPUML__MIN(units, slots);
     grid[1] = grid[2] = 1;
     block[0] = (unsigned)(128 + 2 * c->bm); block[1] = block[2] = 1;
     args[0] = map; args[1] = xmap; args[2] = &kp; args[3] = ymap; args[4] = rmap;
     if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg, tma_y), args, "conv2d (wgmma implicit GEMM)");
-    if (fix) {
-        /* each slice's f32 accumulators in a workspace slot of its tile; the last slice sums them */
-        int64_t total = units / splits * c->bm * c->bn * splits;
-        gpuml_tensor *ws = gpuml_tensor_new(ctx, GPUML_F32, 1, &total);
-        gpuml_status st;
-        if (!ws) return gpuml_last_status(ctx);
-        kp.ws = gpuml__dptr(ws);
-        kp.cnt = kp_cnt;
-        st = gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg, tma_y), args, "conv2d (wgmma implicit GEMM, split-K)");
-        gpuml_tensor_free(ws);   /* stream-ordered: the block is reused only by later work */
-        return st;
-    }
     /* split-K: f32 partial sums, then conv_igemm's reduce applies the epilogue */
     snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=1",
              (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL);
@@ -12061,12 +12001,6 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=5 -DGPUML_CW_TMA_A=1 -DGPUML_CW_TMA_Y=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=5 -DGPUML_CW_TMA_A=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=5 -DGPUML_CW_TMA_A=2 -DGPUML_CONV_YNCHW=1" },
-    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=0 -DGPUML_CW_TMA_A=2 -DGPUML_CW_TMA_Y=1 -DGPUML_CW_FIX=1" },
-    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=2 -DGPUML_CONV_YDT=2 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=0 -DGPUML_CW_FIX=1" },
-    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=3 -DGPUML_CW_TMA_A=2 -DGPUML_CW_TMA_Y=2 -DGPUML_CW_FIX=1" },
-    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=5 -DGPUML_CW_TMA_A=2 -DGPUML_CW_TMA_Y=1 -DGPUML_CW_FIX=1" },
-    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CW_CFG=1 -DGPUML_CW_TMA_A=2 -DGPUML_CONV_YNCHW=1 -DGPUML_CW_RN=4 -DGPUML_CW_FIX=1" },
-    { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CW_CFG=4 -DGPUML_CW_TMA_A=1 -DGPUML_CONV_YNCHW=1 -DGPUML_CW_FIX=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=1 -DGPUML_BWF_WM=1 -DGPUML_CONV_YDT=1" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=2 -DGPUML_BWF_WM=2 -DGPUML_CONV_YDT=0" },
     { "conv_sm90", "-DGPUML_CONV_SM90=1 -DGPUML_CONV_BWF=1 -DGPUML_CONV_DT=2 -DGPUML_BWF_WM=1 -DGPUML_CONV_YDT=2" },
@@ -12089,8 +12023,6 @@ GPUML__FN void gpuml__cuda_close(gpuml_ctx *ctx)
         ctx->cu.CtxSetCurrent(ctx->cuctx);
         if (ctx->stream) ctx->cu.StreamSynchronize(ctx->stream);
         gpuml__release_blocks(ctx);
-        if (ctx->cw_cnt) ctx->cu.MemFree(ctx->cw_cnt);
-        ctx->cw_cnt = 0;
         if (ctx->stage) ctx->cu.MemFreeHost(ctx->stage);
         if (ctx->stage_event) ctx->cu.EventDestroy(ctx->stage_event);
         for (m = ctx->modules; m; m = mn) { mn = m->next; ctx->cu.ModuleUnload(m->mod); gpuml__free(m); }

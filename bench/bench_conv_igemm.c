@@ -7,11 +7,10 @@
    us_auto is what gpuml_conv2d's AUTO runs (gpuml__conv2d_igemm: the wgmma kernel on Hopper where
    it takes the layer); cfg_auto / splits_auto are the mma.sync kernel's own choice.
    Usage: bench_conv_igemm [layer-name-substring ["quick" | "split"]]
-   split: the wgmma kernel's split-K sweep (one "split" line per layer: AUTO, then every
-   configuration at 1-8 slices, then the reduce-kernel route), nothing else.
+   split: the wgmma kernel's sweep (one "split" line per layer: AUTO, then every configuration
+   at 1-4 k slices, measured / modeled us), nothing else.
    quick: only AUTO, and the element-gather configuration (cfg 5) where C % 8 != 0 (the stem: the
    small-C kernel AUTO runs against the gather it replaced); every other column prints -1. */
-#define _POSIX_C_SOURCE 200809L   /* setenv */
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
 #include <stdio.h>
@@ -118,10 +117,8 @@ int main(int argc, char **argv)
         p.x = xs[0];
         p.y = ys[0];
         if (split) {
-            /* the wgmma kernel's split-K sweep: every configuration x splits 1-8 with the in-kernel sums
-               (x by TMA im2col where AUTO would), then configurations 1 and 3 at 2 and 4 slices through
-               the reduce kernel (GPUML_CW_FIX=0); -1: declined */
-            static const int sp[7] = { 1, 2, 3, 4, 5, 6, 8 };
+            /* the wgmma kernel's sweep: every configuration at 1-4 k slices (x by TMA im2col where
+               AUTO would), each as "measured/modeled" us (-1: declined), for fitting the chooser's model */
             double model;
             int j;
             wcfg = gpuml__conv_sm90_choose(ctx, &p, &wsplits, &model);
@@ -130,13 +127,12 @@ int main(int argc, char **argv)
             printf("split %s auto %.2f cfg %d s %d model %.2f |", L->name, us, wcfg, wsplits, model);
             run_fn = gpuml__conv2d_sm90_cfg;
             for (i = 0; i < GPUML__CW_NCFG; i++) {
-                for (j = 0; j < 7; j++) printf(" %.2f", time_us(ctx, &p, xs, ys, copies, i | GPUML__CW_IM2COL, sp[j], reps));
+                for (j = 1; j <= 4; j++) {
+                    double m = gpuml__conv_sm90_why(ctx, &p, i) ? -1 : gpuml__conv_sm90_model(ctx, &p, i, j);
+                    printf(" %.2f/%.2f", m < 0 ? -1.0 : time_us(ctx, &p, xs, ys, copies, i | GPUML__CW_IM2COL, j, reps), m);
+                }
                 printf(" |");
             }
-            setenv("GPUML_CW_FIX", "0", 1);
-            printf(" red");
-            for (i = 0; i < 4; i++) printf(" %.2f", time_us(ctx, &p, xs, ys, copies, (i < 2 ? 1 : 3) | GPUML__CW_IM2COL, i % 2 ? 4 : 2, reps));
-            unsetenv("GPUML_CW_FIX");
             printf("\n");
             fflush(stdout);
             for (i = 0; i < copies; i++) { gpuml_tensor_free(xs[i]); gpuml_tensor_free(ys[i]); }

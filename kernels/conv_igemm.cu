@@ -62,7 +62,6 @@ struct gpuml__conv_params {
     int stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
     int M, Kg;              /* N*P*Q, R*S*C */
     int splits;             /* gpuml_conv_splitk_reduce: number of partial sums in ws */
-    unsigned *cnt;          /* conv_sm90 with GPUML_CW_FIX: per-tile arrival counters (zero between launches) */
 };
 
 #ifndef GPUML__CONV_IGEMM_DEFINED

@@ -113,9 +113,6 @@
 #define GPUML_CW_TMA_A 0    /* 1: 1x1, stride 1, no padding: x is the GEMM's A [M][C], loaded by TMA;
                                2: TMA im2col loads (any window, stride, padding, dilation); 0: cp.async gather */
 #endif
-#ifndef GPUML_CW_FIX
-#define GPUML_CW_FIX 0      /* 1: split-K summed inside the kernel (gpuml__cw_fixup) and the epilogue applied; 0: raw partial sums */
-#endif
 #ifndef GPUML_CW_TMA_Y
 #define GPUML_CW_TMA_Y 0    /* 1: the epilogue stages y's whole 64 x BN tile in smem and writes it by TMA store
                                (16-bit y); 2: the same through one 64 x 64 box reused box after box */
@@ -457,53 +454,6 @@ static __device__ __forceinline__ void gpuml__cw_mainloop_rn(float *acc, float *
 }
 #endif
 
-#if GPUML_CW_FIX
-/* Split-K inside the kernel (GPUML_CW_FIX 1, p.splits > 1): each slice's consumer warpgroup
-   stores its f32 accumulators, as they sit in its threads' registers, to its slot of p.ws
-   ([tile][slice][warpgroup][BN/8 float4][128 threads]: coalesced 16-byte stores), fences, and
-   counts itself in at p.cnt[tile * CWG + cw].  The warpgroup that arrives last resets the counter
-   (zero again for the next launch), adds every slice's slot in slice order (its own too: the sum
-   does not depend on which slice came last) into acc and returns 1: it runs the epilogue.  The
-   others return 0.  Nobody waits for anybody, so any grid size is safe. */
-static __device__ __forceinline__ int gpuml__cw_fixup(const gpuml__conv_params &p, float *acc, int tile, int z, int cw, int ltid,
-                                                      volatile int *flag)
-{
-    constexpr int BN = GPUML_CW_BN, NQ = BN / 8;
-    const int S = p.splits;
-    float4 *ws = (float4 *)p.ws;
-    const gpuml__i64 per_slot = (gpuml__i64)NQ * 128;
-    const gpuml__i64 tile0 = (gpuml__i64)tile * S * GPUML_CW_CWG;
-    float4 *mine = ws + ((tile0 + (gpuml__i64)z * GPUML_CW_CWG + cw) * per_slot) + ltid;
-#pragma unroll
-    for (int q = 0; q < NQ; q++) __stcg(mine + q * 128, make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
-    __threadfence();                       /* the slot is visible before the count */
-    gpuml__named_bar(1 + cw, 128);
-    if (ltid == 0) {
-        unsigned *c = p.cnt + tile * GPUML_CW_CWG + cw;
-        const int last = atomicAdd(c, 1u) == (unsigned)S - 1u;
-        if (last) {
-            atomicExch(c, 0u);             /* every slice has counted: zero for the next launch */
-            __threadfence();               /* acquire: the other slices' slots are read after this */
-        }
-        *flag = last;
-    }
-    gpuml__named_bar(1 + cw, 128);
-    if (!*flag) return 0;
-    const float4 *col = ws + tile0 * per_slot + (gpuml__i64)cw * per_slot + ltid;
-    const gpuml__i64 sstep = (gpuml__i64)GPUML_CW_CWG * per_slot;
-#pragma unroll
-    for (int q = 0; q < NQ; q++) {
-        float4 t = __ldcg(col + q * 128);
-        for (int s = 1; s < S; s++) {
-            const float4 v = __ldcg(col + s * sstep + q * 128);
-            t.x += v.x; t.y += v.y; t.z += v.z; t.w += v.w;
-        }
-        acc[4 * q] = t.x; acc[4 * q + 1] = t.y; acc[4 * q + 2] = t.z; acc[4 * q + 3] = t.w;
-    }
-    return 1;
-}
-#endif
-
 #if !GPUML_CONV_BWF
 extern "C" __global__ void __launch_bounds__(GPUML_CW_THREADS, GPUML_CW_MINB)
 gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_constant__ gpuml__cw_tmap tma_x,
@@ -654,10 +604,6 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
         asm volatile("setmaxnreg.inc.sync.aligned.u32 224;");
 #endif
         const int cw = wg - 1, ltid = tid & 127;
-#if GPUML_CW_FIX
-        /* one int per consumer warpgroup after the barriers (the 256-byte tail holds 16 STAGES + 8 CWG + 4 CWG <= 164 bytes) */
-        volatile int *fix_flag = (volatile int *)(slab_ptr + GPUML_CW_EPI_BYTES + 16 * STAGES + 8 * GPUML_CW_CWG) + cw;
-#endif
 #if GPUML_CW_TMA_Y
         gpuml__u32 rphase = 0;          /* bar_res's parity */
         (void)slab_ptr;
@@ -699,11 +645,6 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             if (lane == 0) gpuml__mbar_arrive(bar_empty + 8 * prev);
 #endif
 
-#if GPUML_CW_FIX
-            /* ---- split-K fixup: only the slice that arrives last at this warpgroup's block runs
-               the epilogue, on the sum of every slice's accumulators in slice order ---- */
-            if (!gpuml__cw_fixup(p, acc, tm * tiles_n + tn, z, cw, ltid, fix_flag)) continue;   /* uniform */
-#endif
             /* ---- epilogue.  acc[4j + 2i + c] is row 16 warp + lane/4 + 8i, column 8j + 2(lane%4) + c
                of this warpgroup's 64 x BN block ---- */
             const int row0 = tm * BM + cw * 64, col0 = tn * BN;
@@ -712,11 +653,7 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             if (row0 < M)   /* uniform over the warpgroup */
                 gpuml__cw_epi_tma(p, acc, &tma_y, &tma_r, smem_slab + cw * GPUML_CW_Y_BYTES, bar_res + 8 * cw, rphase, row0, col0, ltid);
 #else
-#if GPUML_CW_FIX
-            CT *Y = (CT *)p.y;
-#else
             CT *Y = (CT *)p.y + (gpuml__i64)z * M * K;
-#endif
 #pragma unroll
             for (int ch = 0; ch < BN / GPUML_CW_EPI_COLS; ch++) {
                 if (col0 + ch * GPUML_CW_EPI_COLS >= K) break;     /* uniform */

@@ -4,7 +4,6 @@
    windows, the stem (C = 3) gather variant, odd sizes; against a float64 direct convolution on
    fresh random data with the output poisoned first.  The NOT_SUPPORTED answers are checked too.
    Without a GPU the kernel tests skip (the CUDA-context checks still run). */
-#define _POSIX_C_SOURCE 200809L   /* setenv */
 #define GPUML_IMPLEMENTATION
 #include "harness.h"
 
@@ -48,9 +47,6 @@ static double *fill_random(gpuml_ctx *ctx, gpuml_tensor *t)
 }
 
 static const char *last_why = "";   /* why the last declined case was declined */
-static int keep_out;                /* 1: run_case keeps the raw output bytes in kept / kept_n */
-static unsigned char *kept;
-static size_t kept_n;
 
 static int64_t out_size(int in, int pad_lo, int pad_hi, int dil, int win, int stride)
 {
@@ -118,12 +114,6 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     got = (double *)malloc(sizeof(double) * (size_t)(cc->n * P * Q * cc->k));
     st = gpuml_tensor_read(y, raw, (size_t)(cc->n * P * Q * cc->k) * es);
     CHECK(st == GPUML_SUCCESS, "%s: read: %s", label, gpuml_last_error(ctx));
-    if (keep_out) {
-        free(kept);
-        kept_n = (size_t)(cc->n * P * Q * cc->k) * es;
-        kept = (unsigned char *)malloc(kept_n);
-        if (kept) memcpy(kept, raw, kept_n);
-    }
     for (i = 0; i < cc->n * P * Q * cc->k; i++) got[i] = gpuml__ld_f32(cc->yt, raw + i * (int64_t)es);
     free(raw);
     for (ni = 0; ni < cc->n && !bad; ni++)
@@ -459,46 +449,6 @@ static void wgmma_big_and_split(void)
         CHECK(run_case(tu_gpu, &cc), "1x1 cfg %d split %d declined: %s", wspec[i][0], cc.splits, last_why);
     }
 }
-/* split-K summed inside the wgmma kernel (GPUML_CW_FIX: the slice that finishes a tile last adds
-   the slices' f32 slots and runs the epilogue): every configuration with 2-8 slices, every epilogue
-   and y dtype, the TMA-store epilogue, x gathered / by TMA / by TMA im2col, more units than CTAs
-   (shape 2 on configurations 3 and 4: 392 units, 264 CTAs), each case run twice (the tile counters
-   must be back at zero for the second launch) with bitwise equal outputs (the slices are added in
-   slice order, whichever finishes last); the reduce-kernel route (GPUML_CW_FIX=0) on two
-   configurations of each shape. */
-static void wgmma_split_fix(void)
-{
-    static const int sh[][9] = { /* n, h, w, c, k, r, stride, pad, splits */
-        {1, 7, 7, 512, 264, 3, 1, 1, 5}, {2, 9, 9, 128, 72, 3, 1, 1, 3}, {8, 28, 28, 128, 128, 1, 1, 0, 2},
-        {2, 11, 13, 256, 136, 1, 1, 0, 4}, {3, 13, 10, 128, 136, 3, 2, 1, 8}, {1, 14, 14, 512, 512, 3, 2, 1, 2} };
-    size_t i;
-    int v, route, rep, runs = 0;
-    NEED_SM90();
-    for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
-        for (v = 0; v < GPUML__CW_NCFG; v++)
-            for (route = 0; route < (v < 2 ? 2 : 1); route++) {
-                ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
-                unsigned char *first = NULL;
-                size_t first_n = 0;
-                set_spec(&cc, (v + (int)i) % NWSPEC);
-                cc.splits = sh[i][8];
-                if (i % 3 == 1) cc.cfg |= GPUML__CW_GATHER;
-                if (route) setenv("GPUML_CW_FIX", "0", 1);
-                keep_out = 1;
-                for (rep = 0; rep < (route ? 1 : 2); rep++) {
-                    CHECK(run_case(tu_gpu, &cc), "shape %d cfg %d split %d declined: %s", (int)i, cc.cfg, cc.splits, last_why);
-                    if (rep == 0) { first = kept; first_n = kept_n; kept = NULL; }
-                    else CHECK(kept && first && kept_n == first_n && memcmp(kept, first, first_n) == 0,
-                               "shape %d cfg %d split %d: two launches differ", (int)i, cc.cfg, cc.splits);
-                }
-                keep_out = 0;
-                free(first);
-                if (route) unsetenv("GPUML_CW_FIX");
-                runs++;
-            }
-    free(kept); kept = NULL;
-    printf("    %d split-K runs (in-kernel and reduce routes)\n", runs);
-}
 /* TMA im2col loads of x (GPUML__CW_IM2COL; AUTO takes them where the driver encodes the map, forced
    configurations only with the flag): every configuration on windows, strides, padding and dilation,
    kept apart so that a failure here points at the im2col encoding alone. */
@@ -625,7 +575,7 @@ int main(int argc, char **argv)
         {"split_k", split_k}, {"resnet_shapes_auto", resnet_shapes_auto},
         {"wgmma_declines_cpu", wgmma_declines_cpu}, {"wgmma_declines_gpu", wgmma_declines_gpu},
         {"wgmma_every_cfg", wgmma_every_cfg}, {"wgmma_fuzz", wgmma_fuzz}, {"wgmma_big_and_split", wgmma_big_and_split},
-        {"wgmma_im2col", wgmma_im2col}, {"wgmma_tma_y", wgmma_tma_y}, {"wgmma_split_fix", wgmma_split_fix},
+        {"wgmma_im2col", wgmma_im2col}, {"wgmma_tma_y", wgmma_tma_y},
     };
     return TU_RUN("test_conv_igemm", tests, argc, argv);
 }
