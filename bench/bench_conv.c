@@ -172,23 +172,24 @@ int main(int argc, char **argv)
                    A/B rows (BENCH_CONV_AB=1; the report leaves them out): AUTO as before the wgmma
                    f32 kernel (GPUML_CONV_F32=old), the GEMM path, the wgmma kernel forced (3xTF32 with
                    per-run sums, 3xTF32 in the tensor cores' accumulators), f32 NHWC likewise */
-                static const char *const vname[13] = { "f16 NHWC", "f32 NCHW", "f32 NCHW tf32", "f32 NCHW old", "f32 NCHW tf32 old",
+                static const char *const vname[14] = { "f16 NHWC", "f32 NCHW", "f32 NCHW tf32", "f32 NCHW old", "f32 NCHW tf32 old",
                                                        "f32 NCHW gemm", "f32 NCHW 3x-wgmma", "f32 NCHW 3x-wgmma-trunc", "f32 NHWC",
-                                                       "f32 NHWC tf32", "f32 NHWC old", "f32 NHWC tf32 old", "f32 NHWC 3x-wgmma" };
+                                                       "f32 NHWC tf32", "f32 NHWC old", "f32 NHWC tf32 old", "f32 NHWC 3x-wgmma",
+                                                       "f32 NCHW tf32 gemm" };
                 /* BENCH_CONV_F16=1: the f16 NHWC rows only (epilogue A/B runs) */
                 const int nv = getenv("BENCH_CONV_F16") && atoi(getenv("BENCH_CONV_F16")) ? 1
-                             : getenv("BENCH_CONV_AB") && atoi(getenv("BENCH_CONV_AB")) ? 13 : 3;
+                             : getenv("BENCH_CONV_AB") && atoi(getenv("BENCH_CONV_AB")) ? 14 : 3;
                 for (v = 0; v < nv; v++) {
                     job js[2];
                     const int *L = R50[l];
-                    int nchw = v != 0 && v < 8, tf = v == 2 || v == 4 || v == 9 || v == 11, old = v == 3 || v == 4 || v == 10 || v == 11;
+                    int nchw = v != 0 && (v < 8 || v == 13), tf = v == 2 || v == 4 || v == 9 || v == 11 || v == 13, old = v == 3 || v == 4 || v == 10 || v == 11;
                     int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, nchw, v ? GPUML_F32 : GPUML_F16), i;
                     double flop = 2.0 * 32 * p * p * L[2] * L[0] * L[3] * L[3], t;
                     for (i = 0; i < 2; i++) {
                         js[i].d.bias = js[i].bias;
                         js[i].d.act = GPUML_ACT_RELU;
                         js[i].d.allow_tf32 = tf;
-                        if (v == 5) js[i].d.path = GPUML_CONV_GEMM;
+                        if (v == 5 || v == 13) js[i].d.path = GPUML_CONV_GEMM;
                         if (v == 6 || v == 7 || v == 12) { js[i].kind = 3; js[i].mode = (v == 7 ? 3 : 2) | GPUML__CV_WGMMA; js[i].cfg = -1; }
                     }
                     if (old) setenv("GPUML_CONV_F32", "old", 1);

@@ -250,6 +250,8 @@ static void shapes(gpuml_ctx *ctx, gpuml_conv_path path)
 static void shapes_cpu(void) { shapes(tu_cpu, GPUML_CONV_AUTO); }
 static void shapes_gpu_forced(void) { NEED_SM80(); shapes(tu_gpu, GPUML_CONV_IGEMM); }
 static void shapes_gpu_auto(void) { NEED_SM80(); shapes(tu_gpu, GPUML_CONV_AUTO); }
+/* the GEMM path (gpuml_matmul, after im2col where the window is not 1x1): tf32 where allowed */
+static void shapes_gpu_gemm(void) { NEED_GPU(); shapes(tu_gpu, GPUML_CONV_GEMM); }
 
 /* every tile configuration that takes f32, in every mode, with and without split-K */
 static void every_cfg(void)
@@ -445,7 +447,7 @@ int main(int argc, char **argv)
     static const tu_test tests[] = {
         { "shapes_cpu", shapes_cpu },
         { "shapes_gpu_forced", shapes_gpu_forced },
-        { "shapes_gpu_auto", shapes_gpu_auto },
+        { "shapes_gpu_auto", shapes_gpu_auto }, { "shapes_gpu_gemm", shapes_gpu_gemm },
         { "every_cfg", every_cfg },
         { "shapes_gpu_wgmma", shapes_gpu_wgmma },
         { "every_cfg_wgmma", every_cfg_wgmma },
