@@ -9691,7 +9691,8 @@ static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
    squares on every configuration of the 22 ResNet-50 layers, f16 NHWC, batch 32: bench/run_cwfit.sh,
    bench/cw_fit.py, bench/NOTES_conv_igemm.md "The chooser refitted on the H100").  Chosen against the
    best measured configuration: geomean 1.041 -> 1.010 over the 22 layers, worst 1.121 -> 1.085.
-   f32 (tf32 / 3xTF32) keeps the table above (its NCHW layers were measured with those choices). */
+   f32 (tf32 / 3xTF32) keeps the table above (its NCHW layers were measured with those choices);
+   GPUML_CW_FIT=old in the environment: the table above for 16-bit too (A/B runs). */
 static const float gpuml__cw_fit16[GPUML__CW_NCFG][3] = {
     { 22.89f, 1.289f, 0.285f }, { 24.77f, 2.009f, 0.012f }, { 30.07f, 0.509f, 0.191f },
     { 22.90f, 0.623f, 0.251f }, { 28.20f, 0.069f, 0.354f }, { 20.58f, 0.921f, 0.394f },
@@ -9744,7 +9745,8 @@ GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_proble
     int64_t tiles_n = (p->k + c->bn - 1) / c->bn, units = ((M + c->bm - 1) / c->bm) * tiles_n * splits;
     int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm, rounds = (units + slots - 1) / slots;
     double ys = p->y && p->y->dtype == GPUML_F32 && p->x && p->x->dtype == GPUML_F32 ? 4.0 : 2.0;
-    const int f16 = !(p->x && p->x->dtype == GPUML_F32);
+    const char *env = gpuml__getenv("GPUML_CW_FIT");   /* "old": the previous (H200) constants for 16-bit too, for A/B runs */
+    const int f16 = !(p->x && p->x->dtype == GPUML_F32) && !(env && strcmp(env, "old") == 0);
     const double us_unit = f16 ? gpuml__cw_fit16[cfg][0] : c->us_unit, us_cta = f16 ? gpuml__cw_fit16[cfg][1] : c->us_cta;
     const double us_mb = f16 ? gpuml__cw_fit16[cfg][2] : c->us_mb;
     double t, mb = ((splits == 1 ? (double)M * (double)p->k * ys : 0.0) + (double)M * (double)kt * 128.0 * (double)tiles_n / 8.0) / 1e6;
