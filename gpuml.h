@@ -9680,8 +9680,9 @@ GPUML__FN int gpuml__cw_rn(void)
                                    64 x 128 tile (3 stages) instead of one 64 x 64 box at a time (4 stages) */
 #define GPUML__CW_FLAGS (GPUML__CW_GATHER | GPUML__CW_IM2COL | GPUML__CW_NO_TMA_Y | GPUML__CW_Y_FULL)
 static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
-    /* fitted (relative least squares) to the forced-configuration timings of device run 2 on
-       the 22 ResNet-50 layers (bench/NOTES_conv_igemm.md) */
+    /* the model's constants for f32 (tf32 / 3xTF32), and for 16-bit under GPUML_CW_FIT=old: fitted
+       (relative least squares) to the forced-configuration timings of device run 2 (H200) on the
+       22 ResNet-50 layers (bench/NOTES_conv_igemm.md); 16-bit x uses gpuml__cw_fit16 below */
     { 128, 256, 4, 1, 25.89f, 1.65f, 0.411f }, { 128, 128, 6, 1, 33.63f, 0.08f, 0.656f }, { 128, 64, 8, 1, 54.20f, 1.96f, 0.210f },
     { 64, 128, 4, 2, 24.92f, 0.00f, 0.668f },  { 64, 64, 6, 2, 49.40f, 0.58f, 0.200f },
     /* 192 x 128 (three consumer warpgroups): a guess from configurations 0 and 1, to be fitted */
@@ -9692,7 +9693,7 @@ static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
    bench/cw_fit.py, bench/NOTES_conv_igemm.md "The chooser refitted on the H100").  Chosen against the
    best measured configuration: geomean 1.041 -> 1.010 over the 22 layers, worst 1.121 -> 1.085.
    f32 (tf32 / 3xTF32) keeps the table above (its NCHW layers were measured with those choices);
-   GPUML_CW_FIT=old in the environment: the table above for 16-bit too (A/B runs). */
+   GPUML_CW_FIT=old in the environment: the table above for 16-bit too (gpuml__cw_fit16_on). */
 static const float gpuml__cw_fit16[GPUML__CW_NCFG][3] = {
     { 22.89f, 1.289f, 0.285f }, { 24.77f, 2.009f, 0.012f }, { 30.07f, 0.509f, 0.191f },
     { 22.90f, 0.623f, 0.251f }, { 28.20f, 0.069f, 0.354f }, { 20.58f, 0.921f, 0.394f },
@@ -9735,9 +9736,17 @@ GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_pro
     if (gpuml_tensor_numel(p->x) >= ((int64_t)1 << 31)) return "x has 2^31 elements or more (32-bit offsets)";
     return NULL;
 }
+/* 1 where the model takes its constants from gpuml__cw_fit16 for p: 16-bit x, and GPUML_CW_FIT
+   not "old" in the environment (the previous constants for 16-bit too, for A/B runs) */
+GPUML__FN int gpuml__cw_fit16_on(const gpuml__conv_problem *p)
+{
+    const char *env = gpuml__getenv("GPUML_CW_FIT");
+    return !(p->x && p->x->dtype == GPUML_F32) && !(env && strcmp(env, "old") == 0);
+}
 /* modeled time (us) of cfg with `splits` k slices, as gpuml__conv_igemm_model: the persistent
-   grid runs ceil(units / slots) rounds of one unit per resident CTA */
-GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+   grid runs ceil(units / slots) rounds of one unit per resident CTA; fit16: the constants of
+   gpuml__cw_fit16 (gpuml__cw_fit16_on), else those of gpuml__cw_cfgs */
+GPUML__FN double gpuml__conv_sm90_model_k(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits, int fit16)
 {
     const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
     /* an f32 k tile (32 channels, tf32 at half the f16 rate) takes as long as a 16-bit one (64) */
@@ -9745,10 +9754,8 @@ GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_proble
     int64_t tiles_n = (p->k + c->bn - 1) / c->bn, units = ((M + c->bm - 1) / c->bm) * tiles_n * splits;
     int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm, rounds = (units + slots - 1) / slots;
     double ys = p->y && p->y->dtype == GPUML_F32 && p->x && p->x->dtype == GPUML_F32 ? 4.0 : 2.0;
-    const char *env = gpuml__getenv("GPUML_CW_FIT");   /* "old": the previous (H200) constants for 16-bit too, for A/B runs */
-    const int f16 = !(p->x && p->x->dtype == GPUML_F32) && !(env && strcmp(env, "old") == 0);
-    const double us_unit = f16 ? gpuml__cw_fit16[cfg][0] : c->us_unit, us_cta = f16 ? gpuml__cw_fit16[cfg][1] : c->us_cta;
-    const double us_mb = f16 ? gpuml__cw_fit16[cfg][2] : c->us_mb;
+    const double us_unit = fit16 ? gpuml__cw_fit16[cfg][0] : c->us_unit, us_cta = fit16 ? gpuml__cw_fit16[cfg][1] : c->us_cta;
+    const double us_mb = fit16 ? gpuml__cw_fit16[cfg][2] : c->us_mb;
     double t, mb = ((splits == 1 ? (double)M * (double)p->k * ys : 0.0) + (double)M * (double)kt * 128.0 * (double)tiles_n / 8.0) / 1e6;
     if ((kt + per - 1) / per != splits) return -1;
     t = (double)rounds * (double)c->per_sm * (us_cta + us_unit * (double)c->bm * (double)c->bn * (double)per / 1e6) + us_mb * mb;
@@ -9756,17 +9763,21 @@ GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_proble
         t += 3.0 + ((double)splits * 8.0 + (double)gpuml_dtype_size(p->y->dtype)) * (double)M * (double)p->k / 3.0e6;
     return t;
 }
+GPUML__FN double gpuml__conv_sm90_model(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+    return gpuml__conv_sm90_model_k(ctx, p, cfg, splits, gpuml__cw_fit16_on(p));
+}
 /* the configuration and split with the least modeled time; -1 where none takes p */
 GPUML__FN int gpuml__conv_sm90_choose(gpuml_ctx *ctx, const gpuml__conv_problem *p, int *splits, double *model_us)
 {
-    int i, s, best = -1, best_s = 1;
+    int i, s, best = -1, best_s = 1, fit16 = gpuml__cw_fit16_on(p);
     double best_t = 0;
     for (i = 0; i < GPUML__CW_NCFG; i++) {
         int64_t kt;
         if (gpuml__conv_sm90_why(ctx, p, i)) continue;
         kt = p->r * p->s * p->c / gpuml__cw_bke(p);
         for (s = 1; s <= GPUML__CONV_MAX_SPLITS && (s == 1 || kt / s >= 4); s++) {
-            double t = gpuml__conv_sm90_model(ctx, p, i, s);
+            double t = gpuml__conv_sm90_model_k(ctx, p, i, s, fit16);
             if (t >= 0 && (best < 0 || t < best_t)) { best = i; best_s = s; best_t = t; }
         }
     }

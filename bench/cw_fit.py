@@ -1,6 +1,7 @@
 """Reads bench_conv_igemm's "split" lines (bench/run_cwfit.sh) and reports, per layer, the
 configuration / split the chooser's model picks, its measured time, and the best measured one.
 Usage: python3 bench/cw_fit.py sweep.txt"""
+import math
 import sys
 
 rows = []
@@ -19,8 +20,6 @@ for line in open(sys.argv[1]):
     if cells:
         rows.append((name, auto, cells))
 
-tot_pick = tot_best = 0.0
-import math
 lp = lb = 0.0
 print("| layer | AUTO us | model's pick | its us | best | best us | pick / best |")
 print("|---|---|---|---|---|---|---|")
