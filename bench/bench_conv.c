@@ -248,20 +248,23 @@ int main(int argc, char **argv)
         }
         if (want("bwd"))
             for (l = 0; l < 5; l++) {
+                /* f32 NCHW (3xTF32 / CUDA cores), f16 NHWC, f32 NCHW with allow_tf32, f32 NHWC */
                 static const int B[5][6] = { { 64, 56, 64, 3, 1, 1 }, { 256, 14, 256, 3, 1, 1 }, { 256, 56, 64, 1, 1, 0 },
                                              { 256, 56, 512, 1, 2, 0 }, { 128, 56, 128, 3, 2, 1 } };
+                static const char *const vname[4] = { "f32 NCHW", "f16 NHWC", "f32 NCHW tf32", "f32 NHWC" };
                 int v, kind;
-                for (v = 0; v < 2; v++)
+                for (v = 0; v < 4; v++)
                     for (kind = 1; kind <= 2; kind++) {
                         job js[2];
                         const int *L = B[l];
-                        int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v == 0, v ? GPUML_F16 : GPUML_F32);
+                        int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v != 1 && v != 3, v == 1 ? GPUML_F16 : GPUML_F32);
                         double flop = 2.0 * 32 * p * p * L[2] * L[0] * L[3] * L[3], t;
                         gpuml_rand_uniform(ctx, js[0].y, 5, -1, 1); gpuml_rand_uniform(ctx, js[1].y, 6, -1, 1);
                         js[0].kind = js[1].kind = kind;
+                        js[0].d.allow_tf32 = js[1].d.allow_tf32 = v == 2;
                         t = time_it(js, 2, 10);
                         printf("gpuml  %s %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", kind == 1 ? "bwd_data" : "bwd_filter",
-                               v ? "f16 NHWC" : "f32 NCHW", L[0], L[1], L[2], L[3], L[4], t * 1e6, flop / t * 1e-12);
+                               vname[v], L[0], L[1], L[2], L[3], L[4], t * 1e6, flop / t * 1e-12);
                         free_jobs(js, 2);
                     }
             }

@@ -106,7 +106,9 @@ if want("bwd"):
     torch.backends.cudnn.allow_tf32 = False
     for c, h, k, r, s, p in ((64, 56, 64, 3, 1, 1), (256, 14, 256, 3, 1, 1), (256, 56, 64, 1, 1, 0),
                              (256, 56, 512, 1, 2, 0), (128, 56, 128, 3, 2, 1)):
-        for dt, name, nhwc in ((torch.float32, "f32 NCHW", False), (torch.float16, "f16 NHWC", True)):
+        for dt, name, nhwc in ((torch.float32, "f32 NCHW", False), (torch.float16, "f16 NHWC", True),
+                               (torch.float32, "f32 NCHW tf32", False), (torch.float32, "f32 NHWC", True)):
+            torch.backends.cudnn.allow_tf32 = name.endswith("tf32")
             q = (h + 2 * p - r) // s + 1
             js = jobs(32, c, h, k, r, s, p, 1, dt, nhwc, 2)
             dys = [torch.empty(32, k, q, q, device=dev, dtype=dt).uniform_(-1, 1) for _ in js]

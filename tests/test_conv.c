@@ -239,6 +239,8 @@ static int run_fwd(gpuml_ctx *ctx, const char *cn, const cv_case *c, gpuml_conv_
     gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(bias); gpuml_tensor_free(res);
     return ran;
 }
+/* run_bwd: allow_tf32 on both passes, with tf32's tolerance (2e-3 of the sum of |terms|) for f32 */
+static int bwd_tf32;
 /* backward data and filter against the reference */
 static void run_bwd(gpuml_ctx *ctx, const char *cn, const cv_case *c, gpuml_conv_path path, int sample)
 {
@@ -250,7 +252,9 @@ static void run_bwd(gpuml_ctx *ctx, const char *cn, const cv_case *c, gpuml_conv
     gpuml_status st;
     char name[400];
     int cg = c->c / c->groups;
+    double tol = bwd_tf32 && c->dt == GPUML_F32 ? 2e-3 : tol_of(c->dt);
     d.act = GPUML_ACT_NONE;
+    d.allow_tf32 = bwd_tf32;
     shape_act(c, c->c, c->h, c->w, xs); shape_w(c, wsh); shape_act(c, c->k, c->p, c->q, ysh);
     x = gpuml_tensor_new(ctx, c->dt, 4, xs); w = gpuml_tensor_new(ctx, c->dt, 4, wsh); dy = gpuml_tensor_new(ctx, c->dt, 4, ysh);
     dx = gpuml_tensor_new(ctx, c->dt, 4, xs); dw = gpuml_tensor_new(ctx, c->dt, 4, wsh);
@@ -269,10 +273,10 @@ static void run_bwd(gpuml_ctx *ctx, const char *cn, const cv_case *c, gpuml_conv
         if (c->layout) { ww = (int)(t % c->w); t /= c->w; h = (int)(t % c->h); t /= c->h; ch = (int)(t % c->c); n = (int)(t / c->c); }
         else { ch = (int)(t % c->c); t /= c->c; ww = (int)(t % c->w); t /= c->w; h = (int)(t % c->h); n = (int)(t / c->h); }
         v = ref_dx(c, dyv, wv, n, h, ww, ch, &a);
-        if (!(fabs(got[i] - v) <= tol_of(c->dt) * (a + fabs(v)) + 1e-6)) {
+        if (!(fabs(got[i] - v) <= tol * (a + fabs(v)) + 1e-6)) {
             char buf[600];
             snprintf(buf, sizeof buf, "%s (at %lld)", name, i);
-            tu_close(buf, &got[i], &v, 1, 0, tol_of(c->dt) * (a + fabs(v)) + 1e-6);
+            tu_close(buf, &got[i], &v, 1, 0, tol * (a + fabs(v)) + 1e-6);
             break;
         }
     }
@@ -290,10 +294,10 @@ static void run_bwd(gpuml_ctx *ctx, const char *cn, const cv_case *c, gpuml_conv
         if (c->layout) { s = (int)(t % c->s); t /= c->s; r = (int)(t % c->r); t /= c->r; ch = (int)(t % cg); k = (int)(t / cg); }
         else { ch = (int)(t % cg); t /= cg; s = (int)(t % c->s); t /= c->s; r = (int)(t % c->r); k = (int)(t / c->r); }
         v = ref_dw(c, xv, dyv, k, r, s, ch, &a);
-        if (!(fabs(got[i] - v) <= tol_of(c->dt) * (a + fabs(v)) + 1e-6)) {
+        if (!(fabs(got[i] - v) <= tol * (a + fabs(v)) + 1e-6)) {
             char buf[600];
             snprintf(buf, sizeof buf, "%s (at %lld)", name, i);
-            tu_close(buf, &got[i], &v, 1, 0, tol_of(c->dt) * (a + fabs(v)) + 1e-6);
+            tu_close(buf, &got[i], &v, 1, 0, tol * (a + fabs(v)) + 1e-6);
             break;
         }
     }
@@ -447,6 +451,54 @@ static void test_bwf_sm90(void)
                     CHECK(gpuml__cv_bwd_calls[2] > before, "case %d dtype %d: the implicit-GEMM backward filter into the f32 buffer did not run", l, di);
                 }
             }
+}
+/* the f32 backward filter as a forward conv of x's and dy's channel planes (gpuml__cv_bwf_conv, sm_90):
+   3xTF32 and tf32, both layouts, odd C / K / N, N that pads to the wgmma kernel's 32 channels and N
+   that sends it to the mma.sync kernel (few channels), stride with trailing rows the conv never reads,
+   asymmetric padding, dilation (the swapped conv's stride), 1x1 with one output tile and many k
+   slices, a C = 3 7x7 stride-2 stem; forced below the size threshold, and the route must run */
+static void test_bwf_conv(void)
+{
+    static const int L[][15] = {   /* n, c, h, w, k, r, s, sh, sw, pad t, b, l, r, dh, dw */
+        { 3, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },   { 2, 5, 9, 11, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },
+        { 4, 17, 13, 10, 9, 3, 2, 2, 1, 1, 0, 0, 2, 1, 2 },    { 3, 16, 12, 12, 24, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1 },
+        { 2, 8, 15, 15, 8, 5, 5, 1, 1, 2, 2, 2, 2, 2, 2 },     { 1, 3, 32, 32, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1 },
+        { 40, 16, 9, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },    { 32, 24, 8, 9, 72, 3, 3, 2, 2, 1, 0, 1, 0, 1, 1 },
+        { 32, 64, 28, 28, 64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 },  { 6, 130, 11, 7, 136, 3, 1, 1, 1, 1, 1, 0, 0, 1, 1 },
+    };
+    int l, lay, tf;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the f32 backward filter as a forward conv is taken on sm_90 only (device sm_%d)", gpuml_device_arch(tu_gpu));
+    gpuml__cv_bwf_conv_on = 1;
+    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+        for (lay = 0; lay < 2; lay++)
+            for (tf = 0; tf < 2; tf++) {
+                cv_case c;
+                long before = gpuml__cv_bwd_calls[3];
+                memset(&c, 0, sizeof c);
+                c.n = L[l][0]; c.c = L[l][1]; c.h = L[l][2]; c.w = L[l][3]; c.k = L[l][4]; c.r = L[l][5]; c.s = L[l][6];
+                c.sh = L[l][7]; c.sw = L[l][8]; c.pad[0] = L[l][9]; c.pad[1] = L[l][10]; c.pad[2] = L[l][11]; c.pad[3] = L[l][12];
+                c.dh = L[l][13]; c.dw = L[l][14]; c.groups = 1; c.dt = GPUML_F32; c.layout = lay;
+                CHECK(cv_out(&c), "case %d has no output", l);
+                bwd_tf32 = tf;
+                run_bwd(tu_gpu, tf ? "gpu-bwf-conv-tf32" : "gpu-bwf-conv", &c, GPUML_CONV_AUTO, l == 8 ? 3 : 1);
+                bwd_tf32 = 0;
+                CHECK(gpuml__cv_bwd_calls[3] > before, "case %d layout %d tf32 %d: the forward-conv backward filter did not run", l, lay, tf);
+            }
+    /* switched off: the previous route, same answers */
+    gpuml__cv_bwf_conv_on = -1;
+    for (l = 0; l < 2; l++) {
+        cv_case c;
+        long before = gpuml__cv_bwd_calls[3];
+        memset(&c, 0, sizeof c);
+        c.n = L[l][0]; c.c = L[l][1]; c.h = L[l][2]; c.w = L[l][3]; c.k = L[l][4]; c.r = L[l][5]; c.s = L[l][6];
+        c.sh = L[l][7]; c.sw = L[l][8]; c.pad[0] = L[l][9]; c.pad[1] = L[l][10]; c.pad[2] = L[l][11]; c.pad[3] = L[l][12];
+        c.dh = L[l][13]; c.dw = L[l][14]; c.groups = 1; c.dt = GPUML_F32; c.layout = l;
+        cv_out(&c);
+        run_bwd(tu_gpu, "gpu-bwf-gemm", &c, GPUML_CONV_AUTO, 1);
+        CHECK(gpuml__cv_bwd_calls[3] == before, "case %d: the forward-conv backward filter ran while switched off", l);
+    }
+    gpuml__cv_bwf_conv_on = 0;
 }
 /* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
    widths (partial q-blocks), strides 1 and 2, a dilated 5x5, with the full epilogue */
@@ -986,6 +1038,7 @@ int main(int argc, char **argv)
         { "fuzz_backward", test_fuzz_backward },
         { "backward_layers", test_backward_layers },
         { "bwf_sm90", test_bwf_sm90 },
+        { "bwf_conv", test_bwf_conv },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
         { "depthwise3x3_staged", test_depthwise3x3_staged },
