@@ -9480,6 +9480,7 @@ typedef struct gpuml__conv_prep_kparams {
     int64_t s0, s1, s2, s3;
     int n, hw, w, c, cp, parts, role;
     int c0, taps, tstep, tdil, tpad, wsrc;
+    int nfast;
 } gpuml__conv_prep_kparams;
 GPUML__FN void gpuml__conv_kparams_fill(gpuml__conv_kparams *kp, const gpuml__conv_problem *p, int splits)
 {
@@ -11024,13 +11025,42 @@ GPUML__FN gpuml_status gpuml__cv_dyup(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml
    dy [N*P*Q, K] @ w [K, C] into a temporary (the fast matmul), then one pass writes all of dx: the
    GEMM's rows at (p*sh, q*sw), zeros elsewhere (gpuml_conv_dyup).  (The zero-upsampled forward conv
    below measured 1.3x slower than the GEMM + col2im route on a 1x1 stride-2 layer: 4x the MACs on
-   a 1x1.)  NOT_SUPPORTED (no message) otherwise. */
+   a 1x1.)  NCHW (contiguous dx): the GEMM is a 1x1 forward conv of dy with w's channels swapped
+   (w^T seen as KCRS [C][K][1][1], no copy), on the forward's f32 tensor-core paths (allow_tf32
+   passed on), into an NCHW temporary, then the same scatter in NCHW order (H100, f32 NCHW
+   256 -> 512 1x1 s2 at batch 32: the GEMM + col2im route took 903 us, cuDNN 286).
+   NOT_SUPPORTED (no message) otherwise. */
 GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     gpuml__conv_params kp;
     gpuml_tensor *tmp, a, b, c;
     gpuml_status st;
     int64_t rows = cv->n * cv->p * cv->q, da[2], sa[2], db[2], sb[2], dc[2], sc[2];
+    if (cv->r == 1 && cv->s == 1 && !cv->pt && !cv->pl && cv->groups == 1 && cv->layout == GPUML_LAYOUT_NCHW && gpuml__is_contig(cv->x)) {
+        gpuml_conv2d_desc d;
+        gpuml_tensor wv;
+        int64_t wd[4], wsd[4], shape[4];
+        wd[0] = cv->c; wd[1] = cv->k; wd[2] = wd[3] = 1;
+        wsd[0] = cv->ws[3]; wsd[1] = cv->ws[0]; wsd[2] = cv->ws[1]; wsd[3] = cv->ws[2];
+        wv = gpuml__cv_view(cv->wt, 4, wd, wsd, 0);
+        shape[0] = cv->n; shape[1] = cv->c; shape[2] = cv->p; shape[3] = cv->q;
+        tmp = gpuml__tensor_new(ctx, cv->dt, 4, shape, op);
+        if (!tmp) return ctx->status;
+        gpuml__cv_bwd_calls[0]++;
+        memset(&d, 0, sizeof d);
+        d.stride[0] = d.stride[1] = 1; d.dilation[0] = d.dilation[1] = 1; d.groups = 1;
+        d.layout = GPUML_LAYOUT_NCHW; d.allow_tf32 = cv->tf32;
+        st = gpuml_conv2d(ctx, tmp, cv->y, &wv, &d);
+        if (st == GPUML_SUCCESS) {
+            gpuml__cv_kparams(cv, &kp);
+            kp.col = gpuml__dptr(cv->x); kp.y = gpuml__dptr(tmp); kp.k = cv->c;
+            kp.yn = cv->c * cv->p * cv->q; kp.yp = cv->q; kp.yq = 1; kp.yk = cv->p * cv->q;
+            kp.order = 1;
+            st = gpuml__cv_dyup(ctx, cv, &kp, op);
+        }
+        gpuml_tensor_free(tmp);   /* stream-ordered */
+        return st;
+    }
     if (cv->r != 1 || cv->s != 1 || cv->pt || cv->pl || cv->groups != 1 || cv->layout != GPUML_LAYOUT_NHWC ||
         !gpuml__is_contig(cv->x) || !gpuml__is_contig(cv->y))
         return GPUML_ERROR_NOT_SUPPORTED;
@@ -11606,6 +11636,10 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
             kp.s2 = kp.s0; kp.s1 = 0; kp.hw = kp.w = kp.n; kp.n = 1;
         }
         grid[0] = (unsigned)((kp.hw + 63) / 64); grid[1] = (unsigned)((kp.c + 63) / 64); grid[2] = (unsigned)kp.n;
+        /* the source's unit stride along n (the backward filter as a conv of NHWC x's channel
+           planes): a block per pixel x 64 channels x 32 of the n, read along n */
+        kp.nfast = kp.s0 == 1 && kp.s2 != 1 && kp.s3 != 1 && kp.taps == 1 && kp.n > 1;
+        if (kp.nfast) { grid[0] = (unsigned)kp.hw; grid[2] = (unsigned)((kp.n + 31) / 32); }
         if (grid[1] > 65535 || grid[2] > 65535) { st = GPUML_ERROR_NOT_SUPPORTED; break; }
         st = gpuml__kernel(ctx, &gpuml__fam_conv_igemm, "-DGPUML_CONV_PREP=1", "gpuml_conv_tf32_prep", &fn);
         if (st != GPUML_SUCCESS) break;

@@ -674,7 +674,9 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_splitk_reduce(gpuml
    inf*0).  Block (32, 8): a 64-pixel x 64-channel tile through shared memory, 16 elements a
    thread (all loads issued before the tile is written: bytes in flight), read along the source's
    unit-stride dim (channels where s3 == 1, else pixels), written along channels.
-   Grid (ceil(hw / 64), ceil(c / 64), n). */
+   Grid (ceil(hw / 64), ceil(c / 64), n).  nfast (the source's unit-stride dim is n, as for the
+   backward filter run as a conv of NHWC x's channel planes): a block takes one pixel, 64
+   channels and 32 of the n, read along n; grid (hw, ceil(c / 64), ceil(n / 32)). */
 struct gpuml__conv_prep_params {
     const float *src;
     float *dst;
@@ -685,6 +687,7 @@ struct gpuml__conv_prep_params {
        conv with few channels runs as an R x 1 conv over taps * c0 channels (less channel padding
        on the tensor cores).  taps 1: c0 = c, the column is w */
     int c0, taps, tstep, tdil, tpad, wsrc;
+    int nfast;                  /* 1: lanes along n (s0 == 1; taps 1) */
 };
 #if defined(GPUML_CONV_PREP)
 static __device__ __forceinline__ float gpuml__tf32_rna(float v)
@@ -697,6 +700,47 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__co
 {
     __shared__ float tile[64][65];
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    if (p.nfast) {
+        /* tile[image][channel]: images n0 + tx read along the source's unit stride, 8 channel rows each */
+        const int pix = (int)blockIdx.x, ch0 = (int)blockIdx.y * 64, n0 = (int)blockIdx.z * 32, h = pix / p.w, w = pix - h * p.w;
+        const int img = n0 + tx;
+        const float *sp = p.src + (gpuml__i64)img * p.s0 + (gpuml__i64)h * p.s1 + (gpuml__i64)w * p.s2;
+        float u[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const int ch = ch0 + ty + 8 * i;
+            u[i] = img < p.n && ch < p.c ? sp[(gpuml__i64)ch * p.s3] : 0.0f;
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) tile[tx][ty + 8 * i] = u[i];
+        __syncthreads();
+        /* rows (image, pixel) of dst written along channels */
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int im = n0 + ty + 8 * i;
+            if (im >= p.n) break;
+            float *row = p.dst + ((gpuml__i64)im * p.hw + pix) * p.cp;
+#pragma unroll
+            for (int jx = 0; jx < 2; jx++) {
+                const int ch = ch0 + tx + 32 * jx;
+                if (ch >= p.c) break;
+                const float x = tile[ty + 8 * i][tx + 32 * jx];
+                if (p.parts == 1) {
+                    row[ch] = x;
+                } else {
+                    const bool fin = isfinite(x);
+                    float big = gpuml__tf32_rna(x);
+                    if (fin && !isfinite(big)) big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+                    const float small = fin ? gpuml__tf32_rna(x - big) : 0.0f, bigf = fin ? big : 0.0f;
+                    row[ch] = p.role ? bigf : small;
+                    row[p.c + ch] = p.role ? small : bigf;
+                    row[2 * p.c + ch] = big;
+                }
+            }
+            if (blockIdx.y == gridDim.y - 1 && p.parts * p.c + tx < p.cp) row[p.parts * p.c + tx] = 0.0f;
+        }
+        return;
+    }
     const int pix0 = (int)blockIdx.x * 64, c0 = (int)blockIdx.y * 64, n = (int)blockIdx.z;
     const float *src = p.src + (gpuml__i64)n * p.s0;
     const bool cfast = p.s3 == 1;

@@ -368,7 +368,7 @@ static void test_fuzz_backward(void)
         }
 }
 /* backward passes at layer sizes (GPU): stride 1 and 2, 1x1 and 3x3, every dtype and layout;
-   the new backward data routes must take the stride-1 ones, the strided 1x1 NHWC ones and the
+   the new backward data routes must take the stride-1 ones, the strided 1x1 ones and the
    other stride-2 ones on sm_80+, the tensor-core backward filter every f16/bf16 one on sm_80+ */
 static void test_backward_layers(void)
 {
@@ -395,10 +395,9 @@ static void test_backward_layers(void)
                     run_bwd(tu_gpu, "gpu-slices", &c, GPUML_CONV_AUTO, 7);
                     gpuml__cv_bwd_old = 0;
                 }
-                /* stride 1: the forward conv; strided 1x1 NHWC: GEMM + scatter; other stride 2: the
+                /* stride 1: the forward conv; strided 1x1: GEMM (NHWC) or 1x1 forward conv (NCHW) + scatter; other stride 2: the
                    forward conv of the zero-upsampled dy on sm_80+ */
-                CHECK((gpuml__cv_bwd_calls[0] > before[0]) ==
-                          (c.sh == 1 || (c.r == 1 ? c.layout == GPUML_LAYOUT_NHWC : gpuml_device_arch(tu_gpu) >= 80)),
+                CHECK((gpuml__cv_bwd_calls[0] > before[0]) == (c.sh == 1 || c.r == 1 || gpuml_device_arch(tu_gpu) >= 80),
                       "layer %d dtype %d layout %d: forward-conv backward data ran %ld times",
                       l, di, lay, gpuml__cv_bwd_calls[0] - before[0]);
                 if (gpuml_device_arch(tu_gpu) >= 80)   /* the sliced / one-GEMM route or the Hopper implicit GEMM */
