@@ -11707,6 +11707,15 @@ GPUML__FN gpuml_status gpuml__cv_bwf_conv(gpuml_ctx *ctx, const gpuml__cv *cv, c
     t.x = cv->x; t.wt = cv->y;
     t.dt = GPUML_F32; t.tf32 = cv->tf32;
     t.max_splits = GPUML__CONV_SPLITS_CAP;
+    if (cv->r == 1 && cv->s == 1 && cv->pt == 0 && cv->pl == 0 && (cv->sh > 1 || cv->sw > 1)) {
+        /* strided 1x1, unpadded on top / left: only every sh-th row and sw-th column of x takes part,
+           so the images are that P x Q subsample (a strided view: the prep pass then copies a
+           quarter of x at stride 2) and the swapped conv has dilation 1 */
+        t.h = GPUML__MIN(cv->p, (cv->h - 1) / cv->sh + 1); t.w = GPUML__MIN(cv->q, (cv->w - 1) / cv->sw + 1);
+        t.xs[1] = cv->xs[1] * cv->sh; t.xs[2] = cv->xs[2] * cv->sw;
+        t.dh = t.dw = 1;
+        t.pb = (int)(cv->p - t.h); t.pr = (int)(cv->q - t.w);   /* outputs over bottom / right padding: taps on zeros */
+    }
     out = gpuml__tensor_new(ctx, GPUML_F32, 4, shape, op);
     if (!out) return ctx->status;
     t.y = out;

@@ -455,7 +455,8 @@ static void test_bwf_sm90(void)
    3xTF32 and tf32, both layouts, odd C / K / N, N that pads to the wgmma kernel's 32 channels and N
    that sends it to the mma.sync kernel (few channels), stride with trailing rows the conv never reads,
    asymmetric padding, dilation (the swapped conv's stride), 1x1 with one output tile and many k
-   slices, a C = 3 7x7 stride-2 stem; forced below the size threshold, and the route must run */
+   slices, a C = 3 7x7 stride-2 stem, strided 1x1 (x read subsampled) with outputs over padding;
+   forced below the size threshold, and the route must run */
 static void test_bwf_conv(void)
 {
     static const int L[][15] = {   /* n, c, h, w, k, r, s, sh, sw, pad t, b, l, r, dh, dw */
@@ -464,6 +465,8 @@ static void test_bwf_conv(void)
         { 2, 8, 15, 15, 8, 5, 5, 1, 1, 2, 2, 2, 2, 2, 2 },     { 1, 3, 32, 32, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1 },
         { 40, 16, 9, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1 },    { 32, 24, 8, 9, 72, 3, 3, 2, 2, 1, 0, 1, 0, 1, 1 },
         { 32, 64, 28, 28, 64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 },  { 6, 130, 11, 7, 136, 3, 1, 1, 1, 1, 1, 0, 0, 1, 1 },
+        /* strided 1x1 (x subsampled): outputs over the bottom padding (row 8 of 8), none over the right */
+        { 2, 8, 8, 7, 12, 1, 1, 2, 2, 0, 1, 0, 1, 1, 1 },      { 32, 40, 14, 14, 72, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1 },
     };
     int l, lay, tf;
     NEED_GPU();
