@@ -11677,48 +11677,6 @@ GPUML__FN int gpuml__cv_bwf_conv_wanted(gpuml_ctx *ctx, const gpuml__cv *cv)
     if (cv->dt != GPUML_F32 || cv->groups != 1 || ctx->arch != 90) return 0;
     return gpuml__cv_bwf_conv_on > 0 || (double)cv->n * cv->p * cv->q * cv->k * cv->ncol >= GPUML__CV_TF32_MIN;
 }
-/* GPUML_CONV_BWF=conv: the swapped conv for the tf32 NCHW 1x1 layers too (A/B) */
-GPUML__FN int gpuml__cv_bwf_1x1_off(void)
-{
-    const char *env = gpuml__getenv("GPUML_CONV_BWF");
-    return env && strcmp(env, "conv") == 0;
-}
-/* tf32, NCHW, 1x1, stride 1, unpadded, x's and dy's planes unit-stride rows: dw = the sum over the
-   images of dy[n] [K x P*Q] @ x[n]^T, both operands k-contiguous, so one batched tf32 matmul (part,
-   f32 [N][K][C]) and a sum over the images; the swapped conv's layout passes would move ~5x the
-   bytes of x and dy.  NOT_SUPPORTED (no message) where it does not apply. */
-GPUML__FN gpuml_status gpuml__cv_bwf_1x1_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
-{
-    gpuml_tensor *part, a, b, c, o;
-    gpuml_matmul_desc md;
-    gpuml_status st;
-    int64_t pq = cv->p * cv->q, da[3], sa[3], db[3], sb[3], dc[3], sc[3], dd[2], sd[2];
-    int axis0 = 0;
-    if (!cv->tf32 || cv->layout != GPUML_LAYOUT_NCHW || cv->r != 1 || cv->s != 1 || cv->sh != 1 || cv->sw != 1 || cv->pt || cv->pb ||
-        cv->pl || cv->pr || cv->xs[2] != 1 || cv->xs[1] != cv->w || cv->ys[2] != 1 || cv->ys[1] != cv->q ||
-        gpuml__cv_bwf_1x1_off())
-        return GPUML_ERROR_NOT_SUPPORTED;
-    dc[0] = cv->n; dc[1] = cv->k; dc[2] = cv->c;
-    part = gpuml__tensor_new(ctx, GPUML_F32, 3, dc, op);
-    if (!part) return ctx->status;
-    da[0] = cv->n; da[1] = cv->k; da[2] = pq; sa[0] = cv->ys[0]; sa[1] = cv->ys[3]; sa[2] = 1;
-    db[0] = cv->n; db[1] = pq; db[2] = cv->c; sb[0] = cv->xs[0]; sb[1] = 1; sb[2] = cv->xs[3];
-    sc[0] = cv->k * cv->c; sc[1] = cv->c; sc[2] = 1;
-    a = gpuml__cv_view(cv->y, 3, da, sa, 0);
-    b = gpuml__cv_view(cv->x, 3, db, sb, 0);
-    c = gpuml__cv_view(part, 3, dc, sc, 0);
-    memset(&md, 0, sizeof md);
-    md.allow_tf32 = 1;
-    st = gpuml_matmul(ctx, &c, &a, &b, &md);
-    if (st == GPUML_SUCCESS) {
-        dd[0] = cv->k; dd[1] = cv->c; sd[0] = cv->ws[0]; sd[1] = cv->ws[3];
-        o = gpuml__cv_view(cv->wt, 2, dd, sd, 0);
-        st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, &o, &c, &axis0, 1, 0);
-        if (st == GPUML_SUCCESS) gpuml__cv_bwd_calls[3]++;
-    }
-    gpuml_tensor_free(part);   /* stream-ordered */
-    return st;
-}
 GPUML__FN gpuml_status gpuml__cv_bwf_conv(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     static const int perm[2][4] = { { 0, 1, 2, 3 }, { 0, 2, 3, 1 } };
@@ -11727,9 +11685,6 @@ GPUML__FN gpuml_status gpuml__cv_bwf_conv(gpuml_ctx *ctx, const gpuml__cv *cv, c
     gpuml_status st;
     int64_t shape[4], dims[4], strides[4], sh4[4], st4[4], pb, pr;
     int i;
-    st = gpuml__cv_bwf_1x1_tf32(ctx, cv, op);
-    if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
-    gpuml_clear_error(ctx);
     if (cv->p > INT32_MAX || cv->q > INT32_MAX || cv->r > INT32_MAX || cv->s > INT32_MAX) return GPUML_ERROR_NOT_SUPPORTED;
     /* bottom / right padding for exactly R (S) outputs: the original conv may leave the last rows
        unread (then < 0: the swapped conv reads no row past its R-th window either way) */

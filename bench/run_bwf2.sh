@@ -16,6 +16,5 @@ done
 [ -n "${BWF_TF32:-}" ] && { s=$(date +%s); timeout 300 ./build/test_conv_tf32 > "$O/t_tf32.txt" 2>&1; echo "test_conv_tf32 rc=$? $(( $(date +%s) - s )) s"; grep -E "FAIL|passed" "$O/t_tf32.txt" | head -8; }
 ./build/bench_conv bwd | tee "$O/bwd_gpuml.txt"
 GPUML_CONV_BWF=gemm ./build/bench_conv bwd | grep "f32" | sed 's/^gpuml /gpuml-gemm /' | tee "$O/bwd_gpuml_gemm.txt"
-GPUML_CONV_BWF=conv ./build/bench_conv bwd | grep "bwd_filter f32 NCHW tf32" | sed 's/^gpuml /gpuml-conv /' | tee "$O/bwd_gpuml_conv.txt"
 python3 bench/conv_torch.py bwd | tee "$O/bwd_torch.txt"
 python3 bench/conv_compare.py "$O/bwd_gpuml.txt" "$O/bwd_torch.txt" 2>&1 | tail -45

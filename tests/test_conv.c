@@ -456,7 +456,7 @@ static void test_bwf_sm90(void)
    that sends it to the mma.sync kernel (few channels), stride with trailing rows the conv never reads,
    asymmetric padding, dilation (the swapped conv's stride), 1x1 with one output tile and many k
    slices, a C = 3 7x7 stride-2 stem, strided 1x1 (x read subsampled) with outputs over padding,
-   1x1 stride 1 (tf32 NCHW: a batched matmul and a sum over the images);
+   1x1 stride 1 with odd sizes;
    forced below the size threshold, and the route must run */
 static void test_bwf_conv(void)
 {
@@ -468,7 +468,7 @@ static void test_bwf_conv(void)
         { 32, 64, 28, 28, 64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 },  { 6, 130, 11, 7, 136, 3, 1, 1, 1, 1, 1, 0, 0, 1, 1 },
         /* strided 1x1 (x subsampled): outputs over the bottom padding (row 8 of 8), none over the right */
         { 2, 8, 8, 7, 12, 1, 1, 2, 2, 0, 1, 0, 1, 1, 1 },      { 32, 40, 14, 14, 72, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1 },
-        /* 1x1 stride 1 with odd sizes (tf32 NCHW: the batched matmul + image sum) */
+        /* 1x1 stride 1 with odd sizes */
         { 3, 17, 9, 7, 11, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 },
     };
     int l, lay, tf;
