@@ -6,7 +6,8 @@
    for PyTorch.
    Build: gcc -std=c99 -O2 -I. bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm
    Run:   build/bench_ops [filter]            (GPUML_BACKEND=cpu for the CPU; filter: parts of op
-          names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e[,f[,g]] sets gpuml__rows_tune,
+          names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e[,f,g,h,i] sets gpuml__rows_tune,
+          BENCH_NORM_NOWB=1 adds layernorm- / rmsnorm- rows without weight and bias,
           BENCH_EW_TUNE=block,vectors,grid,hints gpuml__ew_tune, BENCH_REDUCE_TUNE=per_sm,vectors,nofuse
           gpuml__reduce_tune; BENCH_ITERS=n timed calls, default 50; BENCH_COLS=a,b,.. the row
           lengths, default 1024,4096,8192,32768) */
@@ -136,8 +137,8 @@ int main(int argc, char **argv)
         const char *e = getenv("BENCH_ROWS_TUNE");
         if (e && *e) {
             int *t = gpuml__rows_tune;
-            if (sscanf(e, "%d,%d,%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6]) < 1) { printf("bad BENCH_ROWS_TUNE\n"); return 1; }
-            printf("row-kernel overrides: %d %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4], t[5]);
+            if (sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], &t[8]) < 1) { printf("bad BENCH_ROWS_TUNE\n"); return 1; }
+            printf("row-kernel overrides: %d %d %d %d %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8]);
         }
         e = getenv("BENCH_EW_TUNE");
         if (e && *e) {
@@ -236,6 +237,12 @@ int main(int argc, char **argv)
             if (want("softmax")) report("softmax", dn, shp, time_it(f_softmax, &r, iters), 2 * es * (double)n);
             if (want("layernorm")) report("layernorm", dn, shp, time_it(f_layernorm, &r, iters), 2 * es * (double)n);
             if (want("rmsnorm")) report("rmsnorm", dn, shp, time_it(f_rmsnorm, &r, iters), 2 * es * (double)n);
+            if (getenv("BENCH_NORM_NOWB")) {   /* the norms without weight and bias (what their L2 reads cost) */
+                args r0 = r;
+                r0.b = r0.c = NULL;
+                if (want("layernorm")) report("layernorm-", dn, shp, time_it(f_layernorm, &r0, iters), 2 * es * (double)n);
+                if (want("rmsnorm")) report("rmsnorm-", dn, shp, time_it(f_rmsnorm, &r0, iters), 2 * es * (double)n);
+            }
             gpuml_tensor_free(r.a); gpuml_tensor_free(r.o); gpuml_tensor_free(r.b); gpuml_tensor_free(r.c);
         }
         gpuml_tensor_free(a.a);

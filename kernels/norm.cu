@@ -10,6 +10,9 @@
    -DCL=2|4|8: a row over the CL blocks of a cluster (sm_90, forward kinds only; long rows):
           the statistics meet in distributed shared memory.  Otherwise a block per row.
    -DLBT, -DLBB: __launch_bounds__(LBT, LBB) (default 512, 1), to cap the registers
+   -DWBE=1: layernorm / rmsnorm with NV > 0 and VEC > 1: the thread's weight (and bias) vectors
+          loaded into registers once, before the first row (the same columns every row), instead
+          of from L2 in each row's output pass
    Or -DCOLSUM=1 -DDT_O: column sums of the per-block partials of the backward passes. */
 #ifndef VEC
 #define VEC 1
@@ -28,6 +31,9 @@
 #endif
 #ifndef LBB
 #define LBB 1
+#endif
+#ifndef WBE
+#define WBE 0
 #endif
 #ifndef DT_W
 #define DT_W 0
@@ -259,6 +265,25 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
     float a0[NVR][VEC], a1[NVR][VEC];
     int par = 0;
     (void)dy; (void)w; (void)b; (void)labels; (void)part0; (void)part1; (void)dr; (void)a0; (void)a1;
+#if WBE && NV > 0 && VEC > 1 && (RK == 2 || RK == 3)
+    gpuml__vec<gpuml__W::T, VEC> wr[NVR];
+    gpuml__vec<gpuml__B::T, VEC> br[NVR];
+#pragma unroll
+    for (int j = 0; j < NVR; j++) {
+        const gpuml__ri e0 = (tr + j * TR) * VEC;
+        if (e0 < n) {
+#if HAS_W
+            wr[j] = *(const gpuml__vec<gpuml__W::T, VEC> *)(w + e0);
+#endif
+#if HAS_B && RK == 2
+            br[j] = *(const gpuml__vec<gpuml__B::T, VEC> *)(b + e0);
+#endif
+        }
+    }
+#define GPUML__WBE 1
+#else
+#define GPUML__WBE 0
+#endif
     if (GPUML__BWD) {
         for (int j = 0; j < nch; j++)
 #pragma unroll
@@ -394,13 +419,19 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
             gpuml__ri e0 = (tr + j * TR) * VEC;
             float o[VEC], wv[VEC], bv[VEC];
             if (e0 >= n) continue;
-#if HAS_W && RK >= 2 && RK <= 5
+#if GPUML__WBE && HAS_W
+#pragma unroll
+            for (int k = 0; k < VEC; k++) wv[k] = gpuml__W::ld(wr[j % NVR].v[k]);
+#elif HAS_W && RK >= 2 && RK <= 5
             gpuml__ldvec<gpuml__W>(wv, w, e0, p.ws);
 #else
 #pragma unroll
             for (int k = 0; k < VEC; k++) wv[k] = 1.0f;
 #endif
-#if HAS_B && RK == 2
+#if GPUML__WBE && HAS_B && RK == 2
+#pragma unroll
+            for (int k = 0; k < VEC; k++) bv[k] = gpuml__B::ld(br[j % NVR].v[k]);
+#elif HAS_B && RK == 2
             gpuml__ldvec<gpuml__B>(bv, b, e0, p.bs);
 #else
 #pragma unroll
