@@ -8,16 +8,15 @@ mkdir -p build "$O"
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 make -s build/test_ops || exit 1
 cc -std=c99 -O2 -Wall -Wextra bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm || exit 1
-for t in row_variants row_overrides; do
+for t in ${ROW_TESTS:-row_variants row_overrides}; do
     s=$(date +%s); timeout 240 ./build/test_ops "=$t" > "$O/t_$t.txt" 2>&1; echo "test $t rc=$? $(( $(date +%s) - s )) s"
     grep -E "FAIL|passed" "$O/t_$t.txt" | head -6
 done
 export BENCH_COLS=${BENCH_COLS:-32768,8192,1024}
 run() { tag=$1; shift; echo "== $tag"; env "$@" ./build/bench_ops softmax,layernorm,rmsnorm | grep -v "^#" | tee "$O/rows_$tag.txt"; }
 run rule BENCH_NORM_NOWB=1
-run wbe BENCH_ROWS_TUNE=0,0,0,0,0,0,0,1,0
-run wbe_p2 BENCH_ROWS_TUNE=0,0,0,0,0,0,0,1,2
-run wbe_p1 BENCH_ROWS_TUNE=0,0,0,0,0,0,0,1,1
-run p4 BENCH_ROWS_TUNE=0,0,0,0,0,0,0,0,4
-run p2 BENCH_ROWS_TUNE=0,0,0,0,0,0,0,0,2
+run xna BENCH_NORM_NOWB=1 BENCH_ROWS_TUNE=0,0,0,0,0,0,0,0,0,1
+run xna_wbe BENCH_ROWS_TUNE=0,0,0,0,0,0,0,1,0,1
+run wbe BENCH_ROWS_TUNE=0,0,0,0,0,0,0,1,0,0
 run rule2
+run xna2 BENCH_ROWS_TUNE=0,0,0,0,0,0,0,0,0,1

@@ -10,6 +10,9 @@
    -DCL=2|4|8: a row over the CL blocks of a cluster (sm_90, forward kinds only; long rows):
           the statistics meet in distributed shared memory.  Otherwise a block per row.
    -DLBT, -DLBB: __launch_bounds__(LBT, LBB) (default 512, 1), to cap the registers
+   -DXNA=1: (NV > 0, VEC > 1, forward kinds) x loaded past L1 (ld.global.nc.L1::no_allocate) and y
+          stored streaming (st.global.cs), so that L1 keeps the weight / bias lines the blocks of a
+          row position read again row after row
    -DWBE=1: layernorm / rmsnorm with NV > 0 and VEC > 1: the thread's weight (and bias) vectors
           loaded into registers once, before the first row (the same columns every row), instead
           of from L2 in each row's output pass
@@ -34,6 +37,9 @@
 #endif
 #ifndef WBE
 #define WBE 0
+#endif
+#ifndef XNA
+#define XNA 0
 #endif
 #ifndef DT_W
 #define DT_W 0
@@ -214,6 +220,15 @@ static __device__ __forceinline__ void gpuml__ldvec(float *r, const typename D::
 /* raw elements (kept in registers as loaded: two bf16/f16 to a register) */
 static __device__ __forceinline__ void gpuml__ldraw(gpuml__xvec &r, const gpuml__X::T *p, gpuml__i64 e0, gpuml__i64 st)
 {
+#if XNA
+    if (VEC > 1) {
+        union { uint4 u; gpuml__xvec v; } t;
+        asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(t.u.x), "=r"(t.u.y), "=r"(t.u.z), "=r"(t.u.w) : "l"(p + e0));
+        r = t.v;
+        return;
+    }
+#endif
     if (VEC > 1) r = *(const gpuml__xvec *)(p + e0);
     else r.v[0] = p[e0 * st];
 }
@@ -224,11 +239,23 @@ static __device__ __forceinline__ void gpuml__stvec(typename D::T *p, gpuml__i64
         gpuml__vec<gpuml__u32, (VEC + 1) / 2> v;
 #pragma unroll
         for (int k = 0; k < VEC / 2; k++) v.v[k] = gpuml__pack2(DT_X, r[2 * k], r[2 * k + 1]);
+#if XNA
+        if (VEC == 8) {
+            asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p + e0), "r"(v.v[0]), "r"(v.v[1]), "r"(v.v[2]), "r"(v.v[3]) : "memory");
+            return;
+        }
+#endif
         *(gpuml__vec<gpuml__u32, (VEC + 1) / 2> *)(p + e0) = v;
     } else if (VEC > 1) {
         gpuml__vec<typename D::T, VEC> v;
 #pragma unroll
         for (int k = 0; k < VEC; k++) v.v[k] = D::st(r[k]);
+#if XNA
+        if (VEC == 4 && sizeof(typename D::T) == 4) {
+            asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p + e0), "f"(r[0]), "f"(r[1]), "f"(r[2]), "f"(r[3]) : "memory");
+            return;
+        }
+#endif
         *(gpuml__vec<typename D::T, VEC> *)(p + e0) = v;
     } else {
         p[e0 * st] = D::st(r[0]);
