@@ -6537,7 +6537,7 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
    [4] registers per thread to cap at (launch bounds; -1: none), [5] bytes of row per thread at
    most where a cluster takes the rest of a long row (0: 128), [6] rows ahead to prefetch into
    L2 (-1: none; 0: the rule), [7] 1: layernorm / rmsnorm weight and bias held in registers from
-   before the first row (WBE; registers capped at 128 unless [4]), [8] blocks a SM for a
+   before the first row (WBE; registers capped at 128 unless [4]), -1: never (0: the rule), [8] blocks a SM for a
    persistent grid (0: a block or cluster per row), [9] 1: x read past L1 and y stored streaming
    (XNA; rows held in registers, forward kinds) */
 static int gpuml__rows_tune[10];
@@ -6614,8 +6614,13 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     /* f32 rmsnorm of 32 elements a thread in one block: 80 (H100, rows of 8192: 0.95 -> 0.98 of
        copy; with a cluster, rows of 32768, 64 stays better: 0.89 against 0.87) */
     if (gpuml__rows_tune[4] == 0 && r->kind == GPUML__ROW_RMSNORM && es == 4 && cl == 1 && vec * nv == 32) regs = 80;
-    wbe = gpuml__rows_tune[7] == 1 && nv > 0 && vec > 1 && !bwd && !wpr && r->w &&
-          (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM);
+    /* the weight (and bias) in registers from before the first row (WBE): rmsnorm with a block
+       per row (H100, two calls, fraction of copy without -> with: bf16 rows of 32768 0.933-0.936
+       -> 0.955, of 8192 0.952-0.955 -> 0.970, f32 rows of 8192 0.980-0.982 -> 0.990, of 1024 0.994
+       either way); not layernorm (its bias doubles the registers: bf16 rows of 32768 0.90 -> 0.41,
+       f32 layernorm in 4-block clusters 0.85 -> 0.71) nor rmsnorm in clusters (f32 32768 0.91 -> 0.88) */
+    wbe = (gpuml__rows_tune[7] == 1 || (gpuml__rows_tune[7] == 0 && r->kind == GPUML__ROW_RMSNORM && cl == 1)) && nv > 0 && vec > 1 &&
+          !bwd && !wpr && r->w && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM);
     if (wbe && gpuml__rows_tune[4] == 0) regs = 128;
     xna = gpuml__rows_tune[9] == 1 && nv > 0 && vec > 1 && !bwd;
     if (regs > 0 && nv > 0 && !bwd && vec > 1 && vec * nv * (int)es / 4 <= 32) {
