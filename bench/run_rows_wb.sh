@@ -14,9 +14,9 @@ for t in ${ROW_TESTS:-row_variants row_overrides}; do
 done
 export BENCH_COLS=${BENCH_COLS:-32768,8192,1024}
 run() { tag=$1; shift; echo "== $tag"; env "$@" ./build/bench_ops softmax,layernorm,rmsnorm | grep -v "^#" | tee "$O/rows_$tag.txt"; }
-run rule BENCH_NORM_NOWB=1
-run xna BENCH_NORM_NOWB=1 BENCH_ROWS_TUNE=0,0,0,0,0,0,0,0,0,1
-run xna_wbe BENCH_ROWS_TUNE=0,0,0,0,0,0,0,1,0,1
-run wbe BENCH_ROWS_TUNE=0,0,0,0,0,0,0,1,0,0
-run rule2
-run xna2 BENCH_ROWS_TUNE=0,0,0,0,0,0,0,0,0,1
+# RUNS: tag:tune entries -- tune a BENCH_ROWS_TUNE value or "-" for the rule; a tag ending in
+# "nowb" adds the norms' rows without weight and bias
+for spec in ${RUNS:-rule_nowb:- rule2:- wbe:0,0,0,0,0,0,0,1,0,0 wbe_off:0,0,0,0,0,0,0,-1,0,0}; do
+    tag=${spec%%:*}; tune=${spec#*:}; [ "$tune" = "-" ] && tune=
+    case $tag in *nowb) run "$tag" BENCH_ROWS_TUNE="$tune" BENCH_NORM_NOWB=1 ;; *) run "$tag" BENCH_ROWS_TUNE="$tune" ;; esac
+done

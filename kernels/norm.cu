@@ -120,7 +120,7 @@ static __device__ __forceinline__ gpuml__st gpuml__st_merge(gpuml__st x, gpuml__
 #elif GPUML__LN
     float n = x.a + y.a, d = y.b - x.b;
     if (n > 0.0f) {
-        float r = 1.0f / n;
+        float r = __frcp_rn(n);   /* n a count: 1/n correctly rounded, one MUFU and a fix-up (not the division routine) */
         x.c = (x.c + y.c) + d * d * (x.a * y.a * r);
         x.b = (x.a * x.b + y.a * y.b) * r;
         x.a = n;
@@ -130,10 +130,15 @@ static __device__ __forceinline__ gpuml__st gpuml__st_merge(gpuml__st x, gpuml__
 #endif
     return x;
 }
-static __device__ __forceinline__ gpuml__st gpuml__st_warp(gpuml__st v)
+/* butterfly over groups of `width` lanes (a power of 2, warp-uniform): each group must hold the
+   whole set of values (the block and cluster stages give every group the same copies), so every
+   lane gets the total after log2(width) merges -- the merges are a serial chain of shuffles,
+   MUFU ops and (layernorm) reciprocals on each row's critical path */
+static __device__ __forceinline__ gpuml__st gpuml__st_warp(gpuml__st v, int width = 32)
 {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) {
+        if (o >= width) continue;
         gpuml__st y;
         y.a = __shfl_xor_sync(0xffffffffu, v.a, o);
         y.b = GPUML__SMX || GPUML__LN ? __shfl_xor_sync(0xffffffffu, v.b, o) : 0.0f;
@@ -159,10 +164,13 @@ static __device__ __forceinline__ gpuml__st gpuml__st_reduce(gpuml__st v, int pa
     {
         __shared__ gpuml__st sm[32];
         int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+        int wd = 1, li;
+        while (wd < nw) wd <<= 1;
+        li = lane & (wd - 1);
         __syncthreads();            /* sm may still be read for the previous row */
         if (lane == 0) sm[w] = v;
         __syncthreads();
-        v = gpuml__st_warp(lane < nw ? sm[lane] : gpuml__st_id());
+        v = gpuml__st_warp(li < nw ? sm[li] : gpuml__st_id(), wd);
     }
 #endif
 #if GPUML__CLUSTER
@@ -172,12 +180,11 @@ static __device__ __forceinline__ gpuml__st gpuml__st_reduce(gpuml__st v, int pa
         if (threadIdx.x == 0) cs[par] = v;
         gpuml__cluster_sync();
         gpuml__st r = gpuml__st_id();
-        if (lane < CL) {
-            r.a = gpuml__ld_cluster(&cs[par].a, (unsigned)lane);
-            if (GPUML__SMX || GPUML__LN) r.b = gpuml__ld_cluster(&cs[par].b, (unsigned)lane);
-            if (GPUML__LN) r.c = gpuml__ld_cluster(&cs[par].c, (unsigned)lane);
-        }
-        v = gpuml__st_warp(r);
+        const unsigned rk = (unsigned)(lane & (CL - 1));   /* every group of CL lanes reads all CL ranks */
+        r.a = gpuml__ld_cluster(&cs[par].a, rk);
+        if (GPUML__SMX || GPUML__LN) r.b = gpuml__ld_cluster(&cs[par].b, rk);
+        if (GPUML__LN) r.c = gpuml__ld_cluster(&cs[par].c, rk);
+        v = gpuml__st_warp(r, CL);
     }
 #else
     (void)par;
