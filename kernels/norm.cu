@@ -10,9 +10,11 @@
    -DCL=2|4|8: a row over the CL blocks of a cluster (sm_90, forward kinds only; long rows):
           the statistics meet in distributed shared memory.  Otherwise a block per row.
    -DLBT, -DLBB: __launch_bounds__(LBT, LBB) (default 512, 1), to cap the registers
-   -DXNA=1: (NV > 0, VEC > 1, forward kinds) x loaded past L1 (ld.global.nc.L1::no_allocate) and y
-          stored streaming (st.global.cs), so that L1 keeps the weight / bias lines the blocks of a
-          row position read again row after row
+   -DXNA=1|2|3: (NV > 0, VEC > 1, forward kinds) 1: x loaded past L1 (ld.global.nc.L1::no_allocate),
+          2: y stored streaming (st.global.cs), so that L1 keeps the weight / bias lines the blocks of
+          a row position read again row after row
+   -DPFW=1: (NV > 0, layernorm / rmsnorm) the thread's weight / bias lines prefetched into L1 as the
+          row's loads are issued, so the output pass finds them there after the statistics' merge
    -DWBE=1: layernorm / rmsnorm with NV > 0 and VEC > 1: the thread's weight (and bias) vectors
           loaded into registers once, before the first row (the same columns every row), instead
           of from L2 in each row's output pass
@@ -40,6 +42,9 @@
 #endif
 #ifndef XNA
 #define XNA 0
+#endif
+#ifndef PFW
+#define PFW 0
 #endif
 #ifndef DT_W
 #define DT_W 0
@@ -227,7 +232,7 @@ static __device__ __forceinline__ void gpuml__ldvec(float *r, const typename D::
 /* raw elements (kept in registers as loaded: two bf16/f16 to a register) */
 static __device__ __forceinline__ void gpuml__ldraw(gpuml__xvec &r, const gpuml__X::T *p, gpuml__i64 e0, gpuml__i64 st)
 {
-#if XNA
+#if XNA & 1
     if (VEC > 1) {
         union { uint4 u; gpuml__xvec v; } t;
         asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -246,7 +251,7 @@ static __device__ __forceinline__ void gpuml__stvec(typename D::T *p, gpuml__i64
         gpuml__vec<gpuml__u32, (VEC + 1) / 2> v;
 #pragma unroll
         for (int k = 0; k < VEC / 2; k++) v.v[k] = gpuml__pack2(DT_X, r[2 * k], r[2 * k + 1]);
-#if XNA
+#if XNA & 2
         if (VEC == 8) {
             asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p + e0), "r"(v.v[0]), "r"(v.v[1]), "r"(v.v[2]), "r"(v.v[3]) : "memory");
             return;
@@ -257,7 +262,7 @@ static __device__ __forceinline__ void gpuml__stvec(typename D::T *p, gpuml__i64
         gpuml__vec<typename D::T, VEC> v;
 #pragma unroll
         for (int k = 0; k < VEC; k++) v.v[k] = D::st(r[k]);
-#if XNA
+#if XNA & 2
         if (VEC == 4 && sizeof(typename D::T) == 4) {
             asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p + e0), "f"(r[0]), "f"(r[1]), "f"(r[2]), "f"(r[3]) : "memory");
             return;
@@ -370,6 +375,16 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
                 }
             }
         }
+#if PFW && NV > 0 && (RK == 2 || RK == 3) && !GPUML__WBE
+#pragma unroll
+        for (int j = 0; j < NVR; j++) {
+            const gpuml__ri e0 = (tr + j * TR) * VEC;
+            if (e0 < n) {
+                if (HAS_W) asm volatile("prefetch.global.L1 [%0];" ::"l"(w + e0 * p.ws));
+                if (HAS_B && RK == 2) asm volatile("prefetch.global.L1 [%0];" ::"l"(b + e0 * p.bs));
+            }
+        }
+#endif
         /* element (j, k) of this thread: from registers, or reloaded */
 #define GPUML__XV(j, k, e) (NV > 0 ? gpuml__X::ld(xr[(j) % NVR].v[k]) : gpuml__X::ld(xp[(e) * p.xs]))
 #define GPUML__DV(j, k, e) (NV > 0 ? gpuml__X::ld(dr[(j) % NVR].v[k]) : gpuml__X::ld(dp[(e) * p.dys]))
