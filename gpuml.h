@@ -6539,9 +6539,8 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
    L2 (-1: none; 0: the rule), [7] 1: layernorm / rmsnorm weight and bias held in registers from
    before the first row (WBE; registers capped at 128 unless [4]), -1: never (0: the rule), [8] blocks a SM for a
    persistent grid (0: a block or cluster per row), [9] XNA (rows held in registers, forward kinds):
-   1 x read past L1, 2 y stored streaming, 3 both, [10] 1: the norms' weight / bias prefetched into
-   L1 as the row is loaded (PFW) */
-static int gpuml__rows_tune[11];
+   1 x read past L1, 2 y stored streaming, 3 both (H100: 1 lost 1-25%, 2 within +-0.6%; not taken) */
+static int gpuml__rows_tune[10];
 
 GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, gpuml__nplan *p)
 {
@@ -6552,7 +6551,7 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     gpuml_tensor *scratch = NULL;
     int64_t es = (int64_t)gpuml__dtype_sizes[r->x->dtype], n = p->n, nrows = p->rs.n, maxept, tb, maxb, need;
     int bwd = r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD;
-    int vec = (int)(16 / es), nv, d, k, wpr = 0, cl = 1, lbt = 512, lbb = 1, regs, wbe, xna, pfw;
+    int vec = (int)(16 / es), nv, d, k, wpr = 0, cl = 1, lbt = 512, lbb = 1, regs, wbe, xna;
     int clusters = !bwd && ctx->arch >= 90 && gpuml__rows_tune[1] != 1 && gpuml__rows_tune[3] != 1;
     unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
     char opts[256];
@@ -6624,7 +6623,6 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
           !bwd && !wpr && r->w && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM);
     if (wbe && gpuml__rows_tune[4] == 0) regs = 128;
     xna = nv > 0 && vec > 1 && !bwd ? gpuml__rows_tune[9] & 3 : 0;
-    pfw = gpuml__rows_tune[10] == 1 && nv > 0 && !bwd && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM);
     if (regs > 0 && nv > 0 && !bwd && vec > 1 && vec * nv * (int)es / 4 <= 32) {
         lbt = (int)block[0];
         lbb = GPUML__MAX(1, 65536 / (lbt * regs));
@@ -6654,8 +6652,8 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
         p1 = p0 + (gpuml__CUdeviceptr)((int64_t)grid[0] * n * 4);
     }
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d -DWPR=%d -DCL=%d "
-             "-DLBT=%d -DLBB=%d -DWBE=%d -DXNA=%d -DPFW=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
-             r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb, wbe, xna, pfw);
+             "-DLBT=%d -DLBB=%d -DWBE=%d -DXNA=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
+             r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb, wbe, xna);
     args[0] = p; args[1] = &xp; args[2] = &yp; args[3] = &dyp; args[4] = &wp; args[5] = &bp; args[6] = &lp;
     args[7] = &p0; args[8] = &p1;
     st = gpuml__kernel(ctx, &gpuml__fam_norm, opts, "gpuml_rows", &fn);

@@ -13,8 +13,6 @@
    -DXNA=1|2|3: (NV > 0, VEC > 1, forward kinds) 1: x loaded past L1 (ld.global.nc.L1::no_allocate),
           2: y stored streaming (st.global.cs), so that L1 keeps the weight / bias lines the blocks of
           a row position read again row after row
-   -DPFW=1: (NV > 0, layernorm / rmsnorm) the thread's weight / bias lines prefetched into L1 as the
-          row's loads are issued, so the output pass finds them there after the statistics' merge
    -DWBE=1: layernorm / rmsnorm with NV > 0 and VEC > 1: the thread's weight (and bias) vectors
           loaded into registers once, before the first row (the same columns every row), instead
           of from L2 in each row's output pass
@@ -43,9 +41,7 @@
 #ifndef XNA
 #define XNA 0
 #endif
-#ifndef PFW
-#define PFW 0
-#endif
+
 #ifndef DT_W
 #define DT_W 0
 #endif
@@ -375,16 +371,6 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
                 }
             }
         }
-#if PFW && NV > 0 && (RK == 2 || RK == 3) && !GPUML__WBE
-#pragma unroll
-        for (int j = 0; j < NVR; j++) {
-            const gpuml__ri e0 = (tr + j * TR) * VEC;
-            if (e0 < n) {
-                if (HAS_W) asm volatile("prefetch.global.L1 [%0];" ::"l"(w + e0 * p.ws));
-                if (HAS_B && RK == 2) asm volatile("prefetch.global.L1 [%0];" ::"l"(b + e0 * p.bs));
-            }
-        }
-#endif
         /* element (j, k) of this thread: from registers, or reloaded */
 #define GPUML__XV(j, k, e) (NV > 0 ? gpuml__X::ld(xr[(j) % NVR].v[k]) : gpuml__X::ld(xp[(e) * p.xs]))
 #define GPUML__DV(j, k, e) (NV > 0 ? gpuml__X::ld(dr[(j) % NVR].v[k]) : gpuml__X::ld(dp[(e) * p.dys]))
