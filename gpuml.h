@@ -11013,7 +11013,7 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, c
    Hopper's backward filter as one materialized GEMM instead of the implicit GEMM (gpuml__cv_bwf_sm90) */
 static int gpuml__cv_bwd_old;
 static long gpuml__cv_bwd_calls[4];   /* runs of the forward-conv backward data / tensor-core backward filter / its Hopper
-                                         implicit GEMM (tests) */
+                                         implicit GEMM / the f32 backward filter as a conv (tests) */
 GPUML__FN int gpuml__cv_bwd_is_old(void)
 {
     const char *env = gpuml__getenv("GPUML_CONV_BWD");
