@@ -6618,8 +6618,11 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
        per row (H100, two calls, fraction of copy without -> with: bf16 rows of 32768 0.933-0.936
        -> 0.955, of 8192 0.952-0.955 -> 0.970, f32 rows of 8192 0.980-0.982 -> 0.990, of 1024 0.994
        either way); not layernorm (its bias doubles the registers: bf16 rows of 32768 0.90 -> 0.41,
-       f32 layernorm in 4-block clusters 0.85 -> 0.71) nor rmsnorm in clusters (f32 32768 0.91 -> 0.88) */
-    wbe = (gpuml__rows_tune[7] == 1 || (gpuml__rows_tune[7] == 0 && r->kind == GPUML__ROW_RMSNORM && cl == 1)) && nv > 0 && vec > 1 &&
+       f32 layernorm in 4-block clusters 0.85 -> 0.71) nor rmsnorm in clusters (f32 32768 0.91 -> 0.88);
+       and only rows of 8192 or more at up to 128 bytes a thread: the report at 22c9b06 took it for
+       f32 rows of 4096 too (256 threads, cap 64 -> 128 halved the blocks resident), 0.99 -> 0.946 */
+    wbe = (gpuml__rows_tune[7] == 1 || (gpuml__rows_tune[7] == 0 && r->kind == GPUML__ROW_RMSNORM && cl == 1 && n >= 8192 &&
+                                         (int64_t)vec * nv * es <= 128)) && nv > 0 && vec > 1 &&
           !bwd && !wpr && r->w && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM);
     if (wbe && gpuml__rows_tune[4] == 0) regs = 128;
     xna = nv > 0 && vec > 1 && !bwd ? gpuml__rows_tune[9] & 3 : 0;
