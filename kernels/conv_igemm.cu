@@ -696,6 +696,21 @@ static __device__ __forceinline__ float gpuml__tf32_rna(float v)
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
     return __uint_as_float(r);
 }
+/* channel ch of one destination row: x as it is (parts 1), or its 3xTF32 parts in the role's block order */
+static __device__ __forceinline__ void gpuml__prep_put(float *row, int ch, float x, const gpuml__conv_prep_params &p)
+{
+    if (p.parts == 1) {
+        row[ch] = x;
+    } else {
+        const bool fin = isfinite(x);
+        float big = gpuml__tf32_rna(x);
+        if (fin && !isfinite(big)) big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+        const float small = fin ? gpuml__tf32_rna(x - big) : 0.0f, bigf = fin ? big : 0.0f;
+        row[ch] = p.role ? bigf : small;
+        row[p.c + ch] = p.role ? small : bigf;
+        row[2 * p.c + ch] = big;
+    }
+}
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__conv_prep_params p)
 {
     __shared__ float tile[64][65];
@@ -724,18 +739,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__co
             for (int jx = 0; jx < 2; jx++) {
                 const int ch = ch0 + tx + 32 * jx;
                 if (ch >= p.c) break;
-                const float x = tile[ty + 8 * i][tx + 32 * jx];
-                if (p.parts == 1) {
-                    row[ch] = x;
-                } else {
-                    const bool fin = isfinite(x);
-                    float big = gpuml__tf32_rna(x);
-                    if (fin && !isfinite(big)) big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
-                    const float small = fin ? gpuml__tf32_rna(x - big) : 0.0f, bigf = fin ? big : 0.0f;
-                    row[ch] = p.role ? bigf : small;
-                    row[p.c + ch] = p.role ? small : bigf;
-                    row[2 * p.c + ch] = big;
-                }
+                gpuml__prep_put(row, ch, tile[ty + 8 * i][tx + 32 * jx], p);
             }
             if (blockIdx.y == gridDim.y - 1 && p.parts * p.c + tx < p.cp) row[p.parts * p.c + tx] = 0.0f;
         }
@@ -800,18 +804,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_tf32_prep(gpuml__co
         for (int jx = 0; jx < 2; jx++) {
             const int ch = c0 + tx + 32 * jx;
             if (ch >= p.c) break;
-            const float x = tile[ty + 8 * i][tx + 32 * jx];
-            if (p.parts == 1) {
-                row[ch] = x;
-            } else {
-                const bool fin = isfinite(x);
-                float big = gpuml__tf32_rna(x);
-                if (fin && !isfinite(big)) big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
-                const float small = fin ? gpuml__tf32_rna(x - big) : 0.0f, bigf = fin ? big : 0.0f;
-                row[ch] = p.role ? bigf : small;
-                row[p.c + ch] = p.role ? small : bigf;
-                row[2 * p.c + ch] = big;
-            }
+            gpuml__prep_put(row, ch, tile[ty + 8 * i][tx + 32 * jx], p);
         }
         /* the zero tail past parts * c (cp - parts * c < 32) */
         if (blockIdx.y == gridDim.y - 1 && p.parts * p.c + tx < p.cp) row[p.parts * p.c + tx] = 0.0f;

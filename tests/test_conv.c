@@ -458,6 +458,16 @@ static void test_bwf_sm90(void)
    slices, a C = 3 7x7 stride-2 stem, strided 1x1 (x read subsampled) with outputs over padding,
    1x1 stride 1 with odd sizes;
    forced below the size threshold, and the route must run */
+/* an f32 groups-1 case from a row n, c, h, w, k, r, s, sh, sw, pad t, b, l, r, dh, dw */
+static cv_case bwf_case(const int *v, int layout)
+{
+    cv_case c;
+    memset(&c, 0, sizeof c);
+    c.n = v[0]; c.c = v[1]; c.h = v[2]; c.w = v[3]; c.k = v[4]; c.r = v[5]; c.s = v[6];
+    c.sh = v[7]; c.sw = v[8]; c.pad[0] = v[9]; c.pad[1] = v[10]; c.pad[2] = v[11]; c.pad[3] = v[12];
+    c.dh = v[13]; c.dw = v[14]; c.groups = 1; c.dt = GPUML_F32; c.layout = layout;
+    return c;
+}
 static void test_bwf_conv(void)
 {
     static const int L[][15] = {   /* n, c, h, w, k, r, s, sh, sw, pad t, b, l, r, dh, dw */
@@ -480,10 +490,7 @@ static void test_bwf_conv(void)
             for (tf = 0; tf < 2; tf++) {
                 cv_case c;
                 long before = gpuml__cv_bwd_calls[3];
-                memset(&c, 0, sizeof c);
-                c.n = L[l][0]; c.c = L[l][1]; c.h = L[l][2]; c.w = L[l][3]; c.k = L[l][4]; c.r = L[l][5]; c.s = L[l][6];
-                c.sh = L[l][7]; c.sw = L[l][8]; c.pad[0] = L[l][9]; c.pad[1] = L[l][10]; c.pad[2] = L[l][11]; c.pad[3] = L[l][12];
-                c.dh = L[l][13]; c.dw = L[l][14]; c.groups = 1; c.dt = GPUML_F32; c.layout = lay;
+                c = bwf_case(L[l], lay);
                 CHECK(cv_out(&c), "case %d has no output", l);
                 bwd_tf32 = tf;
                 run_bwd(tu_gpu, tf ? "gpu-bwf-conv-tf32" : "gpu-bwf-conv", &c, GPUML_CONV_AUTO, l == 8 ? 3 : 1);
@@ -495,10 +502,7 @@ static void test_bwf_conv(void)
     for (l = 0; l < 2; l++) {
         cv_case c;
         long before = gpuml__cv_bwd_calls[3];
-        memset(&c, 0, sizeof c);
-        c.n = L[l][0]; c.c = L[l][1]; c.h = L[l][2]; c.w = L[l][3]; c.k = L[l][4]; c.r = L[l][5]; c.s = L[l][6];
-        c.sh = L[l][7]; c.sw = L[l][8]; c.pad[0] = L[l][9]; c.pad[1] = L[l][10]; c.pad[2] = L[l][11]; c.pad[3] = L[l][12];
-        c.dh = L[l][13]; c.dw = L[l][14]; c.groups = 1; c.dt = GPUML_F32; c.layout = l;
+        c = bwf_case(L[l], l);
         cv_out(&c);
         run_bwd(tu_gpu, "gpu-bwf-gemm", &c, GPUML_CONV_AUTO, 1);
         CHECK(gpuml__cv_bwd_calls[3] == before, "case %d: the forward-conv backward filter ran while switched off", l);
