@@ -11720,7 +11720,6 @@ GPUML__FN gpuml_status gpuml__cv_bwf_conv(gpuml_ctx *ctx, const gpuml__cv *cv, c
     t.xs[0] = cv->xs[3]; t.xs[1] = cv->xs[1]; t.xs[2] = cv->xs[2]; t.xs[3] = cv->xs[0];
     t.ws[0] = cv->ys[3]; t.ws[1] = cv->ys[1]; t.ws[2] = cv->ys[2]; t.ws[3] = cv->ys[0];
     shape[0] = cv->c; shape[1] = cv->k; shape[2] = cv->r; shape[3] = cv->s;
-    t.ys[0] = cv->k * cv->r * cv->s; t.ys[1] = cv->s; t.ys[2] = 1; t.ys[3] = cv->r * cv->s;
     t.x = cv->x; t.wt = cv->y;
     t.dt = GPUML_F32; t.tf32 = cv->tf32;
     t.max_splits = GPUML__CONV_SPLITS_CAP;
