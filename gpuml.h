@@ -10741,7 +10741,8 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     void *args[1];
     int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, pt = 4, qt, ntile, ncv = 1, cvb = 1, i;
     const char *env = gpuml__getenv("GPUML_CONV_DW");
-    int mode = gpuml__cv_dw3_mode;
+    int mode = gpuml__cv_dw3_mode, cfg[4] = {0, 0, 0, 0};
+    const char *cenv = gpuml__getenv("GPUML_CONV_DW3_CFG");
     int64_t cap;
     if (!mode && env)
         mode = strcmp(env, "old") == 0 ? -1 : strcmp(env, "reg") == 0 ? 3 : strcmp(env, "staged") == 0 ? 5 :
@@ -10754,10 +10755,13 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
     }
     if (mode == 3 || mode == 5) mode = 0;
+    /* A/B knob (GPUML_CONV_DW3_CFG=vec,pt,qt,minb; 0 = chosen): channel vector width (8 for 16-bit
+       types: 16-byte loads), tile height and width, resident 128-thread blocks the registers allow */
+    if (cenv && sscanf(cenv, "%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3]) < 1) cfg[0] = cfg[1] = cfg[2] = cfg[3] = 0;
     if (cv->xs[3] == 1 && cv->ys[3] == 1 && (!cv->res || cv->rs[3] == 1)) {
         /* channel vectors of 4 (else 2): unit channel strides, aligned pixel rows and pointers */
         uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
-        for (vec = 4; vec >= 2; vec /= 2) {
+        for (vec = cfg[0] == 8 && es <= 2 ? 8 : 4; vec >= 2; vec /= 2) {
             int ok = cv->c % vec == 0 && (addr & (uint64_t)(vec * es - 1)) == 0;
             for (i = 0; ok && i < 3; i++)
                 if (cv->xs[i] % vec || cv->ys[i] % vec || (cv->res && cv->rs[i] % vec)) ok = 0;
@@ -10782,6 +10786,8 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
        2 from 14, else 1; channel vectors: the cap */
     pt = vec > 1 ? cap : GPUML__MIN(cap, cv->p >= 56 ? 4 : cv->p >= 14 ? 2 : 1);
     if (mode > 0) pt = GPUML__MIN(mode, cap);
+    if (cfg[1] > 0) pt = cfg[1];
+    if (cfg[2] > 0 && vec > 1) qt = cfg[2];
     ntile = cv->n * ((cv->p + pt - 1) / pt) * ((cv->q + qt - 1) / qt);
     gpuml__cv_kparams(cv, &kp);
     if (vec > 1) {
@@ -10802,8 +10808,9 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         grid[0] = gpuml__grid_for(ctx, kp.total, 128);
     }
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_PT=%d "
-             "-DDW3_QT=%d -DDW3_ST=%d", (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL,
-             gpuml__cv_fits32(cv, kp.total), (int)vec, (int)pt, (int)qt, cv->sh);
+             "-DDW3_QT=%d -DDW3_ST=%d%s", (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL,
+             gpuml__cv_fits32(cv, kp.total), (int)vec, (int)pt, (int)qt, cv->sh,
+             cfg[3] == 1 ? " -DDW3_MINB=1" : cfg[3] == 2 ? " -DDW3_MINB=2" : cfg[3] == 3 ? " -DDW3_MINB=3" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_dw3", &fn));
     if (kp.total <= 0) return GPUML_SUCCESS;
     args[0] = &kp;
