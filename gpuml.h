@@ -10724,14 +10724,19 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
 /* the depthwise 3x3 kernel's configuration, for tests and A/B timing: 0 chosen by shape (the
    staged gpuml_conv_dw3s / gpuml_conv_dw3sc where they measured faster, else gpuml_conv_dw3);
    5 the staged kernels wherever they apply; 3 gpuml_conv_dw3 chosen by size; 1 / 2 / 4
-   gpuml_conv_dw3 with the tile height forced (up to the largest that compiles without spills);
-   -1 the older kernels (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The environment variable
-   GPUML_CONV_DW (old, reg, staged, 1, 2 or 4) does the same where this is 0. */
+   gpuml_conv_dw3 with the tile height forced; -1 the older kernels (gpuml_conv_dw_fast /
+   gpuml_conv_depthwise).  The environment variable GPUML_CONV_DW (old, reg, staged, 1, 2 or 4)
+   does the same where this is 0.  gpuml__cv_dw3_cfg (or GPUML_CONV_DW3_CFG=vec,tp,qt,pf,minb
+   where it is all 0) forces gpuml_conv_dw3's channel vector width (8 for 16-bit types: 16-byte
+   loads; 4 otherwise), tile height, tile width, rows loaded ahead (1 or 2) and the resident
+   128-thread blocks its registers must allow (1-4); 0 = chosen. */
 static int gpuml__cv_dw3_mode;
+static int gpuml__cv_dw3_cfg[5];
+static long gpuml__cv_dw3_calls;   /* launches of gpuml_conv_dw3 (tests check that it ran) */
 /* depthwise 3x3, multiplier 1, dilation 1, equal strides 1 or 2, through gpuml_conv_dw3:
    NHWC-style (unit channel strides, C % 2 == 0, aligned rows) with 4 (or 2) channels per
    thread, or w-contiguous (NCHW) with 4 columns per thread; NOT_SUPPORTED (no message) for
-   other shapes and where the older gpuml_conv_dw_fast measured faster */
+   other shapes */
 GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     gpuml__conv_params kp;
@@ -10739,11 +10744,10 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     gpuml__CUfunction fn;
     unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};   /* the kernel's launch bound */
     void *args[1];
-    int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, pt = 4, qt, ntile, ncv = 1, cvb = 1, i;
+    int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, tp, qt, pf, ntile, nqt, ncv = 1, cvb = 1, per, want, i;
     const char *env = gpuml__getenv("GPUML_CONV_DW");
-    int mode = gpuml__cv_dw3_mode, cfg[4] = {0, 0, 0, 0};
+    int mode = gpuml__cv_dw3_mode, cfg[5];
     const char *cenv = gpuml__getenv("GPUML_CONV_DW3_CFG");
-    int64_t cap;
     if (!mode && env)
         mode = strcmp(env, "old") == 0 ? -1 : strcmp(env, "reg") == 0 ? 3 : strcmp(env, "staged") == 0 ? 5 :
                (env[0] == '1' || env[0] == '2' || env[0] == '4') && !env[1] ? env[0] - '0' : 0;
@@ -10755,11 +10759,13 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
     }
     if (mode == 3 || mode == 5) mode = 0;
-    /* A/B knob (GPUML_CONV_DW3_CFG=vec,pt,qt,minb; 0 = chosen): channel vector width (8 for 16-bit
-       types: 16-byte loads), tile height and width, resident 128-thread blocks the registers allow */
-    if (cenv && sscanf(cenv, "%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3]) < 1) cfg[0] = cfg[1] = cfg[2] = cfg[3] = 0;
+    memcpy(cfg, gpuml__cv_dw3_cfg, sizeof cfg);
+    if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] && cenv &&
+        sscanf(cenv, "%d,%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3], &cfg[4]) < 1)
+        cfg[0] = 0;
     if (cv->xs[3] == 1 && cv->ys[3] == 1 && (!cv->res || cv->rs[3] == 1)) {
-        /* channel vectors of 4 (else 2): unit channel strides, aligned pixel rows and pointers */
+        /* channel vectors of 4 (else 2; 8 when forced for 16-bit types): unit channel strides,
+           aligned pixel rows and pointers */
         uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
         for (vec = cfg[0] == 8 && es <= 2 ? 8 : 4; vec >= 2; vec /= 2) {
             int ok = cv->c % vec == 0 && (addr & (uint64_t)(vec * es - 1)) == 0;
@@ -10773,23 +10779,23 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         if (cv->xs[2] != 1 || cv->ys[2] != 1) return GPUML_ERROR_NOT_SUPPORTED;
         vec = 1;
     }
-    /* f32 channel vectors, stride 1, planes of <= 28 output rows: the older kernel (4 columns of
-       one output row per thread, 47 registers) measured 5-11% faster (H100, MobileNetV2 layers
-       c192 @28 to c960 @7, bench/NOTES_conv.md); halves, stride 2 and larger planes are faster
-       here (c144 @56 stride 2, 28 output rows: 36 vs 46 us) */
-    if (!mode && vec > 1 && cv->dt == GPUML_F32 && cv->sh == 1 && cv->p <= 28) return GPUML_ERROR_NOT_SUPPORTED;
-    qt = vec > 1 ? 2 : 4;
-    /* the tallest tile whose loads the compiler can hoist without spilling (at 128 registers,
-       with the widest epilogue and 64-bit indices; tests/test_jit.c checks the variants) */
-    cap = vec > 1 ? (cv->sh == 1 ? 2 : 1) : (cv->sh == 1 ? 4 : 2);
-    /* NCHW: the tile height measured best per plane size (H100): 4 rows from 56 output rows,
-       2 from 14, else 1; channel vectors: the cap */
-    pt = vec > 1 ? cap : GPUML__MIN(cap, cv->p >= 56 ? 4 : cv->p >= 14 ? 2 : 1);
-    if (mode > 0) pt = GPUML__MIN(mode, cap);
-    if (cfg[1] > 0) pt = cfg[1];
-    if (cfg[2] > 0 && vec > 1) qt = cfg[2];
-    ntile = cv->n * ((cv->p + pt - 1) / pt) * ((cv->q + qt - 1) / qt);
+    qt = cfg[2] > 0 && cfg[2] <= 8 ? cfg[2] : vec > 1 ? 2 : 4;
+    pf = cfg[3] == 1 || cfg[3] == 2 ? cfg[3] : 2;
+    nqt = (cv->q + qt - 1) / qt;
+    /* tile height: a thread walks down tp output rows (its set-up -- weights, indices -- paid once;
+       3 (stride 1) or 2 (stride 2) rows of accumulators live whatever tp), as tall as leaves ~3
+       waves of 128-thread blocks at 4 per SM (the 2-row tiles of the first version: issue-bound
+       on their set-up), bands evened out over P */
+    per = (vec > 1 ? ncv : cv->c) * nqt * cv->n;   /* threads per band of output rows */
+    want = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 512 * 3;
+    tp = GPUML__MIN(GPUML__MAX((int64_t)1, per * cv->p / GPUML__MAX(want, 1)), (int64_t)16);
+    if (mode > 0) tp = mode;
+    if (cfg[1] > 0) tp = cfg[1];
+    tp = GPUML__MIN(tp, cv->p);
+    tp = (cv->p + (cv->p + tp - 1) / tp - 1) / ((cv->p + tp - 1) / tp);
+    ntile = cv->n * ((cv->p + tp - 1) / tp) * nqt;
     gpuml__cv_kparams(cv, &kp);
+    kp.n0 = tp;
     if (vec > 1) {
         /* a block: cvb channel vectors x (128 / cvb) tiles; cvb divides the vector count where it can */
         if (ncv <= 32) cvb = ncv;
@@ -10807,13 +10813,14 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         kp.total = ntile * cv->c;
         grid[0] = gpuml__grid_for(ctx, kp.total, 128);
     }
-    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_PT=%d "
-             "-DDW3_QT=%d -DDW3_ST=%d%s", (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL,
-             gpuml__cv_fits32(cv, kp.total), (int)vec, (int)pt, (int)qt, cv->sh,
-             cfg[3] == 1 ? " -DDW3_MINB=1" : cfg[3] == 2 ? " -DDW3_MINB=2" : cfg[3] == 3 ? " -DDW3_MINB=3" : "");
+    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_QT=%d "
+             "-DDW3_ST=%d -DDW3_PF=%d%s", (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL,
+             gpuml__cv_fits32(cv, kp.total), (int)vec, (int)qt, cv->sh, (int)pf,
+             cfg[4] == 1 ? " -DDW3_MINB=1" : cfg[4] == 2 ? " -DDW3_MINB=2" : cfg[4] == 3 ? " -DDW3_MINB=3" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_dw3", &fn));
     if (kp.total <= 0) return GPUML_SUCCESS;
     args[0] = &kp;
+    gpuml__cv_dw3_calls++;
     return gpuml__launch(ctx, fn, grid, block, 0, args, op);
 }
 
@@ -12086,14 +12093,15 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
-    { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=1 -DDW3_QT=2 -DDW3_ST=2" }, \
-    { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
-    { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_PT=2 -DDW3_QT=2 -DDW3_ST=1" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=2 -DDW3_QT=4 -DDW3_ST=2" }, \
-    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_PT=4 -DDW3_QT=4 -DDW3_ST=1" }, \
-    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_PT=1 -DDW3_QT=2 -DDW3_ST=2" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_QT=2 -DDW3_ST=1 -DDW3_PF=2" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_QT=2 -DDW3_ST=1 -DDW3_PF=2" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_QT=2 -DDW3_ST=2 -DDW3_PF=1" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_QT=2 -DDW3_ST=1 -DDW3_PF=2" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_QT=2 -DDW3_ST=1 -DDW3_PF=2" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_QT=4 -DDW3_ST=2 -DDW3_PF=2" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_QT=4 -DDW3_ST=1 -DDW3_PF=2" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_QT=2 -DDW3_ST=2 -DDW3_PF=1" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=8 -DDW3_QT=1 -DDW3_ST=2 -DDW3_PF=2 -DDW3_MINB=2" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=4" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=2 -DDW3S_R=8" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=16" },

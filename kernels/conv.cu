@@ -294,24 +294,21 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dw_fast(gpuml__conv
 }
 
 /* depthwise 3x3 (multiplier 1, dilation 1, stride DW3_ST on both axes, any padding): a thread
-   owns a DW3_PT x DW3_QT tile of output pixels for DW3_VEC channels and walks down the
-   (DW3_PT - 1) * DW3_ST + 3 input rows the tile needs, loading each row segment once into
-   registers and adding it into every output row of the tile that uses it (every index is
-   compile-time after unrolling).  The 9 weights per channel stay in registers.
+   owns a tile of p.n0 output rows x DW3_QT output columns for DW3_VEC channels and walks down
+   the input rows the tile needs, loading each row segment once into registers (DW3_PF rows
+   ahead) and adding it into every output row of the tile that uses it; an output row is stored
+   when complete.  The 9 weights per channel stay in registers.
    DW3_VEC > 1 (NHWC: channel vectors of DW3_VEC * sizeof(element) = 8 or 16 bytes; the host
    checks unit channel strides, C % DW3_VEC == 0 and aligned rows): a block is
    p.ldcol channel vectors (threadIdx.x % p.ldcol, the chunk blockIdx.y) times
    blockDim.x / p.ldcol tiles (blockIdx.x); the block stages its channels' weights in shared
-   memory (coalesced) and each thread reads its vectors from there.  p.total = N * ceil(P / PT) *
+   memory (coalesced) and each thread reads its vectors from there.  p.total = N * ceil(P / n0) *
    ceil(Q / QT) tiles.
    DW3_VEC == 1 (NCHW, w contiguous): one grid-stride item per (n, c, tile), q-tiles fastest so
    that a warp covers consecutive columns of a row; the weights are read directly (a warp shares
    its channel: broadcast loads).  p.total = N * C * tiles per plane. */
 #ifndef DW3_VEC
 #define DW3_VEC 4
-#endif
-#ifndef DW3_PT
-#define DW3_PT 1   /* (the host always sets it; 1 keeps the default build spill-free) */
 #endif
 #ifndef DW3_QT
 #define DW3_QT 2
@@ -320,9 +317,8 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dw_fast(gpuml__conv
 #define DW3_ST 1
 #endif
 #ifndef DW3_PF
-#define DW3_PF 1   /* rows whose loads come before the row being summed (source order) */
+#define DW3_PF 2   /* input rows loaded ahead of the one being summed (1 or 2) */
 #endif
-#define DW3_NR ((DW3_PT - 1) * DW3_ST + 3)
 #define DW3_SPAN ((DW3_QT - 1) * DW3_ST + 3)
 #define DW3_MAXCV 32   /* channel vectors per block at most (host: p.ldcol <= 32) */
 struct gpuml__dw3v { gpuml__ct v[DW3_VEC]; };
@@ -383,17 +379,69 @@ static __device__ __forceinline__ void gpuml__dw3_st(gpuml__ct *ptr, const gpuml
     }
 }
 /* one tile: n, first output row p0, first column q0, first channel c0; wv the weights */
-static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix p0, gpuml__ix q0, gpuml__ix c0,
-                                                        const float (&wv)[9][DW3_VEC])
+/* the epilogue of one output row of a tile: bias, activation, residual, store */
+static __device__ __forceinline__ void gpuml__dw3_row(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix pp, gpuml__ix q0, gpuml__ix c0,
+                                                       const float (&acc)[DW3_QT][DW3_VEC], const float (&bias)[DW3_VEC])
+{
+    if (pp >= (gpuml__ix)p.p) return;
+#pragma unroll
+    for (int b = 0; b < DW3_QT; b++) {
+        const gpuml__ix q = q0 + b;
+        if (q >= (gpuml__ix)p.q) break;
+#if CONV_RES
+        float res[DW3_VEC];
+        const gpuml__ct *rp = (const gpuml__ct *)p.res + n * (gpuml__ix)p.rn + pp * (gpuml__ix)p.rp + q * (gpuml__ix)p.rq + c0 * (gpuml__ix)p.rk;
+#if DW3_VEC > 1
+        gpuml__dw3_ld(rp, res);
+#else
+        res[0] = gpuml__cvl(rp[0]);
+#endif
+#endif
+        gpuml__dw3v o;
+#pragma unroll
+        for (int v = 0; v < DW3_VEC; v++) {
+            float f = gpuml__conv_act(acc[b][v] + bias[v]);
+#if CONV_RES
+            f += res[v];
+#endif
+            o.v[v] = gpuml__cvs(f);
+        }
+        gpuml__dw3_st((gpuml__ct *)p.y + n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c0 * (gpuml__ix)p.yk, o);
+    }
+}
+/* one tile: np output rows from p0 (at most 3 (stride 1) or 2 (stride 2) rows of accumulators
+   live: each output row is finished and stored as soon as its last input row is summed), down
+   a run-time loop over the (np - 1) * DW3_ST + 3 input rows, each loaded DW3_PF rows ahead into
+   registers.  The loop body is unrolled over DW3_PER input rows so that every accumulator slot
+   and load buffer index is a compile-time constant.  Loads read clamped (in-image) addresses and
+   padding is zeroed after the load.  The first version (a compile-time tile of 2 rows, every
+   accumulator to the end, all loads hoisted) took 80 registers and ~47 instructions an output
+   element in f16: issue-bound at 70% of the schedulers on the H100 (bench/NOTES_conv.md). */
+#define DW3_NS (DW3_ST == 1 ? 3 : 2)   /* accumulator slots (output rows in progress) */
+#define DW3_NB (DW3_PF + 1)             /* load buffers (input rows) */
+/* input rows per unrolled loop body: a multiple of DW3_NS * DW3_ST (slots) and of DW3_NB (buffers) */
+#define DW3_PER ((DW3_NS * DW3_ST) % DW3_NB == 0 ? DW3_NS * DW3_ST : (DW3_NS * DW3_ST) * DW3_NB)
+/* input row h's DW3_SPAN channel vectors (zero where h or the column is padding) */
+static __device__ __forceinline__ void gpuml__dw3_load(const gpuml__conv_params &p, const gpuml__ct *xb, gpuml__ix h, const gpuml__ix (&wo)[DW3_SPAN],
+                                                        const bool (&wok)[DW3_SPAN], gpuml__dw3v (&dst)[DW3_SPAN])
+{
+    const bool hok = h >= 0 && h < (gpuml__ix)p.h;
+    const gpuml__ct *xr = xb + (h < 0 ? 0 : h >= (gpuml__ix)p.h ? (gpuml__ix)p.h - 1 : h) * (gpuml__ix)p.xh;
+#pragma unroll
+    for (int j = 0; j < DW3_SPAN; j++) {
+        gpuml__dw3v t;
+        gpuml__dw3_raw(xr + wo[j], t);
+        if (!(hok && wok[j])) gpuml__dw3_zero(t);
+        dst[j] = t;
+    }
+}
+static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix p0, int np, gpuml__ix q0,
+                                                        gpuml__ix c0, const float (&wv)[9][DW3_VEC])
 {
     const gpuml__ct *__restrict__ x = (const gpuml__ct *)p.x;
     const gpuml__ix h0 = p0 * DW3_ST - p.ph, w0 = q0 * DW3_ST - p.pw;
     const gpuml__ct *xb = x + n * (gpuml__ix)p.xn + c0 * (gpuml__ix)p.xc;
-    /* branch-free loads: every load reads a clamped (in-image) address and padding is zeroed
-       after the load, so the compiler issues the loads of many rows at once (it hoists them as
-       far as the registers allow: the host keeps the tiles small enough not to spill).  The
-       first version, loads under branches (one row in flight per thread, 96 registers), ran
-       as fast on the H100 at the same tile heights (bench/NOTES_conv.md). */
+    const int nr = (np - 1) * DW3_ST + 3;
     gpuml__ix wo[DW3_SPAN];
     bool wok[DW3_SPAN];
 #pragma unroll
@@ -401,47 +449,6 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
         const gpuml__ix w = w0 + j;
         wok[j] = w >= 0 && w < (gpuml__ix)p.w;
         wo[j] = (w < 0 ? 0 : w >= (gpuml__ix)p.w ? (gpuml__ix)p.w - 1 : w) * (gpuml__ix)p.xw;
-    }
-    gpuml__dw3v raw[DW3_NR][DW3_SPAN];
-    float acc[DW3_PT][DW3_QT][DW3_VEC];
-#pragma unroll
-    for (int a = 0; a < DW3_PT; a++)
-#pragma unroll
-        for (int b = 0; b < DW3_QT; b++)
-#pragma unroll
-            for (int v = 0; v < DW3_VEC; v++) acc[a][b][v] = 0.0f;
-#pragma unroll
-    for (int i = 0; i < DW3_NR + DW3_PF; i++) {
-        if (i < DW3_NR) {   /* issue the loads of row i */
-            const gpuml__ix h = h0 + i;
-            const bool hok = h >= 0 && h < (gpuml__ix)p.h;
-            const gpuml__ct *xr = xb + (h < 0 ? 0 : h >= (gpuml__ix)p.h ? (gpuml__ix)p.h - 1 : h) * (gpuml__ix)p.xh;
-#pragma unroll
-            for (int j = 0; j < DW3_SPAN; j++) {
-                gpuml__dw3v t;
-                gpuml__dw3_raw(xr + wo[j], t);
-                if (!(hok && wok[j])) gpuml__dw3_zero(t);
-                raw[i][j] = t;
-            }
-        }
-        const int k = i - DW3_PF;   /* the row summed now */
-        if (k < 0) continue;
-        float xin[DW3_SPAN][DW3_VEC];
-#pragma unroll
-        for (int j = 0; j < DW3_SPAN; j++)
-#pragma unroll
-            for (int v = 0; v < DW3_VEC; v++) xin[j][v] = gpuml__cvl(raw[k][j].v[v]);
-#pragma unroll
-        for (int a = 0; a < DW3_PT; a++) {
-            const int r = k - a * DW3_ST;   /* the filter row this input row is for output row a */
-            if (r < 0 || r > 2) continue;
-#pragma unroll
-            for (int b = 0; b < DW3_QT; b++)
-#pragma unroll
-                for (int s = 0; s < 3; s++)
-#pragma unroll
-                    for (int v = 0; v < DW3_VEC; v++) acc[a][b][v] = fmaf(xin[b * DW3_ST + s][v], wv[r * 3 + s][v], acc[a][b][v]);
-        }
     }
     float bias[DW3_VEC];
 #pragma unroll
@@ -452,33 +459,46 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
         bias[v] = 0.0f;
 #endif
     }
+    gpuml__dw3v buf[DW3_NB][DW3_SPAN];
+    float acc[DW3_NS][DW3_QT][DW3_VEC];
 #pragma unroll
-    for (int a = 0; a < DW3_PT; a++) {
-        const gpuml__ix pp = p0 + a;
-        if (pp >= (gpuml__ix)p.p) break;
+    for (int a = 0; a < DW3_NS; a++)
 #pragma unroll
-        for (int b = 0; b < DW3_QT; b++) {
-            const gpuml__ix q = q0 + b;
-            if (q >= (gpuml__ix)p.q) break;
-#if CONV_RES
-            float res[DW3_VEC];
-            const gpuml__ct *rp = (const gpuml__ct *)p.res + n * (gpuml__ix)p.rn + pp * (gpuml__ix)p.rp + q * (gpuml__ix)p.rq + c0 * (gpuml__ix)p.rk;
-#if DW3_VEC > 1
-            gpuml__dw3_ld(rp, res);
-#else
-            res[0] = gpuml__cvl(rp[0]);
-#endif
-#endif
-            gpuml__dw3v o;
+        for (int b = 0; b < DW3_QT; b++)
 #pragma unroll
-            for (int v = 0; v < DW3_VEC; v++) {
-                float f = gpuml__conv_act(acc[a][b][v] + bias[v]);
-#if CONV_RES
-                f += res[v];
-#endif
-                o.v[v] = gpuml__cvs(f);
+            for (int v = 0; v < DW3_VEC; v++) acc[a][b][v] = 0.0f;
+#pragma unroll
+    for (int u = 0; u < DW3_PF; u++) gpuml__dw3_load(p, xb, h0 + u, wo, wok, buf[u]);   /* nr >= 3 > DW3_PF */
+    for (int base = 0; base < nr; base += DW3_PER) {
+#pragma unroll
+        for (int u = 0; u < DW3_PER; u++) {
+            const int i = base + u;   /* the input row summed now */
+            if (i >= nr) break;
+            if (i + DW3_PF < nr) gpuml__dw3_load(p, xb, h0 + i + DW3_PF, wo, wok, buf[(u + DW3_PF) % DW3_NB]);
+            float xin[DW3_SPAN][DW3_VEC];
+#pragma unroll
+            for (int j = 0; j < DW3_SPAN; j++)
+#pragma unroll
+                for (int v = 0; v < DW3_VEC; v++) xin[j][v] = gpuml__cvl(buf[u % DW3_NB][j].v[v]);
+#pragma unroll
+            for (int r = 0; r < 3; r++) {   /* filter row r: output row (i - r) / DW3_ST */
+                if ((u - r + DW3_NS * DW3_ST) % DW3_ST) continue;
+                const int sl = ((u - r + DW3_NS * DW3_ST) / DW3_ST) % DW3_NS, a = (i - r) / DW3_ST;
+                if (i < r || a >= np) continue;
+#pragma unroll
+                for (int b = 0; b < DW3_QT; b++)
+#pragma unroll
+                    for (int s = 0; s < 3; s++)
+#pragma unroll
+                        for (int v = 0; v < DW3_VEC; v++) acc[sl][b][v] = fmaf(xin[b * DW3_ST + s][v], wv[r * 3 + s][v], acc[sl][b][v]);
+                if (r == 2) {   /* output row a is complete */
+                    gpuml__dw3_row(p, n, p0 + a, q0, c0, acc[sl], bias);
+#pragma unroll
+                    for (int b = 0; b < DW3_QT; b++)
+#pragma unroll
+                        for (int v = 0; v < DW3_VEC; v++) acc[sl][b][v] = 0.0f;
+                }
             }
-            gpuml__dw3_st((gpuml__ct *)p.y + n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c0 * (gpuml__ix)p.yk, o);
         }
     }
 }
@@ -487,7 +507,8 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
 #endif
 extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml__conv_params p)
 {
-    const gpuml__ix npt = ((gpuml__ix)p.p + DW3_PT - 1) / DW3_PT, nqt = ((gpuml__ix)p.q + DW3_QT - 1) / DW3_QT;
+    const int tp = (int)p.n0;   /* output rows per tile (the host: 1 <= p.n0 <= P) */
+    const gpuml__ix npt = ((gpuml__ix)p.p + tp - 1) / tp, nqt = ((gpuml__ix)p.q + DW3_QT - 1) / DW3_QT;
     const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
     float wv[9][DW3_VEC];
 #if DW3_VEC > 1
@@ -511,7 +532,7 @@ extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml
     gpuml__ix t = tile;
     const gpuml__ix qt = t % nqt; t /= nqt;
     const gpuml__ix pt = t % npt, n = t / npt;
-    gpuml__dw3_tile(p, n, pt * DW3_PT, qt * DW3_QT, c0, wv);
+    gpuml__dw3_tile(p, n, pt * tp, (int)((gpuml__ix)p.p - pt * tp < tp ? (gpuml__ix)p.p - pt * tp : tp), qt * DW3_QT, c0, wv);
 #else
     const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
     for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
@@ -522,7 +543,7 @@ extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml
 #pragma unroll
         for (int rs = 0; rs < 9; rs++)
             wv[rs][0] = gpuml__cvl(__ldg(wt + c * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws));
-        gpuml__dw3_tile(p, n, pt * DW3_PT, qt * DW3_QT, c, wv);
+        gpuml__dw3_tile(p, n, pt * tp, (int)((gpuml__ix)p.p - pt * tp < tp ? (gpuml__ix)p.p - pt * tp : tp), qt * DW3_QT, c, wv);
     }
 #endif
 }

@@ -534,7 +534,9 @@ static void test_depthwise(void)
    4 x 67 with a partial last chunk); planes from 1x1 to 13x13 (partial tiles); strides 1 and 2;
    padding 0, 1, 2 and asymmetric; every epilogue; both layouts; every dtype.  On the GPU with
    the tile height chosen by size (0), forced to 1, 2 and 4 rows, the staged kernels forced (5;
-   gpuml_conv_dw3s / gpuml_conv_dw3sc where they apply) and the older kernels (-1). */
+   gpuml_conv_dw3s / gpuml_conv_dw3sc where they apply), the older kernels (-1), and
+   gpuml_conv_dw3 forced (it must run where it applies) with 16-byte channel vectors for 16-bit
+   types, tile heights 2, 3, 5 and 16, widths 1 to 3 and 1 or 2 rows loaded ahead. */
 static void test_depthwise3x3(void)
 {
     static const int CH[] = { 1, 3, 17, 33, 8, 6, 24, 144, 268 };
@@ -556,11 +558,22 @@ static void test_depthwise3x3(void)
 #ifndef GPUML_NO_CUDA
             {
                 static const int modes[6] = { 0, 1, 2, 4, 5, -1 };
+                /* gpuml_conv_dw3 forced: vec, tile height, tile width, rows ahead, blocks per SM */
+                static const int CFG[5][5] = { { 8, 0, 1, 2, 2 }, { 0, 3, 1, 1, 0 }, { 0, 5, 3, 2, 0 }, { 8, 16, 2, 1, 2 }, { 0, 2, 0, 1, 0 } };
+                const int eligible = c.layout == 1 || c.c % 2 == 0 || c.c == 1;
                 int m;
                 for (m = 0; m < 6; m++) {
                     gpuml__cv_dw3_mode = modes[m];
                     run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
                 }
+                gpuml__cv_dw3_mode = 3;
+                for (m = 0; m < 5; m++) {
+                    long before = gpuml__cv_dw3_calls;
+                    memcpy(gpuml__cv_dw3_cfg, CFG[m], sizeof CFG[m]);
+                    run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
+                    CHECK(!eligible || gpuml__cv_dw3_calls == before + 1, "depthwise3x3 case %d cfg %d: gpuml_conv_dw3 did not run", i, m);
+                }
+                memset(gpuml__cv_dw3_cfg, 0, sizeof gpuml__cv_dw3_cfg);
                 gpuml__cv_dw3_mode = 0;
             }
 #endif
