@@ -10728,8 +10728,8 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
    gpuml_conv_depthwise).  The environment variable GPUML_CONV_DW (old, reg, staged, 1, 2 or 4)
    does the same where this is 0.  gpuml__cv_dw3_cfg (or GPUML_CONV_DW3_CFG=vec,tp,qt,pf,minb
    where it is all 0) forces gpuml_conv_dw3's channel vector width (8 for 16-bit types: 16-byte
-   loads; 4 otherwise), tile height, tile width, rows loaded ahead (1 or 2) and the resident
-   128-thread blocks its registers must allow (1-4); 0 = chosen. */
+   loads; 2 or 4 otherwise), tile height, tile width, rows loaded ahead (1-3) and the resident
+   128-thread blocks its registers must allow (1-8); 0 = chosen. */
 static int gpuml__cv_dw3_mode;
 static int gpuml__cv_dw3_cfg[5];
 static long gpuml__cv_dw3_calls;   /* launches of gpuml_conv_dw3 (tests check that it ran) */
@@ -10747,6 +10747,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, tp, qt, pf, ntile, nqt, ncv = 1, cvb = 1, per, want, i;
     const char *env = gpuml__getenv("GPUML_CONV_DW");
     int mode = gpuml__cv_dw3_mode, cfg[5];
+    char minb[20] = "";
     const char *cenv = gpuml__getenv("GPUML_CONV_DW3_CFG");
     if (!mode && env)
         mode = strcmp(env, "old") == 0 ? -1 : strcmp(env, "reg") == 0 ? 3 : strcmp(env, "staged") == 0 ? 5 :
@@ -10767,7 +10768,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         /* channel vectors of 4 (else 2; 8 when forced for 16-bit types): unit channel strides,
            aligned pixel rows and pointers */
         uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
-        for (vec = cfg[0] == 8 && es <= 2 ? 8 : 4; vec >= 2; vec /= 2) {
+        for (vec = cfg[0] == 8 && es <= 2 ? 8 : cfg[0] == 2 ? 2 : 4; vec >= 2; vec /= 2) {
             int ok = cv->c % vec == 0 && (addr & (uint64_t)(vec * es - 1)) == 0;
             for (i = 0; ok && i < 3; i++)
                 if (cv->xs[i] % vec || cv->ys[i] % vec || (cv->res && cv->rs[i] % vec)) ok = 0;
@@ -10780,7 +10781,11 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         vec = 1;
     }
     qt = cfg[2] > 0 && cfg[2] <= 8 ? cfg[2] : vec > 1 ? 2 : 4;
-    pf = cfg[3] == 1 || cfg[3] == 2 ? cfg[3] : 2;
+    /* rows loaded ahead: 2 at stride 1, 3 at stride 2 (then the unrolled loop body is 3 or 4 input
+       rows; 1 gives 6 or 4) */
+    pf = cfg[3] >= 1 && cfg[3] <= 3 ? cfg[3] : cv->sh == 1 ? 2 : 3;
+    if (pf == 3 && cv->sh == 1) pf = 2;
+    if (pf == 2 && cv->sh == 2) pf = 3;
     nqt = (cv->q + qt - 1) / qt;
     /* tile height: a thread walks down tp output rows (its set-up -- weights, indices -- paid once;
        3 (stride 1) or 2 (stride 2) rows of accumulators live whatever tp), as tall as leaves ~3
@@ -10813,10 +10818,11 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         kp.total = ntile * cv->c;
         grid[0] = gpuml__grid_for(ctx, kp.total, 128);
     }
+    if (cfg[4] >= 1 && cfg[4] <= 8) snprintf(minb, sizeof minb, " -DDW3_MINB=%d", cfg[4]);
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_QT=%d "
              "-DDW3_ST=%d -DDW3_PF=%d%s", (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL,
              gpuml__cv_fits32(cv, kp.total), (int)vec, (int)qt, cv->sh, (int)pf,
-             cfg[4] == 1 ? " -DDW3_MINB=1" : cfg[4] == 2 ? " -DDW3_MINB=2" : cfg[4] == 3 ? " -DDW3_MINB=3" : "");
+             minb);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_dw3", &fn));
     if (kp.total <= 0) return GPUML_SUCCESS;
     args[0] = &kp;
@@ -12098,10 +12104,10 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_QT=2 -DDW3_ST=2 -DDW3_PF=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_QT=2 -DDW3_ST=1 -DDW3_PF=2" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_QT=2 -DDW3_ST=1 -DDW3_PF=2" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_QT=4 -DDW3_ST=2 -DDW3_PF=2" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_QT=4 -DDW3_ST=2 -DDW3_PF=3" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_QT=4 -DDW3_ST=1 -DDW3_PF=2" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_QT=2 -DDW3_ST=2 -DDW3_PF=1" }, \
-    { "conv", "-DCONV_DT=2 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=8 -DDW3_QT=1 -DDW3_ST=2 -DDW3_PF=2 -DDW3_MINB=2" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=8 -DDW3_QT=1 -DDW3_ST=2 -DDW3_PF=3 -DDW3_MINB=2" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=4" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=2 -DDW3S_R=8" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=16" },

@@ -333,6 +333,10 @@ static __device__ __forceinline__ void gpuml__dw3_ld(const gpuml__ct *ptr, float
         union { uint2 u; gpuml__dw3v d; } cv;
         cv.u = __ldg((const uint2 *)ptr);
         t = cv.d;
+    } else if (sizeof(gpuml__dw3v) == 4 && DW3_VEC > 1) {
+        union { unsigned u; gpuml__dw3v d; } cv;
+        cv.u = __ldg((const unsigned *)ptr);
+        t = cv.d;
     } else {
 #pragma unroll
         for (int v = 0; v < DW3_VEC; v++) t.v[v] = __ldg(ptr + v);
@@ -350,6 +354,10 @@ static __device__ __forceinline__ void gpuml__dw3_raw(const gpuml__ct *ptr, gpum
     } else if (sizeof(gpuml__dw3v) == 8) {
         union { uint2 u; gpuml__dw3v d; } cv;
         cv.u = __ldg((const uint2 *)ptr);
+        t = cv.d;
+    } else if (sizeof(gpuml__dw3v) == 4) {
+        union { unsigned u; gpuml__dw3v d; } cv;
+        cv.u = __ldg((const unsigned *)ptr);
         t = cv.d;
     } else
 #endif
@@ -373,12 +381,15 @@ static __device__ __forceinline__ void gpuml__dw3_st(gpuml__ct *ptr, const gpuml
         union { uint2 u; gpuml__dw3v d; } cv;
         cv.d = o;
         *(uint2 *)ptr = cv.u;
+    } else if (sizeof(gpuml__dw3v) == 4 && DW3_VEC > 1) {
+        union { unsigned u; gpuml__dw3v d; } cv;
+        cv.d = o;
+        *(unsigned *)ptr = cv.u;
     } else {
 #pragma unroll
         for (int v = 0; v < DW3_VEC; v++) ptr[v] = o.v[v];
     }
 }
-/* one tile: n, first output row p0, first column q0, first channel c0; wv the weights */
 /* the epilogue of one output row of a tile: bias, activation, residual, store */
 static __device__ __forceinline__ void gpuml__dw3_row(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix pp, gpuml__ix q0, gpuml__ix c0,
                                                        const float (&acc)[DW3_QT][DW3_VEC], const float (&bias)[DW3_VEC])
@@ -412,43 +423,33 @@ static __device__ __forceinline__ void gpuml__dw3_row(const gpuml__conv_params &
 /* one tile: np output rows from p0 (at most 3 (stride 1) or 2 (stride 2) rows of accumulators
    live: each output row is finished and stored as soon as its last input row is summed), down
    a run-time loop over the (np - 1) * DW3_ST + 3 input rows, each loaded DW3_PF rows ahead into
-   registers.  The loop body is unrolled over DW3_PER input rows so that every accumulator slot
-   and load buffer index is a compile-time constant.  Loads read clamped (in-image) addresses and
-   padding is zeroed after the load.  The first version (a compile-time tile of 2 rows, every
-   accumulator to the end, all loads hoisted) took 80 registers and ~47 instructions an output
-   element in f16: issue-bound at 70% of the schedulers on the H100 (bench/NOTES_conv.md). */
+   registers (a load per channel vector: predicated off, leaving zeros, in padding and past the
+   tile).  The loop body is unrolled over DW3_PER input rows so that every accumulator slot and
+   load buffer index is a compile-time constant, and it is branch-free but for the stores: the
+   row count is rounded up to whole bodies (the extra rows load nothing and are never stored),
+   contributions to output rows outside the tile go into slots that are never stored, and a slot
+   starts over with a product (filter row 0) instead of being zeroed.
+   The first version (a compile-time tile of 2 rows, every accumulator to the end, all loads
+   hoisted) took 80 registers and was issue-bound at 70% of the schedulers on the H100 in f16
+   (bench/NOTES_conv.md "Depthwise 3x3: issue-bound"). */
 #define DW3_NS (DW3_ST == 1 ? 3 : 2)   /* accumulator slots (output rows in progress) */
 #define DW3_NB (DW3_PF + 1)             /* load buffers (input rows) */
 /* input rows per unrolled loop body: a multiple of DW3_NS * DW3_ST (slots) and of DW3_NB (buffers) */
 #define DW3_PER ((DW3_NS * DW3_ST) % DW3_NB == 0 ? DW3_NS * DW3_ST : (DW3_NS * DW3_ST) * DW3_NB)
-/* input row h's DW3_SPAN channel vectors (zero where h or the column is padding) */
-static __device__ __forceinline__ void gpuml__dw3_load(const gpuml__conv_params &p, const gpuml__ct *xb, gpuml__ix h, const gpuml__ix (&wo)[DW3_SPAN],
-                                                        const bool (&wok)[DW3_SPAN], gpuml__dw3v (&dst)[DW3_SPAN])
-{
-    const bool hok = h >= 0 && h < (gpuml__ix)p.h;
-    const gpuml__ct *xr = xb + (h < 0 ? 0 : h >= (gpuml__ix)p.h ? (gpuml__ix)p.h - 1 : h) * (gpuml__ix)p.xh;
-#pragma unroll
-    for (int j = 0; j < DW3_SPAN; j++) {
-        gpuml__dw3v t;
-        gpuml__dw3_raw(xr + wo[j], t);
-        if (!(hok && wok[j])) gpuml__dw3_zero(t);
-        dst[j] = t;
-    }
-}
 static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix p0, int np, gpuml__ix q0,
                                                         gpuml__ix c0, const float (&wv)[9][DW3_VEC])
 {
-    const gpuml__ct *__restrict__ x = (const gpuml__ct *)p.x;
-    const gpuml__ix h0 = p0 * DW3_ST - p.ph, w0 = q0 * DW3_ST - p.pw;
-    const gpuml__ct *xb = x + n * (gpuml__ix)p.xn + c0 * (gpuml__ix)p.xc;
-    const int nr = (np - 1) * DW3_ST + 3;
-    gpuml__ix wo[DW3_SPAN];
+    const int h0 = (int)(p0 * DW3_ST - p.ph), w0 = (int)(q0 * DW3_ST - p.pw), nr = (np - 1) * DW3_ST + 3;
+    const int nrr = (nr + DW3_PER - 1) / DW3_PER * DW3_PER;
+    /* the next row to load: its pointer (advanced by a row each load; read only where in the image) */
+    const gpuml__ct *xr = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c0 * (gpuml__ix)p.xc + (gpuml__ix)h0 * (gpuml__ix)p.xh;
+    const gpuml__ix xh = (gpuml__ix)p.xh;
+    int wo[DW3_SPAN];
     bool wok[DW3_SPAN];
 #pragma unroll
     for (int j = 0; j < DW3_SPAN; j++) {
-        const gpuml__ix w = w0 + j;
-        wok[j] = w >= 0 && w < (gpuml__ix)p.w;
-        wo[j] = (w < 0 ? 0 : w >= (gpuml__ix)p.w ? (gpuml__ix)p.w - 1 : w) * (gpuml__ix)p.xw;
+        wok[j] = (unsigned)(w0 + j) < (unsigned)p.w;
+        wo[j] = (w0 + j) * (int)p.xw;
     }
     float bias[DW3_VEC];
 #pragma unroll
@@ -468,13 +469,29 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
 #pragma unroll
             for (int v = 0; v < DW3_VEC; v++) acc[a][b][v] = 0.0f;
 #pragma unroll
-    for (int u = 0; u < DW3_PF; u++) gpuml__dw3_load(p, xb, h0 + u, wo, wok, buf[u]);   /* nr >= 3 > DW3_PF */
-    for (int base = 0; base < nr; base += DW3_PER) {
+    for (int u = 0; u < DW3_PF; u++) {   /* nr >= 3 > DW3_PF */
+        const bool hok = (unsigned)(h0 + u) < (unsigned)p.h;
+#pragma unroll
+        for (int j = 0; j < DW3_SPAN; j++) {
+            gpuml__dw3_zero(buf[u][j]);
+            if (hok && wok[j]) gpuml__dw3_raw(xr + wo[j], buf[u][j]);
+        }
+        xr += xh;
+    }
+    for (int base = 0; base < nrr; base += DW3_PER) {
 #pragma unroll
         for (int u = 0; u < DW3_PER; u++) {
             const int i = base + u;   /* the input row summed now */
-            if (i >= nr) break;
-            if (i + DW3_PF < nr) gpuml__dw3_load(p, xb, h0 + i + DW3_PF, wo, wok, buf[(u + DW3_PF) % DW3_NB]);
+            {   /* the loads of row i + DW3_PF */
+                const bool hok = (unsigned)(h0 + i + DW3_PF) < (unsigned)p.h && i + DW3_PF < nr;
+                gpuml__dw3v (&d)[DW3_SPAN] = buf[(u + DW3_PF) % DW3_NB];
+#pragma unroll
+                for (int j = 0; j < DW3_SPAN; j++) {
+                    gpuml__dw3_zero(d[j]);
+                    if (hok && wok[j]) gpuml__dw3_raw(xr + wo[j], d[j]);
+                }
+                xr += xh;
+            }
             float xin[DW3_SPAN][DW3_VEC];
 #pragma unroll
             for (int j = 0; j < DW3_SPAN; j++)
@@ -483,20 +500,18 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
 #pragma unroll
             for (int r = 0; r < 3; r++) {   /* filter row r: output row (i - r) / DW3_ST */
                 if ((u - r + DW3_NS * DW3_ST) % DW3_ST) continue;
-                const int sl = ((u - r + DW3_NS * DW3_ST) / DW3_ST) % DW3_NS, a = (i - r) / DW3_ST;
-                if (i < r || a >= np) continue;
+                const int sl = ((u - r + DW3_NS * DW3_ST) / DW3_ST) % DW3_NS;
 #pragma unroll
                 for (int b = 0; b < DW3_QT; b++)
 #pragma unroll
-                    for (int s = 0; s < 3; s++)
-#pragma unroll
-                        for (int v = 0; v < DW3_VEC; v++) acc[sl][b][v] = fmaf(xin[b * DW3_ST + s][v], wv[r * 3 + s][v], acc[sl][b][v]);
-                if (r == 2) {   /* output row a is complete */
-                    gpuml__dw3_row(p, n, p0 + a, q0, c0, acc[sl], bias);
-#pragma unroll
-                    for (int b = 0; b < DW3_QT; b++)
-#pragma unroll
-                        for (int v = 0; v < DW3_VEC; v++) acc[sl][b][v] = 0.0f;
+                    for (int v = 0; v < DW3_VEC; v++) {
+                        float t = r == 0 ? xin[b * DW3_ST][v] * wv[0][v] : fmaf(xin[b * DW3_ST][v], wv[r * 3][v], acc[sl][b][v]);
+                        t = fmaf(xin[b * DW3_ST + 1][v], wv[r * 3 + 1][v], t);
+                        acc[sl][b][v] = fmaf(xin[b * DW3_ST + 2][v], wv[r * 3 + 2][v], t);
+                    }
+                if (r == 2) {   /* output row (i - 2) / DW3_ST is complete */
+                    const int a = (i - 2) / DW3_ST;
+                    if (i >= 2 && a < np) gpuml__dw3_row(p, n, p0 + a, q0, c0, acc[sl], bias);
                 }
             }
         }

@@ -536,16 +536,20 @@ static void test_depthwise(void)
    the tile height chosen by size (0), forced to 1, 2 and 4 rows, the staged kernels forced (5;
    gpuml_conv_dw3s / gpuml_conv_dw3sc where they apply), the older kernels (-1), and
    gpuml_conv_dw3 forced (it must run where it applies) with 16-byte channel vectors for 16-bit
-   types, tile heights 2, 3, 5 and 16, widths 1 to 3 and 1 or 2 rows loaded ahead. */
+   types, 2-wide ones, tile heights 2 to 5 and 16, widths 1 to 4 and 1 to 3 rows loaded ahead. */
 static void test_depthwise3x3(void)
 {
     static const int CH[] = { 1, 3, 17, 33, 8, 6, 24, 144, 268 };
     static const int HW[][2] = { { 1, 1 }, { 5, 5 }, { 7, 7 }, { 13, 13 }, { 5, 13 }, { 13, 7 }, { 2, 9 } };
     static const int PADS[4][4] = { { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 2, 2, 2, 2 }, { 1, 0, 0, 1 } };
     static const int epi[4][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 1 }, { 3, 0, 1 } };
-    int i, ci;
+    /* TEST_CONV_DW_PART=k/n: every n-th case from the k-th (several processes share the JIT work) */
+    int i, ci, part = 0, nparts = 1;
+    if (getenv("TEST_CONV_DW_PART") && sscanf(getenv("TEST_CONV_DW_PART"), "%d/%d", &part, &nparts) != 2) part = 0, nparts = 1;
+    if (nparts < 1) nparts = 1;
     for (i = 0; i < 63; i++) {
         cv_case c;
+        if (i % nparts != part % nparts) continue;
         memset(&c, 0, sizeof c);
         c.n = 1 + i % 2; c.c = c.k = c.groups = CH[i % 9]; c.h = HW[i % 7][0]; c.w = HW[i % 7][1];
         c.r = c.s = 3; c.sh = c.sw = 1 + (i / 3) % 2; c.dh = c.dw = 1;
@@ -559,7 +563,8 @@ static void test_depthwise3x3(void)
             {
                 static const int modes[6] = { 0, 1, 2, 4, 5, -1 };
                 /* gpuml_conv_dw3 forced: vec, tile height, tile width, rows ahead, blocks per SM */
-                static const int CFG[5][5] = { { 8, 0, 1, 2, 2 }, { 0, 3, 1, 1, 0 }, { 0, 5, 3, 2, 0 }, { 8, 16, 2, 1, 2 }, { 0, 2, 0, 1, 0 } };
+                static const int CFG[6][5] = { { 8, 0, 1, 2, 2 }, { 0, 3, 1, 1, 0 }, { 0, 5, 3, 2, 0 }, { 8, 16, 2, 1, 2 }, { 0, 2, 0, 1, 0 },
+                                               { 2, 4, 4, 3, 6 } };
                 const int eligible = c.layout == 1 || c.c % 2 == 0 || c.c == 1;
                 int m;
                 for (m = 0; m < 6; m++) {
@@ -567,7 +572,7 @@ static void test_depthwise3x3(void)
                     run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
                 }
                 gpuml__cv_dw3_mode = 3;
-                for (m = 0; m < 5; m++) {
+                for (m = 0; m < 6; m++) {
                     long before = gpuml__cv_dw3_calls;
                     memcpy(gpuml__cv_dw3_cfg, CFG[m], sizeof CFG[m]);
                     run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
