@@ -10728,10 +10728,11 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
    gpuml_conv_depthwise).  The environment variable GPUML_CONV_DW (old, reg, staged, 1, 2 or 4)
    does the same where this is 0.  gpuml__cv_dw3_cfg (or GPUML_CONV_DW3_CFG=vec,tp,qt,pf,minb
    where it is all 0) forces gpuml_conv_dw3's channel vector width (8 for 16-bit types: 16-byte
-   loads; 2 or 4 otherwise), tile height, tile width, rows loaded ahead (1-3) and the resident
-   128-thread blocks its registers must allow (1-8); 0 = chosen. */
+   loads; 2 or 4 otherwise), tile height, tile width, rows loaded ahead (1-3), the resident
+   128-thread blocks its registers must allow (1-8) and where the weights are read (1: shared
+   memory at each use); 0 = chosen. */
 static int gpuml__cv_dw3_mode;
-static int gpuml__cv_dw3_cfg[5];
+static int gpuml__cv_dw3_cfg[6];
 static long gpuml__cv_dw3_calls;   /* launches of gpuml_conv_dw3 (tests check that it ran) */
 /* depthwise 3x3, multiplier 1, dilation 1, equal strides 1 or 2, through gpuml_conv_dw3:
    NHWC-style (unit channel strides, C % 2 == 0, aligned rows) with 4 (or 2) channels per
@@ -10746,8 +10747,8 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     void *args[1];
     int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, tp, qt, pf, ntile, nqt, ncv = 1, cvb = 1, per, want, i;
     const char *env = gpuml__getenv("GPUML_CONV_DW");
-    int mode = gpuml__cv_dw3_mode, cfg[5];
-    char minb[20] = "";
+    int mode = gpuml__cv_dw3_mode, cfg[6];
+    char minb[40] = "";
     const char *cenv = gpuml__getenv("GPUML_CONV_DW3_CFG");
     if (!mode && env)
         mode = strcmp(env, "old") == 0 ? -1 : strcmp(env, "reg") == 0 ? 3 : strcmp(env, "staged") == 0 ? 5 :
@@ -10761,8 +10762,8 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     }
     if (mode == 3 || mode == 5) mode = 0;
     memcpy(cfg, gpuml__cv_dw3_cfg, sizeof cfg);
-    if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] && cenv &&
-        sscanf(cenv, "%d,%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3], &cfg[4]) < 1)
+    if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] && !cfg[5] && cenv &&
+        sscanf(cenv, "%d,%d,%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3], &cfg[4], &cfg[5]) < 1)
         cfg[0] = 0;
     if (cv->xs[3] == 1 && cv->ys[3] == 1 && (!cv->res || cv->rs[3] == 1)) {
         /* channel vectors of 4 (else 2; 8 when forced for 16-bit types): unit channel strides,
@@ -10819,6 +10820,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         grid[0] = gpuml__grid_for(ctx, kp.total, 128);
     }
     if (cfg[4] >= 1 && cfg[4] <= 8) snprintf(minb, sizeof minb, " -DDW3_MINB=%d", cfg[4]);
+    if (cfg[5] == 1 && vec > 1) strcat(minb, " -DDW3_WS=1");
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_QT=%d "
              "-DDW3_ST=%d -DDW3_PF=%d%s", (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL,
              gpuml__cv_fits32(cv, kp.total), (int)vec, (int)qt, cv->sh, (int)pf,

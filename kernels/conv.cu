@@ -436,8 +436,36 @@ static __device__ __forceinline__ void gpuml__dw3_row(const gpuml__conv_params &
 #define DW3_NB (DW3_PF + 1)             /* load buffers (input rows) */
 /* input rows per unrolled loop body: a multiple of DW3_NS * DW3_ST (slots) and of DW3_NB (buffers) */
 #define DW3_PER ((DW3_NS * DW3_ST) % DW3_NB == 0 ? DW3_NS * DW3_ST : (DW3_NS * DW3_ST) * DW3_NB)
+#ifndef DW3_WS
+#define DW3_WS 0   /* 1: the weights are read from shared memory at each use (DW3_VEC 2, 4 or 8), not held in registers */
+#endif
+/* filter row r's 3 taps for the thread's channels: from registers, or (DW3_WS) from shared memory at
+   address sws (the thread's [9][DW3_MAXCV * DW3_VEC] column) with loads the compiler cannot hoist */
+static __device__ __forceinline__ void gpuml__dw3_w(const float (&wv)[9][DW3_VEC], gpuml__u32 sws, int r, float (&w3)[3][DW3_VEC])
+{
+#if DW3_WS && DW3_VEC > 1
+    (void)wv;
+#pragma unroll
+    for (int s = 0; s < 3; s++)
+#pragma unroll
+        for (int v = 0; v < DW3_VEC; v += (DW3_VEC >= 4 ? 4 : 2)) {
+            const gpuml__u32 a = sws + (gpuml__u32)(((r * 3 + s) * DW3_MAXCV * DW3_VEC + v) * 4);
+            if (DW3_VEC >= 4)
+                asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(w3[s][v]), "=f"(w3[s][(v + 1) % DW3_VEC]), "=f"(w3[s][(v + 2) % DW3_VEC]),
+                             "=f"(w3[s][(v + 3) % DW3_VEC]) : "r"(a));
+            else
+                asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(w3[s][v]), "=f"(w3[s][(v + 1) % DW3_VEC]) : "r"(a));
+        }
+#else
+    (void)sws;
+#pragma unroll
+    for (int s = 0; s < 3; s++)
+#pragma unroll
+        for (int v = 0; v < DW3_VEC; v++) w3[s][v] = wv[r * 3 + s][v];
+#endif
+}
 static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix p0, int np, gpuml__ix q0,
-                                                        gpuml__ix c0, const float (&wv)[9][DW3_VEC])
+                                                        gpuml__ix c0, const float (&wv)[9][DW3_VEC], gpuml__u32 sws)
 {
     const int h0 = (int)(p0 * DW3_ST - p.ph), w0 = (int)(q0 * DW3_ST - p.pw), nr = (np - 1) * DW3_ST + 3;
     const int nrr = (nr + DW3_PER - 1) / DW3_PER * DW3_PER;
@@ -501,13 +529,15 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
             for (int r = 0; r < 3; r++) {   /* filter row r: output row (i - r) / DW3_ST */
                 if ((u - r + DW3_NS * DW3_ST) % DW3_ST) continue;
                 const int sl = ((u - r + DW3_NS * DW3_ST) / DW3_ST) % DW3_NS;
+                float w3[3][DW3_VEC];
+                gpuml__dw3_w(wv, sws, r, w3);
 #pragma unroll
                 for (int b = 0; b < DW3_QT; b++)
 #pragma unroll
                     for (int v = 0; v < DW3_VEC; v++) {
-                        float t = r == 0 ? xin[b * DW3_ST][v] * wv[0][v] : fmaf(xin[b * DW3_ST][v], wv[r * 3][v], acc[sl][b][v]);
-                        t = fmaf(xin[b * DW3_ST + 1][v], wv[r * 3 + 1][v], t);
-                        acc[sl][b][v] = fmaf(xin[b * DW3_ST + 2][v], wv[r * 3 + 2][v], t);
+                        float t = r == 0 ? xin[b * DW3_ST][v] * w3[0][v] : fmaf(xin[b * DW3_ST][v], w3[0][v], acc[sl][b][v]);
+                        t = fmaf(xin[b * DW3_ST + 1][v], w3[1][v], t);
+                        acc[sl][b][v] = fmaf(xin[b * DW3_ST + 2][v], w3[2][v], t);
                     }
                 if (r == 2) {   /* output row (i - 2) / DW3_ST is complete */
                     const int a = (i - 2) / DW3_ST;
@@ -540,14 +570,17 @@ extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml
     __syncthreads();
     const gpuml__ix tile = (gpuml__ix)blockIdx.x * tpb + ty, c0 = cb + (gpuml__ix)tx * DW3_VEC;
     if (ty >= tpb || tile >= (gpuml__ix)p.total || c0 >= (gpuml__ix)p.k) return;
+#if !DW3_WS
 #pragma unroll
     for (int rs = 0; rs < 9; rs++)
 #pragma unroll
         for (int v = 0; v < DW3_VEC; v++) wv[rs][v] = sw[rs][tx * DW3_VEC + v];
+#endif
     gpuml__ix t = tile;
     const gpuml__ix qt = t % nqt; t /= nqt;
     const gpuml__ix pt = t % npt, n = t / npt;
-    gpuml__dw3_tile(p, n, pt * tp, (int)((gpuml__ix)p.p - pt * tp < tp ? (gpuml__ix)p.p - pt * tp : tp), qt * DW3_QT, c0, wv);
+    gpuml__dw3_tile(p, n, pt * tp, (int)((gpuml__ix)p.p - pt * tp < tp ? (gpuml__ix)p.p - pt * tp : tp), qt * DW3_QT, c0, wv,
+                    (gpuml__u32)__cvta_generic_to_shared(&sw[0][tx * DW3_VEC]));
 #else
     const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
     for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
@@ -558,7 +591,7 @@ extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml
 #pragma unroll
         for (int rs = 0; rs < 9; rs++)
             wv[rs][0] = gpuml__cvl(__ldg(wt + c * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws));
-        gpuml__dw3_tile(p, n, pt * tp, (int)((gpuml__ix)p.p - pt * tp < tp ? (gpuml__ix)p.p - pt * tp : tp), qt * DW3_QT, c, wv);
+        gpuml__dw3_tile(p, n, pt * tp, (int)((gpuml__ix)p.p - pt * tp < tp ? (gpuml__ix)p.p - pt * tp : tp), qt * DW3_QT, c, wv, 0u);
     }
 #endif
 }

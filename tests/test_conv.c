@@ -536,7 +536,8 @@ static void test_depthwise(void)
    the tile height chosen by size (0), forced to 1, 2 and 4 rows, the staged kernels forced (5;
    gpuml_conv_dw3s / gpuml_conv_dw3sc where they apply), the older kernels (-1), and
    gpuml_conv_dw3 forced (it must run where it applies) with 16-byte channel vectors for 16-bit
-   types, 2-wide ones, tile heights 2 to 5 and 16, widths 1 to 4 and 1 to 3 rows loaded ahead. */
+   types, 2-wide ones, tile heights 2 to 7 and 16, widths 1 to 4, 1 to 3 rows loaded ahead and
+   the weights read from shared memory. */
 static void test_depthwise3x3(void)
 {
     static const int CH[] = { 1, 3, 17, 33, 8, 6, 24, 144, 268 };
@@ -563,16 +564,16 @@ static void test_depthwise3x3(void)
             {
                 static const int modes[6] = { 0, 1, 2, 4, 5, -1 };
                 /* gpuml_conv_dw3 forced: vec, tile height, tile width, rows ahead, blocks per SM */
-                static const int CFG[6][5] = { { 8, 0, 1, 2, 2 }, { 0, 3, 1, 1, 0 }, { 0, 5, 3, 2, 0 }, { 8, 16, 2, 1, 2 }, { 0, 2, 0, 1, 0 },
-                                               { 2, 4, 4, 3, 6 } };
-                const int eligible = c.layout == 1 || c.c % 2 == 0 || c.c == 1;
+                static const int CFG[7][6] = { { 8, 0, 1, 2, 2, 0 }, { 0, 3, 1, 1, 0, 1 }, { 0, 5, 3, 2, 0, 0 }, { 8, 16, 2, 1, 2, 1 },
+                                               { 0, 2, 0, 1, 0, 0 }, { 2, 4, 4, 3, 6, 0 }, { 2, 7, 2, 2, 0, 1 } };
+                const int eligible = c.layout == 1 || c.c % 2 == 0;   /* (C = 1 takes another path) */
                 int m;
                 for (m = 0; m < 6; m++) {
                     gpuml__cv_dw3_mode = modes[m];
                     run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
                 }
                 gpuml__cv_dw3_mode = 3;
-                for (m = 0; m < 6; m++) {
+                for (m = 0; m < 7; m++) {
                     long before = gpuml__cv_dw3_calls;
                     memcpy(gpuml__cv_dw3_cfg, CFG[m], sizeof CFG[m]);
                     run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
