@@ -10657,12 +10657,13 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
         cfg[0] = cfg[1] = cfg[2] = cfg[3] = 0;
     /* where the staged kernels measured faster than gpuml_conv_dw3 (H100, the MobileNetV2 layers at
        batch 32, bench/NOTES_conv.md "staged"; a rule fitted to those 32 rows, 16-bit ones from f16):
-       f32 from 28 output rows (14 and 7 rows: up to 30% slower, 7x7 NHWC 4% faster); 16-bit NHWC at stride 2, or from 56
+       f32 from 28 output rows (NHWC: from 29, 28 rows faster on gpuml_conv_dw3's full-plane bands, 21.8 vs
+       24.5 us; 14 and 7 rows: up to 30% slower); 16-bit NHWC at stride 2, or from 56
        rows with pixels of >= 128 bytes (c32 @112 stride 1, 64-byte pixels: 38.5 vs 32.1 us; 28 rows
        and fewer: slower); 16-bit NCHW only stride 1 at 56 to 111 rows (c144 @56: 51.1 vs 56.9 us;
        c32 @112 and the rest: 2-35% slower) */
     if (!force && !cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] &&
-        !(es == 4 ? cv->p >= 28
+        !(es == 4 ? cv->p > 28 - !nhwc
                   : nhwc ? cv->sh == 2 || (cv->p >= 56 && cv->c * es >= 128) : cv->sh == 1 && cv->p >= 56 && cv->p < 112))
         return GPUML_ERROR_NOT_SUPPORTED;
     if (nhwc) {
@@ -10730,7 +10731,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
    where it is all 0) forces gpuml_conv_dw3's channel vector width (8 for 16-bit types: 16-byte
    loads; 2 or 4 otherwise), tile height, tile width, rows loaded ahead (1-3), the resident
    128-thread blocks its registers must allow (1-8) and where the weights are read (1: shared
-   memory at each use); 0 = chosen. */
+   memory at each use, 2: registers); 0 = chosen. */
 static int gpuml__cv_dw3_mode;
 static int gpuml__cv_dw3_cfg[6];
 static long gpuml__cv_dw3_calls;   /* launches of gpuml_conv_dw3 (tests check that it ran) */
@@ -10769,7 +10770,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         /* channel vectors of 4 (else 2; 8 when forced for 16-bit types): unit channel strides,
            aligned pixel rows and pointers */
         uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
-        for (vec = cfg[0] == 8 && es <= 2 ? 8 : cfg[0] == 2 ? 2 : 4; vec >= 2; vec /= 2) {
+        for (vec = cfg[0] == 8 && es <= 2 ? 8 : cfg[0] == 2 || (!cfg[0] && es == 2 && cv->p <= 28) ? 2 : 4; vec >= 2; vec /= 2) {
             int ok = cv->c % vec == 0 && (addr & (uint64_t)(vec * es - 1)) == 0;
             for (i = 0; ok && i < 3; i++)
                 if (cv->xs[i] % vec || cv->ys[i] % vec || (cv->res && cv->rs[i] % vec)) ok = 0;
@@ -10781,7 +10782,9 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         if (cv->xs[2] != 1 || cv->ys[2] != 1) return GPUML_ERROR_NOT_SUPPORTED;
         vec = 1;
     }
-    qt = cfg[2] > 0 && cfg[2] <= 8 ? cfg[2] : vec > 1 ? 2 : 4;
+    /* (the defaults below: the fastest configurations measured on the H100, MobileNetV2 layers at
+       batch 32, bench/NOTES_conv.md "Depthwise 3x3: issue-bound, then latency-bound") */
+    qt = cfg[2] > 0 && cfg[2] <= 8 ? cfg[2] : 2;
     /* rows loaded ahead: 2 at stride 1, 3 at stride 2 (then the unrolled loop body is 3 or 4 input
        rows; 1 gives 6 or 4) */
     pf = cfg[3] >= 1 && cfg[3] <= 3 ? cfg[3] : cv->sh == 1 ? 2 : 3;
@@ -10795,6 +10798,9 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     per = (vec > 1 ? ncv : cv->c) * nqt * cv->n;   /* threads per band of output rows */
     want = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 512 * 3;
     tp = GPUML__MIN(GPUML__MAX((int64_t)1, per * cv->p / GPUML__MAX(want, 1)), (int64_t)16);
+    /* channel vectors: bands of up to 16 rows (planes of <= 28 rows: 1 or 2 bands, one block wave or
+       less, fastest by 10-25% over shorter bands) */
+    if (vec > 1) tp = 16;
     if (mode > 0) tp = mode;
     if (cfg[1] > 0) tp = cfg[1];
     tp = GPUML__MIN(tp, cv->p);
@@ -10819,6 +10825,10 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         kp.total = ntile * cv->c;
         grid[0] = gpuml__grid_for(ctx, kp.total, 128);
     }
+    /* channel vectors, planes of <= 28 rows: the weights read from shared memory, and 16-bit types
+       at 2 channels a thread bounded to 80 registers (6 blocks a SM) */
+    if (!cfg[4] && vec == 2 && es == 2 && cv->p <= 28) cfg[4] = 6;
+    if (!cfg[5] && vec > 1 && cv->p <= 28) cfg[5] = 1;
     if (cfg[4] >= 1 && cfg[4] <= 8) snprintf(minb, sizeof minb, " -DDW3_MINB=%d", cfg[4]);
     if (cfg[5] == 1 && vec > 1) strcat(minb, " -DDW3_WS=1");
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_QT=%d "
@@ -12110,6 +12120,8 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_QT=4 -DDW3_ST=1 -DDW3_PF=2" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_QT=2 -DDW3_ST=2 -DDW3_PF=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=8 -DDW3_QT=1 -DDW3_ST=2 -DDW3_PF=3 -DDW3_MINB=2" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_QT=2 -DDW3_ST=1 -DDW3_PF=2 -DDW3_MINB=6 -DDW3_WS=1" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_QT=2 -DDW3_ST=2 -DDW3_PF=3 -DDW3_WS=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=4" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=2 -DDW3S_R=8" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=16" },

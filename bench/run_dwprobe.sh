@@ -30,9 +30,9 @@ for a in "f16 nhwc" "f32 nhwc" "f16 nchw" "f32 nchw"; do
     [ -x build/prof_dw_old ] && run old_default build/prof_dw_old "$a" && run old_reg build/prof_dw_old "$a" GPUML_CONV_DW=reg
     run new_default build/prof_dw "$a"
     case "$a" in
-        "f16 nhwc") V="4,16 4,16,2,0,0,1 2,16,2,0,6 2,16,2,0,6,1 4,8 2,4,2,0,6 4,4,2,0,5,1" ;;
-        "f32 nhwc") V="0,16 0,16,1 0,8 0,4 0,16,2,0,0,1 0,8,2,0,5,1" ;;
-        *) V="0,1 0,2 0,4 0,16" ;;
+        "f16 nhwc") V=${V16H-"4,16,2,0,0,1 2,16,2,0,6,1"} ;;
+        "f32 nhwc") V=${V32H-"0,16,2,0,0,2"} ;;
+        *) V=${VC-"0,0,2 0,16,2 0,4,2 0,8,2 0,0,2,0,6 0,0,3"} ;;
     esac
     for c in $V; do run "new_dw3:$c" build/prof_dw "$a" GPUML_CONV_DW=reg GPUML_CONV_DW3_CFG=$c; done
     unset PROF_DW_NOCOPY

@@ -566,7 +566,7 @@ static void test_depthwise3x3(void)
                 /* gpuml_conv_dw3 forced: vec, tile height, tile width, rows ahead, blocks per SM */
                 static const int CFG[7][6] = { { 8, 0, 1, 2, 2, 0 }, { 0, 3, 1, 1, 0, 1 }, { 0, 5, 3, 2, 0, 0 }, { 8, 16, 2, 1, 2, 1 },
                                                { 0, 2, 0, 1, 0, 0 }, { 2, 4, 4, 3, 6, 0 }, { 2, 7, 2, 2, 0, 1 } };
-                const int eligible = c.layout == 1 || c.c % 2 == 0;   /* (C = 1 takes another path) */
+                const int eligible = c.c > 1 && (c.layout == 1 || c.c % 2 == 0);   /* (C = 1 takes another path) */
                 int m;
                 for (m = 0; m < 6; m++) {
                     gpuml__cv_dw3_mode = modes[m];
