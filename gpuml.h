@@ -10657,14 +10657,14 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
         cfg[0] = cfg[1] = cfg[2] = cfg[3] = 0;
     /* where the staged kernels measured faster than gpuml_conv_dw3 (H100, the MobileNetV2 layers at
        batch 32, bench/NOTES_conv.md "staged"; a rule fitted to those 32 rows, 16-bit ones from f16):
-       f32 from 28 output rows (NHWC: from 29, 28 rows faster on gpuml_conv_dw3's full-plane bands, 21.8 vs
-       24.5 us; 14 and 7 rows: up to 30% slower); 16-bit NHWC at stride 2, or from 56
-       rows with pixels of >= 128 bytes (c32 @112 stride 1, 64-byte pixels: 38.5 vs 32.1 us; 28 rows
-       and fewer: slower); 16-bit NCHW only stride 1 at 56 to 111 rows (c144 @56: 51.1 vs 56.9 us;
-       c32 @112 and the rest: 2-35% slower) */
+       f32 NHWC from 29 output rows; f32 NCHW at stride 1 from 56 rows (c144 @56: 50.7 vs 54.1 us; @112
+       a tie; stride 2 and 28 rows and fewer: 6-11% slower than gpuml_conv_dw3); 16-bit NHWC at stride 2,
+       or from 56 rows with pixels of >= 128 bytes (c32 @112 stride 1, 64-byte pixels: 38.5 vs 32-33 us;
+       28 rows and fewer: slower); 16-bit NCHW never (c144 @56: 50.9 vs 42.8 us).  (The 2026-11-26
+       A/B against gpuml_conv_dw3 as rewritten that day, bench/NOTES_conv.md.) */
     if (!force && !cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] &&
-        !(es == 4 ? cv->p > 28 - !nhwc
-                  : nhwc ? cv->sh == 2 || (cv->p >= 56 && cv->c * es >= 128) : cv->sh == 1 && cv->p >= 56 && cv->p < 112))
+        !(es == 4 ? (nhwc ? cv->p > 28 : cv->sh == 1 && cv->p >= 56)
+                  : nhwc && (cv->sh == 2 || (cv->p >= 56 && cv->c * es >= 128))))
         return GPUML_ERROR_NOT_SUPPORTED;
     if (nhwc) {
         /* channels per block: a whole pixel up to 512 bytes, else the largest divisor of C in 16-byte
