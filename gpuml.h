@@ -10825,12 +10825,13 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
         kp.total = ntile * cv->c;
         grid[0] = gpuml__grid_for(ctx, kp.total, 128);
     }
-    /* channel vectors, planes of <= 28 rows: the weights read from shared memory, and 16-bit types
-       at 2 channels a thread bounded to 80 registers (6 blocks a SM) */
-    if (!cfg[4] && vec == 2 && es == 2 && cv->p <= 28) cfg[4] = 6;
-    if (!cfg[5] && vec > 1 && cv->p <= 28) cfg[5] = 1;
+    /* channel vectors: the weights read from shared memory (the kernel's default: fewer registers);
+       the register bound: 3 blocks a SM (4 spilled), f16 planes of <= 28 rows
+       at 2 channels a thread 5 (96 registers; measured: 80 registers a little faster, but the
+       wider epilogues, bf16 and 64-bit indices spill there) */
+    if (!cfg[4] && vec == 2 && cv->dt == GPUML_F16 && cv->p <= 28 && gpuml__cv_fits32(cv, kp.total)) cfg[4] = 5;
     if (cfg[4] >= 1 && cfg[4] <= 8) snprintf(minb, sizeof minb, " -DDW3_MINB=%d", cfg[4]);
-    if (cfg[5] == 1 && vec > 1) strcat(minb, " -DDW3_WS=1");
+    if (cfg[5] == 2 && vec > 1) strcat(minb, " -DDW3_WS=0");
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_QT=%d "
              "-DDW3_ST=%d -DDW3_PF=%d%s", (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL,
              gpuml__cv_fits32(cv, kp.total), (int)vec, (int)qt, cv->sh, (int)pf,
@@ -12120,8 +12121,8 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=1 -DDW3_QT=4 -DDW3_ST=1 -DDW3_PF=2" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_QT=2 -DDW3_ST=2 -DDW3_PF=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=8 -DDW3_QT=1 -DDW3_ST=2 -DDW3_PF=3 -DDW3_MINB=2" }, \
-    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_QT=2 -DDW3_ST=1 -DDW3_PF=2 -DDW3_MINB=6 -DDW3_WS=1" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_QT=2 -DDW3_ST=2 -DDW3_PF=3 -DDW3_WS=1" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_VEC=2 -DDW3_QT=2 -DDW3_ST=1 -DDW3_PF=2 -DDW3_MINB=5" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_VEC=4 -DDW3_QT=2 -DDW3_ST=2 -DDW3_PF=3" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=4" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=2 -DDW3S_R=8" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=16" },

@@ -27,7 +27,7 @@ run() {   # tag prog combo [env...]
 for a in "f16 nhwc" "f32 nhwc" "f16 nchw" "f32 nchw"; do
     echo "== copy | $a"; ./build/prof_dw $a | grep layer
     export PROF_DW_NOCOPY=1
-    [ -x build/prof_dw_old ] && run old_default build/prof_dw_old "$a" && run old_reg build/prof_dw_old "$a" GPUML_CONV_DW=reg
+    [ -x build/prof_dw_old ] && run old_default build/prof_dw_old "$a" && { [ -n "${SKIPOLDREG:-}" ] || run old_reg build/prof_dw_old "$a" GPUML_CONV_DW=reg; }
     run new_default build/prof_dw "$a"
     case "$a" in
         "f16 nhwc") V=${V16H-"4,16,2,0,0,1 2,16,2,0,6,1"} ;;

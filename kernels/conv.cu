@@ -317,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dw_fast(gpuml__conv
 #define DW3_ST 1
 #endif
 #ifndef DW3_PF
-#define DW3_PF 2   /* input rows loaded ahead of the one being summed (1 or 2) */
+#define DW3_PF (DW3_ST == 1 ? 2 : 3)   /* input rows loaded ahead of the one being summed (1-3) */
 #endif
 #define DW3_SPAN ((DW3_QT - 1) * DW3_ST + 3)
 #define DW3_MAXCV 32   /* channel vectors per block at most (host: p.ldcol <= 32) */
@@ -437,7 +437,7 @@ static __device__ __forceinline__ void gpuml__dw3_row(const gpuml__conv_params &
 /* input rows per unrolled loop body: a multiple of DW3_NS * DW3_ST (slots) and of DW3_NB (buffers) */
 #define DW3_PER ((DW3_NS * DW3_ST) % DW3_NB == 0 ? DW3_NS * DW3_ST : (DW3_NS * DW3_ST) * DW3_NB)
 #ifndef DW3_WS
-#define DW3_WS 0   /* 1: the weights are read from shared memory at each use (DW3_VEC 2, 4 or 8), not held in registers */
+#define DW3_WS (DW3_VEC > 1)   /* 1: the weights are read from shared memory at each use (DW3_VEC 2, 4 or 8), not held in registers */
 #endif
 /* filter row r's 3 taps for the thread's channels: from registers, or (DW3_WS) from shared memory at
    address sws (the thread's [9][DW3_MAXCV * DW3_VEC] column) with loads the compiler cannot hoist */
@@ -547,8 +547,8 @@ static __device__ __forceinline__ void gpuml__dw3_tile(const gpuml__conv_params 
         }
     }
 }
-#ifndef DW3_MINB
-#define DW3_MINB 4   /* resident 128-thread blocks per SM the registers must allow */
+#ifndef DW3_MINB   /* resident 128-thread blocks per SM the registers must allow (channel vectors: 3, no spills) */
+#define DW3_MINB (DW3_VEC >= 2 ? 3 : 4)
 #endif
 extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml__conv_params p)
 {

@@ -32,7 +32,7 @@ if [ -z "${SUITES:-}" ]; then
                 memcheck:test_conv:fuzz_forward memcheck:test_profile:conv_records \
                 memcheck:test_conv_igemm:stem_kernel racecheck:test_conv_igemm:stem_kernel memcheck:test_conv_tf32:every_cfg \
                 racecheck:test_conv_tf32:specials memcheck:test_ops:ew_shapes racecheck:test_ops:ew_shapes \
-                memcheck:test_conv:depthwise3x3 racecheck:test_conv:depthwise3x3 memcheck:test_conv_tf32:every_cfg_wgmma \
+                memcheck:test_conv:depthwise3x3 racecheck:test_conv:depthwise3x3 memcheck:test_conv:depthwise3x3_cfg racecheck:test_conv:depthwise3x3_cfg memcheck:test_conv_tf32:every_cfg_wgmma \
                 memcheck:test_conv_igemm:wgmma_tma_y memcheck:test_matmul:tf32_nn_few racecheck:test_matmul:tf32_nn_few \
                 memcheck:test_conv:depthwise3x3_staged racecheck:test_conv:depthwise3x3_staged memcheck:test_conv:backward_layers memcheck:test_matmul:splitk_few racecheck:test_matmul:splitk_few \
                 memcheck:test_conv:bwf_sm90 racecheck:test_conv:bwf_sm90 racecheck:test_conv_igemm:wgmma_every_cfg \

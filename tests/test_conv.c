@@ -534,11 +534,11 @@ static void test_depthwise(void)
    4 x 67 with a partial last chunk); planes from 1x1 to 13x13 (partial tiles); strides 1 and 2;
    padding 0, 1, 2 and asymmetric; every epilogue; both layouts; every dtype.  On the GPU with
    the tile height chosen by size (0), forced to 1, 2 and 4 rows, the staged kernels forced (5;
-   gpuml_conv_dw3s / gpuml_conv_dw3sc where they apply), the older kernels (-1), and
+   gpuml_conv_dw3s / gpuml_conv_dw3sc where they apply), the older kernels (-1); depthwise3x3_cfg:
    gpuml_conv_dw3 forced (it must run where it applies) with 16-byte channel vectors for 16-bit
    types, 2-wide ones, tile heights 2 to 7 and 16, widths 1 to 4, 1 to 3 rows loaded ahead and
    the weights read from shared memory (each on every third case). */
-static void test_depthwise3x3(void)
+static void dw3_cases(int forced)
 {
     static const int CH[] = { 1, 3, 17, 33, 8, 6, 24, 144, 268 };
     static const int HW[][2] = { { 1, 1 }, { 5, 5 }, { 7, 7 }, { 13, 13 }, { 5, 13 }, { 13, 7 }, { 2, 9 } };
@@ -566,16 +566,16 @@ static void test_depthwise3x3(void)
             {
                 static const int modes[6] = { 0, 1, 2, 4, 5, -1 };
                 /* gpuml_conv_dw3 forced: vec, tile height, tile width, rows ahead, blocks per SM */
-                static const int CFG[7][6] = { { 8, 0, 1, 2, 2, 0 }, { 0, 3, 1, 1, 0, 1 }, { 0, 5, 3, 2, 0, 0 }, { 8, 16, 2, 1, 2, 1 },
-                                               { 0, 2, 0, 1, 0, 0 }, { 2, 4, 4, 3, 6, 0 }, { 2, 7, 2, 2, 0, 1 } };
+                static const int CFG[7][6] = { { 8, 0, 1, 2, 2, 0 }, { 0, 3, 1, 1, 0, 1 }, { 0, 5, 3, 2, 0, 2 }, { 8, 16, 2, 1, 2, 1 },
+                                               { 0, 2, 0, 1, 0, 0 }, { 2, 4, 4, 3, 6, 2 }, { 2, 7, 2, 2, 0, 1 } };
                 const int eligible = c.c > 1 && (c.layout == 1 || c.c % 2 == 0);   /* (C = 1 takes another path) */
                 int m;
-                for (m = 0; m < 6; m++) {
+                for (m = 0; m < 6 && !forced; m++) {
                     gpuml__cv_dw3_mode = modes[m];
                     run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
                 }
                 gpuml__cv_dw3_mode = 3;
-                for (m = 0; m < 7; m++) {   /* each forced configuration on every third case */
+                for (m = 0; m < 7 && forced; m++) {   /* each forced configuration on every third case */
                     long before = gpuml__cv_dw3_calls;
                     if ((i + m) % 3) continue;
                     memcpy(gpuml__cv_dw3_cfg, CFG[m], sizeof CFG[m]);
@@ -589,6 +589,8 @@ static void test_depthwise3x3(void)
         }
     }
 }
+static void test_depthwise3x3(void) { dw3_cases(0); }
+static void test_depthwise3x3_cfg(void) { dw3_cases(1); }
 /* the staged depthwise 3x3 kernel (gpuml_conv_dw3s, NHWC with C in 16-byte steps, sm_80+): channel
    counts of one block per pixel and of several (200, 264, 520: divisors of C; 36 f16 is not in
    16-byte steps and takes gpuml_conv_dw3), planes up to 40x37 (several bands and column blocks,
@@ -1072,6 +1074,7 @@ int main(int argc, char **argv)
         { "bwf_conv", test_bwf_conv },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
+        { "depthwise3x3_cfg", test_depthwise3x3_cfg },
         { "depthwise3x3_staged", test_depthwise3x3_staged },
         { "cpu_special", test_cpu_special },
         { "cpu_implicit", test_cpu_implicit },
