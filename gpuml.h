@@ -10827,9 +10827,10 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     }
     /* channel vectors: the weights read from shared memory (the kernel's default: fewer registers);
        the register bound: 3 blocks a SM (4 spilled), f16 planes of <= 28 rows
-       at 2 channels a thread 5 (96 registers; measured: 80 registers a little faster, but the
-       wider epilogues, bf16 and 64-bit indices spill there) */
-    if (!cfg[4] && vec == 2 && cv->dt == GPUML_F16 && cv->p <= 28 && gpuml__cv_fits32(cv, kp.total)) cfg[4] = 5;
+       at 2 channels a thread 6 (80 registers: c192 @28, 672 blocks, fits one wave at 6 a SM, 18.1
+       us, not at 5, 23.4 us) where that does not spill (sm_90, 32-bit indices, no gelu), else 5 */
+    if (!cfg[4] && vec == 2 && cv->dt == GPUML_F16 && cv->p <= 28)
+        cfg[4] = gpuml__cv_fits32(cv, kp.total) && ctx->arch >= 90 && cv->act != GPUML_ACT_GELU ? 6 : 5;
     if (cfg[4] >= 1 && cfg[4] <= 8) snprintf(minb, sizeof minb, " -DDW3_MINB=%d", cfg[4]);
     if (cfg[5] == 2 && vec > 1) strcat(minb, " -DDW3_WS=0");
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_VEC=%d -DDW3_QT=%d "
