@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
+#include "bench_timing.h"
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +48,14 @@ static gpuml_status run(job *j)
     }
     return gpuml_conv2d(ctx, j->y, j->x, j->w, &j->d);
 }
+/* n calls, the inputs rotating over the jobs */
+struct rot { job *js; int nj; };
+static void run_rot(void *arg, int n)
+{
+    const struct rot *r = (const struct rot *)arg;
+    int i;
+    for (i = 0; i < n; i++) run(&r->js[i % r->nj]);
+}
 /* seconds per call; inputs rotate over nj jobs (copies of the problem) so that they exceed L2 */
 static double time_it(job *js, int nj, int iters)
 {
@@ -56,23 +65,9 @@ static double time_it(job *js, int nj, int iters)
     gpuml_sync(ctx);
 #ifndef GPUML_NO_CUDA
     if (on_gpu) {
-        /* one window of 'iters' calls estimates the time; then windows of >= 3 ms (so a short kernel is
-           timed over many back-to-back launches, not over the host's first few), median of 3 */
-        double w[3], t;
-        int k, n = iters;
-        for (k = -1; k < 3; k++) {
-            gpuml__CUevent a, b;
-            gpuml__bench_event(ctx, &a);
-            for (i = 0; i < n; i++) run(&js[i % nj]);
-            gpuml__bench_event(ctx, &b);
-            t = gpuml__bench_elapsed(ctx, a, b) * 1e-3 / n;
-            if (k < 0) { if (t > 0 && 3e-3 / t > n) n = 3e-3 / t > 4000 ? 4000 : (int)(3e-3 / t); }
-            else w[k] = t;
-        }
-        if (w[0] > w[1]) { t = w[0]; w[0] = w[1]; w[1] = t; }
-        if (w[1] > w[2]) { t = w[1]; w[1] = w[2]; w[2] = t; }
-        if (w[0] > w[1]) { t = w[0]; w[0] = w[1]; w[1] = t; }
-        return w[1];
+        struct rot r;
+        r.js = js; r.nj = nj;
+        return bench_gpu_seconds(ctx, run_rot, &r, iters);
     }
 #endif
     {

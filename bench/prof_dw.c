@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
+#include "bench_timing.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,26 +22,23 @@ static gpuml_status run(job *j)
 {
     return j->copy ? gpuml_copy(ctx, j->y, j->x) : gpuml_conv2d(ctx, j->y, j->x, j->w, &j->d);
 }
-/* seconds per call: events around back-to-back calls (>= 3 ms windows), median of 3 */
+/* n calls, the inputs rotating over the jobs */
+struct rot { job *js; int nj; };
+static void run_rot(void *arg, int n)
+{
+    const struct rot *r = (const struct rot *)arg;
+    int i;
+    for (i = 0; i < n; i++) run(&r->js[i % r->nj]);
+}
+/* seconds per call (bench/bench_timing.h), after a warm-up */
 static double time_it(job *js, int nj)
 {
-    double w[3], t;
-    int i, k, n = 50;
+    struct rot r;
+    int i;
     for (i = 0; i < 2 * nj; i++)
         if (run(&js[i % nj]) != GPUML_SUCCESS) { printf("error: %s\n", gpuml_last_error(ctx)); return -1; }
-    for (k = -1; k < 3; k++) {
-        gpuml__CUevent a, b;
-        gpuml__bench_event(ctx, &a);
-        for (i = 0; i < n; i++) run(&js[i % nj]);
-        gpuml__bench_event(ctx, &b);
-        t = gpuml__bench_elapsed(ctx, a, b) * 1e-3 / n;
-        if (k < 0) { if (t > 0 && 3e-3 / t > n) n = 3e-3 / t > 4000 ? 4000 : (int)(3e-3 / t); }
-        else w[k] = t;
-    }
-    if (w[0] > w[1]) { t = w[0]; w[0] = w[1]; w[1] = t; }
-    if (w[1] > w[2]) { t = w[1]; w[1] = w[2]; w[2] = t; }
-    if (w[0] > w[1]) { t = w[0]; w[0] = w[1]; w[1] = t; }
-    return w[1];
+    r.js = js; r.nj = nj;
+    return bench_gpu_seconds(ctx, run_rot, &r, 50);
 }
 static gpuml_tensor *rnd(gpuml_dtype dt, int ndim, const int64_t *s, uint64_t seed)
 {
