@@ -11087,7 +11087,9 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *
     gpuml_tensor *tmp, a, b, c;
     gpuml_status st;
     int64_t rows = cv->n * cv->p * cv->q, da[2], sa[2], db[2], sb[2], dc[2], sc[2];
-    if (cv->r == 1 && cv->s == 1 && !cv->pt && !cv->pl && cv->groups == 1 && cv->layout == GPUML_LAYOUT_NCHW && gpuml__is_contig(cv->x)) {
+    if (cv->r != 1 || cv->s != 1 || cv->pt || cv->pl || cv->groups != 1 || !gpuml__is_contig(cv->x))
+        return GPUML_ERROR_NOT_SUPPORTED;
+    if (cv->layout == GPUML_LAYOUT_NCHW) {
         gpuml_conv2d_desc d;
         gpuml_tensor wv;
         int64_t wd[4], wsd[4], shape[4];
@@ -11112,9 +11114,7 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *
         gpuml_tensor_free(tmp);   /* stream-ordered */
         return st;
     }
-    if (cv->r != 1 || cv->s != 1 || cv->pt || cv->pl || cv->groups != 1 || cv->layout != GPUML_LAYOUT_NHWC ||
-        !gpuml__is_contig(cv->x) || !gpuml__is_contig(cv->y))
-        return GPUML_ERROR_NOT_SUPPORTED;
+    if (!gpuml__is_contig(cv->y)) return GPUML_ERROR_NOT_SUPPORTED;   /* NHWC: dy read as a [rows][k] matrix */
     gpuml__cv_bwd_calls[0]++;
     dc[0] = rows; dc[1] = cv->c;
     tmp = gpuml__tensor_new(ctx, cv->dt, 2, dc, op);
@@ -11467,6 +11467,19 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_data(gpuml_ctx *ctx, const gpuml__cv *
     return st;
 }
 
+/* dw (cv->wt, any dtype and strides) = src (f32), src seen through the strides st4 of its (k, r,
+   s, c) dims: a view in dw's own dim order (KRSC or KCRS) and one cast-and-copy */
+GPUML__FN gpuml_status gpuml__cv_put_dw(gpuml_ctx *ctx, const gpuml__cv *cv, const gpuml_tensor *src, const int64_t st4[4])
+{
+    static const int perm[2][4] = { { 0, 1, 2, 3 }, { 0, 2, 3, 1 } };
+    int64_t dims[4], strides[4], sh4[4];
+    gpuml_tensor v;
+    int i;
+    sh4[0] = cv->k; sh4[1] = cv->r; sh4[2] = cv->s; sh4[3] = cv->cg;
+    for (i = 0; i < 4; i++) { dims[perm[cv->layout][i]] = sh4[i]; strides[perm[cv->layout][i]] = st4[i]; }
+    v = gpuml__cv_view(src, 4, dims, strides, 0);
+    return gpuml__copy(ctx, (gpuml_tensor *)cv->wt, &v);
+}
 /* backward filter as GEMM: per image n, part[n] = dy[n]^T [kg, pq] @ im2col(x[n]) [pq, ncol] as one
    batched gpuml_matmul over the images of a chunk (a single GEMM over all N*P*Q rows would give
    only kg*ncol outputs to parallelize), then dw (f32 [K][R][S][cg]) = the sum over images
@@ -11532,17 +11545,9 @@ GPUML__FN gpuml_status gpuml__cv_gemm_bwd_filter(gpuml_ctx *ctx, const gpuml__cv
         }
     }
 cast:
-    if (st == GPUML_SUCCESS) {
-        /* acc (k, r, s, c) contiguous, seen in dw's own dim order */
-        static const int perm[2][4] = { { 0, 1, 2, 3 }, { 0, 2, 3, 1 } };
-        int64_t dims[4], strides[4], st4[4], sh4[4];
-        gpuml_tensor v;
-        int i;
-        sh4[0] = cv->k; sh4[1] = cv->r; sh4[2] = cv->s; sh4[3] = cv->cg;
-        st4[0] = cv->ncol; st4[1] = cv->s * cv->cg; st4[2] = cv->cg; st4[3] = 1;
-        for (i = 0; i < 4; i++) { dims[perm[cv->layout][i]] = sh4[i]; strides[perm[cv->layout][i]] = st4[i]; }
-        v = gpuml__cv_view(acc, 4, dims, strides, 0);
-        st = gpuml__copy(ctx, (gpuml_tensor *)cv->wt, &v);
+    if (st == GPUML_SUCCESS) {   /* acc (k, r, s, c) contiguous */
+        const int64_t st4[4] = { cv->ncol, cv->s * cv->cg, cv->cg, 1 };
+        st = gpuml__cv_put_dw(ctx, cv, acc, st4);
     }
     gpuml_tensor_free(sum);
     gpuml_tensor_free(part);
@@ -11730,12 +11735,10 @@ GPUML__FN int gpuml__cv_bwf_conv_wanted(gpuml_ctx *ctx, const gpuml__cv *cv)
 }
 GPUML__FN gpuml_status gpuml__cv_bwf_conv(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
-    static const int perm[2][4] = { { 0, 1, 2, 3 }, { 0, 2, 3, 1 } };
     gpuml__cv t;
-    gpuml_tensor *out, v;
+    gpuml_tensor *out;
     gpuml_status st;
-    int64_t shape[4], dims[4], strides[4], sh4[4], st4[4], pb, pr;
-    int i;
+    int64_t shape[4], pb, pr;
     if (cv->p > INT32_MAX || cv->q > INT32_MAX || cv->r > INT32_MAX || cv->s > INT32_MAX) return GPUML_ERROR_NOT_SUPPORTED;
     /* bottom / right padding for exactly R (S) outputs: the original conv may leave the last rows
        unread (then < 0: the swapped conv reads no row past its R-th window either way) */
@@ -11770,14 +11773,10 @@ GPUML__FN gpuml_status gpuml__cv_bwf_conv(gpuml_ctx *ctx, const gpuml__cv *cv, c
     if (!out) return ctx->status;
     t.y = out;
     st = gpuml__cv_tf32(ctx, &t, cv->tf32 ? 1 : 2, -1, 0, op);
-    if (st == GPUML_SUCCESS) {
+    if (st == GPUML_SUCCESS) {   /* out [c][k][r][s] (groups 1: cg = c) */
+        const int64_t st4[4] = { cv->r * cv->s, cv->s, 1, cv->k * cv->r * cv->s };
         gpuml__cv_bwd_calls[3]++;
-        /* out [c][k][r][s] seen in dw's own dim order */
-        sh4[0] = cv->k; sh4[1] = cv->r; sh4[2] = cv->s; sh4[3] = cv->c;
-        st4[0] = cv->r * cv->s; st4[1] = cv->s; st4[2] = 1; st4[3] = cv->k * cv->r * cv->s;
-        for (i = 0; i < 4; i++) { dims[perm[cv->layout][i]] = sh4[i]; strides[perm[cv->layout][i]] = st4[i]; }
-        v = gpuml__cv_view(out, 4, dims, strides, 0);
-        st = gpuml__copy(ctx, (gpuml_tensor *)cv->wt, &v);
+        st = gpuml__cv_put_dw(ctx, cv, out, st4);
     }
     gpuml_tensor_free(out);   /* stream-ordered */
     return st;
