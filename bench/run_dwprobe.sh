@@ -1,7 +1,9 @@
 #!/bin/bash
 # Depthwise 3x3 probe, one device call: test_conv's depthwise tests (split over processes), then
 # each MobileNetV2 layer next to a copy of the same bytes (bench/prof_dw.c), the previous code
-# (.old/: gpuml.h and kernels.cu.inc of an earlier commit, carried) as chosen and with its register
+# (.old/: gpuml.h and kernels.cu.inc of an earlier commit, carried -- mkdir -p .old/bench; git show
+# REV:gpuml.h > .old/gpuml.h; git show REV:kernels.cu.inc > .old/kernels.cu.inc; cp bench/prof_dw.c
+# bench/bench_timing.h .old/bench/; echo /.old/ >> .git/info/exclude) as chosen and with its register
 # kernel, and gpuml_conv_dw3 configurations (GPUML_CONV_DW3_CFG=vec,tp,qt,pf,minb,ws).  Logs in $OUT.
 cd "$(dirname "$0")/.." || exit 1
 export GPUML_CACHE_DIR=$PWD/build/cache
