@@ -10801,9 +10801,13 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     /* channel vectors: bands of up to 16 rows (planes of <= 28 rows: 1 or 2 bands, one block wave or
        less, fastest by 10-25% over shorter bands) */
     if (vec > 1) tp = 16;
-    if (vec > 1 && gpuml__getenv("GPUML_CONV_DW3_WAVE")) {
-        /* A/B: as many bands as fill one wave of blocks (blocks a SM: ~4 for 4-wide vectors at
-           ~128 registers, 6 for f16 small planes, else 5), each band as tall as that leaves */
+    /* f16 planes of <= 28 rows at 2 channels a thread (6 blocks a SM below, sm_90): as many bands as
+       fill one wave of blocks, each as tall as that leaves (c384 @14: 2 bands of 7, 10.4-10.6 us
+       against 12.4-12.5 for one; the other small planes unchanged).  Elsewhere measured slower (c32
+       @112 f16 42.4 vs 32.7 us, f32 c960 @7 17.0 vs 12.5); GPUML_CONV_DW3_WAVE=1 takes it for every
+       channel-vector conv (A/B; blocks a SM assumed ~4 for 4-wide vectors at ~128 registers, else 5) */
+    if (vec > 1 && ((vec == 2 && cv->dt == GPUML_F16 && cv->p <= 28 && ctx->arch >= 90 && cv->act != GPUML_ACT_GELU && !cfg[4]) ||
+                    gpuml__getenv("GPUML_CONV_DW3_WAVE"))) {
         int64_t cvb0 = ncv <= 32 ? ncv : 32, bpb = (cv->n * nqt + 128 / cvb0 - 1) / (128 / cvb0) * ((ncv + cvb0 - 1) / cvb0);
         int64_t cap = (int64_t)GPUML__MAX(ctx->sm_count, 1) * (vec >= 4 ? 4 : cv->dt == GPUML_F16 && cv->p <= 28 ? 6 : 5);
         int64_t nb = GPUML__MAX((int64_t)1, cap / GPUML__MAX(bpb, (int64_t)1));
