@@ -10808,6 +10808,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
        channel-vector conv (A/B; blocks a SM assumed ~4 for 4-wide vectors at ~128 registers, else 5) */
     if (vec > 1 && ((vec == 2 && cv->dt == GPUML_F16 && cv->p <= 28 && ctx->arch >= 90 && cv->act != GPUML_ACT_GELU && !cfg[4]) ||
                     gpuml__getenv("GPUML_CONV_DW3_WAVE"))) {
+        /* (blocks a band: the channel-vector chunk taken as 32 wide, as below where 32 divides the count) */
         int64_t cvb0 = ncv <= 32 ? ncv : 32, bpb = (cv->n * nqt + 128 / cvb0 - 1) / (128 / cvb0) * ((ncv + cvb0 - 1) / cvb0);
         int64_t cap = (int64_t)GPUML__MAX(ctx->sm_count, 1) * (vec >= 4 ? 4 : cv->dt == GPUML_F16 && cv->p <= 28 ? 6 : 5);
         int64_t nb = GPUML__MAX((int64_t)1, cap / GPUML__MAX(bpb, (int64_t)1));
