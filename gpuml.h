@@ -10746,7 +10746,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     gpuml__CUfunction fn;
     unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};   /* the kernel's launch bound */
     void *args[1];
-    int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, tp, qt, pf, ntile, nqt, ncv = 1, cvb = 1, per, want, i;
+    int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], vec = 0, tp, qt, pf, ntile, nqt, ncv = 1, cvb = 1, i;
     const char *env = gpuml__getenv("GPUML_CONV_DW");
     int mode = gpuml__cv_dw3_mode, cfg[6];
     char minb[40] = "";
@@ -10792,15 +10792,15 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     if (pf == 2 && cv->sh == 2) pf = 3;
     nqt = (cv->q + qt - 1) / qt;
     /* tile height: a thread walks down tp output rows (its set-up -- weights, indices -- paid once;
-       3 (stride 1) or 2 (stride 2) rows of accumulators live whatever tp), as tall as leaves ~3
-       waves of 128-thread blocks at 4 per SM (the 2-row tiles of the first version: issue-bound
-       on their set-up), bands evened out over P */
-    per = (vec > 1 ? ncv : cv->c) * nqt * cv->n;   /* threads per band of output rows */
-    want = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 512 * 3;
-    tp = GPUML__MIN(GPUML__MAX((int64_t)1, per * cv->p / GPUML__MAX(want, 1)), (int64_t)16);
-    /* channel vectors: bands of up to 16 rows (planes of <= 28 rows: 1 or 2 bands, one block wave or
-       less, fastest by 10-25% over shorter bands) */
+       3 (stride 1) or 2 (stride 2) rows of accumulators live whatever tp), bands evened out over P.
+       Channel vectors: bands of up to 16 rows (planes of <= 28 rows: 1 or 2 bands, one block wave or
+       less, fastest by 10-25% over shorter bands).  NCHW: as tall as leaves ~3 waves of 128-thread
+       blocks at 4 per SM (the 2-row tiles of the first version: issue-bound on their set-up). */
     if (vec > 1) tp = 16;
+    else {
+        const int64_t per = cv->c * nqt * cv->n, want = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 512 * 3;   /* threads a band */
+        tp = GPUML__MIN(GPUML__MAX((int64_t)1, per * cv->p / want), (int64_t)16);
+    }
     /* f16 planes of <= 28 rows at 2 channels a thread (6 blocks a SM below, sm_90): as many bands as
        fill one wave of blocks, each as tall as that leaves (c384 @14: 2 bands of 7, 10.4-10.6 us
        against 12.4-12.5 for one; the other small planes unchanged).  Elsewhere measured slower (c32
