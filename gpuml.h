@@ -10888,23 +10888,26 @@ GPUML__FN gpuml_status gpuml__cv_krsc(gpuml_ctx *ctx, const gpuml__cv *cv, const
 #define GPUML__CV_GPU_COL ((int64_t)64 << 20)
 #endif
 
-/* f32 NCHW 1x1 stride-1 unpadded conv with groups 1 on CUDA cores (gpuml_conv_1x1s in
-   kernels/conv.cu: per image y[n] = w @ x[n], 64 x 256 tiles, bias / act / residual fused);
+/* f32 NCHW 1x1 stride-1 unpadded conv with groups 1, x read as it is (gpuml_conv_1x1s in
+   kernels/conv.cu: per image y[n] = w @ x[n], bias / act / residual fused).  mode 1: CUDA cores
+   (f32 FMA, 64 x 256 tiles); 2: tf32 tensor cores (mma.sync, sm_80+; allow_tf32), its ring depth
+   and pixel tile from gpuml__cv_1x1s_cfg (0: the rule below; GPUML_CONV_1X1S_CFG=stages,pixels).
    NOT_SUPPORTED (no message) where its layout preconditions do not hold */
-GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+static int gpuml__cv_1x1s_cfg[2];
+GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, int mode, const char *op)
 {
     gpuml__conv_params kp;
     gpuml__CUfunction fn;
-    char opts[200];
-    unsigned grid[3], block[3] = {256, 1, 1};
+    char opts[240];
+    unsigned grid[3], block[3] = {256, 1, 1}, smem = 0;
     void *args[1];
     int64_t pq = cv->p * cv->q;
     const int64_t *st[3];
     const gpuml_tensor *t[3];
-    int i;
+    int i, stages = 4, tn = 256;
     if (cv->dt != GPUML_F32 || cv->layout != GPUML_LAYOUT_NCHW || cv->groups != 1 || cv->r != 1 || cv->s != 1 || cv->sh != 1 ||
         cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || pq > INT32_MAX || cv->k > INT32_MAX || cv->c > INT32_MAX ||
-        cv->n > 65535 || (cv->k + 63) / 64 > 65535)
+        cv->n > 65535 || (cv->k + 63) / 64 > 65535 || mode < 1 || mode > 2 || (mode == 2 && ctx->arch < 80))
         return GPUML_ERROR_NOT_SUPPORTED;
     /* x, y, res: the pixels of one (n, c) row contiguous, rows 16-byte aligned */
     t[0] = cv->x; t[1] = cv->y; t[2] = cv->res; st[0] = cv->xs; st[1] = cv->ys; st[2] = cv->rs;
@@ -10914,13 +10917,23 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const
             return GPUML_ERROR_NOT_SUPPORTED;
     }
     gpuml__cv_kparams(cv, &kp);
-    snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1",
-             cv->act, cv->bias != NULL, cv->res != NULL);
+    snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=%d",
+             cv->act, cv->bias != NULL, cv->res != NULL, mode);
+    if (mode == 2) {
+        const char *env = gpuml__getenv("GPUML_CONV_1X1S_CFG");
+        int cfg[2];
+        cfg[0] = gpuml__cv_1x1s_cfg[0]; cfg[1] = gpuml__cv_1x1s_cfg[1];
+        if (env && !cfg[0]) sscanf(env, "%d,%d", &cfg[0], &cfg[1]);
+        if (cfg[0] >= 2 && cfg[0] <= 8) stages = cfg[0];
+        if (cfg[1] == 128 || cfg[1] == 256) tn = cfg[1];
+        smem = (unsigned)(stages * (64 * 20 + 16 * (tn + 8)) * 4);
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DC1T_ST=%d -DC1T_TN=%d", stages, tn);
+    }
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_1x1s", &fn));
     if (cv->n == 0 || pq == 0 || cv->k == 0) return GPUML_SUCCESS;
-    grid[0] = (unsigned)((pq + 255) / 256); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)cv->n;
+    grid[0] = (unsigned)((pq + tn - 1) / tn); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)cv->n;
     args[0] = &kp;
-    return gpuml__launch(ctx, fn, grid, block, 0, args, op);
+    return gpuml__launch(ctx, fn, grid, block, smem, args, op);
 }
 
 /* forward as GEMM for outputs whose q dim has unit stride (NCHW): y[n] = w_g [kg, ncol] @ col[n]
@@ -11817,17 +11830,25 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     int tc_3x = ctx->arch == 90 && !gpuml__cv_f32_old() ? (cv->layout == GPUML_LAYOUT_NCHW ? cv->r * cv->s > 1 || cv->k > 128 || cv->n * cv->p * cv->q < 16384
                                                                    : cv->r * cv->s > 1)
                                 : cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048);
-    /* f32 NCHW 1x1 (stride 1, unpadded) with few output channels (K <= 128, C <= 512) or C * K <=
-       16384 on CUDA cores, where the 3xTF32 split copies of x cost more than the products save
-       (H100, batch 32, us, this kernel vs 3xTF32 / GEMM: 64->64 @56 39.9 vs 88, 256->64 121.5 vs
-       239, 256->128 207 vs 300, 512->128 @28 118 vs 173, 64->256 119 vs 171; 3xTF32 wins 128->512
-       @28 92 vs 125 and the larger-C layers: bench/NOTES_conv.md);
+    /* f32 NCHW 1x1 (stride 1, unpadded) with x read as it is (gpuml__cv_1x1s), no layout pass.
+       allow_tf32 (sm_80+): the tf32 mma.sync form where C * K <= 65536, where reading x once
+       beats the NCHW -> NHWC pass + wgmma implicit GEMM (H100, batch 32, us, this vs that: 64->64
+       @56 28.3 vs 48.2, 64->256 @56 64.7 vs 96.6, 256->64 @56 59.6 vs 126, 256->128 @56 80.8 vs
+       143, 128->512 @28 50.7 vs 58.7, 512->128 @28 43.7 vs 68.0; 512->256 @28 83 vs 82, and the
+       larger C * K layers lose: 1024->256 @14 52 vs 45; bench/NOTES_conv.md).
+       f32: few output channels (K <= 128, C <= 512) or C * K <= 16384 on CUDA cores, where the
+       3xTF32 split copies of x cost more than the products save (H100, batch 32, us, this kernel
+       vs 3xTF32: 64->64 @56 34.8 vs 87.8, 64->256 100.5 vs 171, 256->64 104 vs 240, 256->128 177
+       vs 337, 512->128 @28 103 vs 174; even at 128->512 @28 (91 vs 91) and 512->256 @28 (169 vs
+       168); 3xTF32 wins the larger-C layers, 1024->256 @14 93 vs 107: bench/NOTES_conv.md).
        GPUML_CONV_1X1S=off skips it, =on takes it for every such conv */
-    if (kind == 0 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && !cv->tf32 && cv->layout == GPUML_LAYOUT_NCHW) {
+    if (kind == 0 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && cv->layout == GPUML_LAYOUT_NCHW) {
         const char *env = gpuml__getenv("GPUML_CONV_1X1S");
         int mode = env && strcmp(env, "off") == 0 ? -1 : env && strcmp(env, "on") == 0 ? 1 : 0;
-        if (mode > 0 || (mode == 0 && ((cv->k <= 128 && cv->c <= 512) || cv->c * cv->k <= 16384))) {
-            gpuml_status st = gpuml__cv_1x1s(ctx, cv, op);
+        int take = mode > 0 || (mode == 0 && (cv->tf32 ? ctx->arch >= 80 && cv->c * cv->k <= 65536
+                                                      : (cv->k <= 128 && cv->c <= 512) || cv->c * cv->k <= 16384));
+        if (take) {
+            gpuml_status st = gpuml__cv_1x1s(ctx, cv, cv->tf32 ? 2 : 1, op);
             if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
             gpuml_clear_error(ctx);
         }
@@ -12122,6 +12143,8 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=2 -DC1T_ST=4 -DC1T_TN=256" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=2 -DC1T_ST=3 -DC1T_TN=128" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" }, \

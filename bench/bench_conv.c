@@ -174,7 +174,10 @@ int main(int argc, char **argv)
                 /* BENCH_CONV_F16=1: the f16 NHWC rows only (epilogue A/B runs) */
                 const int nv = getenv("BENCH_CONV_F16") && atoi(getenv("BENCH_CONV_F16")) ? 1
                              : getenv("BENCH_CONV_AB") && atoi(getenv("BENCH_CONV_AB")) ? 14 : 3;
-                for (v = 0; v < nv; v++) {
+                /* BENCH_CONV_1X1=1: the stride-1 1x1 layers' f32 NCHW rows only (A/B runs) */
+                const int only1 = getenv("BENCH_CONV_1X1") && atoi(getenv("BENCH_CONV_1X1"));
+                if (only1 && (R50[l][3] != 1 || R50[l][4] != 1)) continue;
+                for (v = only1 ? 1 : 0; v < (only1 ? 3 : nv); v++) {
                     job js[2];
                     const int *L = R50[l];
                     int nchw = v != 0 && (v < 8 || v == 13), tf = v == 2 || v == 4 || v == 9 || v == 11 || v == 13, old = v == 3 || v == 4 || v == 10 || v == 11;

@@ -4,6 +4,7 @@ in gpuml's fused epilogue (cuDNN runs them as separate ops unless it fuses).  f3
 with torch.backends.cudnn.allow_tf32 = False (true f32), then again with tf32 allowed.
 Usage: python3 bench/conv_torch.py [filter]"""
 import sys
+import os
 import torch
 import torch.nn.functional as F
 
@@ -89,7 +90,11 @@ if want("resnet"):
         variants = ((torch.float32, "f32 NCHW" + (" tf32" if tf32 else ""), False),) + \
             (((torch.float16, "f16 NHWC", True),) if not tf32 else ())
         for c, h, k, r, s, p in R50:
+            if os.environ.get("BENCH_CONV_1X1", "0") != "0" and (r != 1 or s != 1):
+                continue   # the stride-1 1x1 layers' f32 NCHW rows only (A/B runs)
             for dt, name, nhwc in variants:
+                if os.environ.get("BENCH_CONV_1X1", "0") != "0" and nhwc:
+                    continue
                 js = jobs(32, c, h, k, r, s, p, 1, dt, nhwc, 2)
                 # the convolution alone: gpuml's rows include a fused bias + ReLU, PyTorch would
                 # add an unfused bias and ReLU pass (timed before 2026-11-22, it inflated the

@@ -1241,7 +1241,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params 
     }
 }
 
-#if defined(CONV_1X1) && CONV_1X1 && CONV_DT == 0
+#if defined(CONV_1X1) && CONV_1X1 == 1 && CONV_DT == 0
 /* f32 NCHW 1x1 stride-1 unpadded conv, groups 1, on CUDA cores: per image y[n] (K x PQ) =
    w (K x C) @ x[n] (C x PQ).  A 64 x 256 block tile (output channels x pixels), 16 channels of C
    a step; a thread owns 8 output channels x 8 pixels (two float4 of each, 32 channels / 128
@@ -1265,8 +1265,9 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
     const float *Wt = (const float *)p.wt;
     /* this thread's outputs: channels tm + {0..3, 32..35}, pixels tn + {0..3, 128..131} */
     const int tm = ((warp >> 2) * 4 + (lane >> 3)) * 4, tn = ((warp & 3) * 8 + (lane & 7)) * 4;
-    /* loaders: w row am, channels aq * 4 + 0..3; x rows bk + 4h (h < 4), pixels bn..bn + 3 */
-    const int am = tid & 63, aq = tid >> 6, bn = (tid & 63) * 4, bk = tid >> 6;
+    /* loaders: w row am, channels aq * 4 + 0..3 (a warp: 8 rows, 64 bytes each; a row a lane, as
+       before, cost 32 lines a load); x rows bk + 4h (h < 4), pixels bn..bn + 3 */
+    const int am = tid >> 2, aq = tid & 3, bn = (tid & 63) * 4, bk = tid >> 6;
     const bool arow = m0 + am < M, bcol = n0 + bn < PQ;
     const float *wrow = Wt + (gpuml__i64)(arow ? m0 + am : 0) * p.wk;
     float ra[4];
@@ -1345,5 +1346,172 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
             *(float4 *)(Y + (gpuml__i64)m * p.yk + pix) = v;
         }
     }
+}
+#endif
+
+#if defined(CONV_1X1) && CONV_1X1 == 2 && CONV_DT == 0
+/* The same conv (y[n] = w @ x[n] per image, f32 NCHW 1x1 stride 1 unpadded, groups 1) on the
+   tensor cores for allow_tf32: mma.sync m16n8k8 tf32, operands rounded to tf32 (cvt.rna).  x is
+   read in NCHW as it is, with no layout pass: the wgmma kernel needs both tf32 operands K-major,
+   which NCHW x is not; mma.sync takes its fragments from registers, loaded here element by element
+   from a [c][pixel] tile.  A block: 64 output channels x C1T_TN pixels (256 or 128), 16 channels a
+   step, a ring of C1T_ST steps in dynamic shared memory filled by cp.async (x: 16-byte chunks of
+   the pixel rows; w: [k][c] tiles, a thread 4 channels of one row, one 16-byte copy where w's
+   channels are contiguous and aligned, else four 4-byte ones -- a row a lane, 32 rows a warp, cost
+   ~5x), one barrier a step.  8 warps: 256 pixels as 2 (channels) x 4 (pixels) warps of 32 x 64
+   (2 x 8 mma tiles); 128 pixels as 4 x 2 of 16 x 64 (1 x 8).  Rows padded (20 and C1T_TN + 8
+   floats) so that a warp's fragment reads (w: rows g, columns t; x: rows t, 8 consecutive
+   columns) hit 32 distinct banks.  Same host preconditions, grid (x: pixels / C1T_TN) and block
+   as gpuml_conv_1x1s; dynamic shared memory C1T_ST * (64 * 20 + 16 * (C1T_TN + 8)) floats; sm_80+. */
+#ifndef C1T_ST
+#define C1T_ST 4
+#endif
+#ifndef C1T_TN
+#define C1T_TN 256
+#endif
+/* f32 -> tf32 operand bits, round to nearest, ties away.  (Measured, H100: adding half a tf32 ulp
+   to finite values' bits instead runs at the same speed; passing the bits as they are, truncated by
+   the mma, 0-11% faster -- not taken: truncation doubles the error bound.) */
+static __device__ __forceinline__ gpuml__u32 gpuml__c1t_rna(float v)
+{
+    gpuml__u32 r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+    return r;
+}
+/* 4 bytes global -> shared, asynchronously (zero-filled where bytes is 0) */
+static __device__ __forceinline__ void gpuml__c1t_cp4(float *dst, const float *src, int bytes)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"
+                 :: "r"((gpuml__u32)__cvta_generic_to_shared(dst)), "l"(src), "r"(bytes) : "memory");
+#else
+    *dst = bytes ? __ldg(src) : 0.0f;
+#endif
+}
+static __device__ __forceinline__ void gpuml__c1t_mma(float (&d)[4], const gpuml__u32 (&a)[4], gpuml__u32 b0, gpuml__u32 b1)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    (void)d; (void)a; (void)b0; (void)b1;
+    __trap();   /* the host takes this kernel on sm_80+ only */
+#endif
+}
+template <int CP>
+static __device__ __forceinline__ void gpuml__c1t_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" :: "n"(CP) : "memory");
+#endif
+}
+extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv_params p)
+{
+    constexpr int TN = C1T_TN, ST = C1T_ST;
+    static_assert(TN == 256 || TN == 128, "pixel tile");
+    static_assert(ST >= 2, "stages");
+    constexpr int AP = 20, BP = TN + 8;               /* padded row lengths (floats) */
+    constexpr int A_SZ = 64 * AP, B_SZ = 16 * BP;     /* floats a stage */
+    constexpr int BR = 1024 / TN;                     /* x tile rows a loader pass (16-byte chunks) */
+    constexpr int WI = TN == 256 ? 2 : 1, WJ = 8;     /* m16 / n8 tiles a warp */
+    constexpr int NW = TN / (8 * WJ);                 /* warps along the pixels */
+    extern __shared__ __align__(16) float gpuml__c1t_smem[];
+    float *const As = gpuml__c1t_smem, *const Bs = gpuml__c1t_smem + ST * A_SZ;   /* [st][k][c], [st][c][pixel] */
+    const int tid = (int)threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
+    const int m0 = (int)blockIdx.y * 64, n0 = (int)blockIdx.x * TN;
+    const int PQ = (int)(p.p * p.q), M = (int)p.k, C = (int)p.c, KT = (C + 15) / 16;
+    const float *X = (const float *)p.x + (gpuml__i64)blockIdx.z * p.xn;
+    const float *Wt = (const float *)p.wt;
+    const int wm = (warp / NW) * (16 * WI), wn = (warp % NW) * (8 * WJ);   /* this warp's corner */
+    /* loaders: w row am, channels aq * 4 + 0..3; x rows bk + BR h (h < 16 / BR), pixels bn..bn + 3 */
+    const int am = tid >> 2, aq = tid & 3, bn = (tid % (TN / 4)) * 4, bk = tid / (TN / 4);
+    const bool arow = m0 + am < M, bcol = n0 + bn < PQ;
+    const float *wrow = Wt + (gpuml__i64)(arow ? m0 + am : 0) * p.wk;
+    const bool wvec = p.wc == 1 && (p.wk & 3) == 0 && ((size_t)Wt & 15) == 0;   /* 16-byte w chunks */
+    float acc[WI][WJ][4];
+#pragma unroll
+    for (int i = 0; i < WI; i++)
+#pragma unroll
+        for (int j = 0; j < WJ; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+    /* step kt's tiles into ring slot kt % ST (one commit group, empty past the last step) */
+    auto load = [&](int kt) {
+        if (kt < KT) {
+            float *a = As + (kt % ST) * A_SZ + am * AP + aq * 4, *b = Bs + (kt % ST) * B_SZ;
+            const int c0 = kt * 16 + aq * 4;
+            if (wvec) {
+                const int nb = arow && c0 < C ? 4 * min(4, C - c0) : 0;
+                gpuml__dw3s_cp(a, nb ? wrow + c0 : Wt, nb);
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const bool ok = arow && c0 + j < C;
+                    gpuml__c1t_cp4(a + j, ok ? wrow + (gpuml__i64)(c0 + j) * p.wc : Wt, ok ? 4 : 0);
+                }
+            }
+#pragma unroll
+            for (int h = 0; h < 16 / BR; h++) {
+                const int c = kt * 16 + bk + BR * h;
+                const bool ok = bcol && c < C;
+                gpuml__dw3s_cp(b + (bk + BR * h) * BP + bn, ok ? X + (gpuml__i64)c * p.xc + n0 + bn : X, ok ? 16 : 0);
+            }
+        }
+        gpuml__dw3s_commit();
+    };
+#pragma unroll
+    for (int s = 0; s < ST - 1; s++) load(s);
+    for (int kt = 0; kt < KT; kt++) {
+        gpuml__c1t_wait<ST - 2>();   /* this thread's copies of step kt have landed */
+        __syncthreads();             /* everyone's; the slot of step kt - 1 is free */
+        load(kt + ST - 1);
+        const float *sa = As + (kt % ST) * A_SZ, *sb = Bs + (kt % ST) * B_SZ;
+#pragma unroll
+        for (int ks = 0; ks < 16; ks += 8) {
+            const float *a0 = sa + (wm + g) * AP + ks + t4, *a1 = a0 + 4;   /* rows g (+ 8, + 16 i), columns t, t + 4 */
+            const float *b0 = sb + (ks + t4) * BP + wn + g, *b1 = b0 + 4 * BP;
+            gpuml__u32 af[WI][4];
+#pragma unroll
+            for (int i = 0; i < WI; i++) {
+                af[i][0] = gpuml__c1t_rna(a0[16 * i * AP]); af[i][1] = gpuml__c1t_rna(a0[(16 * i + 8) * AP]);
+                af[i][2] = gpuml__c1t_rna(a1[16 * i * AP]); af[i][3] = gpuml__c1t_rna(a1[(16 * i + 8) * AP]);
+            }
+#pragma unroll
+            for (int j = 0; j < WJ; j++) {
+                const gpuml__u32 x0 = gpuml__c1t_rna(b0[8 * j]), x1 = gpuml__c1t_rna(b1[8 * j]);
+#pragma unroll
+                for (int i = 0; i < WI; i++) gpuml__c1t_mma(acc[i][j], af[i], x0, x1);
+            }
+        }
+    }
+    float *Y = (float *)p.y + (gpuml__i64)blockIdx.z * p.yn;
+#if CONV_RES
+    const float *R = (const float *)p.res + (gpuml__i64)blockIdx.z * p.rn;
+#endif
+#pragma unroll
+    for (int i = 0; i < WI; i++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int m = m0 + wm + 16 * i + g + 8 * h;
+            if (m >= M) continue;
+#if CONV_BIAS
+            const float bias = p.bias[m];
+#else
+            const float bias = 0.0f;
+#endif
+#pragma unroll
+            for (int j = 0; j < WJ; j++) {
+                const int pix = n0 + wn + 8 * j + 2 * t4;
+                if (pix >= PQ) continue;
+                float2 v = make_float2(gpuml__conv_act(acc[i][j][2 * h] + bias), gpuml__conv_act(acc[i][j][2 * h + 1] + bias));
+#if CONV_RES
+                const float2 r = *(const float2 *)(R + (gpuml__i64)m * p.rk + pix);
+                v.x += r.x; v.y += r.y;
+#endif
+                *(float2 *)(Y + (gpuml__i64)m * p.yk + pix) = v;
+            }
+        }
 }
 #endif

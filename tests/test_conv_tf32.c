@@ -90,7 +90,7 @@ static void fill(float *v, long long n, int same_sign)
    3xTF32, 3 3xTF32 in the tensor cores' accumulators, 4 3xTF32 split in registers; | 16 on the
    wgmma kernel, | 32 on the mma.sync one) with tile configuration cfg / splits. */
 typedef struct how { gpuml_conv_path path; int mode, cfg, splits; } how;
-#define GPUML__TEST_1X1S 99   /* mode: gpuml__cv_1x1s (f32 NCHW 1x1 on CUDA cores) instead */
+#define GPUML__TEST_1X1S 99   /* mode: gpuml__cv_1x1s (f32 NCHW 1x1, x as it is; cfg: its form 1-3) instead */
 
 /* Runs t on ctx; returns the max error / (sum|terms| + |bias|) over the checked outputs (all, or
    `samples` random ones), -1 where the run failed (recorded), -2 where it was declined.
@@ -151,7 +151,7 @@ static double run_one(gpuml_ctx *ctx, tcase t, how hw, int same_sign, int sample
     if (hw.mode) {
         gpuml__cv cv;
         st = gpuml__cv_setup(ctx, "test", 0, X, W, Y, &d, &cv);
-        if (st == GPUML_SUCCESS) st = hw.mode == GPUML__TEST_1X1S ? gpuml__cv_1x1s(ctx, &cv, "test") : gpuml__cv_tf32(ctx, &cv, hw.mode, hw.cfg, hw.splits, "test");
+        if (st == GPUML_SUCCESS) st = hw.mode == GPUML__TEST_1X1S ? gpuml__cv_1x1s(ctx, &cv, hw.cfg, "test") : gpuml__cv_tf32(ctx, &cv, hw.mode, hw.cfg, hw.splits, "test");
     } else {
         st = gpuml_conv2d(ctx, Y, X, W, &d);
     }
@@ -374,39 +374,61 @@ static void every_cfg_wgmma(void)
     CHECK(ran == GPUML__CW_NCFG * 3 * 2 * 3 - 18, "%d runs", ran);   /* mode 2 declined on 3 configurations */
 }
 
-/* f32 NCHW 1x1 stride-1 convs on CUDA cores (gpuml_conv_1x1s): K and C off the 64 / 16 tile
-   steps, pixel counts off the 128-pixel tile (4 to 1008), batches, every epilogue, against the
-   float64 reference (outputs poisoned); AUTO takes it for small C * K; it declines pixel counts
-   that are not a multiple of 4, strides, padding and NHWC */
+/* f32 NCHW 1x1 stride-1 convs with x read as it is (gpuml_conv_1x1s), in each of its forms
+   (cfg: 1 CUDA cores, 2 tf32 mma.sync with its default ring / pixel tile, 3 and 4 the tf32 form
+   with 2 stages x 128 pixels and 6 x 256): K and C off the 64 / 16 tile steps, pixel counts off
+   the 128- and 256-pixel tiles (4 to 1008), a C shorter than the ring, batches, every epilogue, against the float64
+   reference (outputs poisoned); AUTO takes it for small C * K in f32 and for tf32; Inf / NaN
+   inputs give the reference's non-finite outputs; it declines pixel counts that are not a
+   multiple of 4, strides, padding and NHWC */
 static void simt_1x1(void)
 {
     static const int S[][5] = {   /* n c h w k */
         { 2, 64, 8, 16, 64 }, { 3, 37, 9, 12, 70 }, { 1, 16, 1, 4, 1 }, { 2, 200, 28, 36, 130 }, { 1, 5, 3, 4, 9 },
-        { 4, 128, 14, 14, 256 },
+        { 4, 128, 14, 14, 256 }, { 2, 33, 20, 26, 129 },
     };
-    int i, ran = 0;
+    int i, m, ran = 0, modes = gpu_ok() ? 4 : 1;
     NEED_GPU();
-    for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {
-        tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
-        how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1S, -1, 0 }, aut = { GPUML_CONV_AUTO, 0, -1, 0 };
-        double e;
-        t.act = i % 4; t.bias = i % 2 == 0; t.res = i % 3 == 1;
-        e = run_one(tu_gpu, t, hw, i == 3, 0, 0, 1e-5);
-        CHECK(e >= 0, "case %d: %s", i, e == -2 ? "declined" : "failed");
-        e = run_one(tu_gpu, t, aut, 0, 0, 0, 1e-5);   /* AUTO (this kernel where C * K <= 65536) */
-        CHECK(e >= 0, "case %d AUTO", i);
-        ran++;
-    }
+    for (m = 1; m <= modes; m++)
+        for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {
+            tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
+            how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1S, m > 2 ? 2 : m, 0 }, aut = { GPUML_CONV_AUTO, 0, -1, 0 };
+            double e;
+            t.act = (i + m) % 4; t.bias = (i + m) % 2 == 0; t.res = (i + m) % 3 == 1;
+            gpuml__cv_1x1s_cfg[0] = m == 3 ? 2 : m == 4 ? 6 : 0;
+            gpuml__cv_1x1s_cfg[1] = m == 3 ? 128 : m == 4 ? 256 : 0;
+            e = run_one(tu_gpu, t, hw, i == 3, 0, 0, tol_for(m >= 2));
+            CHECK(e >= 0, "mode %d case %d: %s", m, i, e == -2 ? "declined" : "failed");
+            if (m == 2) {   /* allow_tf32: AUTO takes the tf32 form */
+                t.tf32 = 1;
+                e = run_one(tu_gpu, t, aut, 0, 0, 0, tol_for(1));
+                CHECK(e >= 0, "case %d AUTO tf32", i);
+            } else if (m == 1) {
+                e = run_one(tu_gpu, t, aut, 0, 0, 0, 1e-5);   /* AUTO (this kernel where C * K is small) */
+                CHECK(e >= 0, "case %d AUTO", i);
+            }
+            if (i == 1) {   /* Inf and NaN in x, -Inf in w (no activation: exact classes checked) */
+                t.act = GPUML_ACT_NONE;
+                e = run_one(tu_gpu, t, hw, 0, 0, 1, tol_for(m >= 2));
+                CHECK(e >= 0, "mode %d specials", m);
+            }
+            gpuml__cv_1x1s_cfg[0] = gpuml__cv_1x1s_cfg[1] = 0;
+            ran++;
+        }
     {   /* declined: 7 x 5 pixels, stride 2, padding, NHWC */
         tcase d[4];
-        how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1S, -1, 0 };
+        how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1S, 1, 0 };
         d[0] = tc(1, 8, 7, 5, 8, 1, 1, 1, 0, 1, 0);
         d[1] = tc(1, 8, 8, 8, 8, 1, 1, 2, 0, 1, 0);
         d[2] = tc(1, 8, 8, 8, 8, 1, 1, 1, 1, 1, 0);
         d[3] = tc(1, 8, 8, 8, 8, 1, 1, 1, 0, 0, 0);
-        for (i = 0; i < 4; i++) CHECK(run_one(tu_gpu, d[i], hw, 0, 0, 0, 1e-5) == -2, "decline %d", i);
+        for (m = 1; m <= modes; m++)
+            for (i = 0; i < 4; i++) {
+                hw.cfg = m > 2 ? 2 : m;
+                CHECK(run_one(tu_gpu, d[i], hw, 0, 0, 0, 1e-5) == -2, "mode %d decline %d", m, i);
+            }
     }
-    printf("    %d shapes\n", ran);
+    printf("    %d shapes x forms\n", ran);
 }
 
 /* grouped convs fall back under AUTO (and are right); the forced path refuses them, and f32 on
