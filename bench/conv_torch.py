@@ -107,6 +107,21 @@ if want("resnet"):
                       flush=True)
                 del js, fns
 
+if len(sys.argv) > 1 and sys.argv[1] == "bwf1x1":   # only when asked for by name (A/B runs)
+    for c, h, k, r, s, p in R50:
+        if r != 1 or s != 1:
+            continue
+        for tf32 in (False, True):
+            torch.backends.cudnn.allow_tf32 = tf32
+            js = jobs(32, c, h, k, r, s, p, 1, torch.float32, False, 2)
+            dys = [torch.empty(32, k, h, h, device=dev, dtype=torch.float32).uniform_(-1, 1) for _ in js]
+            ff = [lambda x=x, w=w, d=d: torch.nn.grad.conv2d_weight(x, w.shape, d, s, p) for (x, w, _), d in zip(js, dys)]
+            t = time_it(ff, 10)
+            flop = 2.0 * 32 * h * h * k * c
+            print("torch  bwd_filter %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s" % ("f32 NCHW tf32" if tf32 else "f32 NCHW", c, h, k, r, s,
+                  t * 1e6, flop / t * 1e-12), flush=True)
+            del js, dys, ff
+
 if want("bwd"):
     torch.backends.cudnn.allow_tf32 = False
     for c, h, k, r, s, p in ((64, 56, 64, 3, 1, 1), (256, 14, 256, 3, 1, 1), (256, 56, 64, 1, 1, 0),
