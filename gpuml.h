@@ -10936,6 +10936,60 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, int m
     return gpuml__launch(ctx, fn, grid, block, smem, args, op);
 }
 
+/* tf32 backward filter of a 1x1 stride-1 unpadded f32 conv (groups 1) with x's and dy's pixels
+   contiguous (NCHW), read as they are (gpuml_conv_bwf1x1 in kernels/conv.cu: 64 x 128 output
+   tiles, each over a run of the N * ceil(PQ / 32) pixel steps, partial sums per run), then the runs
+   summed into dw (gpuml_reduce; deterministic).  sm_80+, allow_tf32.  gpuml__cv_bwf1x1_on: tests /
+   A/B, 1 takes it wherever it can run, -1 never (GPUML_CONV_BWF1X1=on / off likewise).
+   NOT_SUPPORTED (no message) where its preconditions do not hold */
+static int gpuml__cv_bwf1x1_on;
+static long gpuml__cv_bwf1x1_calls;
+GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml__conv_params kp;
+    gpuml__CUfunction fn;
+    gpuml_tensor *part, dwv;
+    gpuml_status st;
+    unsigned grid[3], block[3] = {256, 1, 1}, smem;
+    void *args[1];
+    int64_t pq = cv->p * cv->q, spi = (pq + 31) / 32, steps, tiles, runs, per, shape[3], dd[2], ds[2];
+    int axis0 = 0, stages = 4;
+    if (cv->dt != GPUML_F32 || !cv->tf32 || ctx->arch < 80 || cv->groups != 1 || cv->r != 1 || cv->s != 1 || cv->sh != 1 ||
+        cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || pq > INT32_MAX || cv->k > INT32_MAX || cv->c > INT32_MAX ||
+        (cv->k + 63) / 64 > 65535 || cv->wt->dtype != GPUML_F32 ||
+        cv->xs[2] != 1 || (cv->xs[1] != cv->w && cv->h != 1) || cv->ys[2] != 1 || (cv->ys[1] != cv->q && cv->p != 1) ||
+        cv->xs[0] % 4 || cv->xs[3] % 4 || cv->ys[0] % 4 || cv->ys[3] % 4 ||
+        !gpuml__aligned16(gpuml__dptr(cv->x)) || !gpuml__aligned16(gpuml__dptr(cv->y)))
+        return GPUML_ERROR_NOT_SUPPORTED;
+    steps = cv->n * spi;
+    tiles = ((cv->c + 127) / 128) * ((cv->k + 63) / 64);
+    /* about two blocks an SM in all, each over at least 4 steps */
+    runs = GPUML__MAX((int64_t)1, GPUML__MIN((2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) + tiles - 1) / tiles, steps / 4));
+    runs = GPUML__MIN(runs, (int64_t)65535);
+    per = (steps + runs - 1) / GPUML__MAX(runs, (int64_t)1);
+    runs = steps ? (steps + per - 1) / per : 1;
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=4",
+                             "gpuml_conv_bwf1x1", &fn));
+    shape[0] = runs; shape[1] = cv->k; shape[2] = cv->c;
+    part = gpuml__tensor_new(ctx, GPUML_F32, 3, shape, op);
+    if (!part) return ctx->status;
+    gpuml__cv_kparams(cv, &kp);
+    kp.col = gpuml__dptr(part); kp.total = steps; kp.n0 = per;
+    grid[0] = (unsigned)((cv->c + 127) / 128); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)runs;
+    smem = (unsigned)(stages * (64 + 128) * 36 * 4);
+    args[0] = &kp;
+    if (steps == 0) st = gpuml_fill(ctx, part, 0.0);
+    else st = gpuml__launch(ctx, fn, grid, block, smem, args, op);
+    if (st == GPUML_SUCCESS) {   /* dw[k][c] (its own strides, KCRS or KRSC) = the sum over the runs */
+        dd[0] = cv->k; dd[1] = cv->c; ds[0] = cv->ws[0]; ds[1] = cv->ws[3];
+        dwv = gpuml__cv_view(cv->wt, 2, dd, ds, 0);
+        st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, &dwv, part, &axis0, 1, 0);
+        if (st == GPUML_SUCCESS) gpuml__cv_bwf1x1_calls++;
+    }
+    gpuml_tensor_free(part);   /* stream-ordered */
+    return st;
+}
+
 /* forward as GEMM for outputs whose q dim has unit stride (NCHW): y[n] = w_g [kg, ncol] @ col[n]
    [ncol, pq] with the transposed im2col (or x itself for 1x1 stride-1 unpadded), an NN GEMM
    with rows of y contiguous; bias, act and residual follow in one pass (the GEMM's epilogue adds
@@ -11902,6 +11956,21 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
         gpuml_clear_error(ctx);
     }
+    /* AUTO tf32 backward filter of a 1x1 stride-1 NCHW conv: x and dy read as they are
+       (gpuml__cv_bwf1x1) where C <= 512; the swapped-conv route transposes both first (H100,
+       batch 32, us, this vs that: 64->64 @56 37.4 vs 88.3, 64->256 80.2 vs 163, 256->64 69.6 vs
+       159, 256->128 90.7 vs 190, 128->512 @28 55.2 vs 93.1, 512->128 56.9 vs 92.8, 512->256 108 vs
+       110, 256->1024 @14 72.9 vs 128; C = 1024 loses: 1024->256 @14 72.2 vs 68.0, 1024->512 120 vs
+       83: bench/NOTES_conv.md) */
+    if (kind == 2 && path == GPUML_CONV_AUTO && cv->tf32 && cv->dt == GPUML_F32) {
+        const char *env = gpuml__getenv("GPUML_CONV_BWF1X1");
+        int on = gpuml__cv_bwf1x1_on ? gpuml__cv_bwf1x1_on : env && strcmp(env, "on") == 0 ? 1 : env && strcmp(env, "off") == 0 ? -1 : 0;
+        if (on > 0 || (on == 0 && cv->c <= 512)) {
+            gpuml_status st = gpuml__cv_bwf1x1(ctx, cv, op);
+            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+            gpuml_clear_error(ctx);
+        }
+    }
     /* AUTO backward filter in f32 on Hopper: the forward conv of x's and dy's channel planes */
     if (kind == 2 && path == GPUML_CONV_AUTO && gpuml__cv_bwf_conv_wanted(ctx, cv)) {
         gpuml_status st = gpuml__cv_bwf_conv(ctx, cv, op);
@@ -12145,6 +12214,7 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=2 -DC1T_ST=4 -DC1T_TN=256" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=2 -DC1T_ST=3 -DC1T_TN=128" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=4" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" }, \

@@ -1369,6 +1369,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
 #ifndef C1T_TN
 #define C1T_TN 256
 #endif
+#endif
+#if ((defined(CONV_1X1) && CONV_1X1 == 2) || (defined(CONV_BWF1X1) && CONV_BWF1X1)) && CONV_DT == 0
 /* f32 -> tf32 operand bits, round to nearest, ties away.  (Measured, H100: adding half a tf32 ulp
    to finite values' bits instead runs at the same speed; passing the bits as they are, truncated by
    the mma, 0-11% faster -- not taken: truncation doubles the error bound.) */
@@ -1407,6 +1409,8 @@ static __device__ __forceinline__ void gpuml__c1t_wait()
     asm volatile("cp.async.wait_group %0;\n" :: "n"(CP) : "memory");
 #endif
 }
+#endif
+#if defined(CONV_1X1) && CONV_1X1 == 2 && CONV_DT == 0
 extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv_params p)
 {
     constexpr int TN = C1T_TN, ST = C1T_ST;
@@ -1511,6 +1515,109 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
                 v.x += r.x; v.y += r.y;
 #endif
                 *(float2 *)(Y + (gpuml__i64)m * p.yk + pix) = v;
+            }
+        }
+}
+#endif
+
+#if defined(CONV_BWF1X1) && CONV_BWF1X1 && CONV_DT == 0
+/* tf32 backward filter of a 1x1 stride-1 unpadded conv with groups 1 whose x and dy have their
+   pixels contiguous (NCHW): dw[k][c] = the sum over n and pixels of dy[n][k][pix] * x[n][c][pix],
+   a GEMM whose two operands are both pixel-major -- what mma.sync m16n8k8 (row.col) reads as it
+   is, with no layout pass (the swapped-conv route transposes x and dy first).  A block: 64 k x 128
+   c outputs over a run of the N * ceil(PQ / 32) steps of 32 pixels (grid z: the runs), writing its
+   partial sums to part[z][k][c] (summed by the host's reduction: deterministic); 8 warps of 32 x
+   32 (2 x 4 mma tiles).  A ring of BWF_ST stages of dy (64 x 32) and x (128 x 32) tiles filled by
+   16-byte cp.async (zero past PQ, K, C); rows padded to 36 floats so that fragment reads (rows g,
+   columns t) hit 32 distinct banks; operands rounded to tf32 (cvt.rna).  Host preconditions: PQ %
+   4 == 0; x's and dy's pixels contiguous, their n and channel strides multiples of 4, 16-byte
+   aligned.  Params: p.x, p.y (dy), p.col (part), p.total (steps), p.n0 (steps a run); dynamic
+   shared memory BWF_ST * (64 + 128) * 36 floats. */
+#ifndef BWF_ST
+#define BWF_ST 4
+#endif
+extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_bwf1x1(gpuml__conv_params p)
+{
+    constexpr int ST = BWF_ST, RP = 36, A_SZ = 64 * RP, B_SZ = 128 * RP;
+    static_assert(ST >= 2, "stages");
+    extern __shared__ __align__(16) float gpuml__bwf_smem[];
+    float *const As = gpuml__bwf_smem, *const Bs = gpuml__bwf_smem + ST * A_SZ;   /* [st][k][pix], [st][c][pix] */
+    const int tid = (int)threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
+    const int k0 = (int)blockIdx.y * 64, c0 = (int)blockIdx.x * 128;
+    const int PQ = (int)(p.p * p.q), K = (int)p.k, C = (int)p.c, SPI = (PQ + 31) / 32;
+    const gpuml__i64 s0 = (gpuml__i64)blockIdx.z * p.n0, s1 = min(s0 + p.n0, (gpuml__i64)p.total);
+    const int NS = (int)(s1 > s0 ? s1 - s0 : 0);
+    const float *X = (const float *)p.x, *DY = (const float *)p.y;
+    const int wm = (warp >> 2) * 32, wn = (warp & 3) * 32;   /* this warp's corner: k, c */
+    /* loaders: a 16-byte chunk is 4 pixels of one row; dy: rows lr + 32 h (h < 2), x: rows lr + 32 h (h < 4) */
+    const int lr = tid >> 3, lq = (tid & 7) * 4;
+    float acc[2][4][4];
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+    auto load = [&](int it) {
+        if (it < NS) {
+            const gpuml__i64 st = s0 + it;
+            const int n = (int)(st / SPI), pix = (int)(st % SPI) * 32 + lq;
+            float *a = As + (it % ST) * A_SZ, *b = Bs + (it % ST) * B_SZ;
+            const bool pok = pix < PQ;
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int r = lr + 32 * h;
+                const bool ok = pok && k0 + r < K;
+                gpuml__dw3s_cp(a + r * RP + lq, ok ? DY + n * (gpuml__i64)p.yn + (k0 + r) * (gpuml__i64)p.yk + pix : DY, ok ? 16 : 0);
+            }
+#pragma unroll
+            for (int h = 0; h < 4; h++) {
+                const int r = lr + 32 * h;
+                const bool ok = pok && c0 + r < C;
+                gpuml__dw3s_cp(b + r * RP + lq, ok ? X + n * (gpuml__i64)p.xn + (c0 + r) * (gpuml__i64)p.xc + pix : X, ok ? 16 : 0);
+            }
+        }
+        gpuml__dw3s_commit();
+    };
+#pragma unroll
+    for (int s = 0; s < ST - 1; s++) load(s);
+    for (int it = 0; it < NS; it++) {
+        gpuml__c1t_wait<ST - 2>();
+        __syncthreads();
+        load(it + ST - 1);
+        const float *sa = As + (it % ST) * A_SZ + (wm + g) * RP + t4, *sb = Bs + (it % ST) * B_SZ + (wn + g) * RP + t4;
+#pragma unroll
+        for (int ks = 0; ks < 32; ks += 8) {
+            gpuml__u32 af[2][4], bf[4][2];
+#pragma unroll
+            for (int i = 0; i < 2; i++) {
+                const float *a = sa + 16 * i * RP + ks;
+                af[i][0] = gpuml__c1t_rna(a[0]); af[i][1] = gpuml__c1t_rna(a[8 * RP]);
+                af[i][2] = gpuml__c1t_rna(a[4]); af[i][3] = gpuml__c1t_rna(a[8 * RP + 4]);
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const float *b = sb + 8 * j * RP + ks;
+                bf[j][0] = gpuml__c1t_rna(b[0]); bf[j][1] = gpuml__c1t_rna(b[4]);
+            }
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) gpuml__c1t_mma(acc[i][j], af[i], bf[j][0], bf[j][1]);
+        }
+    }
+    float *part = (float *)p.col + (gpuml__i64)blockIdx.z * K * C;
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int k = k0 + wm + 16 * i + g + 8 * h;
+            if (k >= K) continue;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int c = c0 + wn + 8 * j + 2 * t4;
+                if (c < C) part[(gpuml__i64)k * C + c] = acc[i][j][2 * h];
+                if (c + 1 < C) part[(gpuml__i64)k * C + c + 1] = acc[i][j][2 * h + 1];
             }
         }
 }

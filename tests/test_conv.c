@@ -509,6 +509,35 @@ static void test_bwf_conv(void)
     }
     gpuml__cv_bwf_conv_on = 0;
 }
+/* the tf32 1x1 stride-1 backward filter reading NCHW x and dy as they are (gpuml_conv_bwf1x1):
+   odd N / C / K / H / W with pixel counts a multiple of 4, several k and c tiles, one run and many,
+   a layer-sized case (sampled); the route must run for NCHW and decline NHWC and 35-pixel images
+   (whose answers come from the other routes, checked the same way) */
+static void test_bwf_1x1_tf32(void)
+{
+    static const int L[][5] = {   /* n, c, h, w, k */
+        { 3, 17, 9, 4, 11 }, { 2, 130, 5, 12, 72 }, { 5, 8, 2, 2, 9 }, { 1, 200, 16, 16, 300 }, { 4, 256, 14, 14, 128 },
+        { 32, 64, 28, 28, 64 }, { 2, 16, 5, 7, 24 },
+    };
+    int l, lay;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) < 80) SKIP("tf32 tensor cores need sm_80+ (device sm_%d)", gpuml_device_arch(tu_gpu));
+    gpuml__cv_bwf1x1_on = 1;
+    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+        for (lay = 0; lay < 2; lay++) {
+            const int v[15] = { L[l][0], L[l][1], L[l][2], L[l][3], L[l][4], 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 };
+            cv_case c = bwf_case(v, lay);
+            long before = gpuml__cv_bwf1x1_calls;
+            int want = lay == GPUML_LAYOUT_NCHW && L[l][2] * L[l][3] % 4 == 0;
+            CHECK(cv_out(&c), "case %d has no output", l);
+            bwd_tf32 = 1;
+            run_bwd(tu_gpu, "gpu-bwf-1x1-tf32", &c, GPUML_CONV_AUTO, l == 5 ? 3 : 1);
+            bwd_tf32 = 0;
+            CHECK((gpuml__cv_bwf1x1_calls > before) == want, "case %d layout %d: the 1x1 tf32 backward filter ran %ld times (want %s)",
+                  l, lay, gpuml__cv_bwf1x1_calls - before, want ? "> 0" : "0");
+        }
+    gpuml__cv_bwf1x1_on = 0;
+}
 /* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
    widths (partial q-blocks), strides 1 and 2, a dilated 5x5, with the full epilogue */
 static void test_depthwise(void)
@@ -1071,7 +1100,7 @@ int main(int argc, char **argv)
         { "fuzz_backward", test_fuzz_backward },
         { "backward_layers", test_backward_layers },
         { "bwf_sm90", test_bwf_sm90 },
-        { "bwf_conv", test_bwf_conv },
+        { "bwf_conv", test_bwf_conv }, { "bwf_1x1_tf32", test_bwf_1x1_tf32 },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
         { "depthwise3x3_cfg", test_depthwise3x3_cfg },
