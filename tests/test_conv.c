@@ -485,6 +485,7 @@ static void test_bwf_conv(void)
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the f32 backward filter as a forward conv is taken on sm_90 only (device sm_%d)", gpuml_device_arch(tu_gpu));
     gpuml__cv_bwf_conv_on = 1;
+    gpuml__cv_bwf1x1_on = -1;   /* the tf32 1x1 cases here are this route's, not gpuml_conv_bwf1x1's */
     for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
         for (lay = 0; lay < 2; lay++)
             for (tf = 0; tf < 2; tf++) {
@@ -508,6 +509,7 @@ static void test_bwf_conv(void)
         CHECK(gpuml__cv_bwd_calls[3] == before, "case %d: the forward-conv backward filter ran while switched off", l);
     }
     gpuml__cv_bwf_conv_on = 0;
+    gpuml__cv_bwf1x1_on = 0;
 }
 /* the tf32 1x1 stride-1 backward filter reading NCHW x and dy as they are (gpuml_conv_bwf1x1):
    odd N / C / K / H / W with pixel counts a multiple of 4, several k and c tiles, one run and many,
