@@ -10961,6 +10961,7 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
         cv->xs[0] % 4 || cv->xs[3] % 4 || cv->ys[0] % 4 || cv->ys[3] % 4 ||
         !gpuml__aligned16(gpuml__dptr(cv->x)) || !gpuml__aligned16(gpuml__dptr(cv->y)))
         return GPUML_ERROR_NOT_SUPPORTED;
+    if (cv->k == 0 || cv->c == 0) return GPUML_SUCCESS;   /* dw is empty */
     steps = cv->n * spi;
     tiles = ((cv->c + 127) / 128) * ((cv->k + 63) / 64);
     /* about two blocks an SM in all, each over at least 4 steps */
