@@ -10891,7 +10891,8 @@ GPUML__FN gpuml_status gpuml__cv_krsc(gpuml_ctx *ctx, const gpuml__cv *cv, const
 /* f32 NCHW 1x1 stride-1 unpadded conv with groups 1, x read as it is (gpuml_conv_1x1s in
    kernels/conv.cu: per image y[n] = w @ x[n], bias / act / residual fused).  mode 1: CUDA cores
    (f32 FMA, 64 x 256 tiles); 2: tf32 tensor cores (mma.sync, sm_80+; allow_tf32), its ring depth
-   and pixel tile from gpuml__cv_1x1s_cfg (0: the rule below; GPUML_CONV_1X1S_CFG=stages,pixels).
+   and pixel tile from gpuml__cv_1x1s_cfg or GPUML_CONV_1X1S_CFG=stages,pixels (0: 4 x 256, the
+   H100's best; fewer stages where the device's shared memory per block is smaller).
    NOT_SUPPORTED (no message) where its layout preconditions do not hold */
 static int gpuml__cv_1x1s_cfg[2];
 GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, int mode, const char *op)
@@ -10926,7 +10927,9 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, int m
         if (env && !cfg[0]) sscanf(env, "%d,%d", &cfg[0], &cfg[1]);
         if (cfg[0] >= 2 && cfg[0] <= 8) stages = cfg[0];
         if (cfg[1] == 128 || cfg[1] == 256) tn = cfg[1];
+        while (stages > 2 && stages * (64 * 20 + 16 * (tn + 8)) * 4 > ctx->smem_optin) stages--;
         smem = (unsigned)(stages * (64 * 20 + 16 * (tn + 8)) * 4);
+        if ((int)smem > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
         snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DC1T_ST=%d -DC1T_TN=%d", stages, tn);
     }
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_1x1s", &fn));
@@ -10954,6 +10957,7 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
     void *args[1];
     int64_t pq = cv->p * cv->q, spi = (pq + 31) / 32, steps, tiles, runs, per, shape[3], dd[2], ds[2];
     int axis0 = 0, stages = 4;
+    char opts[160];
     if (cv->dt != GPUML_F32 || !cv->tf32 || ctx->arch < 80 || cv->groups != 1 || cv->r != 1 || cv->s != 1 || cv->sh != 1 ||
         cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || pq > INT32_MAX || cv->k > INT32_MAX || cv->c > INT32_MAX ||
         (cv->k + 63) / 64 > 65535 || cv->wt->dtype != GPUML_F32 ||
@@ -10969,8 +10973,11 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
     runs = GPUML__MIN(runs, (int64_t)65535);
     per = (steps + runs - 1) / GPUML__MAX(runs, (int64_t)1);
     runs = steps ? (steps + per - 1) / per : 1;
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=4",
-                             "gpuml_conv_bwf1x1", &fn));
+    /* 4 stages (110 KB) where the device allows it (sm_86 / sm_89 give a block 99 KB: 3) */
+    while (stages > 2 && stages * (64 + 128) * 36 * 4 > ctx->smem_optin) stages--;
+    if (stages * (64 + 128) * 36 * 4 > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
+    snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=%d", stages);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_bwf1x1", &fn));
     shape[0] = runs; shape[1] = cv->k; shape[2] = cv->c;
     part = gpuml__tensor_new(ctx, GPUML_F32, 3, shape, op);
     if (!part) return ctx->status;
@@ -12216,6 +12223,7 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=2 -DC1T_ST=4 -DC1T_TN=256" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=2 -DC1T_ST=3 -DC1T_TN=128" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=4" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=3" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" }, \
