@@ -10922,13 +10922,14 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, int m
              cv->act, cv->bias != NULL, cv->res != NULL, mode);
     if (mode == 2) {
         const char *env = gpuml__getenv("GPUML_CONV_1X1S_CFG");
-        int cfg[2];
+        int cfg[2], stage_bytes;
         cfg[0] = gpuml__cv_1x1s_cfg[0]; cfg[1] = gpuml__cv_1x1s_cfg[1];
         if (env && !cfg[0]) sscanf(env, "%d,%d", &cfg[0], &cfg[1]);
         if (cfg[0] >= 2 && cfg[0] <= 8) stages = cfg[0];
         if (cfg[1] == 128 || cfg[1] == 256) tn = cfg[1];
-        while (stages > 2 && stages * (64 * 20 + 16 * (tn + 8)) * 4 > ctx->smem_optin) stages--;
-        smem = (unsigned)(stages * (64 * 20 + 16 * (tn + 8)) * 4);
+        stage_bytes = (64 * 20 + 16 * (tn + 8)) * 4;   /* a w tile and an x tile, padded rows */
+        while (stages > 2 && stages * stage_bytes > ctx->smem_optin) stages--;
+        smem = (unsigned)(stages * stage_bytes);
         if ((int)smem > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
         snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DC1T_ST=%d -DC1T_TN=%d", stages, tn);
     }
@@ -10957,6 +10958,7 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
     void *args[1];
     int64_t pq = cv->p * cv->q, spi = (pq + 31) / 32, steps, tiles, runs, per, shape[3], dd[2], ds[2];
     int axis0 = 0, stages = 4;
+    const int stage_bytes = (64 + 128) * 36 * 4;   /* a dy tile and an x tile, rows of 36 floats */
     char opts[160];
     if (cv->dt != GPUML_F32 || !cv->tf32 || ctx->arch < 80 || cv->groups != 1 || cv->r != 1 || cv->s != 1 || cv->sh != 1 ||
         cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || pq > INT32_MAX || cv->k > INT32_MAX || cv->c > INT32_MAX ||
@@ -10966,16 +10968,19 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
         !gpuml__aligned16(gpuml__dptr(cv->x)) || !gpuml__aligned16(gpuml__dptr(cv->y)))
         return GPUML_ERROR_NOT_SUPPORTED;
     if (cv->k == 0 || cv->c == 0) return GPUML_SUCCESS;   /* dw is empty */
+    dd[0] = cv->k; dd[1] = cv->c; ds[0] = cv->ws[0]; ds[1] = cv->ws[3];
+    dwv = gpuml__cv_view(cv->wt, 2, dd, ds, 0);   /* dw[k][c] in its own strides (KCRS or KRSC) */
     steps = cv->n * spi;
+    if (steps == 0) return gpuml_fill(ctx, &dwv, 0.0);   /* no images or no pixels: dw = 0 */
     tiles = ((cv->c + 127) / 128) * ((cv->k + 63) / 64);
     /* about two blocks an SM in all, each over at least 4 steps */
     runs = GPUML__MAX((int64_t)1, GPUML__MIN((2 * (int64_t)GPUML__MAX(ctx->sm_count, 1) + tiles - 1) / tiles, steps / 4));
     runs = GPUML__MIN(runs, (int64_t)65535);
-    per = (steps + runs - 1) / GPUML__MAX(runs, (int64_t)1);
-    runs = steps ? (steps + per - 1) / per : 1;
+    per = (steps + runs - 1) / runs;
+    runs = (steps + per - 1) / per;
     /* 4 stages (110 KB) where the device allows it (sm_86 / sm_89 give a block 99 KB: 3) */
-    while (stages > 2 && stages * (64 + 128) * 36 * 4 > ctx->smem_optin) stages--;
-    if (stages * (64 + 128) * 36 * 4 > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
+    while (stages > 2 && stages * stage_bytes > ctx->smem_optin) stages--;
+    if (stages * stage_bytes > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
     snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=%d", stages);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_bwf1x1", &fn));
     shape[0] = runs; shape[1] = cv->k; shape[2] = cv->c;
@@ -10984,13 +10989,10 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
     gpuml__cv_kparams(cv, &kp);
     kp.col = gpuml__dptr(part); kp.total = steps; kp.n0 = per;
     grid[0] = (unsigned)((cv->c + 127) / 128); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)runs;
-    smem = (unsigned)(stages * (64 + 128) * 36 * 4);
+    smem = (unsigned)(stages * stage_bytes);
     args[0] = &kp;
-    if (steps == 0) st = gpuml_fill(ctx, part, 0.0);
-    else st = gpuml__launch(ctx, fn, grid, block, smem, args, op);
-    if (st == GPUML_SUCCESS) {   /* dw[k][c] (its own strides, KCRS or KRSC) = the sum over the runs */
-        dd[0] = cv->k; dd[1] = cv->c; ds[0] = cv->ws[0]; ds[1] = cv->ws[3];
-        dwv = gpuml__cv_view(cv->wt, 2, dd, ds, 0);
+    st = gpuml__launch(ctx, fn, grid, block, smem, args, op);
+    if (st == GPUML_SUCCESS) {   /* dw = the sum over the runs */
         st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, &dwv, part, &axis0, 1, 0);
         if (st == GPUML_SUCCESS) gpuml__cv_bwf1x1_calls++;
     }

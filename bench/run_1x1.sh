@@ -49,25 +49,7 @@ CFGS=${CFGS:-"2,256 3,256 6,256 2,128 4,128 6,128"}
 for c in $CFGS; do GPUML_CONV_1X1S_CFG=$c ./build/bench_conv resnet > "$O/b_cfg_${c/,/_}.log" 2>&1; done
 echo "bench: $(( $(date +%s) - T0 )) s"
 timeout "${P_TIMEOUT:-100}" python3 bench/conv_torch.py resnet > "$O/b_torch.log" 2>&1
-python3 - "$O" <<'PY'
-import re, sys
-O = sys.argv[1]
-def rows(f, who):
-    d = {}
-    for line in open(f):
-        m = re.match(r"%s\s+resnet (f32 NCHW(?: tf32)?) (c\d+\s+\d+ k\d+\s+r\d s\d)\s+([\d.]+) us" % who, line)
-        if m: d[(m.group(1), " ".join(m.group(2).split()))] = float(m.group(3))
-    return d
-import glob
-runs = [("default", rows(O + "/b_default.log", "gpuml")), ("off", rows(O + "/b_off.log", "gpuml"))]
-runs += [(f.split("b_cfg_")[1][:-4], rows(f, "gpuml")) for f in sorted(glob.glob(O + "/b_cfg_*.log"))]
-torch = rows(O + "/b_torch.log", "torch")
-print("| layer | variant | " + " | ".join(n for n, _ in runs) + " | cuDNN | default ratio |")
-print("|---|---|" + "---|" * (len(runs) + 2))
-for key in runs[0][1]:
-    t = torch.get(key)
-    vals = " | ".join("%.1f" % r.get(key, float("nan")) for _, r in runs)
-    print("| %s | %s | %s | %s | %s |" % (key[1], key[0], vals, "%.1f" % t if t else "-",
-                                          "%.2f" % (t / runs[0][1][key]) if t else "-"))
-PY
+args="default=$O/b_default.log off=$O/b_off.log"
+for f in "$O"/b_cfg_*.log; do [ -e "$f" ] && c=${f##*/b_cfg_} && args="$args ${c%.log}=$f"; done
+python3 bench/ab_table.py resnet "$O/b_torch.log" $args
 echo "all: $(( $(date +%s) - T0 )) s"

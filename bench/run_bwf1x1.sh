@@ -28,22 +28,5 @@ GPUML_CONV_BWF1X1=off ./build/bench_conv bwf1x1 > "$O/b_off.log" 2>&1
 GPUML_CONV_BWF1X1=on ./build/bench_conv bwf1x1 > "$O/b_on.log" 2>&1
 ./build/bench_conv bwf1x1 > "$O/b_default.log" 2>&1
 timeout 120 python3 bench/conv_torch.py bwf1x1 > "$O/b_torch.log" 2>&1
-python3 - "$O" <<'PY'
-import re, sys
-O = sys.argv[1]
-def rows(f, who):
-    d = {}
-    for line in open(f):
-        m = re.match(r"%s\s+bwd_filter (f32 NCHW(?: tf32)?) (c\d+\s+\d+ k\d+\s+r\d s\d)\s+([\d.]+) us" % who, line)
-        if m: d[(m.group(1), " ".join(m.group(2).split()))] = float(m.group(3))
-    return d
-runs = [("off", rows(O + "/b_off.log", "gpuml")), ("on", rows(O + "/b_on.log", "gpuml")), ("default", rows(O + "/b_default.log", "gpuml"))]
-torch = rows(O + "/b_torch.log", "torch")
-print("| layer | variant | swapped conv us | 1x1 kernel us | default us | cuDNN us | default ratio |")
-print("|---|---|---|---|---|---|---|")
-for key in runs[0][1]:
-    t = torch.get(key)
-    print("| %s | %s | %s | %s | %s |" % (key[1], key[0], " | ".join("%.1f" % r.get(key, float("nan")) for _, r in runs),
-                                        "%.1f" % t if t else "-", "%.2f" % (t / runs[2][1][key]) if t else "-"))
-PY
+python3 bench/ab_table.py bwd_filter "$O/b_torch.log" off="$O/b_off.log" on="$O/b_on.log" default="$O/b_default.log"
 echo "all: $(( $(date +%s) - T0 )) s"

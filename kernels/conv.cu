@@ -1349,6 +1349,30 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
 }
 #endif
 
+#if ((defined(CONV_1X1) && CONV_1X1 == 2) || (defined(CONV_BWF1X1) && CONV_BWF1X1)) && CONV_DT == 0
+/* tf32 mma.sync pieces of the two 1x1 kernels below */
+/* f32 -> tf32 operand bits, round to nearest, ties away.  (Measured, H100: adding half a tf32 ulp
+   to finite values' bits instead runs at the same speed; passing the bits as they are, truncated by
+   the mma, 0-11% faster -- not taken: truncation doubles the error bound.) */
+static __device__ __forceinline__ gpuml__u32 gpuml__c1t_rna(float v)
+{
+    gpuml__u32 r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+    return r;
+}
+static __device__ __forceinline__ void gpuml__c1t_mma(float (&d)[4], const gpuml__u32 (&a)[4], gpuml__u32 b0, gpuml__u32 b1)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    (void)d; (void)a; (void)b0; (void)b1;
+    __trap();   /* the host takes this kernel on sm_80+ only */
+#endif
+}
+#endif
 #if defined(CONV_1X1) && CONV_1X1 == 2 && CONV_DT == 0
 /* The same conv (y[n] = w @ x[n] per image, f32 NCHW 1x1 stride 1 unpadded, groups 1) on the
    tensor cores for allow_tf32: mma.sync m16n8k8 tf32, operands rounded to tf32 (cvt.rna).  x is
@@ -1369,17 +1393,6 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
 #ifndef C1T_TN
 #define C1T_TN 256
 #endif
-#endif
-#if ((defined(CONV_1X1) && CONV_1X1 == 2) || (defined(CONV_BWF1X1) && CONV_BWF1X1)) && CONV_DT == 0
-/* f32 -> tf32 operand bits, round to nearest, ties away.  (Measured, H100: adding half a tf32 ulp
-   to finite values' bits instead runs at the same speed; passing the bits as they are, truncated by
-   the mma, 0-11% faster -- not taken: truncation doubles the error bound.) */
-static __device__ __forceinline__ gpuml__u32 gpuml__c1t_rna(float v)
-{
-    gpuml__u32 r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
-    return r;
-}
 /* 4 bytes global -> shared, asynchronously (zero-filled where bytes is 0) */
 static __device__ __forceinline__ void gpuml__c1t_cp4(float *dst, const float *src, int bytes)
 {
@@ -1390,27 +1403,6 @@ static __device__ __forceinline__ void gpuml__c1t_cp4(float *dst, const float *s
     *dst = bytes ? __ldg(src) : 0.0f;
 #endif
 }
-static __device__ __forceinline__ void gpuml__c1t_mma(float (&d)[4], const gpuml__u32 (&a)[4], gpuml__u32 b0, gpuml__u32 b1)
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#else
-    (void)d; (void)a; (void)b0; (void)b1;
-    __trap();   /* the host takes this kernel on sm_80+ only */
-#endif
-}
-template <int CP>
-static __device__ __forceinline__ void gpuml__c1t_wait()
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" :: "n"(CP) : "memory");
-#endif
-}
-#endif
-#if defined(CONV_1X1) && CONV_1X1 == 2 && CONV_DT == 0
 extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv_params p)
 {
     constexpr int TN = C1T_TN, ST = C1T_ST;
@@ -1468,7 +1460,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
 #pragma unroll
     for (int s = 0; s < ST - 1; s++) load(s);
     for (int kt = 0; kt < KT; kt++) {
-        gpuml__c1t_wait<ST - 2>();   /* this thread's copies of step kt have landed */
+        gpuml__dw3s_wait<ST - 2>();   /* this thread's copies of step kt have landed */
         __syncthreads();             /* everyone's; the slot of step kt - 1 is free */
         load(kt + ST - 1);
         const float *sa = As + (kt % ST) * A_SZ, *sb = Bs + (kt % ST) * B_SZ;
@@ -1582,7 +1574,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_bwf1x1(gpuml__co
 #pragma unroll
     for (int s = 0; s < ST - 1; s++) load(s);
     for (int it = 0; it < NS; it++) {
-        gpuml__c1t_wait<ST - 2>();
+        gpuml__dw3s_wait<ST - 2>();
         __syncthreads();
         load(it + ST - 1);
         const float *sa = As + (it % ST) * A_SZ + (wm + g) * RP + t4, *sb = Bs + (it % ST) * B_SZ + (wn + g) * RP + t4;
