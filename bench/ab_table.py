@@ -1,14 +1,14 @@
-"""A/B table of bench_conv rows (f32 NCHW and f32 NCHW tf32) against conv_torch.py's same rows:
+"""A/B table of bench_conv rows (f32 / f16 / bf16, NCHW / NHWC, tf32) against conv_torch.py's same rows:
 one column of microseconds per gpuml log, cuDNN's, and cuDNN's time over the "default" log's (the
 first log's where none is called that).  Used by bench/run_1x1.sh and bench/run_bwf1x1.sh.
 
-    python3 bench/ab_table.py resnet|bwd_filter TORCH_LOG LABEL=GPUML_LOG ..."""
+    python3 bench/ab_table.py resnet|bwd_filter|bwd_data TORCH_LOG LABEL=GPUML_LOG ..."""
 import re
 import sys
 
 
 def rows(path, who, kind):
-    pat = re.compile(r"%s\s+%s (f32 NCHW(?: tf32)?) (c\d+\s+\d+ k\d+\s+r\d s\d)\s+([\d.]+) us" % (who, kind))
+    pat = re.compile(r"%s\s+%s ((?:f32|f16|bf16) (?:NCHW|NHWC)(?: tf32)?) (c\d+\s+\d+ k\d+\s+r\d s\d)\s+([\d.]+) us" % (who, kind))
     d = {}
     for line in open(path):
         m = pat.match(line)

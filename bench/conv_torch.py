@@ -122,6 +122,26 @@ if len(sys.argv) > 1 and sys.argv[1] == "bwf1x1":   # only when asked for by nam
                   t * 1e6, flop / t * 1e-12), flush=True)
             del js, dys, ff
 
+if len(sys.argv) > 1 and sys.argv[1] == "bwds2":   # only when asked for by name: backward data of the strided 3x3 layers
+    for c, h, k, r, s, p in R50:
+        if r != 3 or s != 2:
+            continue
+        for dt, name, nhwc in ((torch.float32, "f32 NCHW", False), (torch.float16, "f16 NHWC", True),
+                               (torch.float32, "f32 NCHW tf32", False), (torch.float32, "f32 NHWC", True)):
+            torch.backends.cudnn.allow_tf32 = name.endswith("tf32")
+            q = (h + 2 * p - r) // s + 1
+            js = jobs(32, c, h, k, r, s, p, 1, dt, nhwc, 2)
+            dys = [torch.empty(32, k, q, q, device=dev, dtype=dt).uniform_(-1, 1) for _ in js]
+            if nhwc:
+                dys = [d.to(memory_format=torch.channels_last) for d in dys]
+            fd = [lambda x=x, w=w, d=d: torch.nn.grad.conv2d_input(x.shape, w, d, s, p) for (x, w, _), d in zip(js, dys)]
+            t = time_it(fd, 10)
+            flop = 2.0 * 32 * q * q * k * c * r * r
+            print("torch  bwd_data %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s" % (name, c, h, k, r, s, t * 1e6, flop / t * 1e-12),
+                  flush=True)
+            del js, dys, fd
+    torch.backends.cudnn.allow_tf32 = False
+
 if want("bwd"):
     torch.backends.cudnn.allow_tf32 = False
     for c, h, k, r, s, p in ((64, 56, 64, 3, 1, 1), (256, 14, 256, 3, 1, 1), (256, 56, 64, 1, 1, 0),

@@ -1049,6 +1049,40 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_wflip(gpuml__conv_p
     }
 }
 
+/* strided backward data as sh*sw stride-1 convs, one per output phase (a, b) = (h % sh, w % sw):
+   dx[n][h][w][c] = the phase's conv output at (h / sh, w / sw), 0 for a phase no tap reaches
+   ((a + pad_top) % sh >= R or (b + pad_left) % sw >= S).  The outputs lie in p.col one after the
+   other, phase a*sw + b at element offset p.rn / p.rp / p.rq / p.rk (phases 0..3), each a
+   contiguous [N][Hc][Wc][C] (p.order 0) or [N][C][Hc][Wc] (1), Hc = ceil((H - a) / sh).  Items
+   in dx's layout order (p.total = N*H*W*C / VE); dx through p.x and its strides.  VE > 1
+   (gpuml_conv_dxsub_v): items are 16-byte channel vectors (NHWC, unit channel strides, C and the
+   pixel strides in whole vectors, 16-byte aligned: checked by the host). */
+template <typename VT, int VE>
+static __device__ __forceinline__ void gpuml__conv_dxsub(const gpuml__conv_params &p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, ch = (gpuml__ix)p.c / VE;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, h, w, c;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.h, (gpuml__ix)p.w, ch, n, h, w, c);
+        const int a = (int)(h % p.sh), b = (int)(w % p.sw), cls = a * p.sw + b;
+        VT v = VT();
+        if ((a + p.ph) % p.sh < p.r && (b + p.pw) % p.sw < p.s) {
+            const gpuml__ix hc = ((gpuml__ix)p.h - a + p.sh - 1) / p.sh, wc = ((gpuml__ix)p.w - b + p.sw - 1) / p.sw;
+            const gpuml__ix i2 = h / p.sh, j2 = w / p.sw;
+            const gpuml__ix base = (gpuml__ix)(cls == 0 ? p.rn : cls == 1 ? p.rp : cls == 2 ? p.rq : p.rk);
+            const gpuml__ix off = p.order == 0 ? ((n * hc + i2) * wc + j2) * (gpuml__ix)p.c + c * VE
+                                               : ((n * (gpuml__ix)p.c + c) * hc + i2) * wc + j2;
+            v = *(const VT *)((const gpuml__ct *)p.col + base + off);
+        }
+        *(VT *)((gpuml__ct *)p.x + n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * VE * (gpuml__ix)p.xc) = v;
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dxsub(gpuml__conv_params p) { gpuml__conv_dxsub<gpuml__ct, 1>(p); }
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dxsub_v(gpuml__conv_params p)
+{
+    gpuml__conv_dxsub<uint4, 16 / (int)sizeof(gpuml__ct)>(p);
+}
+
 /* dy of group p.g transposed for backward filter on the tensor cores: the GEMM rows
    m = (n - n0, p, q) < p.mrows split into slices of p.ldcol rows; dyt[b][k][l] = dy[m = b *
    ldcol + l][g * kg + k] (zeros past mrows), written to p.col.  A 32 x 32 tile a block through

@@ -364,6 +364,11 @@ static void test_fuzz_backward(void)
                 gpuml__cv_bwd_old = 2;   /* the sliced mma.sync backward filter (Hopper takes one split-K GEMM) */
                 run_bwd(tu_gpu, "gpu-slices", &c, GPUML_CONV_AUTO, 1);
                 gpuml__cv_bwd_old = 0;
+                if (c.sh * c.sw > 1) {   /* strided: the zero-upsampled route, which the phase route replaced */
+                    gpuml__cv_bwd_sub_on = -1;
+                    run_bwd(tu_gpu, "gpu-upsampled", &c, GPUML_CONV_AUTO, 1);
+                    gpuml__cv_bwd_sub_on = 0;
+                }
             }
         }
 }
@@ -388,18 +393,18 @@ static void test_backward_layers(void)
                 c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = L[l][3] / 2; c.dh = c.dw = 1; c.groups = 1;
                 c.dt = FDT[di]; c.layout = lay;
                 cv_out(&c);
-                before[0] = gpuml__cv_bwd_calls[0]; before[1] = gpuml__cv_bwd_calls[1]; before[2] = gpuml__cv_bwd_calls[2];
+                before[0] = gpuml__cv_bwd_calls[0] + gpuml__cv_bwd_sub_calls; before[1] = gpuml__cv_bwd_calls[1]; before[2] = gpuml__cv_bwd_calls[2];
                 run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 7);
                 if (lay == 0 && c.dt != GPUML_F32) {   /* the sliced route at layer sizes too */
                     gpuml__cv_bwd_old = 2;
                     run_bwd(tu_gpu, "gpu-slices", &c, GPUML_CONV_AUTO, 7);
                     gpuml__cv_bwd_old = 0;
                 }
-                /* stride 1: the forward conv; strided 1x1: GEMM (NHWC) or 1x1 forward conv (NCHW) + scatter; other stride 2: the
-                   forward conv of the zero-upsampled dy on sm_80+ */
-                CHECK((gpuml__cv_bwd_calls[0] > before[0]) == (c.sh == 1 || c.r == 1 || gpuml_device_arch(tu_gpu) >= 80),
+                /* stride 1: the forward conv; strided 1x1: GEMM (NHWC) or 1x1 forward conv (NCHW) + scatter; other stride 2: a
+                   forward conv per output phase on sm_80+ */
+                CHECK((gpuml__cv_bwd_calls[0] + gpuml__cv_bwd_sub_calls > before[0]) == (c.sh == 1 || c.r == 1 || gpuml_device_arch(tu_gpu) >= 80),
                       "layer %d dtype %d layout %d: forward-conv backward data ran %ld times",
-                      l, di, lay, gpuml__cv_bwd_calls[0] - before[0]);
+                      l, di, lay, gpuml__cv_bwd_calls[0] + gpuml__cv_bwd_sub_calls - before[0]);
                 if (gpuml_device_arch(tu_gpu) >= 80)   /* the sliced / one-GEMM route or the Hopper implicit GEMM */
                     CHECK((gpuml__cv_bwd_calls[1] + gpuml__cv_bwd_calls[2] > before[1] + before[2]) == (c.dt != GPUML_F32),
                           "layer %d dtype %d layout %d: tensor-core backward filter ran %ld times", l, di, lay,
@@ -539,6 +544,46 @@ static void test_bwf_1x1_tf32(void)
                   l, lay, gpuml__cv_bwf1x1_calls - before, want ? "> 0" : "0");
         }
     gpuml__cv_bwf1x1_on = 0;
+}
+/* strided backward data as one stride-1 forward conv per output phase (gpuml__cv_bwd_data_sub):
+   3x3 / 5x5 / 4x4 / 2x2 windows at stride 2, strides (2, 1) and (1, 2), a window shorter than the
+   stride (phases no tap reaches: zeros), asymmetric padding, groups and depthwise, odd channel
+   counts and sizes, every dtype (f32 also with allow_tf32), both layouts; the route must run
+   (sm_80+) except where a phase would need negative padding (top padding 2 at stride 2: the
+   zero-upsampled route takes it), and that route (forced with the phases off) must agree too */
+static void test_bwd_data_phases(void)
+{
+    static const int L[][15] = {   /* n, c, h, w, k, r, s, sh, sw, pad t, b, l, r, groups, want */
+        { 3, 64, 11, 11, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 }, { 2, 17, 10, 9, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
+        { 2, 8, 9, 12, 6, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1 },     { 1, 12, 13, 11, 7, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1 },
+        { 2, 16, 8, 8, 16, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1 },    { 2, 9, 9, 7, 10, 3, 1, 2, 1, 1, 1, 0, 0, 1, 1 },
+        { 2, 9, 7, 9, 10, 1, 3, 1, 2, 0, 0, 1, 1, 1, 1 },     { 2, 6, 9, 9, 5, 1, 3, 2, 2, 0, 0, 1, 1, 1, 1 },
+        { 2, 8, 10, 10, 8, 3, 3, 2, 2, 2, 2, 2, 2, 1, 0 },    { 1, 8, 12, 12, 8, 3, 3, 2, 2, 0, 1, 0, 1, 1, 1 },
+        { 2, 32, 10, 10, 48, 3, 3, 2, 2, 1, 1, 1, 1, 4, 1 },  { 2, 24, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 24, 1 },
+    };
+    int l, di, lay, off;
+    NEED_GPU();
+    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+        for (di = 0; di < 4; di++)
+            for (lay = 0; lay < 2; lay++)
+                for (off = 0; off < 2; off++) {
+                    cv_case c;
+                    long before = gpuml__cv_bwd_sub_calls;
+                    int want = !off && L[l][14] && gpuml_device_arch(tu_gpu) >= 80;
+                    memset(&c, 0, sizeof c);
+                    c.n = L[l][0]; c.c = L[l][1]; c.h = L[l][2]; c.w = L[l][3]; c.k = L[l][4]; c.r = L[l][5]; c.s = L[l][6];
+                    c.sh = L[l][7]; c.sw = L[l][8]; c.pad[0] = L[l][9]; c.pad[1] = L[l][10]; c.pad[2] = L[l][11]; c.pad[3] = L[l][12];
+                    c.groups = L[l][13]; c.dh = c.dw = 1;
+                    c.dt = FDT[di < 3 ? di : 0]; c.layout = lay;
+                    CHECK(cv_out(&c), "case %d has no output", l);
+                    gpuml__cv_bwd_sub_on = off ? -1 : 0;
+                    bwd_tf32 = di == 3;
+                    run_bwd(tu_gpu, off ? "gpu-upsampled" : "gpu-phases", &c, GPUML_CONV_AUTO, 1);
+                    bwd_tf32 = 0;
+                    gpuml__cv_bwd_sub_on = 0;
+                    CHECK((gpuml__cv_bwd_sub_calls > before) == want, "case %d dtype %d layout %d off %d: the phase route ran %ld times (want %s)",
+                          l, di, lay, off, gpuml__cv_bwd_sub_calls - before, want ? "> 0" : "0");
+                }
 }
 /* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
    widths (partial q-blocks), strides 1 and 2, a dilated 5x5, with the full epilogue */
@@ -1102,7 +1147,7 @@ int main(int argc, char **argv)
         { "fuzz_backward", test_fuzz_backward },
         { "backward_layers", test_backward_layers },
         { "bwf_sm90", test_bwf_sm90 },
-        { "bwf_conv", test_bwf_conv }, { "bwf_1x1_tf32", test_bwf_1x1_tf32 },
+        { "bwf_conv", test_bwf_conv }, { "bwf_1x1_tf32", test_bwf_1x1_tf32 }, { "bwd_data_phases", test_bwd_data_phases },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
         { "depthwise3x3_cfg", test_depthwise3x3_cfg },
