@@ -11227,95 +11227,88 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *
     return st;
 }
 
-/* strided backward data (dilation 1, sh * sw <= 4) as sh * sw stride-1 forward convs, one per
-   output phase (a, b) = (h % sh, w % sw), so that no MAC lands on a zero (the zero-upsampled route
-   below does sh * sw times the MACs).  Phase (a, b) takes the taps r = r0 + sh*j (r0 = (a + pt) %
-   sh), s likewise: dx[sh*i + a] = sum_j dy[i + c0 - j] w[r0 + sh*j], c0 = (a + pt - r0) / sh, a
-   forward conv of dy with those taps flipped (gpuml_conv_wflip over every sh-th tap), top padding
-   R' - 1 - c0 and Hc = ceil((H - a) / sh) output rows.  The phases' outputs go to one buffer and
-   gpuml_conv_dxsub interleaves them into dx (zeros for a phase no tap reaches).  NOT_SUPPORTED (no
-   message) where a phase would need negative padding. */
+/* strided backward data (groups 1, dilation 1, sh * sw <= 4) as ONE stride-1 forward conv of dy
+   with sh * sw * C output channels, then a depth-to-space pass.  Output phase (a, b) = (h % sh,
+   w % sw) of dx takes the taps r = r0 + sh*j (r0 = (a + pt) % sh) and s likewise: dx[sh*i + a] =
+   sum_j dy[i + c0 - j] w[r0 + sh*j], c0 = (a + pt - r0) / sh, a stride-1 conv of dy with those
+   taps flipped and top padding pt'(a) = R' - 1 - c0.  The phases' windows, placed in one window
+   over dy (rows -PT .. RW - 1 - PT around i, PT = max pt'(a)), make one conv whose output channel
+   ph*C + c (ph = a*sw + b) holds phase ph's dx channel c at pixel (i, j) (gpuml_conv_wphase builds
+   its weights, zeros at the taps a phase lacks); gpuml_conv_dxsub moves those channel blocks to
+   their pixels.  MACs: phases x the common window (3x3 stride 2: 4 x 2x2 = 16 taps for 9; the
+   zero-upsampled route, below, does 36), in one GEMM sh*sw times wider than the phases' own.
+   (An Inf / NaN in dy also reaches, as 0 x Inf, the phases whose window holds it without a tap
+   there, as an Inf / NaN weight does the upsampled route's inserted zeros.)  NOT_SUPPORTED (no
+   message) where the common window would need negative padding (padding wider than R - 1). */
 static int gpuml__cv_bwd_sub_on;      /* tests / A/B: -1 never (the zero-upsampled route), 0 chosen */
 static long gpuml__cv_bwd_sub_calls;  /* runs (tests check that the route ran) */
 GPUML__FN gpuml_status gpuml__cv_bwd_data_sub(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     const char *env = gpuml__getenv("GPUML_CONV_BWD_SUB");
     const int nph = cv->sh * cv->sw, nchw = cv->layout == GPUML_LAYOUT_NCHW;
-    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
-    int64_t hc[4], wc[4], rr[4], ss[4], pad[4][4], off[5] = { 0, 0, 0, 0, 0 }, total, shape[4], strides[4], ve = 16 / es;
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], ve = 16 / es;
+    int64_t lo[2] = { INT32_MAX, INT32_MAX }, hi[2] = { INT32_MIN, INT32_MIN }, win[2], pad[4], ho, wo, shape[4], total;
     gpuml__conv_params kp;
-    gpuml_tensor *tmp;
-    gpuml_status st = GPUML_SUCCESS;
-    int ph, vec;
-    if (gpuml__cv_bwd_sub_on < 0 || (env && strcmp(env, "off") == 0) || cv->dh != 1 || cv->dw != 1 || nph > 4 ||
-        cv->pt < 0 || cv->pl < 0 || cv->pb < 0 || cv->pr < 0)
+    gpuml_tensor *wc, *y;
+    gpuml_conv2d_desc d;
+    gpuml_status st;
+    int dim, ph, vec;
+    if (gpuml__cv_bwd_sub_on < 0 || (env && strcmp(env, "off") == 0) || cv->groups != 1 || cv->dh != 1 || cv->dw != 1 || nph > 4 ||
+        cv->pt < 0 || cv->pl < 0 || cv->pb < 0 || cv->pr < 0 || cv->c > INT32_MAX / 4)
         return GPUML_ERROR_NOT_SUPPORTED;
-    off[0] = 0;
-    for (ph = 0; ph < nph; ph++) {
-        const int a = ph / cv->sw, b = ph % cv->sw;
-        const int64_t r0 = (a + cv->pt) % cv->sh, s0 = (b + cv->pl) % cv->sw;
-        hc[ph] = (cv->h - a + cv->sh - 1) / cv->sh; wc[ph] = (cv->w - b + cv->sw - 1) / cv->sw;
-        rr[ph] = r0 < cv->r ? (cv->r - r0 + cv->sh - 1) / cv->sh : 0;
-        ss[ph] = s0 < cv->s ? (cv->s - s0 + cv->sw - 1) / cv->sw : 0;
-        off[ph + 1] = off[ph] + cv->n * hc[ph] * wc[ph] * cv->c;
-        if (!rr[ph] || !ss[ph] || !hc[ph] || !wc[ph]) continue;   /* zeros (gpuml_conv_dxsub) / no pixels */
-        pad[ph][0] = rr[ph] - 1 - (a + cv->pt - r0) / cv->sh;
-        pad[ph][2] = ss[ph] - 1 - (b + cv->pl - s0) / cv->sw;
-        pad[ph][1] = hc[ph] - cv->p - pad[ph][0] + rr[ph] - 1;
-        pad[ph][3] = wc[ph] - cv->q - pad[ph][2] + ss[ph] - 1;
-        if (pad[ph][0] < 0 || pad[ph][1] < 0 || pad[ph][2] < 0 || pad[ph][3] < 0 || pad[ph][1] > INT32_MAX || pad[ph][3] > INT32_MAX)
-            return GPUML_ERROR_NOT_SUPPORTED;
-    }
-    total = off[nph];
-    tmp = gpuml__tensor_new(ctx, cv->dt, 1, &total, op);
-    if (!tmp) return ctx->status;
-    gpuml__cv_bwd_sub_calls++;
-    for (ph = 0; ph < nph && st == GPUML_SUCCESS; ph++) {
-        const int a = ph / cv->sw, b = ph % cv->sw;
-        const int64_t r0 = (a + cv->pt) % cv->sh, s0 = (b + cv->pl) % cv->sw;
-        gpuml_tensor *wf, yv;
-        gpuml_conv2d_desc d;
-        if (!rr[ph] || !ss[ph] || !hc[ph] || !wc[ph]) continue;
-        shape[0] = cv->c;
-        if (nchw) { shape[1] = cv->kg; shape[2] = rr[ph]; shape[3] = ss[ph]; }
-        else { shape[1] = rr[ph]; shape[2] = ss[ph]; shape[3] = cv->kg; }
-        wf = gpuml__tensor_new(ctx, cv->dt, 4, shape, op);
-        if (!wf) { st = ctx->status; break; }
-        /* gpuml_conv_wflip over the phase's taps: R' x S' of them, sh (sw) apart from (r0, s0) */
-        gpuml__cv_kparams(cv, &kp);
-        kp.col = gpuml__dptr(wf); kp.r = rr[ph]; kp.s = ss[ph];
-        kp.wt += (gpuml__CUdeviceptr)((r0 * cv->ws[1] + s0 * cv->ws[2]) * es);
-        kp.wr = cv->ws[1] * cv->sh; kp.ws = cv->ws[2] * cv->sw;
-        kp.total = cv->c * rr[ph] * ss[ph] * cv->kg;
-        st = gpuml__cv_launch(ctx, cv, "gpuml_conv_wflip", &kp, 0, 0, kp.total, op);
-        if (st == GPUML_SUCCESS) {
-            shape[0] = cv->n;
-            if (nchw) { shape[1] = cv->c; shape[2] = hc[ph]; shape[3] = wc[ph]; }
-            else { shape[1] = hc[ph]; shape[2] = wc[ph]; shape[3] = cv->c; }
-            strides[3] = 1; strides[2] = shape[3]; strides[1] = shape[2] * shape[3]; strides[0] = shape[1] * strides[1];
-            yv = gpuml__cv_view(tmp, 4, shape, strides, off[ph]);
-            memset(&d, 0, sizeof d);
-            d.stride[0] = d.stride[1] = 1;
-            d.pad[0] = (int)pad[ph][0]; d.pad[1] = (int)pad[ph][1]; d.pad[2] = (int)pad[ph][2]; d.pad[3] = (int)pad[ph][3];
-            d.dilation[0] = d.dilation[1] = 1;
-            d.groups = cv->groups;
-            d.layout = (gpuml_layout)cv->layout;
-            d.allow_tf32 = cv->tf32;
-            st = gpuml_conv2d(ctx, &yv, cv->y, wf, &d);
+    /* the common window: dy rows lo .. hi around the phase pixel i, over every phase with a tap */
+    for (dim = 0; dim < 2; dim++) {
+        const int st_ = dim ? cv->sw : cv->sh, pd = dim ? cv->pl : cv->pt;
+        const int64_t R = dim ? cv->s : cv->r;
+        for (ph = 0; ph < st_; ph++) {
+            const int64_t r0 = (ph + pd) % st_, rr = r0 < R ? (R - r0 + st_ - 1) / st_ : 0, c0 = (ph + pd - r0) / st_;
+            if (!rr) continue;
+            lo[dim] = GPUML__MIN(lo[dim], c0 - (rr - 1)); hi[dim] = GPUML__MAX(hi[dim], c0);
         }
-        gpuml_tensor_free(wf);   /* stream-ordered */
+        if (lo[dim] > hi[dim]) return GPUML_ERROR_NOT_SUPPORTED;   /* no phase has a tap (cannot happen: r0 = 0 for some phase) */
+        win[dim] = hi[dim] - lo[dim] + 1;
+    }
+    ho = (cv->h + cv->sh - 1) / cv->sh; wo = (cv->w + cv->sw - 1) / cv->sw;
+    pad[0] = -lo[0]; pad[1] = ho - cv->p - pad[0] + win[0] - 1;
+    pad[2] = -lo[1]; pad[3] = wo - cv->q - pad[2] + win[1] - 1;
+    if (pad[0] < 0 || pad[1] < 0 || pad[2] < 0 || pad[3] < 0 || pad[1] > INT32_MAX || pad[3] > INT32_MAX || pad[0] > INT32_MAX || pad[2] > INT32_MAX)
+        return GPUML_ERROR_NOT_SUPPORTED;
+    shape[0] = nph * cv->c;
+    if (nchw) { shape[1] = cv->k; shape[2] = win[0]; shape[3] = win[1]; }
+    else { shape[1] = win[0]; shape[2] = win[1]; shape[3] = cv->k; }
+    wc = gpuml__tensor_new(ctx, cv->dt, 4, shape, op);
+    if (!wc) return ctx->status;
+    shape[0] = cv->n;
+    if (nchw) { shape[1] = nph * cv->c; shape[2] = ho; shape[3] = wo; }
+    else { shape[1] = ho; shape[2] = wo; shape[3] = nph * cv->c; }
+    y = gpuml__tensor_new(ctx, cv->dt, 4, shape, op);
+    if (!y) { gpuml_tensor_free(wc); return ctx->status; }
+    gpuml__cv_bwd_sub_calls++;
+    gpuml__cv_kparams(cv, &kp);
+    kp.col = gpuml__dptr(wc); kp.ldcol = win[0]; kp.mrows = win[1]; kp.n0 = pad[0]; kp.g = pad[2];
+    kp.total = gpuml_tensor_numel(wc);
+    st = gpuml__cv_launch(ctx, cv, "gpuml_conv_wphase", &kp, 0, 0, kp.total, op);
+    if (st == GPUML_SUCCESS) {
+        memset(&d, 0, sizeof d);
+        d.stride[0] = d.stride[1] = 1;
+        d.pad[0] = (int)pad[0]; d.pad[1] = (int)pad[1]; d.pad[2] = (int)pad[2]; d.pad[3] = (int)pad[3];
+        d.dilation[0] = d.dilation[1] = 1;
+        d.groups = 1;
+        d.layout = (gpuml_layout)cv->layout;
+        d.allow_tf32 = cv->tf32;
+        st = gpuml_conv2d(ctx, y, cv->y, wc, &d);
     }
     if (st == GPUML_SUCCESS) {
         gpuml__cv_kparams(cv, &kp);
-        kp.col = gpuml__dptr(tmp);
-        kp.rn = off[0]; kp.rp = nph > 1 ? off[1] : 0; kp.rq = nph > 2 ? off[2] : 0; kp.rk = nph > 3 ? off[3] : 0;
-        kp.total = cv->n * cv->h * cv->w * cv->c;
+        kp.col = gpuml__dptr(y); kp.p = ho; kp.q = wo;
+        total = kp.total = cv->n * cv->h * cv->w * cv->c;
         vec = !nchw && cv->xs[3] == 1 && cv->c % ve == 0 && cv->xs[0] % ve == 0 && cv->xs[1] % ve == 0 && cv->xs[2] % ve == 0 &&
-              !((kp.x | kp.col) & 15) && !((off[1] | off[2] | off[3]) % ve);
+              !((kp.x | kp.col) & 15);
         if (vec) kp.total /= ve;
-        st = gpuml__cv_launch(ctx, cv, vec ? "gpuml_conv_dxsub_v" : "gpuml_conv_dxsub", &kp, 0, 0, total, op);
+        st = gpuml__cv_launch(ctx, cv, vec ? "gpuml_conv_dxsub_v" : "gpuml_conv_dxsub", &kp, 0, 0, total * nph, op);
     }
-    gpuml_tensor_free(tmp);   /* stream-ordered */
+    gpuml_tensor_free(y);    /* stream-ordered */
+    gpuml_tensor_free(wc);
     return st;
 }
 

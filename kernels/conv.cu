@@ -1049,32 +1049,51 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_wflip(gpuml__conv_p
     }
 }
 
-/* strided backward data as sh*sw stride-1 convs, one per output phase (a, b) = (h % sh, w % sw):
-   dx[n][h][w][c] = the phase's conv output at (h / sh, w / sw), 0 for a phase no tap reaches
-   ((a + pad_top) % sh >= R or (b + pad_left) % sw >= S).  The outputs lie in p.col one after the
-   other, phase a*sw + b at element offset p.rn / p.rp / p.rq / p.rk (phases 0..3), each a
-   contiguous [N][Hc][Wc][C] (p.order 0) or [N][C][Hc][Wc] (1), Hc = ceil((H - a) / sh).  Items
-   in dx's layout order (p.total = N*H*W*C / VE); dx through p.x and its strides.  VE > 1
-   (gpuml_conv_dxsub_v): items are 16-byte channel vectors (NHWC, unit channel strides, C and the
-   pixel strides in whole vectors, 16-byte aligned: checked by the host). */
+/* strided backward data as one stride-1 conv over dy with sh*sw*C output channels, one block of C
+   per output phase (a, b) = (h % sh, w % sw) (gpuml__cv_bwd_data_sub):
+   gpuml_conv_wphase writes its weights, phase (a, b)'s taps r = r0 + sh*j (r0 = (a + pt) % sh,
+   j < R' = ceil((R - r0) / sh)) flipped and placed in the common p.ldcol x p.mrows window at row
+   offset PT - pt'(a) (pt'(a) = R' - 1 - (a + pt - r0) / sh, PT = p.n0; columns likewise with
+   p.g), zeros elsewhere: wc[ph*C + c][u][v][k] (p.order 0, KRSC) or [ph*C + c][k][u][v] (1), ph =
+   a*sw + b; p.r, p.s, p.ph, p.pw: the conv's R, S and top / left padding; p.kg: K. */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_wphase(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, RW = (gpuml__ix)p.ldcol, SW = (gpuml__ix)p.mrows;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix k, u, v, oc, t;
+        if (p.order == 0) { k = i % (gpuml__ix)p.kg; t = i / (gpuml__ix)p.kg; v = t % SW; t /= SW; u = t % RW; oc = t / RW; }
+        else { v = i % SW; t = i / SW; u = t % RW; t /= RW; k = t % (gpuml__ix)p.kg; oc = t / (gpuml__ix)p.kg; }
+        const int ph = (int)(oc / (gpuml__ix)p.c), a = ph / p.sw, b = ph % p.sw;
+        const gpuml__ix c = oc - (gpuml__ix)ph * (gpuml__ix)p.c;
+        const int r0 = (a + p.ph) % p.sh, s0 = (b + p.pw) % p.sw;
+        const int rr = r0 < (int)p.r ? ((int)p.r - r0 + p.sh - 1) / p.sh : 0, ss = s0 < (int)p.s ? ((int)p.s - s0 + p.sw - 1) / p.sw : 0;
+        const int jr = (int)u - (int)p.n0 + rr - 1 - (a + p.ph - r0) / p.sh, js = (int)v - (int)p.g + ss - 1 - (b + p.pw - s0) / p.sw;
+        gpuml__ct val = gpuml__C::st(0.0f);
+        if (jr >= 0 && jr < rr && js >= 0 && js < ss)
+            val = ((const gpuml__ct *)p.wt)[k * (gpuml__ix)p.wk + (gpuml__ix)(r0 + p.sh * (rr - 1 - jr)) * (gpuml__ix)p.wr +
+                                            (gpuml__ix)(s0 + p.sw * (ss - 1 - js)) * (gpuml__ix)p.ws + c * (gpuml__ix)p.wc];
+        ((gpuml__ct *)p.col)[i] = val;
+    }
+}
+
+/* the depth-to-space pass after gpuml_conv_wphase's conv: dx[n][h][w][c] = y[n][h / sh][w / sw]
+   [((h % sh) * sw + w % sw) * C + c], y contiguous at p.col, [N][Hy][Wy][sh*sw*C] (p.order 0) or
+   [N][sh*sw*C][Hy][Wy] (1), Hy x Wy = p.p x p.q.  Items in dx's layout order (p.total = N*H*W*C /
+   VE); dx through p.x and its strides.  VE > 1 (gpuml_conv_dxsub_v): 16-byte channel vectors
+   (NHWC, unit channel strides, C and the pixel strides in whole vectors, 16-byte aligned: checked
+   by the host). */
 template <typename VT, int VE>
 static __device__ __forceinline__ void gpuml__conv_dxsub(const gpuml__conv_params &p)
 {
-    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, ch = (gpuml__ix)p.c / VE;
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, ch = (gpuml__ix)p.c / VE, nph = (gpuml__ix)p.sh * p.sw;
     for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
         gpuml__ix n, h, w, c;
         gpuml__conv_split(i, p.order, (gpuml__ix)p.h, (gpuml__ix)p.w, ch, n, h, w, c);
-        const int a = (int)(h % p.sh), b = (int)(w % p.sw), cls = a * p.sw + b;
-        VT v = VT();
-        if ((a + p.ph) % p.sh < p.r && (b + p.pw) % p.sw < p.s) {
-            const gpuml__ix hc = ((gpuml__ix)p.h - a + p.sh - 1) / p.sh, wc = ((gpuml__ix)p.w - b + p.sw - 1) / p.sw;
-            const gpuml__ix i2 = h / p.sh, j2 = w / p.sw;
-            const gpuml__ix base = (gpuml__ix)(cls == 0 ? p.rn : cls == 1 ? p.rp : cls == 2 ? p.rq : p.rk);
-            const gpuml__ix off = p.order == 0 ? ((n * hc + i2) * wc + j2) * (gpuml__ix)p.c + c * VE
-                                               : ((n * (gpuml__ix)p.c + c) * hc + i2) * wc + j2;
-            v = *(const VT *)((const gpuml__ct *)p.col + base + off);
-        }
-        *(VT *)((gpuml__ct *)p.x + n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * VE * (gpuml__ix)p.xc) = v;
+        const gpuml__ix i2 = h / p.sh, j2 = w / p.sw, ph = (h - i2 * p.sh) * p.sw + (w - j2 * p.sw);
+        const gpuml__ix off = p.order == 0 ? ((n * (gpuml__ix)p.p + i2) * (gpuml__ix)p.q + j2) * nph * (gpuml__ix)p.c + ph * (gpuml__ix)p.c + c * VE
+                                           : ((n * nph + ph) * (gpuml__ix)p.c + c) * (gpuml__ix)p.p * (gpuml__ix)p.q + i2 * (gpuml__ix)p.q + j2;
+        *(VT *)((gpuml__ct *)p.x + n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * VE * (gpuml__ix)p.xc) =
+            *(const VT *)((const gpuml__ct *)p.col + off);
     }
 }
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dxsub(gpuml__conv_params p) { gpuml__conv_dxsub<gpuml__ct, 1>(p); }

@@ -545,12 +545,13 @@ static void test_bwf_1x1_tf32(void)
         }
     gpuml__cv_bwf1x1_on = 0;
 }
-/* strided backward data as one stride-1 forward conv per output phase (gpuml__cv_bwd_data_sub):
-   3x3 / 5x5 / 4x4 / 2x2 windows at stride 2, strides (2, 1) and (1, 2), a window shorter than the
-   stride (phases no tap reaches: zeros), asymmetric padding, groups and depthwise, odd channel
-   counts and sizes, every dtype (f32 also with allow_tf32), both layouts; the route must run
-   (sm_80+) except where a phase would need negative padding (top padding 2 at stride 2: the
-   zero-upsampled route takes it), and that route (forced with the phases off) must agree too */
+/* strided backward data as one stride-1 conv over dy with a block of output channels per output
+   phase, then depth-to-space (gpuml__cv_bwd_data_sub): 3x3 / 5x5 / 4x4 / 2x2 windows at stride 2,
+   strides (2, 1) and (1, 2), a window shorter than the stride (phases no tap reaches: zeros),
+   asymmetric and wide padding, odd channel counts and sizes, every dtype (f32 also with
+   allow_tf32), both layouts; the route must run (sm_80+) except where the common window would need
+   negative padding (padding 3 around a 3x3 window) and for groups (grouped,
+   depthwise), and the zero-upsampled route (forced with this one off) must agree too */
 static void test_bwd_data_phases(void)
 {
     static const int L[][15] = {   /* n, c, h, w, k, r, s, sh, sw, pad t, b, l, r, groups, want */
@@ -558,8 +559,10 @@ static void test_bwd_data_phases(void)
         { 2, 8, 9, 12, 6, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1 },     { 1, 12, 13, 11, 7, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1 },
         { 2, 16, 8, 8, 16, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1 },    { 2, 9, 9, 7, 10, 3, 1, 2, 1, 1, 1, 0, 0, 1, 1 },
         { 2, 9, 7, 9, 10, 1, 3, 1, 2, 0, 0, 1, 1, 1, 1 },     { 2, 6, 9, 9, 5, 1, 3, 2, 2, 0, 0, 1, 1, 1, 1 },
-        { 2, 8, 10, 10, 8, 3, 3, 2, 2, 2, 2, 2, 2, 1, 0 },    { 1, 8, 12, 12, 8, 3, 3, 2, 2, 0, 1, 0, 1, 1, 1 },
-        { 2, 32, 10, 10, 48, 3, 3, 2, 2, 1, 1, 1, 1, 4, 1 },  { 2, 24, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 24, 1 },
+        { 2, 8, 10, 10, 8, 3, 3, 2, 2, 2, 2, 2, 2, 1, 1 },    { 1, 8, 12, 12, 8, 3, 3, 2, 2, 0, 1, 0, 1, 1, 1 },
+        { 2, 8, 10, 10, 8, 3, 3, 2, 2, 3, 3, 3, 3, 1, 0 },    { 2, 4, 9, 11, 5, 5, 3, 2, 2, 4, 4, 0, 0, 1, 1 },
+        { 2, 32, 10, 10, 48, 3, 3, 2, 2, 1, 1, 1, 1, 4, 0 },  { 2, 24, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 24, 0 },
+        { 3, 20, 15, 14, 24, 3, 3, 2, 2, 1, 0, 0, 1, 1, 1 },
     };
     int l, di, lay, off;
     NEED_GPU();
