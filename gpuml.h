@@ -11240,7 +11240,7 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *
    (An Inf / NaN in dy also reaches, as 0 x Inf, the phases whose window holds it without a tap
    there, as an Inf / NaN weight does the upsampled route's inserted zeros.)  NOT_SUPPORTED (no
    message) where the common window would need negative padding (padding wider than R - 1). */
-static int gpuml__cv_bwd_sub_on;      /* tests / A/B: -1 never (the zero-upsampled route), 0 chosen */
+static int gpuml__cv_bwd_sub_on;      /* tests / A/B: -1 never (the zero-upsampled route), 1 wherever it applies, 0 chosen */
 static long gpuml__cv_bwd_sub_calls;  /* runs (tests check that the route ran) */
 GPUML__FN gpuml_status gpuml__cv_bwd_data_sub(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
@@ -11253,8 +11253,17 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_sub(gpuml_ctx *ctx, const gpuml__cv *c
     gpuml_conv2d_desc d;
     gpuml_status st;
     int dim, ph, vec;
-    if (gpuml__cv_bwd_sub_on < 0 || (env && strcmp(env, "off") == 0) || cv->groups != 1 || cv->dh != 1 || cv->dw != 1 || nph > 4 ||
-        cv->pt < 0 || cv->pl < 0 || cv->pb < 0 || cv->pr < 0 || cv->c > INT32_MAX / 4)
+    int on = gpuml__cv_bwd_sub_on ? gpuml__cv_bwd_sub_on : env && strcmp(env, "off") == 0 ? -1 : env && strcmp(env, "on") == 0 ? 1 : 0;
+    if (on < 0 || cv->groups != 1 || cv->dh != 1 || cv->dw != 1 || nph > 4 || cv->pt < 0 || cv->pl < 0 || cv->pb < 0 || cv->pr < 0 ||
+        cv->c > INT32_MAX / 4)
+        return GPUML_ERROR_NOT_SUPPORTED;
+    /* chosen: f32 on CUDA cores / 3xTF32 always; on tensor cores (16-bit, tf32) where the GEMM has
+       4096 rows or more: with fewer the wide GEMM fills the GPU worse than the upsampled route's
+       (H100, batch 32, 3x3 stride 2, us, this vs upsampled: 128@56 f16 NHWC 50.5 vs 69.2, tf32
+       NCHW 155 vs 228; 256@28 f16 44.9 vs 54.5, tf32 121 vs 153; 512@14 (1568 rows) f16 78.8 vs
+       65.0, tf32 171 vs 136, f32 NCHW 376 vs 438, f32 NHWC 326 vs 389: bench/NOTES_conv.md) */
+    if (on == 0 && (cv->dt != GPUML_F32 || cv->tf32) &&
+        cv->n * ((cv->h + cv->sh - 1) / cv->sh) * ((cv->w + cv->sw - 1) / cv->sw) < 4096)
         return GPUML_ERROR_NOT_SUPPORTED;
     /* the common window: dy rows lo .. hi around the phase pixel i, over every phase with a tap */
     for (dim = 0; dim < 2; dim++) {
@@ -11305,7 +11314,16 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_sub(gpuml_ctx *ctx, const gpuml__cv *c
         vec = !nchw && cv->xs[3] == 1 && cv->c % ve == 0 && cv->xs[0] % ve == 0 && cv->xs[1] % ve == 0 && cv->xs[2] % ve == 0 &&
               !((kp.x | kp.col) & 15);
         if (vec) kp.total /= ve;
-        st = gpuml__cv_launch(ctx, cv, vec ? "gpuml_conv_dxsub_v" : "gpuml_conv_dxsub", &kp, 0, 0, total * nph, op);
+        /* NCHW f32, sw 2: VE = 4 or 2 columns of both phase planes an item (gpuml_conv_dxsub_c4 / _c2) */
+        if (nchw && es == 4 && cv->sw == 2 && cv->w == 2 * wo && cv->xs[2] == 1) {
+            const int64_t e = wo % 4 == 0 ? 4 : wo % 2 == 0 ? 2 : 0;
+            if (e && cv->xs[0] % (2 * e) == 0 && cv->xs[1] % (2 * e) == 0 && cv->xs[3] % (2 * e) == 0 && !((kp.x | kp.col) & (8 * e - 1))) {
+                kp.total = total / (2 * e);
+                st = gpuml__cv_launch(ctx, cv, e == 4 ? "gpuml_conv_dxsub_c4" : "gpuml_conv_dxsub_c2", &kp, 0, 0, total * nph, op);
+                vec = -1;
+            }
+        }
+        if (vec >= 0) st = gpuml__cv_launch(ctx, cv, vec ? "gpuml_conv_dxsub_v" : "gpuml_conv_dxsub", &kp, 0, 0, total * nph, op);
     }
     gpuml_tensor_free(y);    /* stream-ordered */
     gpuml_tensor_free(wc);

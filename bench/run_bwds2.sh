@@ -4,7 +4,7 @@
 # racecheck on bwd_data_phases; then bench_conv bwds2 (ResNet-50's strided 3x3 layers, backward
 # data, f32 / f16 / tf32, NCHW / NHWC) with the phase route (default) and without it
 # (GPUML_CONV_BWD_SUB=off: the zero-upsampled route), next to conv_torch.py bwds2, tabled.
-# Logs go to $OUT (or build/bwds2).
+# NO_TESTS=1: the benchmarks only; NO_SAN=1: no sanitizers.  Logs go to $OUT (or build/bwds2).
 set -u
 cd "$(dirname "$0")/.."
 O=${OUT:-build/bwds2}
@@ -14,6 +14,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 T0=$(date +%s)
 make -s -j16 build/test_conv > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 1; }
 cc -std=c99 -O2 -Wall -Wextra bench/bench_conv.c -o build/bench_conv -ldl -lpthread -lm || exit 1
+if [ -z "${NO_TESTS:-}" ]; then
 ./build/test_conv =bwd_data_phases > "$O/t_warm.log" 2>&1   # compiles the kernels once (shared cache)
 for t in bwd_data_phases backward_layers fuzz_backward; do
     timeout 300 ./build/test_conv "=$t" > "$O/t_$t.log" 2>&1
@@ -27,6 +28,7 @@ if [ -z "${NO_SAN:-}" ]; then
 fi
 wait
 echo "tests: $(( $(date +%s) - T0 )) s"
+fi
 GPUML_CONV_BWD_SUB=off ./build/bench_conv bwds2 > "$O/b_off.log" 2>&1
 ./build/bench_conv bwds2 > "$O/b_default.log" 2>&1
 timeout 120 python3 bench/conv_torch.py bwds2 > "$O/b_torch.log" 2>&1

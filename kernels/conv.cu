@@ -1102,6 +1102,34 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dxsub_v(gpuml__conv
     gpuml__conv_dxsub<uint4, 16 / (int)sizeof(gpuml__ct)>(p);
 }
 
+/* gpuml_conv_dxsub for NCHW 4-byte elements with sw == 2 and W == 2 * Wy (items: VE phase columns
+   of one dx row, (n, c, h, column block) with the column blocks fastest): VE words from each of the
+   row's two phase planes, 2*VE interleaved words to dx (unit column stride, rows 8*VE-byte aligned:
+   checked by the host); five divisions an item where the scalar kernel does about six an element */
+template <int VE>
+static __device__ __forceinline__ void gpuml__conv_dxsub_c2(const gpuml__conv_params &p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, jn = (gpuml__ix)p.q / VE, pq = (gpuml__ix)p.p * (gpuml__ix)p.q;
+    const gpuml__ix nph = (gpuml__ix)p.sh * 2;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        const gpuml__ix jc = i % jn, row = i / jn, h = row % (gpuml__ix)p.h, t = row / (gpuml__ix)p.h;
+        const gpuml__ix c = t % (gpuml__ix)p.c, n = t / (gpuml__ix)p.c, i2 = h / p.sh, a = h - i2 * p.sh;
+        const gpuml__u32 *src = (const gpuml__u32 *)p.col + ((n * nph + 2 * a) * (gpuml__ix)p.c + c) * pq + i2 * (gpuml__ix)p.q + jc * VE;
+        gpuml__u32 *dst = (gpuml__u32 *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc + h * (gpuml__ix)p.xh + jc * 2 * VE;
+        const gpuml__ix plane = (gpuml__ix)p.c * pq;
+        if (VE == 4) {
+            const uint4 u = *(const uint4 *)src, v = *(const uint4 *)(src + plane);
+            *(uint4 *)dst = make_uint4(u.x, v.x, u.y, v.y);
+            *(uint4 *)(dst + 4) = make_uint4(u.z, v.z, u.w, v.w);
+        } else {
+            const uint2 u = *(const uint2 *)src, v = *(const uint2 *)(src + plane);
+            *(uint4 *)dst = make_uint4(u.x, v.x, u.y, v.y);
+        }
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dxsub_c4(gpuml__conv_params p) { gpuml__conv_dxsub_c2<4>(p); }
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_dxsub_c2(gpuml__conv_params p) { gpuml__conv_dxsub_c2<2>(p); }
+
 /* dy of group p.g transposed for backward filter on the tensor cores: the GEMM rows
    m = (n - n0, p, q) < p.mrows split into slices of p.ldcol rows; dyt[b][k][l] = dy[m = b *
    ldcol + l][g * kg + k] (zeros past mrows), written to p.col.  A 32 x 32 tile a block through

@@ -579,7 +579,7 @@ static void test_bwd_data_phases(void)
                     c.groups = L[l][13]; c.dh = c.dw = 1;
                     c.dt = FDT[di < 3 ? di : 0]; c.layout = lay;
                     CHECK(cv_out(&c), "case %d has no output", l);
-                    gpuml__cv_bwd_sub_on = off ? -1 : 0;
+                    gpuml__cv_bwd_sub_on = off ? -1 : 1;   /* forced: the rule takes 16-bit / tf32 only from 4096 GEMM rows */
                     bwd_tf32 = di == 3;
                     run_bwd(tu_gpu, off ? "gpu-upsampled" : "gpu-phases", &c, GPUML_CONV_AUTO, 1);
                     bwd_tf32 = 0;
