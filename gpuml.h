@@ -10573,7 +10573,7 @@ GPUML__FN gpuml_status gpuml__cv_launch_x(gpuml_ctx *ctx, const gpuml__cv *cv, c
     unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
     void *args[1];
     int bf = strcmp(name, "gpuml_conv_bwd_filter") == 0, tr = strcmp(name, "gpuml_conv_bwf_dyt") == 0;
-    int sm = strcmp(name, "gpuml_conv_bwf_sum") == 0;
+    int sm = strcmp(name, "gpuml_conv_bwf_sum") == 0, wph = strcmp(name, "gpuml_conv_wphase") == 0;
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=%d%s", (int)cv->dt,
              epi ? cv->act : 0, epi && cv->bias != NULL, epi && cv->res != NULL,
              gpuml__cv_fits32(cv, GPUML__MAX(col_elems, kp->total)), pool_max, extra);
@@ -10583,6 +10583,11 @@ GPUML__FN gpuml_status gpuml__cv_launch_x(gpuml_ctx *ctx, const gpuml__cv *cv, c
     if (tr) {   /* 32 x 32 tiles of (l, k) per slice of ldcol rows: total = slices * kg * ldcol */
         grid[0] = (unsigned)((kp->ldcol + 31) / 32); grid[1] = (unsigned)((kp->kg + 31) / 32);
         grid[2] = (unsigned)(kp->total / (kp->kg * kp->ldcol));
+        block[0] = 32; block[1] = 8;
+    }
+    if (wph) {   /* 32 x 32 tiles of (k, c) per phase and window tap: total = taps * kg * c */
+        grid[0] = (unsigned)((kp->kg + 31) / 32); grid[1] = (unsigned)((kp->c + 31) / 32);
+        grid[2] = (unsigned)(kp->total / (kp->kg * kp->c));
         block[0] = 32; block[1] = 8;
     }
     if (sm) {   /* 32 outputs a block */
@@ -11240,7 +11245,7 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *
    (An Inf / NaN in dy also reaches, as 0 x Inf, the phases whose window holds it without a tap
    there, as an Inf / NaN weight does the upsampled route's inserted zeros.)  NOT_SUPPORTED (no
    message) where the common window would need negative padding (padding wider than R - 1). */
-static int gpuml__cv_bwd_sub_on;      /* tests / A/B: -1 never (the zero-upsampled route), 1 wherever it applies, 0 chosen */
+static int gpuml__cv_bwd_sub_on;      /* tests / A/B: -1 never (the zero-upsampled route), 0 / 1 wherever it applies */
 static long gpuml__cv_bwd_sub_calls;  /* runs (tests check that the route ran) */
 GPUML__FN gpuml_status gpuml__cv_bwd_data_sub(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
@@ -11249,7 +11254,7 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_sub(gpuml_ctx *ctx, const gpuml__cv *c
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], ve = 16 / es;
     int64_t lo[2] = { INT32_MAX, INT32_MAX }, hi[2] = { INT32_MIN, INT32_MIN }, win[2], pad[4], ho, wo, shape[4], total;
     gpuml__conv_params kp;
-    gpuml_tensor *wc, *y;
+    gpuml_tensor *wc, *y, wview;
     gpuml_conv2d_desc d;
     gpuml_status st;
     int dim, ph, vec;
@@ -11257,14 +11262,10 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_sub(gpuml_ctx *ctx, const gpuml__cv *c
     if (on < 0 || cv->groups != 1 || cv->dh != 1 || cv->dw != 1 || nph > 4 || cv->pt < 0 || cv->pl < 0 || cv->pb < 0 || cv->pr < 0 ||
         cv->c > INT32_MAX / 4)
         return GPUML_ERROR_NOT_SUPPORTED;
-    /* chosen: f32 on CUDA cores / 3xTF32 always; on tensor cores (16-bit, tf32) where the GEMM has
-       4096 rows or more: with fewer the wide GEMM fills the GPU worse than the upsampled route's
-       (H100, batch 32, 3x3 stride 2, us, this vs upsampled: 128@56 f16 NHWC 50.5 vs 69.2, tf32
-       NCHW 155 vs 228; 256@28 f16 44.9 vs 54.5, tf32 121 vs 153; 512@14 (1568 rows) f16 78.8 vs
-       65.0, tf32 171 vs 136, f32 NCHW 376 vs 438, f32 NHWC 326 vs 389: bench/NOTES_conv.md) */
-    if (on == 0 && (cv->dt != GPUML_F32 || cv->tf32) &&
-        cv->n * ((cv->h + cv->sh - 1) / cv->sh) * ((cv->w + cv->sw - 1) / cv->sw) < 4096)
-        return GPUML_ERROR_NOT_SUPPORTED;
+    /* taken wherever it applies.  (Before gpuml_conv_wphase's tiles, 512@14 on tensor cores lost to
+       the upsampled route, f16 78.8 vs 65.0 us, and was left to it below 4096 GEMM rows; ncu: the
+       conv itself 25.9 us against the upsampled 38.8 + 21.7 of wflip, the weight pass 47 us:
+       bench/NOTES_conv.md) */
     /* the common window: dy rows lo .. hi around the phase pixel i, over every phase with a tap */
     for (dim = 0; dim < 2; dim++) {
         const int st_ = dim ? cv->sw : cv->sh, pd = dim ? cv->pl : cv->pt;
@@ -11282,11 +11283,18 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_sub(gpuml_ctx *ctx, const gpuml__cv *c
     pad[2] = -lo[1]; pad[3] = wo - cv->q - pad[2] + win[1] - 1;
     if (pad[0] < 0 || pad[1] < 0 || pad[2] < 0 || pad[3] < 0 || pad[1] > INT32_MAX || pad[3] > INT32_MAX || pad[0] > INT32_MAX || pad[2] > INT32_MAX)
         return GPUML_ERROR_NOT_SUPPORTED;
-    shape[0] = nph * cv->c;
-    if (nchw) { shape[1] = cv->k; shape[2] = win[0]; shape[3] = win[1]; }
-    else { shape[1] = win[0]; shape[2] = win[1]; shape[3] = cv->k; }
+    if (cv->c > 65535 * 32 || win[0] * win[1] * nph > 65535) return GPUML_ERROR_NOT_SUPPORTED;   /* gpuml_conv_wphase's grid */
+    /* the weights KRSC in memory ([nph*C][RW][SW][K]) for both layouts: NCHW gets a KCRS view of
+       them, which the tf32 path reads as it is (its layout pass of the KCRS copy took 51 us at 512) */
+    shape[0] = nph * cv->c; shape[1] = win[0]; shape[2] = win[1]; shape[3] = cv->k;
     wc = gpuml__tensor_new(ctx, cv->dt, 4, shape, op);
     if (!wc) return ctx->status;
+    if (nchw) {
+        int64_t vs[4];
+        vs[0] = win[0] * win[1] * cv->k; vs[1] = 1; vs[2] = win[1] * cv->k; vs[3] = cv->k;
+        shape[1] = cv->k; shape[2] = win[0]; shape[3] = win[1];
+        wview = gpuml__cv_view(wc, 4, shape, vs, 0);
+    } else wview = *wc;
     shape[0] = cv->n;
     if (nchw) { shape[1] = nph * cv->c; shape[2] = ho; shape[3] = wo; }
     else { shape[1] = ho; shape[2] = wo; shape[3] = nph * cv->c; }
@@ -11305,7 +11313,7 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_sub(gpuml_ctx *ctx, const gpuml__cv *c
         d.groups = 1;
         d.layout = (gpuml_layout)cv->layout;
         d.allow_tf32 = cv->tf32;
-        st = gpuml_conv2d(ctx, y, cv->y, wc, &d);
+        st = gpuml_conv2d(ctx, y, cv->y, &wview, &d);
     }
     if (st == GPUML_SUCCESS) {
         gpuml__cv_kparams(cv, &kp);

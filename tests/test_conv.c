@@ -562,7 +562,7 @@ static void test_bwd_data_phases(void)
         { 2, 8, 10, 10, 8, 3, 3, 2, 2, 2, 2, 2, 2, 1, 1 },    { 1, 8, 12, 12, 8, 3, 3, 2, 2, 0, 1, 0, 1, 1, 1 },
         { 2, 8, 10, 10, 8, 3, 3, 2, 2, 3, 3, 3, 3, 1, 0 },    { 2, 4, 9, 11, 5, 5, 3, 2, 2, 4, 4, 0, 0, 1, 1 },
         { 2, 32, 10, 10, 48, 3, 3, 2, 2, 1, 1, 1, 1, 4, 0 },  { 2, 24, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 24, 0 },
-        { 3, 20, 15, 14, 24, 3, 3, 2, 2, 1, 0, 0, 1, 1, 1 },
+        { 3, 20, 15, 14, 24, 3, 3, 2, 2, 1, 0, 0, 1, 1, 1 },   { 2, 40, 9, 8, 70, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1 },
     };
     int l, di, lay, off;
     NEED_GPU();
@@ -579,7 +579,7 @@ static void test_bwd_data_phases(void)
                     c.groups = L[l][13]; c.dh = c.dw = 1;
                     c.dt = FDT[di < 3 ? di : 0]; c.layout = lay;
                     CHECK(cv_out(&c), "case %d has no output", l);
-                    gpuml__cv_bwd_sub_on = off ? -1 : 1;   /* forced: the rule takes 16-bit / tf32 only from 4096 GEMM rows */
+                    gpuml__cv_bwd_sub_on = off ? -1 : 0;
                     bwd_tf32 = di == 3;
                     run_bwd(tu_gpu, off ? "gpu-upsampled" : "gpu-phases", &c, GPUML_CONV_AUTO, 1);
                     bwd_tf32 = 0;
