@@ -10574,6 +10574,7 @@ GPUML__FN gpuml_status gpuml__cv_launch_x(gpuml_ctx *ctx, const gpuml__cv *cv, c
     void *args[1];
     int bf = strcmp(name, "gpuml_conv_bwd_filter") == 0, tr = strcmp(name, "gpuml_conv_bwf_dyt") == 0;
     int sm = strcmp(name, "gpuml_conv_bwf_sum") == 0, wph = strcmp(name, "gpuml_conv_wphase") == 0;
+    int wft = strcmp(name, "gpuml_conv_wflip_t") == 0;
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=%d%s", (int)cv->dt,
              epi ? cv->act : 0, epi && cv->bias != NULL, epi && cv->res != NULL,
              gpuml__cv_fits32(cv, GPUML__MAX(col_elems, kp->total)), pool_max, extra);
@@ -10588,6 +10589,11 @@ GPUML__FN gpuml_status gpuml__cv_launch_x(gpuml_ctx *ctx, const gpuml__cv *cv, c
     if (wph) {   /* 32 x 32 tiles of (k, c) per phase and window tap: total = taps * kg * c */
         grid[0] = (unsigned)((kp->kg + 31) / 32); grid[1] = (unsigned)((kp->c + 31) / 32);
         grid[2] = (unsigned)(kp->total / (kp->kg * kp->c));
+        block[0] = 32; block[1] = 8;
+    }
+    if (wft) {   /* 32 x 32 tiles of (k, c) per group and tap: total = groups * R * S * kg * cg */
+        grid[0] = (unsigned)((kp->kg + 31) / 32); grid[1] = (unsigned)((kp->cg + 31) / 32);
+        grid[2] = (unsigned)(kp->total / (kp->kg * kp->cg));
         block[0] = 32; block[1] = 8;
     }
     if (sm) {   /* 32 outputs a block */
@@ -11376,7 +11382,10 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *c
     gpuml__cv_kparams(cv, &kp);
     kp.col = gpuml__dptr(wf);
     kp.total = cv->c * cv->r * cv->s * cv->kg;
-    st = gpuml__cv_launch(ctx, cv, "gpuml_conv_wflip", &kp, 0, 0, kp.total, op);
+    /* KRSC wf with 8+ channels each way in 32 x 32 tiles (gpuml_conv_wflip_t), else an element a thread */
+    st = gpuml__cv_launch(ctx, cv, cv->layout == GPUML_LAYOUT_NHWC && cv->cg >= 8 && cv->kg >= 8 && cv->cg <= 65535 * 32 &&
+                          cv->groups * cv->r * cv->s <= 65535 ?
+                          "gpuml_conv_wflip_t" : "gpuml_conv_wflip", &kp, 0, 0, kp.total, op);
     if (st == GPUML_SUCCESS && strided) {
         shape[0] = cv->n;
         if (cv->layout == GPUML_LAYOUT_NCHW) { shape[1] = cv->k; shape[2] = hu; shape[3] = wu; }
@@ -11817,7 +11826,7 @@ GPUML__FN int gpuml__cv_unfold(const gpuml__cv *cv, int parts, int al)
 GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int mode, int cfg, int splits, const char *op)
 {
     gpuml__conv_problem pr;
-    gpuml_tensor *tmp[2] = { NULL, NULL }, fake[2];
+    gpuml_tensor *tmp[2] = { NULL, NULL }, fake[2], wflat;
     const gpuml_tensor *src[2];
     gpuml_status st = GPUML_SUCCESS;
     int wg = (mode & GPUML__CV_WGMMA) != 0, forced_mma = (mode & GPUML__CV_MMA) != 0;
@@ -11868,8 +11877,12 @@ GPUML__FN gpuml_status gpuml__cv_tf32(gpuml_ctx *ctx, const gpuml__cv *cv, int m
     /* the kernel's own checks first (sizes, shared memory), on operands shaped as it would get them */
     len[0] = cv->n * pr.h * pr.w * cp; len[1] = cv->k * cv->r * pr.s * cp;
     for (i = 0; i < 2; i++) fake[i] = gpuml__cv_view(src[i], 1, &len[i], &one, -src[i]->offset);
+    /* directly-read weights as a flat view of their KRSC elements: a KCRS-shaped view of KRSC
+       memory (the strided backward data's phase weights) is not contiguous in its own shape, and
+       the kernels' checks would send it to the CUDA-core path */
+    wflat = gpuml__cv_view(cv->wt, 1, &len[1], &one, 0);
     pr.x = direct[0] ? cv->x : &fake[0];
-    pr.wt = direct[1] ? cv->wt : &fake[1];
+    pr.wt = direct[1] ? &wflat : &fake[1];
     if (mode < 1 || mode > 4) return GPUML_ERROR_NOT_SUPPORTED;
     if (wg ? (cfg >= 0 ? gpuml__conv_sm90_why(ctx, &pr, cfg) != NULL : gpuml__conv_sm90_choose(ctx, &pr, NULL, NULL) < 0)
            : (cfg >= 0 ? gpuml__conv_igemm_why(ctx, &pr, cfg) != NULL : gpuml__conv_igemm_choose(ctx, &pr, NULL) == GPUML__CONV_GATHER_CFG))

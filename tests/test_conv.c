@@ -588,6 +588,34 @@ static void test_bwd_data_phases(void)
                           l, di, lay, off, gpuml__cv_bwd_sub_calls - before, want ? "> 0" : "0");
                 }
 }
+/* stride-1 backward data's weight flip in 32 x 32 tiles (gpuml_conv_wflip_t: NHWC with 8+ input
+   and output channels a group): partial tiles both ways, groups, dilation, non-square and 1-tap
+   windows, and cases below the 8-channel bound (the element-a-thread kernel), every dtype */
+static void test_bwd_data_wflip(void)
+{
+    static const int L[][15] = {   /* n, c, h, w, k, r, s, pad t, b, l, r, groups, dh, dw, (unused) */
+        { 2, 40, 9, 8, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0 },   { 2, 18, 7, 9, 80, 3, 3, 1, 1, 1, 1, 2, 1, 1, 0 },
+        { 1, 33, 8, 10, 9, 5, 3, 2, 2, 1, 1, 1, 1, 1, 0 },   { 2, 24, 11, 9, 24, 3, 3, 2, 2, 2, 2, 3, 2, 2, 0 },
+        { 2, 64, 6, 6, 96, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0 },   { 2, 7, 9, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0 },
+        { 2, 40, 9, 9, 5, 3, 3, 0, 2, 1, 0, 1, 1, 1, 0 },
+    };
+    int l, di, lay;
+    NEED_GPU();
+    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+        for (di = 0; di < 4; di++)
+            for (lay = 0; lay < 2; lay++) {
+                cv_case c;
+                memset(&c, 0, sizeof c);
+                c.n = L[l][0]; c.c = L[l][1]; c.h = L[l][2]; c.w = L[l][3]; c.k = L[l][4]; c.r = L[l][5]; c.s = L[l][6];
+                c.sh = c.sw = 1; c.pad[0] = L[l][7]; c.pad[1] = L[l][8]; c.pad[2] = L[l][9]; c.pad[3] = L[l][10];
+                c.groups = L[l][11]; c.dh = L[l][12]; c.dw = L[l][13];
+                c.dt = FDT[di < 3 ? di : 0]; c.layout = lay;
+                CHECK(cv_out(&c), "case %d has no output", l);
+                bwd_tf32 = di == 3;
+                run_bwd(tu_gpu, "gpu-wflip", &c, GPUML_CONV_AUTO, 1);
+                bwd_tf32 = 0;
+            }
+}
 /* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
    widths (partial q-blocks), strides 1 and 2, a dilated 5x5, with the full epilogue */
 static void test_depthwise(void)
@@ -1151,6 +1179,7 @@ int main(int argc, char **argv)
         { "backward_layers", test_backward_layers },
         { "bwf_sm90", test_bwf_sm90 },
         { "bwf_conv", test_bwf_conv }, { "bwf_1x1_tf32", test_bwf_1x1_tf32 }, { "bwd_data_phases", test_bwd_data_phases },
+        { "bwd_data_wflip", test_bwd_data_wflip },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
         { "depthwise3x3_cfg", test_depthwise3x3_cfg },
