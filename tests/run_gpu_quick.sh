@@ -1,5 +1,6 @@
 #!/bin/bash
-# The GPU test pass in one device call (~4-5 min on an H200): plain builds (no ASan), every test
+# The GPU test pass in one device call (~8-9.5 min on an H100 at 205 jobs: near the 10-minute call
+# limit; each test line ends with its seconds, to find the next job to split): plain builds (no ASan), every test
 # of every suite run by name, 8 at a time (the GPU parts included), tests/test_examples.sh, and
 # compute-sanitizer memcheck / racecheck over the newest kernels, side by side with the tests
 # (correctness only: nothing here is timed). Logs go to $OUT (or build/quick), packed into
@@ -21,8 +22,13 @@ jobs_file=$L/jobs.txt; : > "$jobs_file"
 for s in $suites; do
     for t in $(./build/$s --list); do echo "$s $t" >> "$jobs_file"; done
 done
-# the longest job first (every kernel variant through NVRTC)
-{ grep ' compile_all_families$' "$jobs_file"; grep -v ' compile_all_families$' "$jobs_file"; } > "$jobs_file.tmp" && mv "$jobs_file.tmp" "$jobs_file"
+# the longest jobs first: every kernel variant through NVRTC, then the depthwise 3x3 sweeps (each
+# case's kernel configurations compiled on first use: depthwise3x3_cfg ran past 200 s beside the
+# sanitizers), split three ways through TEST_CONV_DW_PART (a third field "k/n")
+dw="depthwise3x3 depthwise3x3_cfg"
+{ grep ' compile_all_families$' "$jobs_file"
+  for t in $dw; do grep -q "^test_conv $t\$" "$jobs_file" && for k in 0 1 2; do echo "test_conv $t $k/3"; done; done
+  grep -v ' compile_all_families$' "$jobs_file" | grep -v -x -e "test_conv depthwise3x3" -e "test_conv depthwise3x3_cfg"; } > "$jobs_file.tmp" && mv "$jobs_file.tmp" "$jobs_file"
 if [ -z "${SUITES:-}" ]; then
     # sanitizer jobs: "san TOOL SUITE TEST"
     for spec in memcheck:test_conv_igemm:wgmma racecheck:test_conv_igemm:wgmma_fuzz racecheck:test_conv_igemm:wgmma_tma_y memcheck:test_conv:forced_wgmma \
@@ -49,11 +55,11 @@ run_job() {
         GPUML_TEST_NO_FAULT=1 TEST_CONV_DW_STEP=5 timeout ${SAN_TIMEOUT:-240} compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 $4 > "$log" 2>&1
         rc=$?; echo "sanitizer $2 $3 $4: rc=$rc $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log" | tail -n 1)"
     else
-        log=$L/$1_$2.log
+        log=$L/$1_$2${3:+_${3%/*}}.log; s0=$(date +%s)
         # compile_all_families NVRTC-compiles every kernel variant (320): over 200 s beside 7 other jobs
         t=${T_TIMEOUT:-200}; [ "$2" = compile_all_families ] && t=${T_TIMEOUT:-480}
-        timeout $t ./build/$1 "=$2" > "$log" 2>&1
-        rc=$?; echo "test $1 $2: rc=$rc $(grep -E '^  (ok|FAIL|skip)' "$log" | head -n 1 | sed 's/^  //')"
+        TEST_CONV_DW_PART=${3:-0/1} timeout $t ./build/$1 "=$2" > "$log" 2>&1
+        rc=$?; echo "test $1 $2${3:+ part $3}: rc=$rc $(grep -E '^  (ok|FAIL|skip)' "$log" | head -n 1 | sed 's/^  //') [$(( $(date +%s) - s0 )) s]"
     fi
 }
 export -f run_job; export L
