@@ -5085,10 +5085,8 @@ GPUML__V16_INLINE void gpuml__gelu_bf16_avx512(int64_t n, char *o, const char *a
         if (ad % 2u) stream = 0;
         else hd = (int64_t)(((32u - ad % 32u) % 32u) / 2u);
     }
-    if (hd > 0 && hd < n) {
-        __mmask16 m = gpuml__v16_mask(hd);
-        __m512 x = gpuml__v16_ld(a, 1, m);
-        gpuml__v16_st(o, 1, gpuml__v16_ew(GPUML__EW16_GELU_BF16, x, x), m, 0);
+    if (hd > 0 && hd < n) {   /* the partial vectors (this one and the tail) by the generic loop */
+        gpuml__ew_avx512_loop(GPUML__EW16_GELU_BF16, hd, o, 1, a, 1, NULL, 0, 0);
         i = hd;
     }
     for (; i + 16 <= n; i += 16) {
@@ -5111,11 +5109,7 @@ GPUML__V16_INLINE void gpuml__gelu_bf16_avx512(int64_t n, char *o, const char *a
         if (stream) _mm256_stream_si256((__m256i *)(void *)(o + 2 * i), r);
         else _mm256_storeu_si256((__m256i *)(void *)(o + 2 * i), r);
     }
-    if (i < n) {
-        __mmask16 m = gpuml__v16_mask(n - i);
-        __m512 x = gpuml__v16_ld(a + 2 * i, 1, m);
-        gpuml__v16_st(o + 2 * i, 1, gpuml__v16_ew(GPUML__EW16_GELU_BF16, x, x), m, 0);
-    }
+    if (i < n) gpuml__ew_avx512_loop(GPUML__EW16_GELU_BF16, n - i, o + 2 * i, 1, a + 2 * i, 1, NULL, 0, 0);
     if (stream) _mm_sfence();
 }
 GPUML__FN GPUML__AVX512_TARGET void gpuml__ew_avx512(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb,
