@@ -371,16 +371,18 @@ static __device__ __forceinline__ void gpuml__dw3_zero(gpuml__dw3v &t)
 #pragma unroll
     for (int v = 0; v < DW3_VEC; v++) t.v[v] = gpuml__C::st(0.0f);
 }
+/* 16- and 8-byte stores written in PTX: as uint4 / uint2 assignments nvcc emitted the first column's
+   store of a tile row as four 4-byte stores in the f32 builds (PTX of 7525dec) */
 static __device__ __forceinline__ void gpuml__dw3_st(gpuml__ct *ptr, const gpuml__dw3v &o)
 {
     if (sizeof(gpuml__dw3v) == 16) {
         union { uint4 u; gpuml__dw3v d; } cv;
         cv.d = o;
-        *(uint4 *)ptr = cv.u;
+        asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(ptr), "r"(cv.u.x), "r"(cv.u.y), "r"(cv.u.z), "r"(cv.u.w) : "memory");
     } else if (sizeof(gpuml__dw3v) == 8) {
         union { uint2 u; gpuml__dw3v d; } cv;
         cv.d = o;
-        *(uint2 *)ptr = cv.u;
+        asm volatile("st.global.v2.u32 [%0], {%1, %2};" :: "l"(ptr), "r"(cv.u.x), "r"(cv.u.y) : "memory");
     } else if (sizeof(gpuml__dw3v) == 4 && DW3_VEC > 1) {
         union { unsigned u; gpuml__dw3v d; } cv;
         cv.d = o;
@@ -685,8 +687,11 @@ static __device__ __forceinline__ void gpuml__dw3s_out(const gpuml__conv_params 
 #pragma unroll
     for (int v = 0; v < 4; v++) o.d.v[v] = gpuml__cvs(gpuml__conv_act(acc[v] + bias[v]) + f[v]);
     gpuml__ct *yp = (gpuml__ct *)p.y + n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c;
-    if (sizeof(gpuml__dw3s4) == 16) *(uint4 *)yp = o.u16;
-    else *(uint2 *)yp = o.u8;
+    /* in PTX: the uint4 assignment became four 4-byte stores in the f32 builds (PTX of 7525dec) */
+    if (sizeof(gpuml__dw3s4) == 16)
+        asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(yp), "r"(o.u16.x), "r"(o.u16.y), "r"(o.u16.z), "r"(o.u16.w) : "memory");
+    else
+        asm volatile("st.global.v2.u32 [%0], {%1, %2};" :: "l"(yp), "r"(o.u8.x), "r"(o.u8.y) : "memory");
 }
 #ifndef DW3S_MINB   /* resident 256-thread blocks per SM the registers must allow: 3 (80 registers)
                       where that compiled without spills (sm_90; sm_80 spilled), else 2 */
@@ -1151,12 +1156,14 @@ static __device__ __forceinline__ void gpuml__conv_dxsub_c2(const gpuml__conv_pa
         gpuml__u32 *dst = (gpuml__u32 *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc + h * (gpuml__ix)p.xh + jc * 2 * VE;
         const gpuml__ix plane = (gpuml__ix)p.c * pq;
         if (VE == 4) {
+            /* 16-byte stores in PTX: written as uint4 assignments, nvcc emitted them (the first of
+               _c4's two, _c2's one) as four 4-byte stores in the f32 build (PTX of 7525dec) */
             const uint4 u = *(const uint4 *)src, v = *(const uint4 *)(src + plane);
-            *(uint4 *)dst = make_uint4(u.x, v.x, u.y, v.y);
-            *(uint4 *)(dst + 4) = make_uint4(u.z, v.z, u.w, v.w);
+            asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(dst), "r"(u.x), "r"(v.x), "r"(u.y), "r"(v.y) : "memory");
+            asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(dst + 4), "r"(u.z), "r"(v.z), "r"(u.w), "r"(v.w) : "memory");
         } else {
             const uint2 u = *(const uint2 *)src, v = *(const uint2 *)(src + plane);
-            *(uint4 *)dst = make_uint4(u.x, v.x, u.y, v.y);
+            asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(dst), "r"(u.x), "r"(v.x), "r"(u.y), "r"(v.y) : "memory");
         }
     }
 }
