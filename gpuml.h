@@ -9982,6 +9982,7 @@ GPUML__FN gpuml_status gpuml__conv2d_igemm(gpuml_ctx *ctx, const gpuml__conv_pro
    addressed through logical strides -- activations as (n, h, w, c), weights as (k, r, s, c in
    group) -- so NHWC, NCHW and arbitrary views share one code path. */
 static const gpuml__family gpuml__fam_conv = { "conv", gpuml__ksrc_conv, 50, 0, 0 };
+static const gpuml__family gpuml__fam_conv_1x1w = { "conv_1x1w", gpuml__ksrc_conv_1x1w, 90, 1, 0 };
 
 /* a validated conv (or pool) problem.  In the backward passes x/y are dx/dy (and w dw). */
 typedef struct gpuml__cv {
@@ -11006,6 +11007,61 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, int m
     grid[0] = (unsigned)((pq + tn - 1) / tn); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)cv->n;
     args[0] = &kp;
     return gpuml__launch(ctx, fn, grid, block, smem, args, op);
+}
+
+/* f32 NCHW 1x1 stride-1 unpadded conv with groups 1 on Hopper's tensor cores for allow_tf32, x read
+   as it is (gpuml_conv_1x1w in kernels/conv_1x1w.cu: y^T = x^T w^T by wgmma, x^T's fragments in
+   registers; bias / act / residual fused).  Tile configurations {warpgroups (64 pixels each),
+   output channels, ring depth, blocks an SM}; cfg 1..6 picks one (tests, GPUML_CONV_1X1W_CFG=n),
+   0 the rule below.  NOT_SUPPORTED (no message) where the device or the layout does not fit */
+static const int gpuml__c1w_cfgs[][4] = {
+    { 2, 128, 3, 2 }, { 2, 256, 3, 1 }, { 1, 128, 4, 2 }, { 1, 256, 2, 2 }, { 1, 64, 4, 3 }, { 2, 64, 4, 2 },
+};
+static int gpuml__cv_1x1w_cfg;
+GPUML__FN unsigned gpuml__c1w_smem(int c)
+{
+    const int *f = gpuml__c1w_cfgs[c];
+    return (unsigned)(1024 + f[2] * (f[1] * 128 + 32 * (64 * f[0] + 8) * 4));
+}
+GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int cfg, const char *op)
+{
+    gpuml__conv_params kp;
+    gpuml__CUfunction fn;
+    char opts[240];
+    unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};
+    void *args[1];
+    int64_t pq = cv->p * cv->q, np = cv->n * pq, tiles;
+    const int64_t *st[3];
+    const gpuml_tensor *t[3];
+    const int *f;
+    int i;
+    if (ctx->arch != 90 || cv->dt != GPUML_F32 || cv->layout != GPUML_LAYOUT_NCHW || cv->groups != 1 || cv->r != 1 || cv->s != 1 ||
+        cv->sh != 1 || cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || np > INT32_MAX - 256 || cv->k > INT32_MAX ||
+        cv->c > INT32_MAX || cv->c % 4 || cv->ws[3] != 1 || cv->ws[0] % 4 || !gpuml__aligned16(gpuml__dptr(cv->wt)))
+        return GPUML_ERROR_NOT_SUPPORTED;
+    t[0] = cv->x; t[1] = cv->y; t[2] = cv->res; st[0] = cv->xs; st[1] = cv->ys; st[2] = cv->rs;
+    for (i = 0; i < 3; i++) {   /* the pixels of one (n, c) row contiguous, rows 16-byte aligned */
+        if (!t[i]) continue;
+        if (st[i][2] != 1 || (st[i][1] != cv->q && cv->p != 1) || st[i][0] % 4 || st[i][3] % 4 || !gpuml__aligned16(gpuml__dptr(t[i])))
+            return GPUML_ERROR_NOT_SUPPORTED;
+    }
+    if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) {
+        const char *env = gpuml__getenv("GPUML_CONV_1X1W_CFG");
+        cfg = gpuml__cv_1x1w_cfg ? gpuml__cv_1x1w_cfg : env ? atoi(env) : 0;
+        if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) cfg = 1;
+    }
+    f = gpuml__c1w_cfgs[cfg - 1];
+    if ((int)gpuml__c1w_smem(cfg - 1) > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
+    tiles = (np + 64 * f[0] - 1) / (64 * f[0]) * ((cv->k + f[1] - 1) / f[1]);
+    if (tiles > INT32_MAX) return GPUML_ERROR_NOT_SUPPORTED;
+    gpuml__cv_kparams(cv, &kp);
+    snprintf(opts, sizeof opts, "-DGPUML_C1W=1 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DC1W_WG=%d -DC1W_BN=%d -DC1W_ST=%d -DC1W_MINB=%d",
+             cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3]);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_1x1w, opts, "gpuml_conv_1x1w", &fn));
+    if (np == 0 || cv->k == 0) return GPUML_SUCCESS;
+    grid[0] = (unsigned)tiles; block[0] = (unsigned)(128 * f[0]);
+    args[0] = &kp;
+    return gpuml__launch(ctx, fn, grid, block, gpuml__c1w_smem(cfg - 1), args, op);
 }
 
 /* tf32 backward filter of a 1x1 stride-1 unpadded f32 conv (groups 1) with x's and dy's pixels
@@ -12092,6 +12148,16 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
        vs 337, 512->128 @28 103 vs 174; even at 128->512 @28 (91 vs 91) and 512->256 @28 (169 vs
        168); 3xTF32 wins the larger-C layers, 1024->256 @14 93 vs 107: bench/NOTES_conv.md).
        GPUML_CONV_1X1S=off skips it, =on takes it for every such conv */
+    /* f32 NCHW 1x1 (stride 1, unpadded) with allow_tf32 on sm_90: the wgmma kernel that reads x as
+       it is (gpuml__cv_1x1w); GPUML_CONV_1X1W=off skips it */
+    if (kind == 0 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && cv->layout == GPUML_LAYOUT_NCHW && cv->tf32 && ctx->arch == 90) {
+        const char *env = gpuml__getenv("GPUML_CONV_1X1W");
+        if (!(env && strcmp(env, "off") == 0)) {
+            gpuml_status st = gpuml__cv_1x1w(ctx, cv, 0, op);
+            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+            gpuml_clear_error(ctx);
+        }
+    }
     if (kind == 0 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && cv->layout == GPUML_LAYOUT_NCHW) {
         const char *env = gpuml__getenv("GPUML_CONV_1X1S");
         int mode = env && strcmp(env, "off") == 0 ? -1 : env && strcmp(env, "on") == 0 ? 1 : 0;
@@ -12400,8 +12466,11 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
 #undef GPUML__POOL_PROF
 }
 
-#define GPUML__CONV_FAMILIES &gpuml__fam_conv,
+#define GPUML__CONV_FAMILIES &gpuml__fam_conv, &gpuml__fam_conv_1x1w,
 #define GPUML__CONV_VARIANTS \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=2 -DC1W_BN=128 -DC1W_ST=3 -DC1W_MINB=2" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DC1W_WG=2 -DC1W_BN=256 -DC1W_ST=3 -DC1W_MINB=1" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=0 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1" }, \

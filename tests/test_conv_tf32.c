@@ -91,6 +91,7 @@ static void fill(float *v, long long n, int same_sign)
    wgmma kernel, | 32 on the mma.sync one) with tile configuration cfg / splits. */
 typedef struct how { gpuml_conv_path path; int mode, cfg, splits; } how;
 #define GPUML__TEST_1X1S 99   /* mode: gpuml__cv_1x1s (f32 NCHW 1x1, x as it is; cfg: its form 1-3) instead */
+#define GPUML__TEST_1X1W 98   /* mode: gpuml__cv_1x1w (the same on sm_90's wgmma; cfg: its tile configuration 1-6) */
 
 /* Runs t on ctx; returns the max error / (sum|terms| + |bias|) over the checked outputs (all, or
    `samples` random ones), -1 where the run failed (recorded), -2 where it was declined.
@@ -151,7 +152,9 @@ static double run_one(gpuml_ctx *ctx, tcase t, how hw, int same_sign, int sample
     if (hw.mode) {
         gpuml__cv cv;
         st = gpuml__cv_setup(ctx, "test", 0, X, W, Y, &d, &cv);
-        if (st == GPUML_SUCCESS) st = hw.mode == GPUML__TEST_1X1S ? gpuml__cv_1x1s(ctx, &cv, hw.cfg, "test") : gpuml__cv_tf32(ctx, &cv, hw.mode, hw.cfg, hw.splits, "test");
+        if (st == GPUML_SUCCESS) st = hw.mode == GPUML__TEST_1X1S ? gpuml__cv_1x1s(ctx, &cv, hw.cfg, "test")
+                 : hw.mode == GPUML__TEST_1X1W ? gpuml__cv_1x1w(ctx, &cv, hw.cfg, "test")
+                                              : gpuml__cv_tf32(ctx, &cv, hw.mode, hw.cfg, hw.splits, "test");
     } else {
         st = gpuml_conv2d(ctx, Y, X, W, &d);
     }
@@ -431,6 +434,58 @@ static void simt_1x1(void)
     printf("    %d shapes x forms\n", ran);
 }
 
+/* gpuml_conv_1x1w (sm_90: f32 NCHW 1x1 by tf32 wgmma, x^T's fragments in registers): every tile
+   configuration on shapes with C not a multiple of 32, K not a multiple of any output-channel
+   tile, pixel tiles spanning two or more images (PQ 4..56 against tiles of 64 / 128), one image of
+   4 pixels, a single output channel; epilogues rotated (bias, activations, residual); Inf / NaN
+   classes; AUTO with allow_tf32 (which takes it); the layouts it declines (C % 4, PQ % 4, stride,
+   padding, NHWC) */
+static void wgmma_1x1(void)
+{
+    static const int S[][5] = {   /* n c h w k */
+        { 2, 64, 8, 16, 64 }, { 3, 36, 9, 12, 70 }, { 1, 16, 1, 4, 1 }, { 2, 200, 28, 36, 130 }, { 5, 512, 7, 8, 300 },
+        { 4, 128, 14, 14, 256 }, { 7, 44, 2, 2, 129 }, { 2, 1024, 6, 6, 65 }, { 33, 8, 1, 4, 260 },
+    };
+    int i, cfg, ran = 0;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90");
+    for (cfg = 1; cfg <= 6; cfg++)
+        for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {
+            tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
+            how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, cfg, 0 };
+            double e;
+            t.act = (i + cfg) % 4; t.bias = (i + cfg) % 2 == 0; t.res = (i + cfg) % 3 == 1; t.tf32 = 1;
+            e = run_one(tu_gpu, t, hw, i == 3, 0, 0, tol_for(1));
+            CHECK(e >= 0, "cfg %d case %d: %s", cfg, i, e == -2 ? "declined" : "failed");
+            if (i == 1 || i == 4) {   /* Inf and NaN in x, -Inf in w (no activation: exact classes checked) */
+                t.act = GPUML_ACT_NONE;
+                e = run_one(tu_gpu, t, hw, 0, 0, 1, tol_for(1));
+                CHECK(e >= 0, "cfg %d specials %d", cfg, i);
+            }
+            ran++;
+        }
+    for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {   /* AUTO, allow_tf32 */
+        tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
+        how aut = { GPUML_CONV_AUTO, 0, -1, 0 };
+        t.tf32 = 1; t.bias = i % 2; t.act = i % 4;
+        CHECK(run_one(tu_gpu, t, aut, 0, 0, 0, tol_for(1)) >= 0, "case %d AUTO tf32", i);
+    }
+    {   /* declined: C % 4, PQ % 4 (7 x 5 pixels), stride 2, padding, NHWC */
+        tcase d[5];
+        how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, 1, 0 };
+        d[0] = tc(1, 6, 8, 8, 8, 1, 1, 1, 0, 1, 0);
+        d[1] = tc(1, 8, 7, 5, 8, 1, 1, 1, 0, 1, 0);
+        d[2] = tc(1, 8, 8, 8, 8, 1, 1, 2, 0, 1, 0);
+        d[3] = tc(1, 8, 8, 8, 8, 1, 1, 1, 1, 1, 0);
+        d[4] = tc(1, 8, 8, 8, 8, 1, 1, 1, 0, 0, 0);
+        for (i = 0; i < 5; i++) {
+            d[i].tf32 = 1;
+            CHECK(run_one(tu_gpu, d[i], hw, 0, 0, 0, 1e-5) == -2, "decline %d", i);
+        }
+    }
+    printf("    %d shapes x configurations\n", ran);
+}
+
 /* grouped convs fall back under AUTO (and are right); the forced path refuses them, and f32 on
    the CPU or before sm_80, with a message */
 static void fallbacks(void)
@@ -477,6 +532,7 @@ int main(int argc, char **argv)
         { "resnet_accuracy", resnet_accuracy },
         { "fallbacks", fallbacks },
         { "simt_1x1", simt_1x1 },
+        { "wgmma_1x1", wgmma_1x1 },
     };
     return TU_RUN("test_conv_tf32", tests, argc, argv);
 }

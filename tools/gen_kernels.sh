@@ -27,7 +27,7 @@ for f in kernels/*.cu; do
     # conv_sm90 reuses both: the params struct, the conversions, the epilogue helpers
     if [ "$name" = conv_sm90 ]; then lit kernels/matmul_mma.cu; lit kernels/conv_igemm.cu; fi
     # both Hopper wgmma kernels share the mbarrier / TMA / wgmma PTX wrappers
-    if [ "$name" = conv_sm90 ] || [ "$name" = matmul_sm90 ]; then lit kernels/sm90.cuh; fi
+    if [ "$name" = conv_sm90 ] || [ "$name" = matmul_sm90 ] || [ "$name" = conv_1x1w ]; then lit kernels/sm90.cuh; fi
     # conv_stem: the same two (PTX wrappers, gpuml__conv_params, the 8-output store)
     if [ "$name" = conv_stem ]; then lit kernels/matmul_mma.cu; lit kernels/conv_igemm.cu; fi
     lit "$f"

@@ -1,0 +1,316 @@
+/* Family "conv_1x1w": f32 NCHW 1x1 conv (stride 1, unpadded, groups 1) on Hopper tensor cores for
+   allow_tf32, x read as it is (no layout pass).  tools/gen_kernels.sh emits kernels/sm90.cuh (the
+   wgmma fence / commit / wait and the shared-memory descriptor) in front of this file.
+
+   y[n][k][pix] = act(sum_c w[k][c] * x[n][c][pix] + bias[k]) + res[n][k][pix]
+
+   Per image this is y = w @ x with x's pixels contiguous: a GEMM whose B operand (x, [c][pix]) is
+   N-major, which tf32 wgmma cannot read from shared memory (it takes both tf32 operands K-major).
+   So the kernel computes the transposed product y^T = x^T w^T: x^T is wgmma's A, loaded from a
+   [c][pixel] tile into registers (the RS form: a fragment is 32-bit loads, any layout), and w^T is
+   its B, K-major as w is stored ([k][c]).  Same idea as gpuml_matmul_sm90_nn (matmul_sm90.cu).
+
+   ==========================================================================================
+   LAUNCH CONTRACT
+   ==========================================================================================
+   Kernel:  extern "C" __global__ void gpuml_conv_1x1w(gpuml__conv_params p)  (kernelParams { &p })
+   Compile: sm_90a only, -DGPUML_C1W=1, CONV_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu,
+            CONV_BIAS 0/1, CONV_RES 0/1, and the tile configuration:
+            C1W_WG   warpgroups a block, each 64 pixels (1, 2): the pixel tile BP = 64 * C1W_WG
+            C1W_BN   output channels a block (64, 128, 256: wgmma's N)
+            C1W_ST   ring depth (>= 2), C1W_MINB the __launch_bounds__ blocks an SM
+   Block:   (128 * C1W_WG, 1, 1).
+   Grid:    (ceil(N * PQ / BP) * ceil(K / C1W_BN), 1, 1): block b takes the output channels
+            [kb * BN, +BN) with kb = b % KB and the pixels [(b / KB) * BP, +BP) of the run of all
+            N * PQ pixels (images one after the other: a tile may span two images), KB =
+            ceil(K / BN) -- the k blocks of one pixel tile run side by side, so x is read from
+            DRAM once.
+   Smem:    C1W_SMEM bytes of dynamic shared memory (1024 + C1W_ST * (BN * 128 + 32 * (BP + 8) * 4)).
+   Host preconditions (not checked here): sm_90; x, y, res NCHW with each (n, c) row of PQ pixels
+            contiguous, PQ % 4 == 0, the row and image strides multiples of 4 floats, the bases
+            16-byte aligned; w [K][C] with channels contiguous, K's stride a multiple of 4, 16-byte
+            aligned; C % 4 == 0; N * PQ + BP < 2^31, K, C < 2^31; bias f32.
+   Edges: channels past C and rows past K are zero-filled (cp.async src-size 0), pixels past
+            N * PQ too; stores are masked.
+   Design: 32 channels a step.  A ring of C1W_ST steps in shared memory, filled by cp.async from
+   every thread: w's tile, BN rows x 128 bytes in the 128B-swizzled K-major layout wgmma reads
+   (16-byte chunk j of row r at j ^ (r & 7)); x's tile, 32 channel rows x BP pixels, rows padded to
+   BP + 8 floats so that a warp's fragment load (8 pixels x 4 channels) hits 32 distinct banks.  A
+   step: wait for its copies (cp.async.wait_group), fence.proxy.async (the copies are generic-proxy
+   writes; wgmma reads w through the async proxy), one barrier, issue the copies of step + ST - 1
+   into the slot the previous step used, load the 16 fragment registers (4 k8 steps, rounded to
+   tf32 with cvt.rna), four RS wgmmas, wait for them (a fragment load while an RS wgmma is in
+   flight makes ptxas serialise the wgmmas; several blocks an SM keep the tensor cores busy).
+   Epilogue from the accumulators: a thread holds pixels g and g + 8 of its warp's 16 and output
+   channels 8j + 2t, 8j + 2t + 1: 4-byte stores, a warp's store 4 channels x 8 consecutive pixels
+   (four full 32-byte sectors).
+   ========================================================================================== */
+
+#if defined(GPUML_C1W)
+#ifndef CONV_EPI
+#define CONV_EPI 0
+#endif
+#ifndef CONV_BIAS
+#define CONV_BIAS 0
+#endif
+#ifndef CONV_RES
+#define CONV_RES 0
+#endif
+#ifndef C1W_WG
+#define C1W_WG 2
+#endif
+#ifndef C1W_BN
+#define C1W_BN 128
+#endif
+#ifndef C1W_ST
+#define C1W_ST 3
+#endif
+#ifndef C1W_MINB
+#define C1W_MINB 2
+#endif
+
+/* the params struct of kernels/conv.cu (the host fills one for both) */
+struct gpuml__conv_params {
+    gpuml__i64 n, h, w, c, k, r, s, p, q, cg, kg;
+    int sh, sw, ph, pw, dh, dw;
+    int order;
+    int count_pad;
+    gpuml__i64 xn, xh, xw, xc;
+    gpuml__i64 wk, wr, ws, wc;
+    gpuml__i64 yn, yp, yq, yk;
+    gpuml__i64 rn, rp, rq, rk;
+    const void *x, *wt, *y;
+    const float *bias;
+    const void *res;
+    void *col;
+    gpuml__i64 ldcol, n0, g;
+    gpuml__i64 total;
+    gpuml__i64 mrows;
+};
+
+static __device__ __forceinline__ float gpuml__c1w_act(float v)
+{
+#if CONV_EPI == 1
+    return v > 0.0f ? v : 0.0f;
+#elif CONV_EPI == 2
+    return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+#elif CONV_EPI == 3
+    return v / (1.0f + expf(-v));
+#else
+    return v;
+#endif
+}
+static __device__ __forceinline__ void gpuml__c1w_cp16(gpuml__u32 dst, const void *src, gpuml__u32 bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void gpuml__c1w_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void gpuml__c1w_wait(void)
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+/* a shared-memory f32, rounded to tf32 (round to nearest, ties away: the tf32 the other kernels use) */
+static __device__ __forceinline__ gpuml__u32 gpuml__c1w_lds_rna(gpuml__u32 addr)
+{
+    gpuml__u32 r;
+    asm volatile("{\n\t.reg .f32 v;\n\tld.shared.f32 v, [%1];\n\tcvt.rna.tf32.f32 %0, v;\n\t}" : "=r"(r) : "r"(addr));
+    return r;
+}
+
+/* D[64 x 64] (+)= A[64 x 8] (tf32 fragment in registers) * B[8 x 64] (K-major, 128B-swizzled
+   smem); scale_d 0 overwrites D */
+static __device__ __forceinline__ void gpuml__c1w_wgmma64(float *d, const gpuml__u32 *a, gpuml__u64 db, int scale_d)
+{
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %37, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, {%32, %33, %34, %35}, %36, p, 1, 1;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+}
+/* D[64 x 128] (+)= A[64 x 8] (tf32 fragment in registers) * B[8 x 128] (K-major, 128B-swizzled
+   smem); scale_d 0 overwrites D */
+static __device__ __forceinline__ void gpuml__c1w_wgmma128(float *d, const gpuml__u32 *a, gpuml__u64 db, int scale_d)
+{
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %69, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+}
+/* D[64 x 256] (+)= A[64 x 8] (tf32 fragment in registers) * B[8 x 256] (K-major, 128B-swizzled
+   smem); scale_d 0 overwrites D */
+static __device__ __forceinline__ void gpuml__c1w_wgmma256(float *d, const gpuml__u32 *a, gpuml__u64 db, int scale_d)
+{
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "setp.ne.b32 p, %133, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, {%128, %129, %130, %131}, %132, p, 1, 1;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+}
+
+extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB) gpuml_conv_1x1w(const gpuml__conv_params p)
+{
+    constexpr int WG = C1W_WG, BN = C1W_BN, ST = C1W_ST, T = 128 * WG, BP = 64 * WG, XP = BP + 8;
+    constexpr int W_BYTES = BN * 128, X_BYTES = 32 * XP * 4, STAGE = W_BYTES + X_BYTES;
+    constexpr int WCH = BN * 8 / T;   /* 16-byte w chunks a thread a step */
+    static_assert(WG == 1 || WG == 2, "warpgroups");
+    static_assert(BN == 64 || BN == 128 || BN == 256, "output channel tile");
+    static_assert(ST >= 2, "stages");
+    static_assert(STAGE % 1024 == 0 && WCH >= 1, "stage layout");
+    extern __shared__ __align__(1024) unsigned char gpuml__c1w_smem[];
+    const gpuml__u32 base = ((gpuml__u32)__cvta_generic_to_shared(gpuml__c1w_smem) + 1023u) & ~1023u;
+    const int tid = (int)threadIdx.x, wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
+    const int M = (int)p.k, C = (int)p.c, PQ = (int)(p.p * p.q), NP = (int)(p.n * PQ), KT = (C + 31) / 32;
+    const int KB = (M + BN - 1) / BN, kb = (int)(blockIdx.x % (unsigned)KB);
+    const int m0 = kb * BN, n0 = (int)(blockIdx.x / (unsigned)KB) * BP;
+    const float *const X = (const float *)p.x, *const W = (const float *)p.wt;
+    /* loaders.  w: chunk j = tid % 8 (channels 4j..4j+3 of the step) of rows wr + (T / 8) i;
+       x: the 4 pixels xb * 4.. of channel rows xr + 8 i (i < 4) */
+    const int wj = tid & 7, wr = tid >> 3;
+    const int xb = tid % (BP / 4), xr = tid / (BP / 4);
+    const int xf = n0 + 4 * xb;
+    const bool xok = xf < NP;
+    const int ximg = xok ? xf / PQ : 0;
+    const float *const xcol = X + (gpuml__i64)ximg * p.xn + (xok ? xf - ximg * PQ : 0);
+    auto load = [&](int kt) {
+        if (kt < KT) {
+            const gpuml__u32 ws = base + (gpuml__u32)((kt % ST) * STAGE), xs = ws + W_BYTES;
+            const int c0 = kt * 32;
+#pragma unroll
+            for (int i = 0; i < WCH; i++) {
+                const int r = wr + (T / 8) * i, row = m0 + r, c = c0 + 4 * wj;
+                const bool ok = row < M && c < C;
+                gpuml__c1w_cp16(ws + (gpuml__u32)(r * 128 + ((wj ^ (r & 7)) << 4)), ok ? W + (gpuml__i64)row * p.wk + c : W, ok ? 16 : 0);
+            }
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int r = xr + 8 * i, c = c0 + r;
+                const bool ok = xok && c < C;
+                gpuml__c1w_cp16(xs + (gpuml__u32)((r * XP + 4 * xb) * 4), ok ? xcol + (gpuml__i64)c * p.xc : X, ok ? 16 : 0);
+            }
+        }
+        gpuml__c1w_commit();
+    };
+    float acc[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+#pragma unroll
+    for (int s = 0; s < ST - 1; s++) load(s);
+    /* this thread's fragment rows: pixels pr and pr + 8 of the tile; channels t4 and t4 + 4 of a k8 step */
+    const int pr = wg * 64 + warp * 16 + g;
+    const gpuml__u32 frag = (gpuml__u32)((t4 * XP + pr) * 4);
+    for (int kt = 0; kt < KT; kt++) {
+        gpuml__c1w_wait<ST - 2>();   /* this thread's copies of step kt have landed */
+        gpuml__proxy_fence();        /* ... and are visible to wgmma's async-proxy reads */
+        __syncthreads();             /* everyone's; the slot of step kt - 1 is free (its wgmmas waited for) */
+        load(kt + ST - 1);
+        const gpuml__u32 ws = base + (gpuml__u32)((kt % ST) * STAGE), xs = ws + W_BYTES + frag;
+        gpuml__u32 a[16];
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) {
+            a[4 * kk + 0] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk) * XP * 4));
+            a[4 * kk + 1] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk * XP + 8) * 4));
+            a[4 * kk + 2] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk + 4) * XP * 4));
+            a[4 * kk + 3] = gpuml__c1w_lds_rna(xs + (gpuml__u32)(((8 * kk + 4) * XP + 8) * 4));
+        }
+        const gpuml__u64 db = gpuml__smem_desc(ws, 16, 1024);
+        gpuml__wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) {
+#if C1W_BN == 64
+            gpuml__c1w_wgmma64(acc, a + 4 * kk, db + (gpuml__u64)((kk * 32) >> 4), 1);
+#elif C1W_BN == 128
+            gpuml__c1w_wgmma128(acc, a + 4 * kk, db + (gpuml__u64)((kk * 32) >> 4), 1);
+#else
+            gpuml__c1w_wgmma256(acc, a + 4 * kk, db + (gpuml__u64)((kk * 32) >> 4), 1);
+#endif
+        }
+        gpuml__wgmma_commit();
+        gpuml__wgmma_wait<0>();
+    }
+    gpuml__c1w_wait<0>();   /* the trailing (empty) groups */
+    /* epilogue: pixels f[h] = tile row pr + 8h, output channels m0 + 8j + 2t4 + e */
+    float *const Y = (float *)p.y;
+    gpuml__i64 yo[2];
+#if CONV_RES
+    const float *const R = (const float *)p.res;
+    gpuml__i64 ro[2];
+#endif
+    bool fo[2];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int f = n0 + pr + 8 * h, im = f < NP ? f / PQ : 0;
+        fo[h] = f < NP;
+        yo[h] = (gpuml__i64)im * p.yn + (f - im * PQ);
+#if CONV_RES
+        ro[h] = (gpuml__i64)im * p.rn + (f - im * PQ);
+#endif
+    }
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const int k = m0 + 8 * j + 2 * t4 + e;
+            if (k >= M) continue;
+#if CONV_BIAS
+            const float b = p.bias[k];
+#else
+            const float b = 0.0f;
+#endif
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                if (!fo[h]) continue;
+                float v = gpuml__c1w_act(acc[4 * j + 2 * h + e] + b);
+#if CONV_RES
+                v += R[ro[h] + (gpuml__i64)k * p.rk];
+#endif
+                Y[yo[h] + (gpuml__i64)k * p.yk] = v;
+            }
+        }
+}
+#endif /* GPUML_C1W */
