@@ -11048,7 +11048,10 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
     if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) {
         const char *env = gpuml__getenv("GPUML_CONV_1X1W_CFG");
         cfg = gpuml__cv_1x1w_cfg ? gpuml__cv_1x1w_cfg : env ? atoi(env) : 0;
-        if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) cfg = 1;
+        /* the rule (H100, ResNet-50's 1x1 layers at batch 32, every configuration forced: 128 x 128
+           tiles fastest on all but the K = 64 layers, where 128 x 64 tiles are 3-6% faster;
+           bench/NOTES_conv.md) */
+        if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) cfg = cv->k <= 64 ? 6 : 1;
     }
     f = gpuml__c1w_cfgs[cfg - 1];
     if ((int)gpuml__c1w_smem(cfg - 1) > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
