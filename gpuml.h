@@ -11013,28 +11013,33 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, int m
    as it is (gpuml_conv_1x1w in kernels/conv_1x1w.cu: y^T = x^T w^T by wgmma, x^T's fragments in
    registers; bias / act / residual fused).  Tile configurations {warpgroups (64 pixels each),
    output channels, ring depth, blocks an SM}; cfg 1..6 picks one (tests, GPUML_CONV_1X1W_CFG=n),
-   0 the rule below.  NOT_SUPPORTED (no message) where the device or the layout does not fit */
+   0 the rule below.  Two forms, each on unless turned off (gpuml__cv_1x1w_var = 1 + tma + 2 eps,
+   or GPUML_CONV_1X1W_VAR=tma,eps): w's tiles by TMA (else cp.async), the epilogue staged through
+   shared memory for 16-byte stores (else 4-byte stores from the accumulators).
+   NOT_SUPPORTED (no message) where the device or the layout does not fit */
 static const int gpuml__c1w_cfgs[][4] = {
     { 2, 128, 3, 2 }, { 2, 256, 3, 1 }, { 1, 128, 4, 2 }, { 1, 256, 2, 2 }, { 1, 64, 4, 3 }, { 2, 64, 4, 2 },
 };
-static int gpuml__cv_1x1w_cfg;
+static int gpuml__cv_1x1w_cfg, gpuml__cv_1x1w_var;
 GPUML__FN unsigned gpuml__c1w_smem(int c)
 {
     const int *f = gpuml__c1w_cfgs[c];
-    return (unsigned)(1024 + f[2] * (f[1] * 128 + 32 * (64 * f[0] + 8) * 4));
+    return (unsigned)(1024 + f[2] * (f[1] * 128 + 32 * (64 * f[0] + 8) * 4) + 64);   /* + the slots' mbarriers */
 }
 GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int cfg, const char *op)
 {
     gpuml__conv_params kp;
     gpuml__CUfunction fn;
-    char opts[240];
+    char opts[280];
+    unsigned char mapbuf[128 + 64];
+    void *map = mapbuf + (64 - ((uintptr_t)mapbuf & 63)) % 64;
     unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};
-    void *args[1];
+    void *args[2];
     int64_t pq = cv->p * cv->q, np = cv->n * pq, tiles;
     const int64_t *st[3];
     const gpuml_tensor *t[3];
     const int *f;
-    int i;
+    int i, tma = 1, eps = 1;
     if (ctx->arch != 90 || cv->dt != GPUML_F32 || cv->layout != GPUML_LAYOUT_NCHW || cv->groups != 1 || cv->r != 1 || cv->s != 1 ||
         cv->sh != 1 || cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || np > INT32_MAX - 256 || cv->k > INT32_MAX ||
         cv->c > INT32_MAX || cv->c % 4 || cv->ws[3] != 1 || cv->ws[0] % 4 || !gpuml__aligned16(gpuml__dptr(cv->wt)))
@@ -11053,17 +11058,28 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
            bench/NOTES_conv.md) */
         if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) cfg = cv->k <= 64 ? 6 : 1;
     }
+    if (gpuml__cv_1x1w_var >= 1 && gpuml__cv_1x1w_var <= 4) {
+        tma = (gpuml__cv_1x1w_var - 1) & 1; eps = (gpuml__cv_1x1w_var - 1) >> 1;
+    } else {
+        const char *env = gpuml__getenv("GPUML_CONV_1X1W_VAR");
+        if (env) sscanf(env, "%d,%d", &tma, &eps);
+    }
+    if (!ctx->cu.TensorMapEncodeTiled) tma = 0;
     f = gpuml__c1w_cfgs[cfg - 1];
     if ((int)gpuml__c1w_smem(cfg - 1) > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
     tiles = (np + 64 * f[0] - 1) / (64 * f[0]) * ((cv->k + f[1] - 1) / f[1]);
     if (tiles > INT32_MAX) return GPUML_ERROR_NOT_SUPPORTED;
     gpuml__cv_kparams(cv, &kp);
-    snprintf(opts, sizeof opts, "-DGPUML_C1W=1 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DC1W_WG=%d -DC1W_BN=%d -DC1W_ST=%d -DC1W_MINB=%d",
-             cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3]);
+    memset(map, 0, 128);
+    /* w as a [K][C] matrix of f32, boxes of 32 channels x BN rows, 128-byte swizzle (rows past K and
+       channels past C read as 0) */
+    if (tma && !gpuml__tmap(ctx, map, 7 /* FLOAT32 */, kp.wt, cv->c, cv->k, cv->ws[0] * 4, 32, (unsigned)f[1])) tma = 0;
+    snprintf(opts, sizeof opts, "-DGPUML_C1W=1 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DC1W_WG=%d -DC1W_BN=%d -DC1W_ST=%d -DC1W_MINB=%d "
+             "-DC1W_TMA=%d -DC1W_EPS=%d", cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3], tma != 0, eps != 0);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_1x1w, opts, "gpuml_conv_1x1w", &fn));
     if (np == 0 || cv->k == 0) return GPUML_SUCCESS;
     grid[0] = (unsigned)tiles; block[0] = (unsigned)(128 * f[0]);
-    args[0] = &kp;
+    args[0] = map; args[1] = &kp;
     return gpuml__launch(ctx, fn, grid, block, gpuml__c1w_smem(cfg - 1), args, op);
 }
 
@@ -12471,9 +12487,9 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
 
 #define GPUML__CONV_FAMILIES &gpuml__fam_conv, &gpuml__fam_conv_1x1w,
 #define GPUML__CONV_VARIANTS \
-    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=2 -DC1W_BN=128 -DC1W_ST=3 -DC1W_MINB=2" }, \
-    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DC1W_WG=2 -DC1W_BN=256 -DC1W_ST=3 -DC1W_MINB=1" }, \
-    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=0 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=2 -DC1W_BN=128 -DC1W_ST=3 -DC1W_MINB=2 -DC1W_TMA=1 -DC1W_EPS=1" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DC1W_WG=2 -DC1W_BN=256 -DC1W_ST=3 -DC1W_MINB=1 -DC1W_TMA=0 -DC1W_EPS=1" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3 -DC1W_TMA=1 -DC1W_EPS=0" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1" }, \

@@ -13,37 +13,46 @@
    ==========================================================================================
    LAUNCH CONTRACT
    ==========================================================================================
-   Kernel:  extern "C" __global__ void gpuml_conv_1x1w(gpuml__conv_params p)  (kernelParams { &p })
+   Kernel:  extern "C" __global__ void gpuml_conv_1x1w(const __grid_constant__ gpuml__c1w_tmap tma_w,
+                                                       gpuml__conv_params p)
+            kernelParams { &map_w, &p } (the map 128 bytes, 64-byte aligned; any bytes unless C1W_TMA).
    Compile: sm_90a only, -DGPUML_C1W=1, CONV_EPI 0 none / 1 relu / 2 gelu (tanh) / 3 silu,
             CONV_BIAS 0/1, CONV_RES 0/1, and the tile configuration:
             C1W_WG   warpgroups a block, each 64 pixels (1, 2): the pixel tile BP = 64 * C1W_WG
             C1W_BN   output channels a block (64, 128, 256: wgmma's N)
             C1W_ST   ring depth (>= 2), C1W_MINB the __launch_bounds__ blocks an SM
+            C1W_TMA  1: w's tiles by TMA: map_w = w as a 2-D FLOAT32 matrix, globalDim {C, K},
+                     globalStrides {K's stride * 4}, boxDim {32, C1W_BN}, 128B swizzle, zero fill;
+                     0: by cp.async (then fence.proxy.async a step, which also waits for the copies
+                     still in flight: the ring gives no lookahead)
+            C1W_EPS  1: the epilogue stages each warpgroup's tile in shared memory and stores 16
+                     bytes (4 pixels of a channel) a thread; 0: 4-byte stores from the accumulators
    Block:   (128 * C1W_WG, 1, 1).
    Grid:    (ceil(N * PQ / BP) * ceil(K / C1W_BN), 1, 1): block b takes the output channels
             [kb * BN, +BN) with kb = b % KB and the pixels [(b / KB) * BP, +BP) of the run of all
             N * PQ pixels (images one after the other: a tile may span two images), KB =
             ceil(K / BN) -- the k blocks of one pixel tile run side by side, so x is read from
             DRAM once.
-   Smem:    C1W_SMEM bytes of dynamic shared memory (1024 + C1W_ST * (BN * 128 + 32 * (BP + 8) * 4)).
+   Smem:    1024 + C1W_ST * (BN * 128 + 32 * (BP + 8) * 4) + 64 bytes of dynamic shared memory.
    Host preconditions (not checked here): sm_90; x, y, res NCHW with each (n, c) row of PQ pixels
             contiguous, PQ % 4 == 0, the row and image strides multiples of 4 floats, the bases
             16-byte aligned; w [K][C] with channels contiguous, K's stride a multiple of 4, 16-byte
             aligned; C % 4 == 0; N * PQ + BP < 2^31, K, C < 2^31; bias f32.
    Edges: channels past C and rows past K are zero-filled (cp.async src-size 0), pixels past
             N * PQ too; stores are masked.
-   Design: 32 channels a step.  A ring of C1W_ST steps in shared memory, filled by cp.async from
-   every thread: w's tile, BN rows x 128 bytes in the 128B-swizzled K-major layout wgmma reads
-   (16-byte chunk j of row r at j ^ (r & 7)); x's tile, 32 channel rows x BP pixels, rows padded to
-   BP + 8 floats so that a warp's fragment load (8 pixels x 4 channels) hits 32 distinct banks.  A
-   step: wait for its copies (cp.async.wait_group), fence.proxy.async (the copies are generic-proxy
-   writes; wgmma reads w through the async proxy), one barrier, issue the copies of step + ST - 1
-   into the slot the previous step used, load the 16 fragment registers (4 k8 steps, rounded to
-   tf32 with cvt.rna), four RS wgmmas, wait for them (a fragment load while an RS wgmma is in
-   flight makes ptxas serialise the wgmmas; several blocks an SM keep the tensor cores busy).
-   Epilogue from the accumulators: a thread holds pixels g and g + 8 of its warp's 16 and output
-   channels 8j + 2t, 8j + 2t + 1: 4-byte stores, a warp's store 4 channels x 8 consecutive pixels
-   (four full 32-byte sectors).
+   Design: 32 channels a step.  A ring of C1W_ST steps in shared memory: w's tile, BN rows x 128
+   bytes in the 128B-swizzled K-major layout wgmma reads (16-byte chunk j of row r at j ^ (r & 7)),
+   by TMA on the slot's mbarrier (or cp.async from every thread); x's tile by cp.async from every
+   thread, 32 channel rows x BP pixels, rows padded to BP + 8 floats so that a warp's fragment load
+   (8 pixels x 4 channels) hits 32 distinct banks.  A step: wait for its copies
+   (cp.async.wait_group; the slot's mbarrier, or fence.proxy.async for cp.async-written w), one
+   barrier, issue the copies of step + ST - 1 into the slot the previous step used, load the 16
+   fragment registers (4 k8 steps, rounded to tf32 with cvt.rna), four RS wgmmas, wait for them (a
+   fragment load while an RS wgmma is in flight makes ptxas serialise the wgmmas; several blocks an
+   SM keep the tensor cores busy).  Epilogue (C1W_EPS 0) from the accumulators: a thread holds
+   pixels g and g + 8 of its warp's 16 and output channels 8j + 2t, 8j + 2t + 1: 4-byte stores, a
+   warp's store 4 channels x 8 consecutive pixels; or (C1W_EPS 1) through shared memory, 16-byte
+   stores of 4 pixels of one channel.
    ========================================================================================== */
 
 #if defined(GPUML_C1W)
@@ -68,6 +77,15 @@
 #ifndef C1W_MINB
 #define C1W_MINB 2
 #endif
+#ifndef C1W_TMA
+#define C1W_TMA 1    /* 1: w's tile by TMA (mbarrier per slot); 0: by cp.async + fence.proxy.async */
+#endif
+#ifndef C1W_EPS
+#define C1W_EPS 1    /* 1: the epilogue stages each warpgroup's tile in shared memory, 16-byte stores;
+                        0: 4-byte stores straight from the accumulators */
+#endif
+
+struct __align__(64) gpuml__c1w_tmap { unsigned long long opaque[16]; };
 
 /* the params struct of kernels/conv.cu (the host fills one for both) */
 struct gpuml__conv_params {
@@ -193,15 +211,17 @@ static __device__ __forceinline__ void gpuml__c1w_wgmma256(float *d, const gpuml
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
 }
 
-extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB) gpuml_conv_1x1w(const gpuml__conv_params p)
+extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
+    gpuml_conv_1x1w(const __grid_constant__ gpuml__c1w_tmap tma_w, const gpuml__conv_params p)
 {
     constexpr int WG = C1W_WG, BN = C1W_BN, ST = C1W_ST, T = 128 * WG, BP = 64 * WG, XP = BP + 8;
     constexpr int W_BYTES = BN * 128, X_BYTES = 32 * XP * 4, STAGE = W_BYTES + X_BYTES;
-    constexpr int WCH = BN * 8 / T;   /* 16-byte w chunks a thread a step */
+    constexpr int WCH = BN * 8 / T;   /* 16-byte w chunks a thread a step (cp.async form) */
     static_assert(WG == 1 || WG == 2, "warpgroups");
     static_assert(BN == 64 || BN == 128 || BN == 256, "output channel tile");
     static_assert(ST >= 2, "stages");
     static_assert(STAGE % 1024 == 0 && WCH >= 1, "stage layout");
+    static_assert(!C1W_EPS || WG * BN * (64 + 4) * 4 <= ST * STAGE, "epilogue staging fits the ring");
     extern __shared__ __align__(1024) unsigned char gpuml__c1w_smem[];
     const gpuml__u32 base = ((gpuml__u32)__cvta_generic_to_shared(gpuml__c1w_smem) + 1023u) & ~1023u;
     const int tid = (int)threadIdx.x, wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
@@ -209,8 +229,20 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB) gpuml_conv_
     const int KB = (M + BN - 1) / BN, kb = (int)(blockIdx.x % (unsigned)KB);
     const int m0 = kb * BN, n0 = (int)(blockIdx.x / (unsigned)KB) * BP;
     const float *const X = (const float *)p.x, *const W = (const float *)p.wt;
-    /* loaders.  w: chunk j = tid % 8 (channels 4j..4j+3 of the step) of rows wr + (T / 8) i;
-       x: the 4 pixels xb * 4.. of channel rows xr + 8 i (i < 4) */
+#if C1W_TMA
+    /* one "full" mbarrier a slot (after the ring): w's tile landed (TMA's transaction count) */
+    const gpuml__u32 bars = base + (gpuml__u32)(ST * STAGE);
+    if (tid == 0) {
+        asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml__u64)&tma_w) : "memory");
+        for (int s = 0; s < ST; s++) gpuml__mbar_init(bars + 8 * s, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+#else
+    (void)W;
+#endif
+    /* loaders.  w (cp.async form): chunk j = tid % 8 (channels 4j..4j+3 of the step) of rows
+       wr + (T / 8) i; x: the 4 pixels xb * 4.. of channel rows xr + 8 i (i < 4) */
     const int wj = tid & 7, wr = tid >> 3;
     const int xb = tid % (BP / 4), xr = tid / (BP / 4);
     const int xf = n0 + 4 * xb;
@@ -221,12 +253,19 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB) gpuml_conv_
         if (kt < KT) {
             const gpuml__u32 ws = base + (gpuml__u32)((kt % ST) * STAGE), xs = ws + W_BYTES;
             const int c0 = kt * 32;
+#if C1W_TMA
+            if (tid == 0) {   /* the slot's previous wgmmas were waited for before the last barrier */
+                gpuml__mbar_expect_tx(bars + 8 * (kt % ST), (unsigned)W_BYTES);
+                gpuml__tma_load_2d(ws, &tma_w, c0, m0, bars + 8 * (kt % ST));
+            }
+#else
 #pragma unroll
             for (int i = 0; i < WCH; i++) {
                 const int r = wr + (T / 8) * i, row = m0 + r, c = c0 + 4 * wj;
                 const bool ok = row < M && c < C;
                 gpuml__c1w_cp16(ws + (gpuml__u32)(r * 128 + ((wj ^ (r & 7)) << 4)), ok ? W + (gpuml__i64)row * p.wk + c : W, ok ? 16 : 0);
             }
+#endif
 #pragma unroll
             for (int i = 0; i < 4; i++) {
                 const int r = xr + 8 * i, c = c0 + r;
@@ -245,8 +284,13 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB) gpuml_conv_
     const int pr = wg * 64 + warp * 16 + g;
     const gpuml__u32 frag = (gpuml__u32)((t4 * XP + pr) * 4);
     for (int kt = 0; kt < KT; kt++) {
-        gpuml__c1w_wait<ST - 2>();   /* this thread's copies of step kt have landed */
-        gpuml__proxy_fence();        /* ... and are visible to wgmma's async-proxy reads */
+        gpuml__c1w_wait<ST - 2>();   /* this thread's x copies of step kt have landed */
+#if C1W_TMA
+        gpuml__mbar_wait(bars + 8 * (kt % ST), (unsigned)((kt / ST) & 1));   /* and w's tile */
+#else
+        gpuml__proxy_fence();        /* the w copies visible to wgmma's async-proxy reads (this fence
+                                        also waits for the copies still in flight: no lookahead) */
+#endif
         __syncthreads();             /* everyone's; the slot of step kt - 1 is free (its wgmmas waited for) */
         load(kt + ST - 1);
         const gpuml__u32 ws = base + (gpuml__u32)((kt % ST) * STAGE), xs = ws + W_BYTES + frag;
@@ -274,11 +318,57 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB) gpuml_conv_
         gpuml__wgmma_wait<0>();
     }
     gpuml__c1w_wait<0>();   /* the trailing (empty) groups */
-    /* epilogue: pixels f[h] = tile row pr + 8h, output channels m0 + 8j + 2t4 + e */
     float *const Y = (float *)p.y;
-    gpuml__i64 yo[2];
 #if CONV_RES
     const float *const R = (const float *)p.res;
+#endif
+#if C1W_EPS
+    /* each warpgroup's 64 pixels x BN channels through shared memory (the ring, free now: every
+       copy landed, every wgmma waited for): [channel][pixel] rows of 64 + 4 floats (a warp's
+       fragment writes, 8 pixels x 4 channel pairs, hit 32 distinct banks), then 16-byte stores of
+       4 pixels of one channel (never across an image: PQ % 4 == 0), a warp 2 channel rows of 256 bytes */
+    constexpr int EP = 64 + 4;
+    __syncthreads();
+    float *const es = (float *)(gpuml__c1w_smem + (base - (gpuml__u32)__cvta_generic_to_shared(gpuml__c1w_smem))) + wg * BN * EP;
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int e = 0; e < 2; e++)
+                es[(8 * j + 2 * t4 + e) * EP + warp * 16 + g + 8 * h] = acc[4 * j + 2 * h + e];
+    if (wg == 0) asm volatile("bar.sync 1, 128;" ::: "memory");   /* this warpgroup's tile written */
+    else asm volatile("bar.sync 2, 128;" ::: "memory");
+    const int wt = tid & 127;
+    const int q4 = wt & 15, f = n0 + wg * 64 + 4 * q4;
+    if (f < NP) {
+        const int im = f / PQ;
+        const gpuml__i64 yo = (gpuml__i64)im * p.yn + (f - im * PQ);
+#if CONV_RES
+        const gpuml__i64 ro = (gpuml__i64)im * p.rn + (f - im * PQ);
+#endif
+        for (int ch = wt >> 4; ch < BN; ch += 8) {
+            const int k = m0 + ch;
+            if (k >= M) break;
+#if CONV_BIAS
+            const float b = p.bias[k];
+#else
+            const float b = 0.0f;
+#endif
+            float4 v = *(const float4 *)(es + ch * EP + 4 * q4);
+            v.x = gpuml__c1w_act(v.x + b); v.y = gpuml__c1w_act(v.y + b); v.z = gpuml__c1w_act(v.z + b); v.w = gpuml__c1w_act(v.w + b);
+#if CONV_RES
+            const float4 r = *(const float4 *)(R + ro + (gpuml__i64)k * p.rk);
+            v.x += r.x; v.y += r.y; v.z += r.z; v.w += r.w;
+#endif
+            float *const dst = Y + yo + (gpuml__i64)k * p.yk;
+            asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
+        }
+    }
+#else
+    /* pixels f[h] = tile row pr + 8h, output channels m0 + 8j + 2t4 + e */
+    gpuml__i64 yo[2];
+#if CONV_RES
     gpuml__i64 ro[2];
 #endif
     bool fo[2];
@@ -312,5 +402,6 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB) gpuml_conv_
                 Y[yo[h] + (gpuml__i64)k * p.yk] = v;
             }
         }
+#endif
 }
 #endif /* GPUML_C1W */

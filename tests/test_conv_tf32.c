@@ -435,7 +435,8 @@ static void simt_1x1(void)
 }
 
 /* gpuml_conv_1x1w (sm_90: f32 NCHW 1x1 by tf32 wgmma, x^T's fragments in registers): every tile
-   configuration on shapes with C not a multiple of 32, K not a multiple of any output-channel
+   configuration in each of its four forms (w by cp.async or TMA, epilogue from registers or staged
+   in shared memory) on shapes with C not a multiple of 32, K not a multiple of any output-channel
    tile, pixel tiles spanning two or more images (PQ 4..56 against tiles of 64 / 128), one image of
    4 pixels, a single output channel; epilogues rotated (bias, activations, residual); Inf / NaN
    classes; AUTO with allow_tf32 (which takes it); the layouts it declines (C % 4, PQ % 4, stride,
@@ -446,22 +447,25 @@ static void wgmma_1x1(void)
         { 2, 64, 8, 16, 64 }, { 3, 36, 9, 12, 70 }, { 1, 16, 1, 4, 1 }, { 2, 200, 28, 36, 130 }, { 5, 512, 7, 8, 300 },
         { 4, 128, 14, 14, 256 }, { 7, 44, 2, 2, 129 }, { 2, 1024, 6, 6, 65 }, { 33, 8, 1, 4, 260 },
     };
-    int i, cfg, ran = 0;
+    int i, cfg, var, ran = 0;
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90");
+    for (var = 1; var <= 4; var++)   /* w by cp.async / TMA x epilogue from registers / staged */
     for (cfg = 1; cfg <= 6; cfg++)
         for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {
             tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
             how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, cfg, 0 };
             double e;
-            t.act = (i + cfg) % 4; t.bias = (i + cfg) % 2 == 0; t.res = (i + cfg) % 3 == 1; t.tf32 = 1;
+            t.act = (i + cfg + var) % 4; t.bias = (i + cfg + var) % 2 == 0; t.res = (i + cfg + var) % 3 == 1; t.tf32 = 1;
+            gpuml__cv_1x1w_var = var;
             e = run_one(tu_gpu, t, hw, i == 3, 0, 0, tol_for(1));
-            CHECK(e >= 0, "cfg %d case %d: %s", cfg, i, e == -2 ? "declined" : "failed");
+            CHECK(e >= 0, "variant %d cfg %d case %d: %s", var, cfg, i, e == -2 ? "declined" : "failed");
             if (i == 1 || i == 4) {   /* Inf and NaN in x, -Inf in w (no activation: exact classes checked) */
                 t.act = GPUML_ACT_NONE;
                 e = run_one(tu_gpu, t, hw, 0, 0, 1, tol_for(1));
-                CHECK(e >= 0, "cfg %d specials %d", cfg, i);
+                CHECK(e >= 0, "variant %d cfg %d specials %d", var, cfg, i);
             }
+            gpuml__cv_1x1w_var = 0;
             ran++;
         }
     for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {   /* AUTO, allow_tf32 */
@@ -483,7 +487,7 @@ static void wgmma_1x1(void)
             CHECK(run_one(tu_gpu, d[i], hw, 0, 0, 0, 1e-5) == -2, "decline %d", i);
         }
     }
-    printf("    %d shapes x configurations\n", ran);
+    printf("    %d shapes x configurations x forms\n", ran);
 }
 
 /* grouped convs fall back under AUTO (and are right); the forced path refuses them, and f32 on
