@@ -238,7 +238,6 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-#else
     (void)W;
 #endif
     /* loaders.  w (cp.async form): chunk j = tid % 8 (channels 4j..4j+3 of the step) of rows
