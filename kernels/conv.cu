@@ -7,7 +7,8 @@
    (tanh), 3 silu), CONV_BIAS, CONV_RES (0/1), CONV_I32 (1: every index fits in 31 bits),
    POOL_MAX (pool kernel: 1 max, 0 average).  Launch contract: 1-D grid-stride loops of
    256 threads over p.total items, except gpuml_conv_bwd_filter (one 256-thread block per
-   weight element, p.total of them).  Mirrored by gpuml__conv_params in gpuml.h. */
+   weight element, p.total of them).  The params struct (gpuml__conv_params) and the activation
+   (gpuml__conv_act) are in kernels/conv_params.cuh. */
 #ifndef CONV_DT
 #define CONV_DT 0
 #endif
@@ -35,36 +36,7 @@ typedef gpuml__i64 gpuml__ix;
 typedef gpuml__dt<CONV_DT> gpuml__C;
 typedef gpuml__C::T gpuml__ct;
 
-struct gpuml__conv_params {
-    gpuml__i64 n, h, w, c, k, r, s, p, q, cg, kg;   /* cg, kg: channels per group in x, y */
-    int sh, sw, ph, pw, dh, dw;                     /* stride, top/left padding, dilation */
-    int order;                                      /* item order: 0 channel fastest, 1 (n, channel, row, col) */
-    int count_pad;                                  /* pool: average counts padding (within the padded image) */
-    gpuml__i64 xn, xh, xw, xc;                      /* x (or dx) strides, elements */
-    gpuml__i64 wk, wr, ws, wc;                      /* w (or dw) strides */
-    gpuml__i64 yn, yp, yq, yk;                      /* y (or dy) strides */
-    gpuml__i64 rn, rp, rq, rk;                      /* residual strides */
-    const void *x, *wt, *y;                         /* the one written depends on the kernel */
-    const float *bias;
-    const void *res;
-    void *col;                                      /* im2col / col2im buffer */
-    gpuml__i64 ldcol, n0, g;                        /* its row stride; first image; group */
-    gpuml__i64 total;                               /* work items */
-    gpuml__i64 mrows;                               /* backward filter packing: the GEMM rows that exist */
-};
 
-static __device__ __forceinline__ float gpuml__conv_act(float v)
-{
-#if CONV_EPI == 1
-    return v > 0.0f ? v : 0.0f;
-#elif CONV_EPI == 2
-    return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
-#elif CONV_EPI == 3
-    return v / (1.0f + expf(-v));
-#else
-    return v;
-#endif
-}
 /* element conversions: the hardware cvt for f16 (exact, the same values as the portable
    gpuml__f16_to_f32 / round-to-nearest-even gpuml__f32_to_f16 of shared.h) */
 static __device__ __forceinline__ float gpuml__cvl(gpuml__ct v)

@@ -1,6 +1,7 @@
 /* Family "conv_1x1w": f32 NCHW 1x1 conv (stride 1, unpadded, groups 1) on Hopper tensor cores for
    allow_tf32, x read as it is (no layout pass).  tools/gen_kernels.sh emits kernels/sm90.cuh (the
-   wgmma fence / commit / wait and the shared-memory descriptor) in front of this file.
+   wgmma fence / commit / wait and the shared-memory descriptor) and kernels/conv_params.cuh (the
+   params struct, the activation) in front of this file.
 
    y[n][k][pix] = act(sum_c w[k][c] * x[n][c][pix] + bias[k]) + res[n][k][pix]
 
@@ -87,37 +88,6 @@
 
 struct __align__(64) gpuml__c1w_tmap { unsigned long long opaque[16]; };
 
-/* the params struct of kernels/conv.cu (the host fills one for both) */
-struct gpuml__conv_params {
-    gpuml__i64 n, h, w, c, k, r, s, p, q, cg, kg;
-    int sh, sw, ph, pw, dh, dw;
-    int order;
-    int count_pad;
-    gpuml__i64 xn, xh, xw, xc;
-    gpuml__i64 wk, wr, ws, wc;
-    gpuml__i64 yn, yp, yq, yk;
-    gpuml__i64 rn, rp, rq, rk;
-    const void *x, *wt, *y;
-    const float *bias;
-    const void *res;
-    void *col;
-    gpuml__i64 ldcol, n0, g;
-    gpuml__i64 total;
-    gpuml__i64 mrows;
-};
-
-static __device__ __forceinline__ float gpuml__c1w_act(float v)
-{
-#if CONV_EPI == 1
-    return v > 0.0f ? v : 0.0f;
-#elif CONV_EPI == 2
-    return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
-#elif CONV_EPI == 3
-    return v / (1.0f + expf(-v));
-#else
-    return v;
-#endif
-}
 static __device__ __forceinline__ void gpuml__c1w_cp16(gpuml__u32 dst, const void *src, gpuml__u32 bytes)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
@@ -355,7 +325,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
             const float b = 0.0f;
 #endif
             float4 v = *(const float4 *)(es + ch * EP + 4 * q4);
-            v.x = gpuml__c1w_act(v.x + b); v.y = gpuml__c1w_act(v.y + b); v.z = gpuml__c1w_act(v.z + b); v.w = gpuml__c1w_act(v.w + b);
+            v.x = gpuml__conv_act(v.x + b); v.y = gpuml__conv_act(v.y + b); v.z = gpuml__conv_act(v.z + b); v.w = gpuml__conv_act(v.w + b);
 #if CONV_RES
             const float4 r = *(const float4 *)(R + ro + (gpuml__i64)k * p.rk);
             v.x += r.x; v.y += r.y; v.z += r.z; v.w += r.w;
@@ -394,7 +364,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 if (!fo[h]) continue;
-                float v = gpuml__c1w_act(acc[4 * j + 2 * h + e] + b);
+                float v = gpuml__conv_act(acc[4 * j + 2 * h + e] + b);
 #if CONV_RES
                 v += R[ro[h] + (gpuml__i64)k * p.rk];
 #endif
