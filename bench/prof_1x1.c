@@ -1,18 +1,28 @@
-/* The tf32 NCHW 1x1 conv kernel (gpuml_conv_1x1s, allow_tf32) on two ResNet-50 layers at batch 32,
-   bias + ReLU, three calls each after a warm-up, for a profiler:
-     ncu -k regex:gpuml_conv_1x1s --section WarpStateStats ... build/prof_1x1
-   Layers: c512 28 k128 (compute side), c256 56 k64 (bytes side). */
+/* The tf32 NCHW 1x1 conv (allow_tf32: gpuml_conv_1x1w on sm_90, gpuml_conv_1x1s elsewhere or with
+   GPUML_CONV_1X1W=off) on ResNet-50 layers at batch 32, bias + ReLU, four calls each (the first
+   compiles), for a profiler:
+     ncu -k regex:gpuml_conv_1x1 --launch-skip 3 --launch-count 1 --section SpeedOfLight ... build/prof_1x1 [C H K]...
+   Layers: the C H K triples given, else c512 28 k128 (compute side) and c256 56 k64 (bytes side).
+   (bench/NOTES_conv.md profiled the wgmma kernel with `512 28 256 1024 14 256`.) */
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
 #include <stdio.h>
+#include <stdlib.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
-    static const int L[2][3] = { { 512, 28, 128 }, { 256, 56, 64 } };   /* c, h, k */
+    int L[8][3] = { { 512, 28, 128 }, { 256, 56, 64 } };   /* c, h, k */
+    int nl = 2, l, it;
     gpuml_ctx *ctx;
-    int l, it;
+    if (argc > 1) {
+        if ((argc - 1) % 3 || argc - 1 > 24) { fprintf(stderr, "usage: prof_1x1 [C H K]... (up to 8 layers)\n"); return 2; }
+        for (nl = 0; nl < 8 && 1 + 3 * nl + 2 < argc; nl++)
+            for (it = 0; it < 3; it++) L[nl][it] = atoi(argv[1 + 3 * nl + it]);
+        for (l = 0; l < nl; l++)
+            if (L[l][0] < 1 || L[l][1] < 1 || L[l][2] < 1) { fprintf(stderr, "usage: prof_1x1 [C H K]...\n"); return 2; }
+    }
     if (gpuml_init(&ctx, NULL) != GPUML_SUCCESS || gpuml_get_backend(ctx) != GPUML_BACKEND_CUDA) { printf("no GPU\n"); return 0; }
-    for (l = 0; l < 2; l++) {
+    for (l = 0; l < nl; l++) {
         int c = L[l][0], h = L[l][1], k = L[l][2];
         int64_t xc[4] = {32, c, h, h}, wc[4] = {k, c, 1, 1}, yc[4] = {32, k, h, h}, bs[1] = {k};
         gpuml_tensor *x = gpuml_tensor_new(ctx, GPUML_F32, 4, xc), *w = gpuml_tensor_new(ctx, GPUML_F32, 4, wc);
