@@ -12155,6 +12155,17 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
     int tc_3x = ctx->arch == 90 && !gpuml__cv_f32_old() ? (cv->layout == GPUML_LAYOUT_NCHW ? cv->r * cv->s > 1 || cv->k > 128 || cv->n * cv->p * cv->q < 16384
                                                                    : cv->r * cv->s > 1)
                                 : cv->layout == GPUML_LAYOUT_NCHW && (cv->r * cv->s > 1 || cv->k >= 4 * cv->c || cv->c >= 2048);
+    /* f32 NCHW 1x1 (stride 1, unpadded) with allow_tf32 on sm_90: the wgmma kernel that reads x as
+       it is (gpuml__cv_1x1w: 0.98-1.63x the routes below on ResNet-50's 1x1 layers, bench/NOTES_conv.md);
+       GPUML_CONV_1X1W=off skips it (and lets GPUML_CONV_1X1S=on reach the mma.sync kernel) */
+    if (kind == 0 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && cv->layout == GPUML_LAYOUT_NCHW && cv->tf32 && ctx->arch == 90) {
+        const char *env = gpuml__getenv("GPUML_CONV_1X1W");
+        if (!(env && strcmp(env, "off") == 0)) {
+            gpuml_status st = gpuml__cv_1x1w(ctx, cv, 0, op);
+            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+            gpuml_clear_error(ctx);
+        }
+    }
     /* f32 NCHW 1x1 (stride 1, unpadded) with x read as it is (gpuml__cv_1x1s), no layout pass.
        allow_tf32 (sm_80+): the tf32 mma.sync form where C * K <= 65536, where reading x once
        beats the NCHW -> NHWC pass + wgmma implicit GEMM (H100, batch 32, us, this vs that: 64->64
@@ -12167,16 +12178,6 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
        vs 337, 512->128 @28 103 vs 174; even at 128->512 @28 (91 vs 91) and 512->256 @28 (169 vs
        168); 3xTF32 wins the larger-C layers, 1024->256 @14 93 vs 107: bench/NOTES_conv.md).
        GPUML_CONV_1X1S=off skips it, =on takes it for every such conv */
-    /* f32 NCHW 1x1 (stride 1, unpadded) with allow_tf32 on sm_90: the wgmma kernel that reads x as
-       it is (gpuml__cv_1x1w); GPUML_CONV_1X1W=off skips it */
-    if (kind == 0 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && cv->layout == GPUML_LAYOUT_NCHW && cv->tf32 && ctx->arch == 90) {
-        const char *env = gpuml__getenv("GPUML_CONV_1X1W");
-        if (!(env && strcmp(env, "off") == 0)) {
-            gpuml_status st = gpuml__cv_1x1w(ctx, cv, 0, op);
-            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
-            gpuml_clear_error(ctx);
-        }
-    }
     if (kind == 0 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && cv->layout == GPUML_LAYOUT_NCHW) {
         const char *env = gpuml__getenv("GPUML_CONV_1X1S");
         int mode = env && strcmp(env, "off") == 0 ? -1 : env && strcmp(env, "on") == 0 ? 1 : 0;
