@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GPU test pass in one device call (~8-9.5 min on an H100 at 205 jobs: near the 10-minute call
+# The GPU test pass in one device call (~9.5 min on an H100 at 213 jobs, 562 s on 2026-11-27: near the 10-minute call
 # limit; each test line ends with its seconds, to find the next job to split): plain builds (no ASan), every test
 # of every suite run by name, 8 at a time (the GPU parts included), tests/test_examples.sh, and
 # compute-sanitizer memcheck / racecheck over the newest kernels, side by side with the tests
