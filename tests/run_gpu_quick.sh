@@ -22,11 +22,11 @@ jobs_file=$L/jobs.txt; : > "$jobs_file"
 for s in $suites; do
     for t in $(./build/$s --list); do echo "$s $t" >> "$jobs_file"; done
 done
-# the longest jobs first: every kernel variant through NVRTC, then the depthwise 3x3 sweeps (each
+# the longest jobs first: every kernel variant through NVRTC (in three parts, TEST_JIT_PART), then the depthwise 3x3 sweeps (each
 # case's kernel configurations compiled on first use: depthwise3x3_cfg ran past 200 s beside the
 # sanitizers), split three ways through TEST_CONV_DW_PART (a third field "k/n")
 dw="depthwise3x3 depthwise3x3_cfg"
-{ grep ' compile_all_families$' "$jobs_file"
+{ grep -q '^test_jit compile_all_families$' "$jobs_file" && for k in 0 1 2; do echo "test_jit compile_all_families $k/3"; done
   for t in $dw; do grep -q "^test_conv $t\$" "$jobs_file" && for k in 0 1 2; do echo "test_conv $t $k/3"; done; done
   grep -v ' compile_all_families$' "$jobs_file" | grep -v -x -e "test_conv depthwise3x3" -e "test_conv depthwise3x3_cfg"; } > "$jobs_file.tmp" && mv "$jobs_file.tmp" "$jobs_file"
 if [ -z "${SUITES:-}" ]; then
@@ -59,7 +59,7 @@ run_job() {
         log=$L/$1_$2${3:+_${3%/*}}.log; s0=$(date +%s)
         # compile_all_families NVRTC-compiles every kernel variant (320): over 200 s beside 7 other jobs
         t=${T_TIMEOUT:-200}; [ "$2" = compile_all_families ] && t=${T_TIMEOUT:-480}
-        TEST_CONV_DW_PART=${3:-0/1} timeout $t ./build/$1 "=$2" > "$log" 2>&1
+        TEST_CONV_DW_PART=${3:-0/1} TEST_JIT_PART=${3:-0/1} timeout $t ./build/$1 "=$2" > "$log" 2>&1
         rc=$?; echo "test $1 $2${3:+ part $3}: rc=$rc $(grep -E '^  (ok|FAIL|skip)' "$log" | head -n 1 | sed 's/^  //') [$(( $(date +%s) - s0 )) s]"
     fi
 }

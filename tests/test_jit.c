@@ -40,17 +40,24 @@ static const struct { const char *family, *opts; int max_bytes; } known_local[] 
     { 0, 0, 0 }
 };
 
-/* every family x variant x arch compiles; no kernel uses local memory (spills/stack) */
+/* every family x variant x arch compiles; no kernel uses local memory (spills/stack).
+   TEST_JIT_PART=k/n compiles only the variants v with v % n == k (tests/run_gpu_quick.sh runs the
+   parts side by side: the whole test is ~400 s on one core) */
 static void test_compile_all_families(void)
 {
     static const int archs[] = { 75, 80, 89, 90 };
-    int v, a, checked = 0, spill_checked = 0;
-    const char *objdump = cuobjdump_path();
+    int v, a, checked = 0, spill_checked = 0, pk = 0, pn = 1;
+    const char *objdump = cuobjdump_path(), *part = getenv("TEST_JIT_PART");
     NEED_NVRTC();
+    if (part && (sscanf(part, "%d/%d", &pk, &pn) != 2 || pn < 1 || pk < 0 || pk >= pn)) {
+        CHECK(0, "TEST_JIT_PART=%s: expected k/n with 0 <= k < n", part);
+        return;
+    }
     for (v = 0; gpuml__family_variants[v][0]; v++) {
         const gpuml__family *f = NULL;
         char *src;
         int i;
+        if (v % pn != pk) continue;
         for (i = 0; gpuml__all_families[i]; i++)
             if (strcmp(gpuml__all_families[i]->name, gpuml__family_variants[v][0]) == 0) f = gpuml__all_families[i];
         CHECK(f != NULL, "variant names unknown family %s", gpuml__family_variants[v][0]);
@@ -94,7 +101,7 @@ static void test_compile_all_families(void)
         }
         gpuml__free(src);
     }
-    printf("    compiled %d family/variant/arch combinations; %d resource lines checked%s\n", checked, spill_checked,
+    printf("    compiled %d family/variant/arch combinations (part %d/%d); %d resource lines checked%s\n", checked, pk, pn, spill_checked,
            objdump ? "" : " (cuobjdump not found: spills not checked)");
     CHECK(checked > 0, "nothing compiled");
 }
