@@ -12,15 +12,6 @@
 #ifndef CONV_DT
 #define CONV_DT 0
 #endif
-#ifndef CONV_EPI
-#define CONV_EPI 0
-#endif
-#ifndef CONV_BIAS
-#define CONV_BIAS 0
-#endif
-#ifndef CONV_RES
-#define CONV_RES 0
-#endif
 #ifndef CONV_I32
 #define CONV_I32 0
 #endif

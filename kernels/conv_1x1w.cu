@@ -57,15 +57,6 @@
    ========================================================================================== */
 
 #if defined(GPUML_C1W)
-#ifndef CONV_EPI
-#define CONV_EPI 0
-#endif
-#ifndef CONV_BIAS
-#define CONV_BIAS 0
-#endif
-#ifndef CONV_RES
-#define CONV_RES 0
-#endif
 #ifndef C1W_WG
 #define C1W_WG 2
 #endif

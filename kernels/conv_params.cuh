@@ -1,9 +1,15 @@
 /* The argument block of the CUDA-core conv kernels (kernels/conv.cu) and of gpuml_conv_1x1w
    (kernels/conv_1x1w.cu) -- mirrored by gpuml__conv_params in gpuml.h -- and the fused activation
-   (CONV_EPI: 0 none, 1 relu, 2 gelu (tanh form), 3 silu).  tools/gen_kernels.sh emits this file in
-   front of both. */
+   (CONV_EPI: 0 none, 1 relu, 2 gelu (tanh form), 3 silu), with the epilogue macros' defaults
+   (CONV_EPI, CONV_BIAS, CONV_RES: 0).  tools/gen_kernels.sh emits this file in front of both. */
 #ifndef CONV_EPI
 #define CONV_EPI 0
+#endif
+#ifndef CONV_BIAS
+#define CONV_BIAS 0
+#endif
+#ifndef CONV_RES
+#define CONV_RES 0
 #endif
 
 struct gpuml__conv_params {
