@@ -11083,14 +11083,34 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
     return gpuml__launch(ctx, fn, grid, block, gpuml__c1w_smem(cfg - 1), args, op);
 }
 
-/* tf32 backward filter of a 1x1 stride-1 unpadded f32 conv (groups 1) with x's and dy's pixels
-   contiguous (NCHW), read as they are (gpuml_conv_bwf1x1 in kernels/conv.cu: 64 x 128 output
-   tiles, each over a run of the N * ceil(PQ / 32) pixel steps, partial sums per run), then the runs
-   summed into dw (gpuml_reduce; deterministic).  sm_80+, allow_tf32.  gpuml__cv_bwf1x1_on: tests /
-   A/B, 1 takes it wherever it can run, -1 never (GPUML_CONV_BWF1X1=on / off likewise).
-   NOT_SUPPORTED (no message) where its preconditions do not hold */
+/* f32 backward filter of a 1x1 stride-1 unpadded conv (groups 1) on the tensor cores with x and dy
+   read as they are (gpuml_conv_bwf1x1 in kernels/conv.cu: 64 x 128 output tiles, each over a run
+   of the pixel steps, partial sums per run), then the runs summed into dw (gpuml_reduce;
+   deterministic).  Two flavours: pixels contiguous (NCHW: steps of 32 pixels of an image, PQ % 4
+   == 0) and channels contiguous with the pixels merging into one dim (NHWC: steps of 32 of the N *
+   P * Q pixels, C % 4 == 0, K % 4 == 0); tf32 with allow_tf32, else 3xTF32 in the kernel's
+   registers (f32-level error).  sm_80+.  gpuml__cv_bwf1x1_on: tests / A/B, 1 takes it wherever it
+   can run, -1 never (GPUML_CONV_BWF1X1=on / off likewise).  NOT_SUPPORTED (no message) where its
+   preconditions do not hold */
 static int gpuml__cv_bwf1x1_on;
 static long gpuml__cv_bwf1x1_calls;
+/* 1 NCHW flavour, 2 NHWC flavour, 0 neither */
+GPUML__FN int gpuml__cv_bwf1x1_kind(gpuml_ctx *ctx, const gpuml__cv *cv)
+{
+    if (cv->dt != GPUML_F32 || ctx->arch < 80 || cv->groups != 1 || cv->r != 1 || cv->s != 1 || cv->sh != 1 ||
+        cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || cv->p * cv->q > INT32_MAX || cv->k > INT32_MAX ||
+        cv->c > INT32_MAX || (cv->k + 63) / 64 > 65535 || cv->wt->dtype != GPUML_F32 ||
+        !gpuml__aligned16(gpuml__dptr(cv->x)) || !gpuml__aligned16(gpuml__dptr(cv->y)))
+        return 0;
+    if (cv->xs[2] == 1 && (cv->xs[1] == cv->w || cv->h == 1) && cv->ys[2] == 1 && (cv->ys[1] == cv->q || cv->p == 1) &&
+        (cv->p * cv->q) % 4 == 0 && cv->xs[0] % 4 == 0 && cv->xs[3] % 4 == 0 && cv->ys[0] % 4 == 0 && cv->ys[3] % 4 == 0)
+        return 1;
+    if (cv->xs[3] == 1 && cv->ys[3] == 1 && cv->c % 4 == 0 && cv->k % 4 == 0 && cv->xs[2] % 4 == 0 && cv->ys[2] % 4 == 0 &&
+        (cv->xs[1] == cv->w * cv->xs[2] || cv->h == 1) && (cv->xs[0] == cv->h * cv->w * cv->xs[2] || cv->n == 1) &&
+        (cv->ys[1] == cv->q * cv->ys[2] || cv->p == 1) && (cv->ys[0] == cv->p * cv->q * cv->ys[2] || cv->n == 1))
+        return 2;
+    return 0;
+}
 GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     gpuml__conv_params kp;
@@ -11099,21 +11119,16 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
     gpuml_status st;
     unsigned grid[3], block[3] = {256, 1, 1}, smem;
     void *args[1];
-    int64_t pq = cv->p * cv->q, spi = (pq + 31) / 32, steps, tiles, runs, per, shape[3], dd[2], ds[2];
-    int axis0 = 0, stages = 4;
-    const int stage_bytes = (64 + 128) * 36 * 4;   /* a dy tile and an x tile, rows of 36 floats */
-    char opts[160];
-    if (cv->dt != GPUML_F32 || !cv->tf32 || ctx->arch < 80 || cv->groups != 1 || cv->r != 1 || cv->s != 1 || cv->sh != 1 ||
-        cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || pq > INT32_MAX || cv->k > INT32_MAX || cv->c > INT32_MAX ||
-        (cv->k + 63) / 64 > 65535 || cv->wt->dtype != GPUML_F32 ||
-        cv->xs[2] != 1 || (cv->xs[1] != cv->w && cv->h != 1) || cv->ys[2] != 1 || (cv->ys[1] != cv->q && cv->p != 1) ||
-        cv->xs[0] % 4 || cv->xs[3] % 4 || cv->ys[0] % 4 || cv->ys[3] % 4 ||
-        !gpuml__aligned16(gpuml__dptr(cv->x)) || !gpuml__aligned16(gpuml__dptr(cv->y)))
-        return GPUML_ERROR_NOT_SUPPORTED;
+    int64_t pq = cv->p * cv->q, steps, tiles, runs, per, shape[3], dd[2], ds[2];
+    int axis0 = 0, stages = 4, kind = gpuml__cv_bwf1x1_kind(ctx, cv);
+    /* a dy tile and an x tile: NCHW rows of 36 floats, NHWC 32 pixel rows of 72 and 136 floats */
+    const int stage_bytes = kind == 2 ? 32 * (72 + 136) * 4 : (64 + 128) * 36 * 4;
+    char opts[200];
+    if (!kind) return GPUML_ERROR_NOT_SUPPORTED;
     if (cv->k == 0 || cv->c == 0) return GPUML_SUCCESS;   /* dw is empty */
     dd[0] = cv->k; dd[1] = cv->c; ds[0] = cv->ws[0]; ds[1] = cv->ws[3];
     dwv = gpuml__cv_view(cv->wt, 2, dd, ds, 0);   /* dw[k][c] in its own strides (KCRS or KRSC) */
-    steps = cv->n * spi;
+    steps = kind == 2 ? (cv->n * pq + 31) / 32 : cv->n * ((pq + 31) / 32);
     if (steps == 0) return gpuml_fill(ctx, &dwv, 0.0);   /* no images or no pixels: dw = 0 */
     tiles = ((cv->c + 127) / 128) * ((cv->k + 63) / 64);
     /* about two blocks an SM in all, each over at least 4 steps */
@@ -11121,16 +11136,17 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
     runs = GPUML__MIN(runs, (int64_t)65535);
     per = (steps + runs - 1) / runs;
     runs = (steps + per - 1) / per;
-    /* 4 stages (110 KB) where the device allows it (sm_86 / sm_89 give a block 99 KB: 3) */
+    /* 4 stages (104-108 KB) where the device allows it (sm_86 / sm_89 give a block 99 KB: 3) */
     while (stages > 2 && stages * stage_bytes > ctx->smem_optin) stages--;
     if (stages * stage_bytes > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
-    snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=%d", stages);
+    snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=%d "
+             "-DBWF_NHWC=%d -DBWF_3X=%d", stages, kind == 2, !cv->tf32);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_bwf1x1", &fn));
     shape[0] = runs; shape[1] = cv->k; shape[2] = cv->c;
     part = gpuml__tensor_new(ctx, GPUML_F32, 3, shape, op);
     if (!part) return ctx->status;
     gpuml__cv_kparams(cv, &kp);
-    kp.col = gpuml__dptr(part); kp.total = steps; kp.n0 = per;
+    kp.col = gpuml__dptr(part); kp.total = steps; kp.n0 = per; kp.ldcol = cv->n * pq;
     grid[0] = (unsigned)((cv->c + 127) / 128); grid[1] = (unsigned)((cv->k + 63) / 64); grid[2] = (unsigned)runs;
     smem = (unsigned)(stages * stage_bytes);
     args[0] = &kp;
@@ -12238,16 +12254,20 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
         gpuml_clear_error(ctx);
     }
-    /* AUTO tf32 backward filter of a 1x1 stride-1 NCHW conv: x and dy read as they are
-       (gpuml__cv_bwf1x1) where C <= 512; the swapped-conv route transposes both first (H100,
-       batch 32, us, this vs that: 64->64 @56 37.4 vs 88.3, 64->256 80.2 vs 163, 256->64 69.6 vs
-       159, 256->128 90.7 vs 190, 128->512 @28 55.2 vs 93.1, 512->128 56.9 vs 92.8, 512->256 108 vs
-       110, 256->1024 @14 72.9 vs 128; C = 1024 loses: 1024->256 @14 72.2 vs 68.0, 1024->512 120 vs
-       83: bench/NOTES_conv.md) */
-    if (kind == 2 && path == GPUML_CONV_AUTO && cv->tf32 && cv->dt == GPUML_F32) {
+    /* AUTO f32 backward filter of a 1x1 stride-1 conv with x and dy read as they are
+       (gpuml__cv_bwf1x1); the swapped-conv route below transposes both first.  tf32 NCHW where C <=
+       512 (sm_80+; H100, batch 32, us, this vs that: 64->64 @56 37.4 vs 88.3, 256->64 69.6 vs 159,
+       512->256 @28 108 vs 110; C = 1024 loses: 1024->512 @14 120 vs 83).  sm_90: 3xTF32 NCHW where
+       C * K <= 131072 (64->64 @56 50 vs 154, 256->64 90 vs 341, 512->256 @28 210 vs 218; 256->1024
+       @14 126 vs 108), NHWC (tf32 and 3xTF32) where C * K <= 262144 (f32 256->64 @56 86 vs 354,
+       256->1024 @14 106 vs 107, 1024->512 183 vs 141; tf32 256->64 64 vs 178, 1024->512 96 vs 85):
+       bench/NOTES_conv.md, "f32 1x1 backward filter" */
+    if (kind == 2 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32) {
         const char *env = gpuml__getenv("GPUML_CONV_BWF1X1");
         int on = gpuml__cv_bwf1x1_on ? gpuml__cv_bwf1x1_on : env && strcmp(env, "on") == 0 ? 1 : env && strcmp(env, "off") == 0 ? -1 : 0;
-        if (on > 0 || (on == 0 && cv->c <= 512)) {
+        int fl = gpuml__cv_bwf1x1_kind(ctx, cv);
+        if (on > 0 || (on == 0 && fl && (cv->tf32 && fl == 1 ? cv->c <= 512
+                                                              : ctx->arch == 90 && cv->c * cv->k <= (fl == 1 ? 131072 : 262144)))) {
             gpuml_status st = gpuml__cv_bwf1x1(ctx, cv, op);
             if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
             gpuml_clear_error(ctx);
@@ -12499,8 +12519,10 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=2 -DC1T_ST=4 -DC1T_TN=256" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_1X1=2 -DC1T_ST=3 -DC1T_TN=128" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=4" }, \
-    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=3" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=4 -DBWF_NHWC=0 -DBWF_3X=0" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=3 -DBWF_NHWC=1 -DBWF_3X=1" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=4 -DBWF_NHWC=0 -DBWF_3X=1" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=4 -DBWF_NHWC=1 -DBWF_3X=0" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=4 -DDW_QT=4 -DDW_S=3 -DDW_SW=1 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW_VEC=8 -DDW_QT=2 -DDW_S=3 -DDW_SW=2 -DDW_DW=1" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DDW_VEC=1 -DDW_QT=4 -DDW_S=5 -DDW_SW=1 -DDW_DW=2" }, \

@@ -244,21 +244,22 @@ int main(int argc, char **argv)
                         free_jobs(js, 2);
                     }
         }
-        if (filter && strcmp(filter, "bwf1x1") == 0)   /* only when asked for by name: f32 NCHW 1x1 backward filter */
+        if (filter && strcmp(filter, "bwf1x1") == 0)   /* only when asked for by name: f32 1x1 stride-1 backward filter */
             for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {
                 int v;
                 if (R50[l][3] != 1 || R50[l][4] != 1) continue;
-                for (v = 0; v < 2; v++) {
+                for (v = 0; v < 4; v++) {   /* f32 NCHW, f32 NCHW tf32, f32 NHWC, f32 NHWC tf32 */
+                    static const char *const vname[4] = { "f32 NCHW", "f32 NCHW tf32", "f32 NHWC", "f32 NHWC tf32" };
                     job js[2];
                     const int *L = R50[l];
-                    int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, 1, GPUML_F32);
+                    int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v < 2, GPUML_F32);
                     double flop = 2.0 * 32 * p * p * L[2] * L[0], t;
                     gpuml_rand_uniform(ctx, js[0].y, 5, -1, 1); gpuml_rand_uniform(ctx, js[1].y, 6, -1, 1);
                     js[0].kind = js[1].kind = 2;
-                    js[0].d.allow_tf32 = js[1].d.allow_tf32 = v;
+                    js[0].d.allow_tf32 = js[1].d.allow_tf32 = v & 1;
                     t = time_it(js, 2, 10);
                     if (t < 0) gpuml_clear_error(ctx);
-                    printf("gpuml  bwd_filter %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", v ? "f32 NCHW tf32" : "f32 NCHW",
+                    printf("gpuml  bwd_filter %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s\n", vname[v],
                            L[0], L[1], L[2], L[3], L[4], t * 1e6, flop / t * 1e-12);
                     free_jobs(js, 2);
                 }

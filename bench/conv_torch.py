@@ -111,15 +111,18 @@ if len(sys.argv) > 1 and sys.argv[1] == "bwf1x1":   # only when asked for by nam
     for c, h, k, r, s, p in R50:
         if r != 1 or s != 1:
             continue
-        for tf32 in (False, True):
-            torch.backends.cudnn.allow_tf32 = tf32
-            js = jobs(32, c, h, k, r, s, p, 1, torch.float32, False, 2)
-            dys = [torch.empty(32, k, h, h, device=dev, dtype=torch.float32).uniform_(-1, 1) for _ in js]
-            ff = [lambda x=x, w=w, d=d: torch.nn.grad.conv2d_weight(x, w.shape, d, s, p) for (x, w, _), d in zip(js, dys)]
-            t = time_it(ff, 10)
-            flop = 2.0 * 32 * h * h * k * c
-            print("torch  bwd_filter %s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s" % ("f32 NCHW tf32" if tf32 else "f32 NCHW", c, h, k, r, s,
-                  t * 1e6, flop / t * 1e-12), flush=True)
+        for nhwc in (False, True):
+            for tf32 in (False, True):
+                torch.backends.cudnn.allow_tf32 = tf32
+                js = jobs(32, c, h, k, r, s, p, 1, torch.float32, nhwc, 2)
+                dys = [torch.empty(32, k, h, h, device=dev, dtype=torch.float32).uniform_(-1, 1) for _ in js]
+                if nhwc:
+                    dys = [d.to(memory_format=torch.channels_last) for d in dys]
+                ff = [lambda x=x, w=w, d=d: torch.nn.grad.conv2d_weight(x, w.shape, d, s, p) for (x, w, _), d in zip(js, dys)]
+                t = time_it(ff, 10)
+                flop = 2.0 * 32 * h * h * k * c
+                print("torch  bwd_filter %s%s c%-4d %3d k%-4d r%d s%d  %9.1f us %7.1f TFLOP/s" % ("f32 NHWC" if nhwc else "f32 NCHW", " tf32" if tf32 else "",
+                      c, h, k, r, s, t * 1e6, flop / t * 1e-12), flush=True)
             del js, dys, ff
 
 if len(sys.argv) > 1 and sys.argv[1] == "bwds2":   # only when asked for by name: backward data of the strided 3x3 layers

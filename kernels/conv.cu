@@ -1597,36 +1597,68 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
 #endif
 
 #if defined(CONV_BWF1X1) && CONV_BWF1X1 && CONV_DT == 0
-/* tf32 backward filter of a 1x1 stride-1 unpadded conv with groups 1 whose x and dy have their
-   pixels contiguous (NCHW): dw[k][c] = the sum over n and pixels of dy[n][k][pix] * x[n][c][pix],
-   a GEMM whose two operands are both pixel-major -- what mma.sync m16n8k8 (row.col) reads as it
-   is, with no layout pass (the swapped-conv route transposes x and dy first).  A block: 64 k x 128
-   c outputs over a run of the N * ceil(PQ / 32) steps of 32 pixels (grid z: the runs), writing its
-   partial sums to part[z][k][c] (summed by the host's reduction: deterministic); 8 warps of 32 x
-   32 (2 x 4 mma tiles).  A ring of BWF_ST stages of dy (64 x 32) and x (128 x 32) tiles filled by
-   16-byte cp.async (zero past PQ, K, C); rows padded to 36 floats so that fragment reads (rows g,
-   columns t) hit 32 distinct banks; operands rounded to tf32 (cvt.rna).  Host preconditions: PQ %
-   4 == 0; x's and dy's pixels contiguous, their n and channel strides multiples of 4, 16-byte
-   aligned.  Params: p.x, p.y (dy), p.col (part), p.total (steps), p.n0 (steps a run); dynamic
-   shared memory BWF_ST * (64 + 128) * 36 floats. */
+/* f32 backward filter of a 1x1 unpadded conv with groups 1 on the tensor cores, x and dy read as
+   they are: dw[k][c] = the sum over the N * P * Q pixels of dy[pix][k] * x[pix][c], a GEMM with a
+   long reduction over pixels.  BWF_NHWC 0: stride 1, x's and dy's pixels contiguous (NCHW), both
+   operands pixel-major -- what mma.sync m16n8k8 (row.col) reads as it is, with no layout pass (the
+   swapped-conv route transposes x and dy first); steps of 32 pixels of one image (N * ceil(PQ /
+   32) steps).  BWF_NHWC 1: channels contiguous and pixels at one row stride each in x and dy (an
+   NHWC stride-1 1x1 conv; the pixels merge into one dim), steps of 32 of the N * P * Q pixels;
+   mma.sync takes its fragments from registers, so the [pixel][channel] tiles are read across.
+   BWF_3X 0: operands rounded to tf32 (cvt.rna, allow_tf32); 1: 3xTF32 in registers (each operand
+   v = hi + lo, both tf32, and the sum takes lo*hi + hi*lo + hi*hi: f32-level error, 3x the mma).
+   A block: 64 k x 128 c outputs over a run of the steps (grid z: the runs), writing its partial
+   sums to part[z][k][c] (summed by the host's reduction: deterministic); 8 warps of 32 x 32 (2 x
+   4 mma tiles).  A ring of BWF_ST stages of dy (64 x 32) and x (128 x 32) tiles filled by 16-byte
+   cp.async (zero past the pixels, K, C).  NCHW: [channel][pixel] rows padded to 36 floats; NHWC:
+   [pixel][channel] rows padded to 72 (dy) and 136 (x) floats; both so that fragment reads hit 32
+   distinct banks.  Host preconditions: NCHW: PQ % 4 == 0, the n and channel strides multiples of
+   4; NHWC: K % 4 == 0, C % 4 == 0, the pixel strides multiples of 4; x and dy 16-byte aligned.
+   Params: p.x, p.y (dy), p.col (part), p.total (steps), p.n0 (steps a run), NHWC: p.ldcol (the
+   pixel count N * P * Q); dynamic shared memory BWF_ST * (64 + 128) * 36 (NCHW) or BWF_ST * 32 *
+   (72 + 136) (NHWC) floats. */
 #ifndef BWF_ST
 #define BWF_ST 4
 #endif
+#ifndef BWF_NHWC
+#define BWF_NHWC 0
+#endif
+#ifndef BWF_3X
+#define BWF_3X 0
+#endif
+static __device__ __forceinline__ void gpuml__bwf_ldm4(gpuml__u32 (&r)[4], const float *src)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((gpuml__u32)__cvta_generic_to_shared(src)));
+}
+/* a fragment element: tf32 (hi) and, 3xTF32, the tf32 rest (lo) */
+static __device__ __forceinline__ void gpuml__bwf_split(float v, gpuml__u32 &hi, gpuml__u32 &lo)
+{
+    hi = gpuml__c1t_rna(v);
+#if BWF_3X
+    lo = gpuml__c1t_rna(v - __uint_as_float(hi));
+#else
+    lo = 0u;
+#endif
+}
 extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_bwf1x1(gpuml__conv_params p)
 {
-    constexpr int ST = BWF_ST, RP = 36, A_SZ = 64 * RP, B_SZ = 128 * RP;
+#if BWF_NHWC
+    constexpr int RA = 72, RB = 136, A_SZ = 32 * RA, B_SZ = 32 * RB;   /* [pix][k], [pix][c] */
+#else
+    constexpr int RA = 36, RB = 36, A_SZ = 64 * RA, B_SZ = 128 * RB;   /* [k][pix], [c][pix] */
+#endif
+    constexpr int ST = BWF_ST;
     static_assert(ST >= 2, "stages");
     extern __shared__ __align__(16) float gpuml__bwf_smem[];
-    float *const As = gpuml__bwf_smem, *const Bs = gpuml__bwf_smem + ST * A_SZ;   /* [st][k][pix], [st][c][pix] */
+    float *const As = gpuml__bwf_smem, *const Bs = gpuml__bwf_smem + ST * A_SZ;
     const int tid = (int)threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
     const int k0 = (int)blockIdx.y * 64, c0 = (int)blockIdx.x * 128;
-    const int PQ = (int)(p.p * p.q), K = (int)p.k, C = (int)p.c, SPI = (PQ + 31) / 32;
+    const int K = (int)p.k, C = (int)p.c;
     const gpuml__i64 s0 = (gpuml__i64)blockIdx.z * p.n0, s1 = min(s0 + p.n0, (gpuml__i64)p.total);
     const int NS = (int)(s1 > s0 ? s1 - s0 : 0);
     const float *X = (const float *)p.x, *DY = (const float *)p.y;
     const int wm = (warp >> 2) * 32, wn = (warp & 3) * 32;   /* this warp's corner: k, c */
-    /* loaders: a 16-byte chunk is 4 pixels of one row; dy: rows lr + 32 h (h < 2), x: rows lr + 32 h (h < 4) */
-    const int lr = tid >> 3, lq = (tid & 7) * 4;
     float acc[2][4][4];
 #pragma unroll
     for (int i = 0; i < 2; i++)
@@ -1634,6 +1666,36 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_bwf1x1(gpuml__co
         for (int j = 0; j < 4; j++)
 #pragma unroll
             for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+#if BWF_NHWC
+    /* loaders: a 16-byte chunk is 4 channels of one pixel row; dy: pixel rows (tid >> 4) + 16 h
+       (h < 2), channels (tid & 15) * 4; x: pixel rows (tid >> 5) + 8 h (h < 4), channels (tid & 31) * 4 */
+    const gpuml__i64 M = p.ldcol;
+    const int aq = (tid & 15) * 4, ar = tid >> 4, bq = (tid & 31) * 4, br = tid >> 5;
+    const bool aok = k0 + aq < K, bok = c0 + bq < C;
+    const float *const DYc = DY + k0 + aq, *const Xc = X + c0 + bq;
+    auto load = [&](int it) {
+        if (it < NS) {
+            const gpuml__i64 m0 = (s0 + it) * 32;
+            float *a = As + (it % ST) * A_SZ, *b = Bs + (it % ST) * B_SZ;
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int r = ar + 16 * h;
+                const bool ok = aok && m0 + r < M;
+                gpuml__dw3s_cp(a + r * RA + aq, ok ? DYc + (m0 + r) * p.yq : DY, ok ? 16 : 0);
+            }
+#pragma unroll
+            for (int h = 0; h < 4; h++) {
+                const int r = br + 8 * h;
+                const bool ok = bok && m0 + r < M;
+                gpuml__dw3s_cp(b + r * RB + bq, ok ? Xc + (m0 + r) * p.xw : X, ok ? 16 : 0);
+            }
+        }
+        gpuml__dw3s_commit();
+    };
+#else
+    /* loaders: a 16-byte chunk is 4 pixels of one row; dy: rows lr + 32 h (h < 2), x: rows lr + 32 h (h < 4) */
+    const int PQ = (int)(p.p * p.q), SPI = (PQ + 31) / 32;
+    const int lr = tid >> 3, lq = (tid & 7) * 4;
     auto load = [&](int it) {
         if (it < NS) {
             const gpuml__i64 st = s0 + it;
@@ -1644,38 +1706,89 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_bwf1x1(gpuml__co
             for (int h = 0; h < 2; h++) {
                 const int r = lr + 32 * h;
                 const bool ok = pok && k0 + r < K;
-                gpuml__dw3s_cp(a + r * RP + lq, ok ? DY + n * (gpuml__i64)p.yn + (k0 + r) * (gpuml__i64)p.yk + pix : DY, ok ? 16 : 0);
+                gpuml__dw3s_cp(a + r * RA + lq, ok ? DY + n * (gpuml__i64)p.yn + (k0 + r) * (gpuml__i64)p.yk + pix : DY, ok ? 16 : 0);
             }
 #pragma unroll
             for (int h = 0; h < 4; h++) {
                 const int r = lr + 32 * h;
                 const bool ok = pok && c0 + r < C;
-                gpuml__dw3s_cp(b + r * RP + lq, ok ? X + n * (gpuml__i64)p.xn + (c0 + r) * (gpuml__i64)p.xc + pix : X, ok ? 16 : 0);
+                gpuml__dw3s_cp(b + r * RB + lq, ok ? X + n * (gpuml__i64)p.xn + (c0 + r) * (gpuml__i64)p.xc + pix : X, ok ? 16 : 0);
             }
         }
         gpuml__dw3s_commit();
     };
+#endif
+    /* the fragment element (row, pixel) of the dy tile and (column, pixel) of the x tile: the
+       offsets of a step of 1 in the channel and in the pixel */
+#if BWF_NHWC
+    constexpr int ACH = 1, APX = RA, BCH = 1, BPX = RB;
+#else
+    constexpr int ACH = RA, APX = 1, BCH = RB, BPX = 1;
+#endif
 #pragma unroll
     for (int s = 0; s < ST - 1; s++) load(s);
     for (int it = 0; it < NS; it++) {
         gpuml__dw3s_wait<ST - 2>();
         __syncthreads();
         load(it + ST - 1);
-        const float *sa = As + (it % ST) * A_SZ + (wm + g) * RP + t4, *sb = Bs + (it % ST) * B_SZ + (wn + g) * RP + t4;
+        const float *sa = As + (it % ST) * A_SZ + (wm + g) * ACH + t4 * APX, *sb = Bs + (it % ST) * B_SZ + (wn + g) * BCH + t4 * BPX;
+#if !BWF_NHWC
+        /* NCHW: fragments by ldmatrix.x4 (a 32-bit element is a b16 pair; 1-7% faster than 32-bit
+           loads, H100).  Row addresses: lane l gives row l % 8 of matrix l / 8 -- A: rows + 8 (j & 1),
+           pixels + 4 (j >> 1) (a0..a3 of a 16 x 8 tile); B: channels + 8 (j >> 1), pixels + 4 (j & 1)
+           (b0, b1 of two 8-column tiles) */
+        const float *la = As + (it % ST) * A_SZ + (wm + (lane & 7) + 8 * ((lane >> 3) & 1)) * RA + 4 * (lane >> 4);
+        const float *lb = Bs + (it % ST) * B_SZ + (wn + (lane & 7) + 8 * (lane >> 4)) * RB + 4 * ((lane >> 3) & 1);
+#endif
 #pragma unroll
         for (int ks = 0; ks < 32; ks += 8) {
-            gpuml__u32 af[2][4], bf[4][2];
+            gpuml__u32 af[2][4], bf[4][2], al[2][4], bl[4][2];
+#if !BWF_NHWC
+            (void)sa; (void)sb;
 #pragma unroll
             for (int i = 0; i < 2; i++) {
-                const float *a = sa + 16 * i * RP + ks;
-                af[i][0] = gpuml__c1t_rna(a[0]); af[i][1] = gpuml__c1t_rna(a[8 * RP]);
-                af[i][2] = gpuml__c1t_rna(a[4]); af[i][3] = gpuml__c1t_rna(a[8 * RP + 4]);
+                gpuml__u32 r[4];
+                gpuml__bwf_ldm4(r, la + 16 * i * RA + ks);
+#pragma unroll
+                for (int e = 0; e < 4; e++) gpuml__bwf_split(__uint_as_float(r[e]), af[i][e], al[i][e]);
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j += 2) {
+                gpuml__u32 r[4];
+                gpuml__bwf_ldm4(r, lb + 8 * j * RB + ks);
+                gpuml__bwf_split(__uint_as_float(r[0]), bf[j][0], bl[j][0]);
+                gpuml__bwf_split(__uint_as_float(r[1]), bf[j][1], bl[j][1]);
+                gpuml__bwf_split(__uint_as_float(r[2]), bf[j + 1][0], bl[j + 1][0]);
+                gpuml__bwf_split(__uint_as_float(r[3]), bf[j + 1][1], bl[j + 1][1]);
+            }
+#else
+#pragma unroll
+            for (int i = 0; i < 2; i++) {
+                const float *a = sa + 16 * i * ACH + ks * APX;
+                gpuml__bwf_split(a[0], af[i][0], al[i][0]);
+                gpuml__bwf_split(a[8 * ACH], af[i][1], al[i][1]);
+                gpuml__bwf_split(a[4 * APX], af[i][2], al[i][2]);
+                gpuml__bwf_split(a[8 * ACH + 4 * APX], af[i][3], al[i][3]);
             }
 #pragma unroll
             for (int j = 0; j < 4; j++) {
-                const float *b = sb + 8 * j * RP + ks;
-                bf[j][0] = gpuml__c1t_rna(b[0]); bf[j][1] = gpuml__c1t_rna(b[4]);
+                const float *b = sb + 8 * j * BCH + ks * BPX;
+                gpuml__bwf_split(b[0], bf[j][0], bl[j][0]);
+                gpuml__bwf_split(b[4 * BPX], bf[j][1], bl[j][1]);
             }
+#endif
+#if BWF_3X
+            /* the small products first */
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    gpuml__c1t_mma(acc[i][j], al[i], bf[j][0], bf[j][1]);
+                    gpuml__c1t_mma(acc[i][j], af[i], bl[j][0], bl[j][1]);
+                }
+#else
+            (void)al; (void)bl;
+#endif
 #pragma unroll
             for (int i = 0; i < 2; i++)
 #pragma unroll
