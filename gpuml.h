@@ -8644,7 +8644,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_simt(gpuml_ctx *ctx, const gpuml__mm *p, g
 }
 
 
-/* the params struct of kernels/matmul_sm90.cu (88 bytes) */
+/* the params struct of kernels/matmul_sm90.cu (96 bytes) */
 typedef struct gpuml__sm90_params {
     gpuml__CUdeviceptr c, c_in, bias, resid;
     int64_t ldc, ldc_in, ldr;
@@ -8652,6 +8652,7 @@ typedef struct gpuml__sm90_params {
     float alpha, beta;
     int group_m;
     int splits, kb_split;
+    int kb_img;   /* GPUML_MM_K3D */
 } gpuml__sm90_params;
 
 /* a CUtensorMap for a row-major 2-D matrix: dims {inner, outer}, row stride in bytes */
@@ -11159,6 +11160,93 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
     return st;
 }
 
+/* tf32 backward filter of a 1x1 stride-1 unpadded NCHW conv on the wgmma matmul kernel: dw [K x C]
+   = the sum over images and pixels of dy[n][k][pix] x[n][c][pix], both operands K-major (pixels
+   contiguous) as tf32 wgmma reads them, so no layout pass.  gpuml_matmul_sm90 split-K with rank-3
+   tensor maps (GPUML_MM_K3D: a k block is 32 pixels of one image, {pixels, channels, images}
+   boxes, pixels past an image's end read as zero), 128 x 256 output tiles, the k blocks of all
+   images split so that the units fill the SMs; gpuml_mm_splitk_epi sums the splits' f32 partials
+   in a fixed order into dw (deterministic).  Operands enter the tensor cores as stored (the top 19
+   bits: tf32 truncation, as in the tf32 matmul).  sm_90 with tensor maps, allow_tf32, f32 dw,
+   the NCHW flavour's preconditions (gpuml__cv_bwf1x1_kind 1).  gpuml__cv_bwf1x1w_on: tests / A/B,
+   1 takes it wherever it can run, -1 never (GPUML_CONV_BWF1X1W=on / off likewise).
+   NOT_SUPPORTED (no message) where it cannot run. */
+static int gpuml__cv_bwf1x1w_on;
+static long gpuml__cv_bwf1x1w_calls;
+GPUML__FN int gpuml__tmap3(gpuml_ctx *ctx, void *map, gpuml__CUdeviceptr addr, int64_t d0, int64_t d1, int64_t d2, int64_t s1_bytes,
+                           int64_t s2_bytes, unsigned b0, unsigned b1)
+{
+    gpuml__u64 dims[3], strides[2];
+    unsigned box[3], es[3] = {1, 1, 1};
+    dims[0] = (gpuml__u64)d0; dims[1] = (gpuml__u64)d1; dims[2] = (gpuml__u64)d2;
+    strides[0] = (gpuml__u64)s1_bytes; strides[1] = (gpuml__u64)s2_bytes;
+    box[0] = b0; box[1] = b1; box[2] = 1;
+    return ctx->cu.TensorMapEncodeTiled(map, 7 /* FLOAT32 */, 3, (void *)(uintptr_t)addr, dims, strides, box, es,
+                                        0 /* no interleave */, 3 /* 128B swizzle */, 3 /* L2 256B */, 0 /* zero fill */) == 0;
+}
+GPUML__FN gpuml_status gpuml__cv_bwf1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    unsigned char mapbuf[3][128 + 64];
+    void *maps[3], *args[4];
+    gpuml__sm90_params sp;
+    gpuml__mm_params ep;
+    gpuml__CUfunction fn, epi;
+    gpuml_tensor *ws;
+    gpuml__CUdeviceptr wp;
+    unsigned grid[3], block[3] = {384, 1, 1};
+    int64_t pq = cv->p * cv->q, kbi = (pq + 31) / 32, nkb = cv->n * kbi, units, sm = GPUML__MAX(ctx->sm_count, 1), s, per, ldw, n;
+    long long ldw_ll;
+    int splits, kb_split, i;
+    gpuml_status st;
+    if (!cv->tf32 || !gpuml__sm90_device(ctx) || gpuml__cv_bwf1x1_kind(ctx, cv) != 1 || nkb * 32 > INT32_MAX || cv->n > INT32_MAX)
+        return GPUML_ERROR_NOT_SUPPORTED;
+    if (cv->k == 0 || cv->c == 0) return GPUML_SUCCESS;   /* dw is empty */
+    if (nkb == 0) return GPUML_ERROR_NOT_SUPPORTED;   /* no pixels: the other route writes the zeros */
+    units = ((cv->k + 127) / 128) * ((cv->c + 255) / 256);
+    /* about one unit an SM in all, each split over at least 4 k blocks; the workspace under 256 MiB */
+    ldw = (cv->c + 3) / 4 * 4;
+    s = GPUML__MAX((int64_t)1, GPUML__MIN(sm / GPUML__MAX(units, (int64_t)1), nkb / 4));
+    s = GPUML__MIN(s, GPUML__MAX(((int64_t)64 << 20) / (cv->k * ldw), (int64_t)1));
+    s = GPUML__MIN(s, (int64_t)1024);
+    per = (nkb + s - 1) / s;
+    splits = (int)((nkb + per - 1) / per); kb_split = (int)per;
+    for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
+    /* dy {PQ, K, N}, x {PQ, C, N}: channel and image strides in bytes */
+    if (!gpuml__tmap3(ctx, maps[0], gpuml__dptr(cv->y), pq, cv->k, cv->n, cv->ys[3] * 4, cv->ys[0] * 4, 32, 128) ||
+        !gpuml__tmap3(ctx, maps[1], gpuml__dptr(cv->x), pq, cv->c, cv->n, cv->xs[3] * 4, cv->xs[0] * 4, 32, 256))
+        return GPUML_ERROR_NOT_SUPPORTED;
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=0 "
+                             "-DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 "
+                             "-DGPUML_MM_SPLITK=1 -DGPUML_MM_K3D=1", "gpuml_matmul_sm90", &fn));
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, "-DGPUML_A_DT=0 -DGPUML_B_DT=0 -DGPUML_C_DT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 "
+                             "-DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=0", "gpuml_mm_splitk_epi", &epi));
+    n = (int64_t)splits * cv->k * ldw;
+    ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, op);
+    if (!ws) return ctx->status;
+    wp = gpuml__dptr(ws);
+    memset(&sp, 0, sizeof sp);
+    sp.c = wp; sp.ldc = ldw; sp.ldc_in = ldw; sp.ldr = ldw;
+    sp.M = (int)cv->k; sp.N = (int)cv->c; sp.K = (int)(nkb * 32);
+    sp.alpha = 1.0f; sp.beta = 0.0f; sp.group_m = 8; sp.splits = splits; sp.kb_split = kb_split; sp.kb_img = (int)kbi;
+    grid[0] = (unsigned)GPUML__MIN(units * splits, sm); grid[1] = grid[2] = 1;
+    args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
+    st = gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, op);
+    if (st == GPUML_SUCCESS) {   /* dw[k][c] (its own strides: KCRS or KRSC) = the sum over the splits */
+        memset(&ep, 0, sizeof ep);
+        ep.M = (int)cv->k; ep.N = (int)cv->c; ep.K = (int)(nkb * 32); ep.batch = 1;
+        ep.C = gpuml__dptr(cv->wt); ep.sc_m = cv->ws[0]; ep.sc_n = cv->ws[3];
+        ep.alpha = 1.0f; ep.beta = 0.0f; ep.scale = 1.0f;
+        ldw_ll = (long long)ldw;
+        args[0] = &ep; args[1] = &wp; args[2] = &splits; args[3] = &ldw_ll;
+        grid[0] = (unsigned)(((cv->c + 31) / 32) * (gpuml__splitk_lanes(splits, cv->k * cv->c) ? cv->k : (cv->k + 7) / 8));
+        block[0] = 32; block[1] = 8;
+        st = gpuml__launch(ctx, epi, grid, block, 0, args, op);
+        if (st == GPUML_SUCCESS) gpuml__cv_bwf1x1w_calls++;
+    }
+    gpuml_tensor_free(ws);   /* stream-ordered */
+    return st;
+}
+
 /* forward as GEMM for outputs whose q dim has unit stride (NCHW): y[n] = w_g [kg, ncol] @ col[n]
    [ncol, pq] with the transposed im2col (or x itself for 1x1 stride-1 unpadded), an NN GEMM
    with rows of y contiguous; bias, act and residual follow in one pass (the GEMM's epilogue adds
@@ -12262,6 +12350,20 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
        @14 126 vs 108), NHWC (tf32 and 3xTF32) where C * K <= 262144 (f32 256->64 @56 86 vs 354,
        256->1024 @14 106 vs 107, 1024->512 183 vs 141; tf32 256->64 64 vs 178, 1024->512 96 vs 85):
        bench/NOTES_conv.md, "f32 1x1 backward filter" */
+    /* AUTO tf32 backward filter of a 1x1 stride-1 NCHW conv on Hopper with C * K >= 16384: the
+       wgmma matmul over images x pixels (gpuml__cv_bwf1x1w; H100, batch 32, us, this vs the routes
+       below: 512->256 @28 52.6 vs 98.3, 1024->512 @14 55.0 vs 82.2, 256->1024 @14 36.6 vs 69.3,
+       256->64 @56 59.5 vs 68.7; 64->64 @56, half its 128-row tile empty, 38.1 vs 36.9:
+       bench/NOTES_conv.md) */
+    if (kind == 2 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32 && cv->tf32) {
+        const char *env = gpuml__getenv("GPUML_CONV_BWF1X1W");
+        int on = gpuml__cv_bwf1x1w_on ? gpuml__cv_bwf1x1w_on : env && strcmp(env, "on") == 0 ? 1 : env && strcmp(env, "off") == 0 ? -1 : 0;
+        if (on > 0 || (on == 0 && cv->c * cv->k >= 16384)) {
+            gpuml_status st = gpuml__cv_bwf1x1w(ctx, cv, op);
+            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+            gpuml_clear_error(ctx);
+        }
+    }
     if (kind == 2 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32) {
         const char *env = gpuml__getenv("GPUML_CONV_BWF1X1");
         int on = gpuml__cv_bwf1x1_on ? gpuml__cv_bwf1x1_on : env && strcmp(env, "on") == 0 ? 1 : env && strcmp(env, "off") == 0 ? -1 : 0;
@@ -12558,6 +12660,7 @@ static const char *const gpuml__family_variants[][2] = {
     { "matmul_sm90", "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_TF32_NN=1" },
     { "matmul_sm90", "-DGPUML_IN_T=f16 -DGPUML_IN_TB=f16 -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=0 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1" },
     { "matmul_sm90", "-DGPUML_IN_T=bf16 -DGPUML_IN_TB=bf16 -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1" },
+    { "matmul_sm90", "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1 -DGPUML_MM_K3D=1" },
     { "matmul_sm90", "-DGPUML_IN_T=e4m3 -DGPUML_IN_TB=e5m2 -DGPUML_OUT=bf16 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
     { "matmul_sm90", "-DGPUML_IN_T=e4m3 -DGPUML_IN_TB=e4m3 -DGPUML_OUT=f16 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=1 -DGPUML_MM_CLUSTER=1" },
     { "matmul_mma", "-DGPUML_A_DT=2 -DGPUML_B_DT=2 -DGPUML_C_DT=2 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_B_NMAJOR=1" },

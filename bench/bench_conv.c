@@ -250,7 +250,9 @@ int main(int argc, char **argv)
                 if (R50[l][3] != 1 || R50[l][4] != 1) continue;
                 for (v = 0; v < 4; v++) {   /* f32 NCHW, f32 NCHW tf32, f32 NHWC, f32 NHWC tf32 */
                     static const char *const vname[4] = { "f32 NCHW", "f32 NCHW tf32", "f32 NHWC", "f32 NHWC tf32" };
+                    const char *only = getenv("BENCH_BWF1X1_V");   /* one variant (0-3) only */
                     job js[2];
+                    if (only && *only && atoi(only) != v) continue;
                     const int *L = R50[l];
                     int p = make_jobs(js, 2, 32, L[0], L[1], L[2], L[3], L[4], L[5], 1, v < 2, GPUML_F32);
                     double flop = 2.0 * 32 * p * p * L[2] * L[0], t;

@@ -39,7 +39,7 @@
  *              const gpuml_matmul_sm90_params p);                 // 88 bytes, by value
  *   kernelParams for cuLaunchKernelEx: { &mapA, &mapB, &mapC, &params }.
  *
- * Params struct (offsets in bytes, natural alignment, sizeof == 80):
+ * Params struct (offsets in bytes, natural alignment, sizeof == 96):
  *    0  void        *c;        output, M x N, row stride ldc elements
  *    8  const void  *c_in;     beta input (out dtype), row stride ldc_in; may be NULL if beta == 0
  *   16  const float *bias;     N floats (GPUML_HAS_BIAS), else ignored
@@ -53,6 +53,14 @@
  *   80  int splits;            GPUML_MM_SPLITK=1 only: K split this many ways
  *   84  int kb_split;          GPUML_MM_SPLITK=1 only: k blocks (BK each) per split; every split
  *                            non-empty (splits = ceil(ceil(K / BK) / kb_split))
+ *   88  int kb_img;            GPUML_MM_K3D=1 only: k blocks an image (sizeof 96 then as always)
+ *   -DGPUML_MM_K3D=1             (with GPUML_MM_SPLITK=1, GPUML_B_KMAJOR=1, tf32): the reduction
+ *                                runs over images x pixels (a 1x1 conv's backward filter in NCHW:
+ *                                dw[k][c] = sum over n, pix of dy[n][k][pix] x[n][c][pix]): A and
+ *                                B are rank-3 maps {pixels, rows, images} (boxes {BK, 128, 1} and
+ *                                {BK, 256, 1}), k block kb loads image kb / kb_img at pixel
+ *                                (kb % kb_img) * BK, pixels past an image's end read as zero;
+ *                                K = images * kb_img * BK
  *   -DGPUML_MM_SPLITK=1          split-K: work unit = (split, tile); split s sums its k blocks
  *                                and stores the f32 partial tile with masked st.global to rows
  *                                [s*M, s*M + M) of C (row stride ldc; needs GPUML_OUT=f32,
@@ -233,9 +241,16 @@ struct gpuml_matmul_sm90_params {
     float alpha, beta;
     int group_m;
     int splits, kb_split;       /* GPUML_MM_SPLITK: K split this many ways, kb_split k blocks each */
+    int kb_img;                 /* GPUML_MM_K3D: k blocks an image */
 };
 #ifndef GPUML_MM_SPLITK
 #define GPUML_MM_SPLITK 0
+#endif
+#ifndef GPUML_MM_K3D
+#define GPUML_MM_K3D 0
+#endif
+#if GPUML_MM_K3D && (!GPUML_MM_SPLITK || !GPUML_B_KMAJOR)
+#error "GPUML_MM_K3D: rank-3 A and K-major B maps over images x pixels, split-K partial sums"
 #endif
 #if GPUML_MM_SPLITK && (GPUML_MM_TMA_STORE || GPUML_MM_CLUSTER != 1 || GPUML_TF32_NN || GPUML_HAS_BIAS || GPUML_HAS_RESID || GPUML_EPI)
 #error "split-K: f32 partial sums by st.global, no cluster, no epilogue (gpuml_mm_splitk_epi applies it)"
@@ -526,9 +541,19 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                     const gpuml_u32 full = bar_full + 8 * stage;
                     gpuml__mbar_expect_tx(full, GPUML_MM_A_STAGE_BYTES + GPUML_MM_B_STAGE_BYTES);
                     const int k0 = kb * GPUML_MM_BK;
-                    gpuml__tma_load_2d(smem_a + stage * GPUML_MM_A_STAGE_BYTES, &tma_a, k0, m0, full);
                     const gpuml_u32 sb = smem_b + stage * GPUML_MM_B_STAGE_BYTES;
-#if GPUML_MM_CLUSTER == 2
+#if GPUML_MM_K3D
+                    {   /* image kb / kb_img, pixels from (kb % kb_img) * BK */
+                        const int img = kb / p.kb_img, px = (kb - img * p.kb_img) * GPUML_MM_BK;
+                        gpuml__tma_load_3d(smem_a + stage * GPUML_MM_A_STAGE_BYTES, &tma_a, px, m0, img, full);
+                        gpuml__tma_load_3d(sb, &tma_b, px, n0, img, full);
+                    }
+                    (void)k0;
+#else
+                    gpuml__tma_load_2d(smem_a + stage * GPUML_MM_A_STAGE_BYTES, &tma_a, k0, m0, full);
+#endif
+#if GPUML_MM_K3D
+#elif GPUML_MM_CLUSTER == 2
                     /* each CTA fetches half of the shared B tile into both CTAs */
 #if GPUML_B_KMAJOR
                     gpuml__tma_load_2d_mc(sb + crank * 16384, &tma_b, k0, n0 + 128 * (int)crank, full, 3);

@@ -38,6 +38,14 @@ static __device__ __forceinline__ void gpuml__tma_load_2d(unsigned dst, const vo
                  "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar)
                  : "memory");
 }
+/* box at coordinates (c0, c1, c2) of a rank-3 tensor map -> shared memory at dst (as the 2-D load) */
+static __device__ __forceinline__ void gpuml__tma_load_3d(unsigned dst, const void *map, int c0, int c1, int c2, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(dst),
+                 "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+                 : "memory");
+}
 /* 2-D TMA store: shared memory at src -> the box at coordinates (c0, c1) of the tensor map (a
    __grid_constant__ kernel parameter); elements outside the tensor are not written.  Issued into
    the thread's current bulk group (commit with gpuml__bulk_commit). */

@@ -491,6 +491,7 @@ static void test_bwf_conv(void)
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the f32 backward filter as a forward conv is taken on sm_90 only (device sm_%d)", gpuml_device_arch(tu_gpu));
     gpuml__cv_bwf_conv_on = 1;
     gpuml__cv_bwf1x1_on = -1;   /* the 1x1 cases here are this route's, not gpuml_conv_bwf1x1's */
+    gpuml__cv_bwf1x1w_on = -1;
     for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
         for (lay = 0; lay < 2; lay++)
             for (tf = 0; tf < 2; tf++) {
@@ -515,6 +516,7 @@ static void test_bwf_conv(void)
     }
     gpuml__cv_bwf_conv_on = 0;
     gpuml__cv_bwf1x1_on = 0;
+    gpuml__cv_bwf1x1w_on = 0;
 }
 /* the f32 1x1 stride-1 backward filter reading x and dy as they are (gpuml_conv_bwf1x1), tf32 and
    3xTF32 (f32's tolerance), both flavours: NCHW (PQ % 4 == 0) and NHWC (C and K multiples of 4);
@@ -532,6 +534,7 @@ static void test_bwf_1x1(void)
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) < 80) SKIP("tf32 tensor cores need sm_80+ (device sm_%d)", gpuml_device_arch(tu_gpu));
     gpuml__cv_bwf1x1_on = 1;
+    gpuml__cv_bwf1x1w_on = -1;   /* the tf32 NCHW cases here are the mma.sync kernel's */
     for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
         for (lay = 0; lay < 2; lay++)
             for (tf = 0; tf < 2; tf++) {
@@ -547,6 +550,37 @@ static void test_bwf_1x1(void)
                       l, lay, tf, gpuml__cv_bwf1x1_calls - before, want ? "> 0" : "0");
             }
     gpuml__cv_bwf1x1_on = 0;
+    gpuml__cv_bwf1x1w_on = 0;
+}
+/* the tf32 1x1 stride-1 NCHW backward filter on the wgmma matmul over images x pixels
+   (gpuml__cv_bwf1x1w, sm_90): the shapes of bwf_1x1 (odd N / C / K / H / W, pixel counts not a
+   multiple of 32 and below one step, several k and c tiles, one split and many, a layer-sized
+   case); the route must run for NCHW images with PQ % 4 == 0 and decline NHWC and 35-pixel images */
+static void test_bwf_1x1_wgmma(void)
+{
+    static const int L[][5] = {   /* n, c, h, w, k */
+        { 3, 17, 9, 4, 11 }, { 2, 130, 5, 12, 72 }, { 5, 8, 2, 2, 9 }, { 1, 200, 16, 16, 300 }, { 4, 256, 14, 14, 128 },
+        { 32, 64, 28, 28, 64 }, { 2, 16, 5, 7, 24 }, { 3, 20, 7, 5, 12 }, { 2, 132, 3, 3, 68 }, { 7, 36, 9, 9, 40 },
+        { 6, 260, 7, 4, 136 },
+    };
+    int l, lay;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma backward filter runs on sm_90 only (device sm_%d)", gpuml_device_arch(tu_gpu));
+    gpuml__cv_bwf1x1w_on = 1;
+    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+        for (lay = 0; lay < 2; lay++) {
+            const int v[15] = { L[l][0], L[l][1], L[l][2], L[l][3], L[l][4], 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 };
+            cv_case c = bwf_case(v, lay);
+            long before = gpuml__cv_bwf1x1w_calls;
+            int want = lay == GPUML_LAYOUT_NCHW && L[l][2] * L[l][3] % 4 == 0;
+            CHECK(cv_out(&c), "case %d has no output", l);
+            bwd_tf32 = 1;
+            run_bwd(tu_gpu, "gpu-bwf-1x1-wgmma", &c, GPUML_CONV_AUTO, l == 5 ? 3 : 1);
+            bwd_tf32 = 0;
+            CHECK((gpuml__cv_bwf1x1w_calls > before) == want, "case %d layout %d: the wgmma 1x1 backward filter ran %ld times (want %s)",
+                  l, lay, gpuml__cv_bwf1x1w_calls - before, want ? "> 0" : "0");
+        }
+    gpuml__cv_bwf1x1w_on = 0;
 }
 /* strided backward data as one stride-1 conv over dy with a block of output channels per output
    phase, then depth-to-space (gpuml__cv_bwd_data_sub): 3x3 / 5x5 / 4x4 / 2x2 windows at stride 2,
@@ -1181,7 +1215,7 @@ int main(int argc, char **argv)
         { "fuzz_backward", test_fuzz_backward },
         { "backward_layers", test_backward_layers },
         { "bwf_sm90", test_bwf_sm90 },
-        { "bwf_conv", test_bwf_conv }, { "bwf_1x1", test_bwf_1x1 }, { "bwd_data_phases", test_bwd_data_phases },
+        { "bwf_conv", test_bwf_conv }, { "bwf_1x1", test_bwf_1x1 }, { "bwf_1x1_wgmma", test_bwf_1x1_wgmma }, { "bwd_data_phases", test_bwd_data_phases },
         { "bwd_data_wflip", test_bwd_data_wflip },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
