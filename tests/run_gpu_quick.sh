@@ -46,7 +46,8 @@ if [ -z "${SUITES:-}" ]; then
                 racecheck:test_conv_tf32:shapes_gpu_wgmma memcheck:test_ops:row_overrides memcheck:test_conv:bwf_conv racecheck:test_conv:bwf_conv \
                 memcheck:test_conv:bwd_data_phases racecheck:test_conv:bwd_data_phases \
                 memcheck:test_conv:bwd_data_wflip racecheck:test_conv:bwd_data_wflip \
-                memcheck:test_conv_tf32:wgmma_1x1 racecheck:test_conv_tf32:wgmma_1x1 memcheck:test_conv:bwf_1x1 racecheck:test_conv:bwf_1x1; do
+                memcheck:test_conv_tf32:wgmma_1x1 racecheck:test_conv_tf32:wgmma_1x1 memcheck:test_conv:bwf_1x1 racecheck:test_conv:bwf_1x1 \
+                memcheck:test_conv:bwf_1x1_wgmma racecheck:test_conv:bwf_1x1_wgmma; do
         IFS=: read -r tool s t <<< "$spec"; echo "san $tool $s $t" >> "$jobs_file"
     done
 fi
