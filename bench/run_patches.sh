@@ -2,12 +2,12 @@
 # The kernel patches in bench/patches/ in one device call: bench_conv built from the tree as it is
 # (build/bench_conv_old), then every patch applied, the kernels regenerated and the tests that cover
 # them run 8 at a time (test_conv_tf32 all: the tf32 1x1 kernels' simt_1x1 and wgmma_1x1, the latter
-# with the warp-specialised form; test_conv resnet_layers / fuzz_forward with the mma.sync 1x1 kernel
-# forced, GPUML_CONV_1X1W=off GPUML_CONV_1X1S=on) with memcheck / racecheck on simt_1x1 and
+# with split-K forced 2 and 3 ways; test_conv resnet_layers / fuzz_forward with the mma.sync 1x1
+# kernel forced, GPUML_CONV_1X1W=off GPUML_CONV_1X1S=on) with memcheck / racecheck on simt_1x1 and
 # wgmma_1x1 beside them; then, alone on the GPU, old and new bench_conv alternated on the 1x1 rows
-# (BENCH_CONV_1X1=1): the default route, the warp-specialised form (GPUML_CONV_1X1W_VAR=1,0,1, new
-# only) and the mma.sync kernel forced (both).  No PyTorch here: the report run gives the ratios.
-# Logs go to $OUT (or build/patches).
+# (BENCH_CONV_1X1=1): the default route, the wgmma 1x1 kernel unsplit (GPUML_CONV_1X1W_SPLITS=-1,
+# new only) and split 2 ways everywhere (=2), and the mma.sync kernel forced (both).  No PyTorch
+# here: the report run gives the ratios.  Logs go to $OUT (or build/patches).
 set -u
 cd "$(dirname "$0")/.."
 O=${OUT:-build/patches}
@@ -57,9 +57,10 @@ for r in 1 2; do
     b ./build/bench_conv_old resnet > "$O/r_old$r.log"
     b ./build/bench_conv resnet > "$O/r_new$r.log"
 done
-GPUML_CONV_1X1W_VAR=1,0,1 b ./build/bench_conv resnet > "$O/r_ws.log"
+GPUML_CONV_1X1W_SPLITS=-1 b ./build/bench_conv resnet > "$O/r_nosplit.log"
+GPUML_CONV_1X1W_SPLITS=2 b ./build/bench_conv resnet > "$O/r_split2.log"
 GPUML_CONV_1X1W=off GPUML_CONV_1X1S=on b ./build/bench_conv_old resnet > "$O/r_old_1x1s.log"
 GPUML_CONV_1X1W=off GPUML_CONV_1X1S=on b ./build/bench_conv resnet > "$O/r_new_1x1s.log"
 python3 bench/ab_table.py resnet /dev/null old=$O/r_old1.log default=$O/r_new1.log old2=$O/r_old2.log new2=$O/r_new2.log \
-    ws=$O/r_ws.log old_1x1s=$O/r_old_1x1s.log new_1x1s=$O/r_new_1x1s.log | grep -v "f32 NCHW |"
+    nosplit=$O/r_nosplit.log split2=$O/r_split2.log old_1x1s=$O/r_old_1x1s.log new_1x1s=$O/r_new_1x1s.log | grep -v "f32 NCHW |"
 echo "all: $(( $(date +%s) - T0 )) s"
