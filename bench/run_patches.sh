@@ -3,10 +3,11 @@
 # (build/bench_conv_old), then every patch applied, the kernels regenerated and the tests that cover
 # them run 8 at a time (test_conv_tf32 all: the tf32 1x1 kernels' simt_1x1 and wgmma_1x1, the latter
 # with split-K forced 2 and 3 ways; test_conv resnet_layers / fuzz_forward with the mma.sync 1x1
-# kernel forced, GPUML_CONV_1X1W=off GPUML_CONV_1X1S=on) with memcheck / racecheck on simt_1x1 and
-# wgmma_1x1 beside them; then, alone on the GPU, old and new bench_conv alternated on the 1x1 rows
+# kernel forced, GPUML_CONV_1X1W=off GPUML_CONV_1X1S=on; test_conv bwf_1x1, bwf_1x1_specials,
+# backward_layers, fuzz_backward) with memcheck / racecheck on simt_1x1, wgmma_1x1 and bwf_1x1 beside them; then, alone on the GPU, old and new bench_conv alternated on the 1x1 rows
 # (BENCH_CONV_1X1=1): the default route, the wgmma 1x1 kernel unsplit (GPUML_CONV_1X1W_SPLITS=-1,
-# new only) and split 2 ways everywhere (=2), and the mma.sync kernel forced (both).  No PyTorch
+# new only) and split 2 ways everywhere (=2), and the mma.sync kernel forced (both); then old and
+# new bench_conv bwf1x1 (the 1x1 backward filter rows) alternated.  No PyTorch
 # here: the report run gives the ratios.  Logs go to $OUT (or build/patches).
 set -u
 cd "$(dirname "$0")/.."
@@ -32,6 +33,8 @@ if [ -z "${NO_TESTS:-}" ]; then
         IFS=: read -r tool s t <<< "$spec"; echo "s $tool $s $t" >> "$jobs"
     done
     echo "on test_conv resnet_layers" >> "$jobs"; echo "on test_conv fuzz_forward" >> "$jobs"
+    for t in bwf_1x1 bwf_1x1_specials backward_layers fuzz_backward; do echo "t test_conv $t" >> "$jobs"; done
+    for tool in memcheck racecheck; do echo "s $tool test_conv bwf_1x1" >> "$jobs"; done
     for t in $(./build/test_conv_tf32 --list); do echo "t test_conv_tf32 $t" >> "$jobs"; done
     run_job() {
         if [ "$1" = s ]; then
@@ -61,6 +64,11 @@ GPUML_CONV_1X1W_SPLITS=-1 b ./build/bench_conv resnet > "$O/r_nosplit.log"
 GPUML_CONV_1X1W_SPLITS=2 b ./build/bench_conv resnet > "$O/r_split2.log"
 GPUML_CONV_1X1W=off GPUML_CONV_1X1S=on b ./build/bench_conv_old resnet > "$O/r_old_1x1s.log"
 GPUML_CONV_1X1W=off GPUML_CONV_1X1S=on b ./build/bench_conv resnet > "$O/r_new_1x1s.log"
+for r in 1 2; do   # the 1x1 backward filter (3xTF32 rows: the non-finite patch's rolled k8 loop)
+    b ./build/bench_conv_old bwf1x1 > "$O/bwf_old$r.log"
+    b ./build/bench_conv bwf1x1 > "$O/bwf_new$r.log"
+done
+python3 bench/ab_table.py bwd_filter /dev/null old=$O/bwf_old1.log new=$O/bwf_new1.log old2=$O/bwf_old2.log new2=$O/bwf_new2.log
 python3 bench/ab_table.py resnet /dev/null old=$O/r_old1.log default=$O/r_new1.log old2=$O/r_old2.log new2=$O/r_new2.log \
     nosplit=$O/r_nosplit.log split2=$O/r_split2.log old_1x1s=$O/r_old_1x1s.log new_1x1s=$O/r_new_1x1s.log | grep -v "f32 NCHW |"
 echo "all: $(( $(date +%s) - T0 )) s"
