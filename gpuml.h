@@ -12342,14 +12342,6 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
         gpuml_clear_error(ctx);
     }
-    /* AUTO f32 backward filter of a 1x1 stride-1 conv with x and dy read as they are
-       (gpuml__cv_bwf1x1); the swapped-conv route below transposes both first.  tf32 NCHW where C <=
-       512 (sm_80+; H100, batch 32, us, this vs that: 64->64 @56 37.4 vs 88.3, 256->64 69.6 vs 159,
-       512->256 @28 108 vs 110; C = 1024 loses: 1024->512 @14 120 vs 83).  sm_90: 3xTF32 NCHW where
-       C * K <= 131072 (64->64 @56 50 vs 154, 256->64 90 vs 341, 512->256 @28 210 vs 218; 256->1024
-       @14 126 vs 108), NHWC (tf32 and 3xTF32) where C * K <= 262144 (f32 256->64 @56 86 vs 354,
-       256->1024 @14 106 vs 107, 1024->512 183 vs 141; tf32 256->64 64 vs 178, 1024->512 96 vs 85):
-       bench/NOTES_conv.md, "f32 1x1 backward filter" */
     /* AUTO tf32 backward filter of a 1x1 stride-1 NCHW conv on Hopper with C * K >= 16384: the
        wgmma matmul over images x pixels (gpuml__cv_bwf1x1w; H100, batch 32, us, this vs the routes
        below: 512->256 @28 52.6 vs 98.3, 1024->512 @14 55.0 vs 82.2, 256->1024 @14 36.6 vs 69.3,
@@ -12364,6 +12356,14 @@ GPUML__FN gpuml_status gpuml__cv_cuda(gpuml_ctx *ctx, const gpuml__cv *cv, int k
             gpuml_clear_error(ctx);
         }
     }
+    /* AUTO f32 backward filter of a 1x1 stride-1 conv with x and dy read as they are
+       (gpuml__cv_bwf1x1); the swapped-conv route below transposes both first.  tf32 NCHW where C <=
+       512 (sm_80+; H100, batch 32, us, this vs that: 64->64 @56 37.4 vs 88.3, 256->64 69.6 vs 159,
+       512->256 @28 108 vs 110; C = 1024 loses: 1024->512 @14 120 vs 83).  sm_90: 3xTF32 NCHW where
+       C * K <= 131072 (64->64 @56 50 vs 154, 256->64 90 vs 341, 512->256 @28 210 vs 218; 256->1024
+       @14 126 vs 108), NHWC (tf32 and 3xTF32) where C * K <= 262144 (f32 256->64 @56 86 vs 354,
+       256->1024 @14 106 vs 107, 1024->512 183 vs 141; tf32 256->64 64 vs 178, 1024->512 96 vs 85):
+       bench/NOTES_conv.md, "f32 1x1 backward filter" */
     if (kind == 2 && path == GPUML_CONV_AUTO && cv->dt == GPUML_F32) {
         const char *env = gpuml__getenv("GPUML_CONV_BWF1X1");
         int on = gpuml__cv_bwf1x1_on ? gpuml__cv_bwf1x1_on : env && strcmp(env, "on") == 0 ? 1 : env && strcmp(env, "off") == 0 ? -1 : 0;
