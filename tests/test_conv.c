@@ -518,6 +518,14 @@ static void test_bwf_conv(void)
     gpuml__cv_bwf1x1_on = 0;
     gpuml__cv_bwf1x1w_on = 0;
 }
+/* the 1x1 backward filter's shapes (n, c, h, w, k), for bwf_1x1 and bwf_1x1_wgmma: odd N / C / K /
+   H / W, pixel counts off the 32-pixel step and below one step, several k and c tiles, one run or
+   split and many, a layer-sized case (index 5: sampled), 35-pixel images (index 6) */
+static const int bwf1x1_shapes[][5] = {
+    { 3, 17, 9, 4, 11 }, { 2, 130, 5, 12, 72 }, { 5, 8, 2, 2, 9 }, { 1, 200, 16, 16, 300 }, { 4, 256, 14, 14, 128 },
+    { 32, 64, 28, 28, 64 }, { 2, 16, 5, 7, 24 }, { 3, 20, 7, 5, 12 }, { 2, 132, 3, 3, 68 }, { 7, 36, 9, 9, 40 },
+};
+#define BWF1X1_SHAPES ((int)(sizeof bwf1x1_shapes / sizeof bwf1x1_shapes[0]))
 /* the f32 1x1 stride-1 backward filter reading x and dy as they are (gpuml_conv_bwf1x1), tf32 and
    3xTF32 (f32's tolerance), both flavours: NCHW (PQ % 4 == 0) and NHWC (C and K multiples of 4);
    odd N / C / K / H / W, pixel counts not a multiple of the 32-pixel step, fewer pixels than a
@@ -526,22 +534,19 @@ static void test_bwf_conv(void)
    multiple of 4), whose answers come from the other routes, checked the same way */
 static void test_bwf_1x1(void)
 {
-    static const int L[][5] = {   /* n, c, h, w, k */
-        { 3, 17, 9, 4, 11 }, { 2, 130, 5, 12, 72 }, { 5, 8, 2, 2, 9 }, { 1, 200, 16, 16, 300 }, { 4, 256, 14, 14, 128 },
-        { 32, 64, 28, 28, 64 }, { 2, 16, 5, 7, 24 }, { 3, 20, 7, 5, 12 }, { 2, 132, 3, 3, 68 }, { 7, 36, 9, 9, 40 },
-    };
     int l, lay, tf;
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) < 80) SKIP("tf32 tensor cores need sm_80+ (device sm_%d)", gpuml_device_arch(tu_gpu));
     gpuml__cv_bwf1x1_on = 1;
     gpuml__cv_bwf1x1w_on = -1;   /* the tf32 NCHW cases here are the mma.sync kernel's */
-    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+    for (l = 0; l < BWF1X1_SHAPES; l++)
         for (lay = 0; lay < 2; lay++)
             for (tf = 0; tf < 2; tf++) {
-                const int v[15] = { L[l][0], L[l][1], L[l][2], L[l][3], L[l][4], 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 };
+                const int *L = bwf1x1_shapes[l];
+                const int v[15] = { L[0], L[1], L[2], L[3], L[4], 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 };
                 cv_case c = bwf_case(v, lay);
                 long before = gpuml__cv_bwf1x1_calls;
-                int want = lay == GPUML_LAYOUT_NCHW ? L[l][2] * L[l][3] % 4 == 0 : L[l][1] % 4 == 0 && L[l][4] % 4 == 0;
+                int want = lay == GPUML_LAYOUT_NCHW ? L[2] * L[3] % 4 == 0 : L[1] % 4 == 0 && L[4] % 4 == 0;
                 CHECK(cv_out(&c), "case %d has no output", l);
                 bwd_tf32 = tf;
                 run_bwd(tu_gpu, tf ? "gpu-bwf-1x1-tf32" : "gpu-bwf-1x1-3xtf32", &c, GPUML_CONV_AUTO, l == 5 ? 3 : 1);
@@ -558,21 +563,18 @@ static void test_bwf_1x1(void)
    case); the route must run for NCHW images with PQ % 4 == 0 and decline NHWC and 35-pixel images */
 static void test_bwf_1x1_wgmma(void)
 {
-    static const int L[][5] = {   /* n, c, h, w, k */
-        { 3, 17, 9, 4, 11 }, { 2, 130, 5, 12, 72 }, { 5, 8, 2, 2, 9 }, { 1, 200, 16, 16, 300 }, { 4, 256, 14, 14, 128 },
-        { 32, 64, 28, 28, 64 }, { 2, 16, 5, 7, 24 }, { 3, 20, 7, 5, 12 }, { 2, 132, 3, 3, 68 }, { 7, 36, 9, 9, 40 },
-        { 6, 260, 7, 4, 136 },
-    };
+    static const int extra[5] = { 6, 260, 7, 4, 136 };   /* two c and two k tiles of 256 x 128 */
     int l, lay;
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma backward filter runs on sm_90 only (device sm_%d)", gpuml_device_arch(tu_gpu));
     gpuml__cv_bwf1x1w_on = 1;
-    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+    for (l = 0; l <= BWF1X1_SHAPES; l++)
         for (lay = 0; lay < 2; lay++) {
-            const int v[15] = { L[l][0], L[l][1], L[l][2], L[l][3], L[l][4], 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 };
+            const int *L = l < BWF1X1_SHAPES ? bwf1x1_shapes[l] : extra;
+            const int v[15] = { L[0], L[1], L[2], L[3], L[4], 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 };
             cv_case c = bwf_case(v, lay);
             long before = gpuml__cv_bwf1x1w_calls;
-            int want = lay == GPUML_LAYOUT_NCHW && L[l][2] * L[l][3] % 4 == 0;
+            int want = lay == GPUML_LAYOUT_NCHW && L[2] * L[3] % 4 == 0;
             CHECK(cv_out(&c), "case %d has no output", l);
             bwd_tf32 = 1;
             run_bwd(tu_gpu, "gpu-bwf-1x1-wgmma", &c, GPUML_CONV_AUTO, l == 5 ? 3 : 1);
