@@ -11100,7 +11100,7 @@ GPUML__FN int gpuml__cv_bwf1x1_kind(gpuml_ctx *ctx, const gpuml__cv *cv)
 {
     if (cv->dt != GPUML_F32 || ctx->arch < 80 || cv->groups != 1 || cv->r != 1 || cv->s != 1 || cv->sh != 1 ||
         cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || cv->p * cv->q > INT32_MAX || cv->k > INT32_MAX ||
-        cv->c > INT32_MAX || (cv->k + 63) / 64 > 65535 || cv->wt->dtype != GPUML_F32 ||
+        cv->c > INT32_MAX || cv->k * cv->c > INT32_MAX - 128 || (cv->k + 63) / 64 > 65535 || cv->wt->dtype != GPUML_F32 ||
         !gpuml__aligned16(gpuml__dptr(cv->x)) || !gpuml__aligned16(gpuml__dptr(cv->y)))
         return 0;
     if (cv->xs[2] == 1 && (cv->xs[1] == cv->w || cv->h == 1) && cv->ys[2] == 1 && (cv->ys[1] == cv->q || cv->p == 1) &&
@@ -11115,13 +11115,13 @@ GPUML__FN int gpuml__cv_bwf1x1_kind(gpuml_ctx *ctx, const gpuml__cv *cv)
 GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     gpuml__conv_params kp;
-    gpuml__CUfunction fn;
+    gpuml__CUfunction fn, fsum;
     gpuml_tensor *part, dwv;
     gpuml_status st;
     unsigned grid[3], block[3] = {256, 1, 1}, smem;
     void *args[1];
     int64_t pq = cv->p * cv->q, steps, tiles, runs, per, shape[3], dd[2], ds[2];
-    int axis0 = 0, stages = 4, kind = gpuml__cv_bwf1x1_kind(ctx, cv);
+    int stages = 4, kind = gpuml__cv_bwf1x1_kind(ctx, cv);
     /* a dy tile and an x tile: NCHW rows of 36 floats, NHWC 32 pixel rows of 72 and 136 floats */
     const int stage_bytes = kind == 2 ? 32 * (72 + 136) * 4 : (64 + 128) * 36 * 4;
     char opts[200];
@@ -11143,6 +11143,7 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
     snprintf(opts, sizeof opts, "-DCONV_DT=0 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DCONV_I32=0 -DPOOL_MAX=1 -DCONV_BWF1X1=1 -DBWF_ST=%d "
              "-DBWF_NHWC=%d -DBWF_3X=%d", stages, kind == 2, !cv->tf32);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_bwf1x1", &fn));
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_bwf1x1_sum", &fsum));
     shape[0] = runs; shape[1] = cv->k; shape[2] = cv->c;
     part = gpuml__tensor_new(ctx, GPUML_F32, 3, shape, op);
     if (!part) return ctx->status;
@@ -11152,8 +11153,11 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
     smem = (unsigned)(stages * stage_bytes);
     args[0] = &kp;
     st = gpuml__launch(ctx, fn, grid, block, smem, args, op);
-    if (st == GPUML_SUCCESS) {   /* dw = the sum over the runs */
-        st = gpuml_reduce(ctx, GPUML_REDUCE_SUM, &dwv, part, &axis0, 1, 0);
+    if (st == GPUML_SUCCESS) {   /* dw = the sum over the runs (3xTF32: NaN outputs recomputed in f32) */
+        kp.ldcol = runs;   /* kp.wt, wk, wc: dw (gpuml__cv_kparams) */
+        grid[0] = (unsigned)((cv->k * cv->c + 127) / 128); grid[1] = grid[2] = 1;
+        block[0] = 32; block[1] = 8;
+        st = gpuml__launch(ctx, fsum, grid, block, 0, args, op);
         if (st == GPUML_SUCCESS) gpuml__cv_bwf1x1_calls++;
     }
     gpuml_tensor_free(part);   /* stream-ordered */

@@ -1608,7 +1608,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_1x1s(gpuml__conv
    BWF_3X 0: operands rounded to tf32 (cvt.rna, allow_tf32); 1: 3xTF32 in registers (each operand
    v = hi + lo, both tf32, and the sum takes lo*hi + hi*lo + hi*hi: f32-level error, 3x the mma).
    A block: 64 k x 128 c outputs over a run of the steps (grid z: the runs), writing its partial
-   sums to part[z][k][c] (summed by the host's reduction: deterministic); 8 warps of 32 x 32 (2 x
+   sums to part[z][k][c] (summed by gpuml_conv_bwf1x1_sum below: deterministic); 8 warps of 32 x 32 (2 x
    4 mma tiles).  A ring of BWF_ST stages of dy (64 x 32) and x (128 x 32) tiles filled by 16-byte
    cp.async (zero past the pixels, K, C).  NCHW: [channel][pixel] rows padded to 36 floats; NHWC:
    [pixel][channel] rows padded to 72 (dy) and 136 (x) floats; both so that fragment reads hit 32
@@ -1809,5 +1809,106 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_bwf1x1(gpuml__co
                 if (c + 1 < C) part[(gpuml__i64)k * C + c + 1] = acc[i][j][2 * h + 1];
             }
         }
+}
+/* dw = the sum of gpuml_conv_bwf1x1's partials part[r][e] (p.col, e = k * C + c over E = K * C)
+   over its p.ldcol runs, in run order (deterministic).  Block (32, 8): 4 consecutive outputs a
+   thread (16-byte loads where E % 4 == 0, else 4 scalar ones), 128 a block, the 8 rows of threads
+   over the runs (r = ty, ty + 8, ...), their sums added in row order; grid ceil(E / 128).  dw at
+   k * p.wk + c * p.wc (contiguous [K][C] in KCRS and KRSC alike; any strides).  The host keeps E
+   below 2^31 - 128.
+   3xTF32 (BWF_3X): IEEE gives an output +-Inf where an Inf input meets finite values, but the
+   split makes NaN of it (an Inf's lo = Inf - Inf, or Inf times a zero lo in a cross term), and a
+   value past FLT_MAX's last tf32 step rounds its hi to Inf the same way.  An output that sums to
+   NaN is therefore computed again here as a plain f32 sum of products over all N * P * Q pixels
+   (x at p.xn / p.xh / p.xw / p.xc, dy at p.yn / p.yp / p.yq / p.yk; pixel (h, w) = (p, q): 1x1,
+   stride 1, unpadded), the block's 256 threads over the pixels, summed in a fixed tree order; a
+   thread stops at its first NaN (the output is NaN then, as in IEEE).  Only outputs that touch an
+   Inf / NaN input (or overflow) ever read NaN, so finite data pays one compare an output. */
+extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwf1x1_sum(gpuml__conv_params p)
+{
+    __shared__ float4 red[8][32];
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, C = (int)p.c, runs = (int)p.ldcol;
+    const int E = (int)(p.k * p.c), e0 = ((int)blockIdx.x * 32 + tx) * 4;
+    const float *part = (const float *)p.col;
+    float *dw = (float *)p.wt;
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (E % 4 == 0) {
+        if (e0 < E) {
+            const float4 *src = (const float4 *)(part + e0);
+            const int step = E / 4;
+#pragma unroll 4
+            for (int r = ty; r < runs; r += 8) {
+                const float4 v = src[(gpuml__i64)r * step];
+                acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+            }
+        }
+    } else {
+#pragma unroll 2
+        for (int r = ty; r < runs; r += 8) {
+            const float *src = part + (gpuml__i64)r * E + e0;
+            if (e0 < E) acc.x += src[0];
+            if (e0 + 1 < E) acc.y += src[1];
+            if (e0 + 2 < E) acc.z += src[2];
+            if (e0 + 3 < E) acc.w += src[3];
+        }
+    }
+    red[ty][tx] = acc;
+    __syncthreads();
+    float o[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    int nan4 = 0;
+    if (ty == 0) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const float4 v = red[i][tx];
+            o[0] += v.x; o[1] += v.y; o[2] += v.z; o[3] += v.w;
+        }
+        if (p.wc == 1 && p.wk == C && E % 4 == 0 && ((size_t)dw & 15) == 0) {
+            if (e0 < E) *(float4 *)(dw + e0) = make_float4(o[0], o[1], o[2], o[3]);
+        } else {
+            int k = e0 / C, c = e0 - k * C;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                if (e0 + i < E) dw[k * p.wk + c * p.wc] = o[i];
+                if (++c == C) { c = 0; k++; }
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 4; i++) nan4 |= (e0 + i < E && o[i] != o[i]) << i;
+    }
+#if BWF_3X
+    __shared__ unsigned char nan_at[128];
+    __shared__ float tree[256];
+    if (ty == 0)
+#pragma unroll
+        for (int i = 0; i < 4; i++) nan_at[4 * tx + i] = (unsigned char)((nan4 >> i) & 1);
+    if (__syncthreads_or(nan4)) {
+        const int tid = ty * 32 + tx, PQ = (int)(p.p * p.q), Q = (int)p.q, dh = 256 / Q, dq = 256 - dh * Q;
+        const float *X = (const float *)p.x, *DY = (const float *)p.y;
+        for (int i = 0; i < 128; i++) {
+            if (!nan_at[i]) continue;   /* the same in every thread */
+            const int e = (int)blockIdx.x * 128 + i, k = e / C, c = e - k * C;
+            float d = 0.0f;
+            for (gpuml__i64 n = 0; n < p.n && d == d; n++) {   /* a thread stops at its first NaN */
+                const float *xr = X + n * p.xn + c * p.xc, *dr = DY + n * p.yn + k * p.yk;
+                int h = tid / Q, w = tid - h * Q;   /* pixel tid, then 256 on (no division in the loop) */
+                for (int pix = tid; pix < PQ; pix += 256) {
+                    d = fmaf(xr[h * p.xh + w * p.xw], dr[h * p.yp + w * p.yq], d);
+                    h += dh; w += dq;
+                    if (w >= Q) { w -= Q; h++; }
+                }
+            }
+            tree[tid] = d;
+            __syncthreads();
+            for (int s = 128; s > 0; s >>= 1) {
+                if (tid < s) tree[tid] += tree[tid + s];
+                __syncthreads();
+            }
+            if (tid == 0) dw[k * p.wk + c * p.wc] = tree[0];
+            __syncthreads();
+        }
+    }
+#else
+    (void)nan4;
+#endif
 }
 #endif

@@ -557,6 +557,70 @@ static void test_bwf_1x1(void)
     gpuml__cv_bwf1x1_on = 0;
     gpuml__cv_bwf1x1w_on = 0;
 }
+/* the 1x1 backward filter (gpuml_conv_bwf1x1, forced) with Inf / NaN inputs, tf32 and 3xTF32, both
+   layouts, a small case, one of 340-pixel images (more pixels than the recomputing block's 256
+   threads; image rows of 20 pixels) and one with K * C odd (NCHW): +Inf in x at one pixel of channel 0 (dw[k][0] is that pixel's
+   dy[k] times Inf: +-Inf, never the NaN of the 3xTF32 split), NaN in dy at one pixel of filter 3
+   (dw[3][*] NaN), -Inf in dy at one pixel of filter 1 of the last image (dw[1][*] +-Inf); the
+   float64 reference gives each output's IEEE class, the finite ones are checked to the tolerance */
+static void test_bwf_1x1_specials(void)
+{
+    /* n, c, h, w, k; the third (K * C odd: the sum's scalar path) NCHW only (NHWC needs C % 4 == 0) */
+    static const int L[][5] = { { 2, 8, 4, 4, 8 }, { 3, 36, 17, 20, 12 }, { 2, 9, 4, 4, 7 } };
+    int l, lay, tf, which;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) < 80) SKIP("tf32 tensor cores need sm_80+ (device sm_%d)", gpuml_device_arch(tu_gpu));
+    gpuml__cv_bwf1x1_on = 1;
+    gpuml__cv_bwf1x1w_on = -1;
+    for (l = 0; l < 3; l++)
+        for (lay = 0; lay < 2; lay++)
+            for (tf = 0; tf < 2; tf++)
+                for (which = 0; which < 3 && (l < 2 || lay == GPUML_LAYOUT_NCHW); which++) {
+                    const int v[15] = { L[l][0], L[l][1], L[l][2], L[l][3], L[l][4], 1, 1, 1, 1, 0, 0, 0, 0, 1, 1 };
+                    cv_case c = bwf_case(v, lay);
+                    int64_t xs[4], wsh[4], ysh[4];
+                    gpuml_tensor *x, *dy, *dw;
+                    gpuml_conv2d_desc d;
+                    double *xv, *dyv, *got, tol = tf ? 2e-3 : 2e-5;
+                    long before = gpuml__cv_bwf1x1_calls, i, bad = 0;
+                    const int H = c.h, W = c.w, nl = c.n - 1;
+                    cv_out(&c);
+                    d = cv_desc(&c, GPUML_CONV_AUTO);
+                    d.act = GPUML_ACT_NONE; d.allow_tf32 = tf;
+                    shape_act(&c, c.c, c.h, c.w, xs); shape_w(&c, wsh); shape_act(&c, c.k, c.p, c.q, ysh);
+                    x = gpuml_tensor_new(tu_gpu, GPUML_F32, 4, xs); dy = gpuml_tensor_new(tu_gpu, GPUML_F32, 4, ysh);
+                    dw = gpuml_tensor_new(tu_gpu, GPUML_F32, 4, wsh);
+                    xv = t_rand(x); dyv = t_rand(dy);
+                    if (which == 0) {   /* x (n 0, h 1, w 2, channel 0) */
+                        xv[lay == GPUML_LAYOUT_NCHW ? (0 * c.c + 0) * H * W + 1 * W + 2 : ((0 * H + 1) * W + 2) * c.c + 0] = INFINITY;
+                        t_write(x, xv);
+                    } else if (which == 1) {   /* dy (n 1, p 2, q 3, filter 3) */
+                        dyv[lay == GPUML_LAYOUT_NCHW ? (1 * c.k + 3) * H * W + 2 * W + 3 : ((1 * H + 2) * W + 3) * c.k + 3] = NAN;
+                        t_write(dy, dyv);
+                    } else {            /* dy (last image, p H - 1, q W - 2, filter 1) */
+                        dyv[lay == GPUML_LAYOUT_NCHW ? ((int64_t)nl * c.k + 1) * H * W + (H - 1) * W + W - 2
+                                                     : (((int64_t)nl * H + H - 1) * W + W - 2) * c.k + 1] = -INFINITY;
+                        t_write(dy, dyv);
+                    }
+                    poison(tu_gpu, dw);
+                    CHECK(gpuml_conv2d_backward_filter(tu_gpu, dw, x, dy, &d) == GPUML_SUCCESS, "shape %d layout %d tf32 %d case %d: %s", l, lay,
+                          tf, which, gpuml_last_error(tu_gpu));
+                    CHECK(gpuml__cv_bwf1x1_calls > before, "shape %d layout %d tf32 %d case %d: the 1x1 backward filter did not run", l, lay, tf,
+                          which);
+                    got = t_read(dw);
+                    for (i = 0; i < c.k * c.c; i++) {   /* dw[k][ch] at k * C + ch in both KCRS and KRSC (1x1) */
+                        double a, ref = ref_dw(&c, xv, dyv, (int)(i / c.c), 0, 0, (int)(i % c.c), &a);
+                        int ok = ref != ref ? got[i] != got[i] : isinf(ref) ? got[i] == ref : fabs(got[i] - ref) <= tol * (a + fabs(ref)) + 1e-6;
+                        if (!ok && bad++ < 3)
+                            CHECK(0, "shape %d layout %d tf32 %d case %d: dw[%ld][%ld] = %g, want %g", l, lay, tf, which, i / c.c, i % c.c, got[i],
+                                  ref);
+                    }
+                    free(xv); free(dyv); free(got);
+                    gpuml_tensor_free(x); gpuml_tensor_free(dy); gpuml_tensor_free(dw);
+                }
+    gpuml__cv_bwf1x1_on = 0;
+    gpuml__cv_bwf1x1w_on = 0;
+}
 /* the tf32 1x1 stride-1 NCHW backward filter on the wgmma matmul over images x pixels
    (gpuml__cv_bwf1x1w, sm_90): the shapes of bwf_1x1 (odd N / C / K / H / W, pixel counts not a
    multiple of 32 and below one step, several k and c tiles, one split and many, a layer-sized
@@ -1217,7 +1281,7 @@ int main(int argc, char **argv)
         { "fuzz_backward", test_fuzz_backward },
         { "backward_layers", test_backward_layers },
         { "bwf_sm90", test_bwf_sm90 },
-        { "bwf_conv", test_bwf_conv }, { "bwf_1x1", test_bwf_1x1 }, { "bwf_1x1_wgmma", test_bwf_1x1_wgmma }, { "bwd_data_phases", test_bwd_data_phases },
+        { "bwf_conv", test_bwf_conv }, { "bwf_1x1", test_bwf_1x1 }, { "bwf_1x1_wgmma", test_bwf_1x1_wgmma }, { "bwf_1x1_specials", test_bwf_1x1_specials }, { "bwd_data_phases", test_bwd_data_phases },
         { "bwd_data_wflip", test_bwd_data_wflip },
         { "depthwise", test_depthwise },
         { "depthwise3x3", test_depthwise3x3 },
