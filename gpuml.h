@@ -11021,7 +11021,7 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, int m
 static const int gpuml__c1w_cfgs[][4] = {
     { 2, 128, 3, 2 }, { 2, 256, 3, 1 }, { 1, 128, 4, 2 }, { 1, 256, 2, 2 }, { 1, 64, 4, 3 }, { 2, 64, 4, 2 },
 };
-static int gpuml__cv_1x1w_cfg, gpuml__cv_1x1w_var;
+static int gpuml__cv_1x1w_cfg, gpuml__cv_1x1w_var, gpuml__cv_1x1w_img;
 GPUML__FN unsigned gpuml__c1w_smem(int c)
 {
     const int *f = gpuml__c1w_cfgs[c];
@@ -11040,24 +11040,16 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
     const int64_t *st[3];
     const gpuml_tensor *t[3];
     const int *f;
-    int i, tma = 1, eps = 1;
+    int i, tma = 1, eps = 1, v16 = 1, img = 0;
     if (ctx->arch != 90 || cv->dt != GPUML_F32 || cv->layout != GPUML_LAYOUT_NCHW || cv->groups != 1 || cv->r != 1 || cv->s != 1 ||
-        cv->sh != 1 || cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || pq % 4 || np > INT32_MAX - 256 || cv->k > INT32_MAX ||
+        cv->sh != 1 || cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || np > INT32_MAX - 256 || cv->k > INT32_MAX ||
         cv->c > INT32_MAX || cv->c % 4 || cv->ws[3] != 1 || cv->ws[0] % 4 || !gpuml__aligned16(gpuml__dptr(cv->wt)))
         return GPUML_ERROR_NOT_SUPPORTED;
     t[0] = cv->x; t[1] = cv->y; t[2] = cv->res; st[0] = cv->xs; st[1] = cv->ys; st[2] = cv->rs;
-    for (i = 0; i < 3; i++) {   /* the pixels of one (n, c) row contiguous, rows 16-byte aligned */
+    for (i = 0; i < 3; i++) {   /* the pixels of one (n, c) row contiguous; 16-byte copies: rows 16-byte aligned */
         if (!t[i]) continue;
-        if (st[i][2] != 1 || (st[i][1] != cv->q && cv->p != 1) || st[i][0] % 4 || st[i][3] % 4 || !gpuml__aligned16(gpuml__dptr(t[i])))
-            return GPUML_ERROR_NOT_SUPPORTED;
-    }
-    if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) {
-        const char *env = gpuml__getenv("GPUML_CONV_1X1W_CFG");
-        cfg = gpuml__cv_1x1w_cfg ? gpuml__cv_1x1w_cfg : env ? atoi(env) : 0;
-        /* the rule (H100, ResNet-50's 1x1 layers at batch 32, every configuration forced: 128 x 128
-           tiles fastest on all but the K = 64 layers, where 128 x 64 tiles are 3-6% faster;
-           bench/NOTES_conv.md) */
-        if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) cfg = cv->k <= 64 ? 6 : 1;
+        if (st[i][2] != 1 || (st[i][1] != cv->q && cv->p != 1)) return GPUML_ERROR_NOT_SUPPORTED;
+        if (pq % 4 || st[i][0] % 4 || st[i][3] % 4 || !gpuml__aligned16(gpuml__dptr(t[i]))) v16 = 0;
     }
     if (gpuml__cv_1x1w_var >= 1 && gpuml__cv_1x1w_var <= 4) {
         tma = (gpuml__cv_1x1w_var - 1) & 1; eps = (gpuml__cv_1x1w_var - 1) >> 1;
@@ -11066,17 +11058,46 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
         if (env) sscanf(env, "%d,%d", &tma, &eps);
     }
     if (!ctx->cu.TensorMapEncodeTiled) tma = 0;
+    /* small images (PQ <= the pixel tile) whose x rows are not 16-byte copies (the 7 x 7 layers): a
+       block an image, x's step (32 channel rows of PQ pixels, contiguous) by one bulk copy beside w's
+       TMA tile (H100, batch 32, us, against the NCHW -> NHWC pass + wgmma implicit GEMM they took
+       before: 2048->512 @7 51.6 -> 34.5, 512->2048 @7 34.7 -> 32.3; cuDNN 37.2 / 33.9;
+       bench/NOTES_conv.md).  GPUML_CONV_1X1W_IMG=off / on (gpuml__cv_1x1w_img -1 / 1; on: also for
+       16-byte rows).  Rows that are neither: declined (the previous routes) */
+    if (tma && cv->c % 32 == 0 && cv->xs[3] == pq && cv->xs[0] % 4 == 0 && gpuml__aligned16(gpuml__dptr(cv->x))) {
+        const char *env = gpuml__getenv("GPUML_CONV_1X1W_IMG");
+        int on = gpuml__cv_1x1w_img ? gpuml__cv_1x1w_img : env && strcmp(env, "on") == 0 ? 1 : env && strcmp(env, "off") == 0 ? -1 : 0;
+        img = on > 0 || (on == 0 && !v16);
+    }
+    if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) {
+        const char *env = gpuml__getenv("GPUML_CONV_1X1W_CFG");
+        cfg = gpuml__cv_1x1w_cfg ? gpuml__cv_1x1w_cfg : env ? atoi(env) : 0;
+        /* the rule (H100, ResNet-50's 1x1 layers at batch 32, every configuration forced: 128 x 128
+           tiles fastest on all but the K = 64 layers, where 128 x 64 tiles are 3-6% faster;
+           bench/NOTES_conv.md); one image a block: 64-pixel tiles, 256 output channels where K >=
+           1024, else 64 (512->2048 @7 30.1 us against 32.5 with 128; 2048->512 @7 33.1 against 34.9) */
+        if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0]))
+            cfg = img && pq <= 64 ? (cv->k >= 1024 ? 4 : 5) : cv->k <= 64 ? 6 : 1;
+    }
     f = gpuml__c1w_cfgs[cfg - 1];
+    if (pq > 64 * f[0]) img = 0;
+    if (!v16 && !img) return GPUML_ERROR_NOT_SUPPORTED;
+    if (img) eps = 0;   /* one image a block: 4-byte stores (any PQ) */
     if ((int)gpuml__c1w_smem(cfg - 1) > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
-    tiles = (np + 64 * f[0] - 1) / (64 * f[0]) * ((cv->k + f[1] - 1) / f[1]);
+    tiles = (img ? cv->n : (np + 64 * f[0] - 1) / (64 * f[0])) * ((cv->k + f[1] - 1) / f[1]);
     if (tiles > INT32_MAX) return GPUML_ERROR_NOT_SUPPORTED;
     gpuml__cv_kparams(cv, &kp);
     memset(map, 0, 128);
     /* w as a [K][C] matrix of f32, boxes of 32 channels x BN rows, 128-byte swizzle (rows past K and
        channels past C read as 0) */
     if (tma && !gpuml__tmap(ctx, map, 7 /* FLOAT32 */, kp.wt, cv->c, cv->k, cv->ws[0] * 4, 32, (unsigned)f[1])) tma = 0;
+    if (!tma && img) {   /* no tensor map after all: the pixel tiles, where x's rows allow them */
+        if (!v16) return GPUML_ERROR_NOT_SUPPORTED;
+        img = 0;
+        tiles = (np + 64 * f[0] - 1) / (64 * f[0]) * ((cv->k + f[1] - 1) / f[1]);
+    }
     snprintf(opts, sizeof opts, "-DGPUML_C1W=1 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DC1W_WG=%d -DC1W_BN=%d -DC1W_ST=%d -DC1W_MINB=%d "
-             "-DC1W_TMA=%d -DC1W_EPS=%d", cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3], tma != 0, eps != 0);
+             "-DC1W_TMA=%d -DC1W_EPS=%d -DC1W_IMG=%d", cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3], tma != 0, eps != 0, img);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_1x1w, opts, "gpuml_conv_1x1w", &fn));
     if (np == 0 || cv->k == 0) return GPUML_SUCCESS;
     grid[0] = (unsigned)tiles; block[0] = (unsigned)(128 * f[0]);
@@ -11086,8 +11107,9 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
 
 /* f32 backward filter of a 1x1 stride-1 unpadded conv (groups 1) on the tensor cores with x and dy
    read as they are (gpuml_conv_bwf1x1 in kernels/conv.cu: 64 x 128 output tiles, each over a run
-   of the pixel steps, partial sums per run), then the runs summed into dw (gpuml_reduce;
-   deterministic).  Two flavours: pixels contiguous (NCHW: steps of 32 pixels of an image, PQ % 4
+   of the pixel steps, partial sums per run), then the runs summed into dw (gpuml_conv_bwf1x1_sum;
+   deterministic; in 3xTF32 it recomputes the outputs that read NaN in plain f32: IEEE's +-Inf for
+   Inf inputs, which the split would make NaN).  Two flavours: pixels contiguous (NCHW: steps of 32 pixels of an image, PQ % 4
    == 0) and channels contiguous with the pixels merging into one dim (NHWC: steps of 32 of the N *
    P * Q pixels, C % 4 == 0, K % 4 == 0); tf32 with allow_tf32, else 3xTF32 in the kernel's
    registers (f32-level error).  sm_80+.  gpuml__cv_bwf1x1_on: tests / A/B, 1 takes it wherever it
@@ -12617,6 +12639,8 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=2 -DC1W_BN=128 -DC1W_ST=3 -DC1W_MINB=2 -DC1W_TMA=1 -DC1W_EPS=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DC1W_WG=2 -DC1W_BN=256 -DC1W_ST=3 -DC1W_MINB=1 -DC1W_TMA=0 -DC1W_EPS=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3 -DC1W_TMA=1 -DC1W_EPS=0" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3 -DC1W_TMA=1 -DC1W_EPS=0 -DC1W_IMG=1" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=1 -DC1W_BN=256 -DC1W_ST=2 -DC1W_MINB=2 -DC1W_TMA=1 -DC1W_EPS=0 -DC1W_IMG=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=0" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1" }, \

@@ -2,7 +2,8 @@
 # tf32 NCHW 1x1 on wgmma (gpuml_conv_1x1w) in one device call: build; test_conv_tf32 (all), test_conv
 # resnet_layers / fuzz_forward, test_jit compile_all_families, memcheck / racecheck on wgmma_1x1,
 # 8 at a time (NO_JIT=1 leaves compile_all_families out); then, alone on the GPU, bench_conv's 1x1
-# rows (BENCH_CONV_1X1=1) with the rule, the kernel's four forms (GPUML_CONV_1X1W_VAR=tma,eps),
+# rows (BENCH_CONV_1X1=1) with the rule, without the one-image-a-block form (GPUML_CONV_1X1W_IMG=off),
+# the kernel's four forms (GPUML_CONV_1X1W_VAR=tma,eps; VARS= none),
 # each tile configuration forced (GPUML_CONV_1X1W_CFG=1..6), without the kernel
 # (GPUML_CONV_1X1W=off: the previous routes), and conv_torch.py's same rows, tabled.
 # NO_TESTS=1: benchmarks only.  Logs go to $OUT (or build/1x1w).
@@ -44,7 +45,8 @@ b() { timeout 90 "$@" 2>&1; }
 b ./build/bench_conv resnet > "$O/b_default.log"
 GPUML_CONV_1X1W=off b ./build/bench_conv resnet > "$O/b_off.log"
 args="default=$O/b_default.log off=$O/b_off.log"
-for v in 0,0 1,0 0,1 1,1; do GPUML_CONV_1X1W_VAR=$v b ./build/bench_conv resnet > "$O/b_var${v/,/}.log"; args="$args var${v/,/}=$O/b_var${v/,/}.log"; done
+GPUML_CONV_1X1W_IMG=off b ./build/bench_conv resnet > "$O/b_imgoff.log"; args="$args imgoff=$O/b_imgoff.log"
+for v in ${VARS-0,0 1,0 0,1 1,1}; do GPUML_CONV_1X1W_VAR=$v b ./build/bench_conv resnet > "$O/b_var${v/,/}.log"; args="$args var${v/,/}=$O/b_var${v/,/}.log"; done
 for c in ${CFGS:-1 2 3 4 5 6}; do GPUML_CONV_1X1W_CFG=$c b ./build/bench_conv resnet > "$O/b_cfg$c.log"; args="$args cfg$c=$O/b_cfg$c.log"; done
 echo "bench: $(( $(date +%s) - T0 )) s"
 timeout 120 python3 bench/conv_torch.py resnet > "$O/b_torch.log" 2>&1

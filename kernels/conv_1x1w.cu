@@ -26,6 +26,12 @@
                      globalStrides {K's stride * 4}, boxDim {32, C1W_BN}, 128B swizzle, zero fill;
                      0: by cp.async (then fence.proxy.async a step, which also waits for the copies
                      still in flight: the ring gives no lookahead)
+            C1W_IMG  1: a block takes one image (PQ <= 64 * C1W_WG; C % 32 == 0) and x's step
+                     (32 channel rows of PQ pixels, contiguous: the channel stride is PQ, the image
+                     stride a multiple of 4, x 16-byte aligned) arrives by one bulk copy on the
+                     slot's mbarrier beside w's tile: any PQ (the 7 x 7 layers, whose 196-byte rows
+                     no 16-byte copy can split); needs C1W_TMA 1 and C1W_EPS 0.  Grid then (N *
+                     ceil(K / C1W_BN)).
             C1W_EPS  1: the epilogue stages each warpgroup's tile in shared memory and stores 16
                      bytes (4 pixels of a channel) a thread; 0: 4-byte stores from the accumulators
    Block:   (128 * C1W_WG, 1, 1).
@@ -36,8 +42,8 @@
             DRAM once.
    Smem:    1024 + C1W_ST * (BN * 128 + 32 * (BP + 8) * 4) + 64 bytes of dynamic shared memory.
    Host preconditions (not checked here): sm_90; x, y, res NCHW with each (n, c) row of PQ pixels
-            contiguous, PQ % 4 == 0, the row and image strides multiples of 4 floats, the bases
-            16-byte aligned; w [K][C] with channels contiguous, K's stride a multiple of 4, 16-byte
+            contiguous; PQ % 4 == 0, the row and image strides multiples of 4 floats, the bases
+            16-byte aligned (C1W_IMG 1 with C1W_EPS 0: only x's conditions above); w [K][C] with channels contiguous, K's stride a multiple of 4, 16-byte
             aligned; C % 4 == 0; N * PQ + BP < 2^31, K, C < 2^31; bias f32.
    Edges: channels past C and rows past K are zero-filled (cp.async src-size 0), pixels past
             N * PQ too; stores are masked.
@@ -72,6 +78,9 @@
 #ifndef C1W_TMA
 #define C1W_TMA 1    /* 1: w's tile by TMA (mbarrier per slot); 0: by cp.async + fence.proxy.async */
 #endif
+#ifndef C1W_IMG
+#define C1W_IMG 0    /* 1: a block takes one image (PQ <= 64 * C1W_WG) and x's step arrives by one bulk copy */
+#endif
 #ifndef C1W_EPS
 #define C1W_EPS 1    /* 1: the epilogue stages each warpgroup's tile in shared memory, 16-byte stores;
                         0: 4-byte stores straight from the accumulators */
@@ -82,6 +91,13 @@ struct __align__(64) gpuml__c1w_tmap { unsigned long long opaque[16]; };
 static __device__ __forceinline__ void gpuml__c1w_cp16(gpuml__u32 dst, const void *src, gpuml__u32 bytes)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+/* a contiguous global range into shared memory by the bulk-copy engine, complete_tx on bar (bytes
+   and both addresses multiples of 16) */
+static __device__ __forceinline__ void gpuml__c1w_bulk(gpuml__u32 dst, const void *src, gpuml__u32 bytes, gpuml__u32 bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
 static __device__ __forceinline__ void gpuml__c1w_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N> static __device__ __forceinline__ void gpuml__c1w_wait(void)
@@ -147,12 +163,21 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     static_assert(ST >= 2, "stages");
     static_assert(STAGE % 1024 == 0 && WCH >= 1, "stage layout");
     static_assert(!C1W_EPS || WG * BN * (64 + 4) * 4 <= ST * STAGE, "epilogue staging fits the ring");
+    static_assert(!C1W_IMG || (C1W_TMA && !C1W_EPS), "one image a block: w by TMA (the slot's mbarrier), 4-byte stores");
     extern __shared__ __align__(1024) unsigned char gpuml__c1w_smem[];
     const gpuml__u32 base = ((gpuml__u32)__cvta_generic_to_shared(gpuml__c1w_smem) + 1023u) & ~1023u;
     const int tid = (int)threadIdx.x, wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
     const int M = (int)p.k, C = (int)p.c, PQ = (int)(p.p * p.q), NP = (int)(p.n * PQ), KT = (C + 31) / 32;
     const int KB = (M + BN - 1) / BN, kb = (int)(blockIdx.x % (unsigned)KB);
-    const int m0 = kb * BN, n0 = (int)(blockIdx.x / (unsigned)KB) * BP;
+#if C1W_IMG
+    /* one image a block: its PQ pixels are the tile's first rows (the rest read leftovers and are
+       never stored); x's step is 32 channel rows of PQ pixels, contiguous, [channel][pixel] at a
+       pitch of PQ floats */
+    const int n0 = (int)(blockIdx.x / (unsigned)KB) * PQ, lim = n0 + PQ, xpitch = PQ;
+#else
+    const int n0 = (int)(blockIdx.x / (unsigned)KB) * BP, lim = NP, xpitch = XP;
+#endif
+    const int m0 = kb * BN;
     const float *const X = (const float *)p.x, *const W = (const float *)p.wt;
 #if C1W_TMA
     /* one "full" mbarrier a slot (after the ring): w's tile landed (TMA's transaction count) */
@@ -179,8 +204,18 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
             const int c0 = kt * 32;
 #if C1W_TMA
             if (tid == 0) {   /* the slot's previous wgmmas were waited for before the last barrier */
+#if C1W_IMG
+                /* x's 32 channel rows of this image (C % 32 == 0: always whole); the slot's earlier
+                   x was read by ld.shared (generic proxy) before the barrier */
+                const gpuml__u32 xbytes = (gpuml__u32)(32 * PQ * 4);
+                gpuml__proxy_fence();
+                gpuml__mbar_expect_tx(bars + 8 * (kt % ST), (unsigned)W_BYTES + xbytes);
+                gpuml__tma_load_2d(ws, &tma_w, c0, m0, bars + 8 * (kt % ST));
+                gpuml__c1w_bulk(xs, X + (gpuml__i64)(n0 / PQ) * p.xn + (gpuml__i64)c0 * p.xc, xbytes, bars + 8 * (kt % ST));
+#else
                 gpuml__mbar_expect_tx(bars + 8 * (kt % ST), (unsigned)W_BYTES);
                 gpuml__tma_load_2d(ws, &tma_w, c0, m0, bars + 8 * (kt % ST));
+#endif
             }
 #else
 #pragma unroll
@@ -190,12 +225,16 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
                 gpuml__c1w_cp16(ws + (gpuml__u32)(r * 128 + ((wj ^ (r & 7)) << 4)), ok ? W + (gpuml__i64)row * p.wk + c : W, ok ? 16 : 0);
             }
 #endif
+#if C1W_IMG
+            (void)xs; (void)xok; (void)xcol; (void)xb; (void)xr;
+#else
 #pragma unroll
             for (int i = 0; i < 4; i++) {
                 const int r = xr + 8 * i, c = c0 + r;
                 const bool ok = xok && c < C;
                 gpuml__c1w_cp16(xs + (gpuml__u32)((r * XP + 4 * xb) * 4), ok ? xcol + (gpuml__i64)c * p.xc : X, ok ? 16 : 0);
             }
+#endif
         }
         gpuml__c1w_commit();
     };
@@ -206,7 +245,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     for (int s = 0; s < ST - 1; s++) load(s);
     /* this thread's fragment rows: pixels pr and pr + 8 of the tile; channels t4 and t4 + 4 of a k8 step */
     const int pr = wg * 64 + warp * 16 + g;
-    const gpuml__u32 frag = (gpuml__u32)((t4 * XP + pr) * 4);
+    const gpuml__u32 frag = (gpuml__u32)((t4 * xpitch + pr) * 4);
     for (int kt = 0; kt < KT; kt++) {
         gpuml__c1w_wait<ST - 2>();   /* this thread's x copies of step kt have landed */
 #if C1W_TMA
@@ -221,10 +260,10 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
         gpuml__u32 a[16];
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) {
-            a[4 * kk + 0] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk) * XP * 4));
-            a[4 * kk + 1] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk * XP + 8) * 4));
-            a[4 * kk + 2] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk + 4) * XP * 4));
-            a[4 * kk + 3] = gpuml__c1w_lds_rna(xs + (gpuml__u32)(((8 * kk + 4) * XP + 8) * 4));
+            a[4 * kk + 0] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk) * xpitch * 4));
+            a[4 * kk + 1] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk * xpitch + 8) * 4));
+            a[4 * kk + 2] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk + 4) * xpitch * 4));
+            a[4 * kk + 3] = gpuml__c1w_lds_rna(xs + (gpuml__u32)(((8 * kk + 4) * xpitch + 8) * 4));
         }
         const gpuml__u64 db = gpuml__smem_desc(ws, 16, 1024);
         gpuml__wgmma_fence();
@@ -264,6 +303,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     if (wg == 0) asm volatile("bar.sync 1, 128;" ::: "memory");   /* this warpgroup's tile written */
     else asm volatile("bar.sync 2, 128;" ::: "memory");
     const int wt = tid & 127;
+    (void)lim;
     const int q4 = wt & 15, f = n0 + wg * 64 + 4 * q4;
     if (f < NP) {
         const int im = f / PQ;
@@ -298,8 +338,8 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     bool fo[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const int f = n0 + pr + 8 * h, im = f < NP ? f / PQ : 0;
-        fo[h] = f < NP;
+        const int f = n0 + pr + 8 * h, im = f < lim ? f / PQ : 0;
+        fo[h] = f < lim;
         yo[h] = (gpuml__i64)im * p.yn + (f - im * PQ);
 #if CONV_RES
         ro[h] = (gpuml__i64)im * p.rn + (f - im * PQ);

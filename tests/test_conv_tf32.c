@@ -438,16 +438,22 @@ static void simt_1x1(void)
    configuration in each of its four forms (w by cp.async or TMA, epilogue from registers or staged
    in shared memory) on shapes with C not a multiple of 32, K not a multiple of any output-channel
    tile, pixel tiles spanning two or more images (PQ 4..56 against tiles of 64 / 128), one image of
-   4 pixels, a single output channel; epilogues rotated (bias, activations, residual); Inf / NaN
-   classes; AUTO with allow_tf32 (which takes it); the layouts it declines (C % 4, PQ % 4, stride,
-   padding, NHWC) */
+   4 pixels, a single output channel, pixel counts not a multiple of 4 (15, 49, 99: one image a
+   block with x by bulk copies where w comes by TMA and the image fits the pixel tile, else
+   declined; that form also forced on images of 16-byte rows); epilogues rotated (bias, activations, residual); Inf / NaN
+   classes; AUTO with allow_tf32 (which takes it); the layouts it declines (C % 4, PQ % 4 with
+   C % 32, stride, padding, NHWC) */
 static void wgmma_1x1(void)
 {
     static const int S[][5] = {   /* n c h w k */
         { 2, 64, 8, 16, 64 }, { 3, 36, 9, 12, 70 }, { 1, 16, 1, 4, 1 }, { 2, 200, 28, 36, 130 }, { 5, 512, 7, 8, 300 },
         { 4, 128, 14, 14, 256 }, { 7, 44, 2, 2, 129 }, { 2, 1024, 6, 6, 65 }, { 33, 8, 1, 4, 260 },
+        /* PQ % 4 != 0: one image a block (x by bulk copies), where the pixel tile holds the image
+           (99 pixels: the 128-pixel tiles only) and w comes by TMA; declined otherwise */
+        { 3, 64, 7, 7, 96 }, { 2, 32, 5, 3, 70 }, { 4, 192, 9, 11, 130 }, { 9, 512, 7, 7, 200 },
     };
-    int i, cfg, var, ran = 0;
+    static const int wg[6] = { 2, 2, 1, 1, 1, 2 };   /* the configurations' warpgroups (64 pixels each) */
+    int i, cfg, var, ran = 0, declined = 0;
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90");
     for (var = 1; var <= 4; var++)   /* w by cp.async / TMA x epilogue from registers / staged */
@@ -456,16 +462,39 @@ static void wgmma_1x1(void)
             tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
             how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, cfg, 0 };
             double e;
+            const int pq = S[i][2] * S[i][3], runs = pq % 4 == 0 || (var % 2 == 0 && pq <= 64 * wg[cfg - 1]);
             t.act = (i + cfg + var) % 4; t.bias = (i + cfg + var) % 2 == 0; t.res = (i + cfg + var) % 3 == 1; t.tf32 = 1;
             gpuml__cv_1x1w_var = var;
             e = run_one(tu_gpu, t, hw, i == 3, 0, 0, tol_for(1));
+            if (!runs) {   /* PQ % 4 != 0 without TMA, or an image larger than the pixel tile */
+                CHECK(e == -2, "variant %d cfg %d case %d: should decline", var, cfg, i);
+                gpuml__cv_1x1w_var = 0;
+                declined++;
+                continue;
+            }
             CHECK(e >= 0, "variant %d cfg %d case %d: %s", var, cfg, i, e == -2 ? "declined" : "failed");
-            if (i == 1 || i == 4) {   /* Inf and NaN in x, -Inf in w (no activation: exact classes checked) */
+            if (i == 1 || i == 4 || i == 10) {   /* Inf and NaN in x, -Inf in w (no activation: exact classes checked) */
                 t.act = GPUML_ACT_NONE;
                 e = run_one(tu_gpu, t, hw, 0, 0, 1, tol_for(1));
                 CHECK(e >= 0, "variant %d cfg %d specials %d", var, cfg, i);
             }
             gpuml__cv_1x1w_var = 0;
+            ran++;
+        }
+    /* one image a block (x's step by one bulk copy) forced where it can run (C % 32 == 0, PQ <=
+       the pixel tile): 16-byte-row images too (56 and 36 pixels), both 64-pixel tiles and a
+       128-pixel one (cfg 1: PQ <= 128); without the forcing it is taken for PQ % 4 != 0 (above) */
+    for (cfg = 1; cfg <= 5; cfg += 2)
+        for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {
+            tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
+            how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, cfg, 0 };
+            double e;
+            if (S[i][1] % 32 || S[i][2] * S[i][3] > (cfg == 1 ? 128 : 64)) continue;
+            t.act = (i + cfg) % 4; t.bias = i % 2 == 0; t.res = (i + cfg) % 3 == 1; t.tf32 = 1;
+            gpuml__cv_1x1w_img = 1;
+            e = run_one(tu_gpu, t, hw, 0, 0, 0, tol_for(1));
+            CHECK(e >= 0, "one image a block, cfg %d case %d: %s", cfg, i, e == -2 ? "declined" : "failed");
+            gpuml__cv_1x1w_img = 0;
             ran++;
         }
     for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {   /* AUTO, allow_tf32 */
@@ -474,7 +503,7 @@ static void wgmma_1x1(void)
         t.tf32 = 1; t.bias = i % 2; t.act = i % 4;
         CHECK(run_one(tu_gpu, t, aut, 0, 0, 0, tol_for(1)) >= 0, "case %d AUTO tf32", i);
     }
-    {   /* declined: C % 4, PQ % 4 (7 x 5 pixels), stride 2, padding, NHWC */
+    {   /* declined: C % 4, PQ % 4 with C % 32 (7 x 5 pixels, 8 channels), stride 2, padding, NHWC */
         tcase d[5];
         how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, 1, 0 };
         d[0] = tc(1, 6, 8, 8, 8, 1, 1, 1, 0, 1, 0);
@@ -487,7 +516,7 @@ static void wgmma_1x1(void)
             CHECK(run_one(tu_gpu, d[i], hw, 0, 0, 0, 1e-5) == -2, "decline %d", i);
         }
     }
-    printf("    %d shapes x configurations x forms\n", ran);
+    printf("    %d shapes x configurations x forms, %d declined as they should\n", ran, declined);
 }
 
 /* grouped convs fall back under AUTO (and are right); the forced path refuses them, and f32 on
