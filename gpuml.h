@@ -8800,46 +8800,61 @@ GPUML__FN void gpuml__sm90_opts(const gpuml__mm *p, char *opts, size_t cap)
              gpuml__sm90_tf32_nn(p) ? " -DGPUML_TF32_NN=1" : "");
 }
 
-GPUML__FN gpuml_status gpuml__mm_cuda_sm90_splitk(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp, void **maps,
-                                                  int splits, int kb_split, int64_t units)
+/* the split-K wgmma matmul and its epilogue kernel: splits x units work units, each summing
+   kb_split k blocks of an M x N tile into f32 partials [split][M][ldw] of a workspace (A and B by
+   the tensor maps maps[0], maps[1]; in_a / in_b the operand types as the kernel names them, B
+   K-major when kmajor), then gpuml_mm_splitk_epi (compiled with epi_opts) adds them in split order
+   (deterministic) into kp's C with kp's epilogue.  kb_img > 0: GPUML_MM_K3D (rank-3 A and B maps
+   over images x pixels, kb_img k blocks an image: a 1x1 conv's NCHW backward filter).  Used by
+   the matmul and by gpuml__cv_bwf1x1w. */
+GPUML__FN gpuml_status gpuml__sm90_splitk_launch(gpuml_ctx *ctx, void **maps, const char *in_a, const char *in_b, int kmajor, int kb_img,
+                                                 int64_t M, int64_t N, int64_t K, int splits, int kb_split, int64_t units,
+                                                 const gpuml__mm_params *kp, const char *epi_opts, const char *op)
 {
-    static const char *const tin[] = { "tf32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
     gpuml__sm90_params sp;
     gpuml__mm_params ep = *kp;
     gpuml__CUfunction fn, epi;
     gpuml_tensor *ws;
     gpuml__CUdeviceptr wp;
-    int64_t ldw = (p->N + 3) / 4 * 4, n = splits * p->M * ldw;
+    int64_t ldw = (N + 3) / 4 * 4, n = splits * M * ldw;
     long long ldw_ll = (long long)ldw;
     char opts[340];
     unsigned grid[3], block[3] = {384, 1, 1};
     void *args[4];
     gpuml_status st;
     snprintf(opts, sizeof opts, "-DGPUML_IN_T=%s -DGPUML_IN_TB=%s -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 "
-             "-DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1", tin[p->a->dtype], tin[p->b->dtype],
-             p->sb_k == 1);
+             "-DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1%s", in_a, in_b, kmajor,
+             kb_img > 0 ? " -DGPUML_MM_K3D=1" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, "gpuml_matmul_sm90", &fn));
-    gpuml__mm_opts(p, opts, sizeof opts);
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, opts, "gpuml_mm_splitk_epi", &epi));
-    ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, "gpuml_matmul (split-K workspace)");
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, epi_opts, "gpuml_mm_splitk_epi", &epi));
+    ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, op);
     if (!ws) return ctx->status;
     wp = gpuml__dptr(ws);
     memset(&sp, 0, sizeof sp);
     sp.c = wp; sp.ldc = ldw; sp.ldc_in = ldw; sp.ldr = ldw;
-    sp.M = (int)p->M; sp.N = (int)p->N; sp.K = (int)p->K;
-    sp.alpha = 1.0f; sp.beta = 0.0f; sp.group_m = 8; sp.splits = splits; sp.kb_split = kb_split;
+    sp.M = (int)M; sp.N = (int)N; sp.K = (int)K;
+    sp.alpha = 1.0f; sp.beta = 0.0f; sp.group_m = 8; sp.splits = splits; sp.kb_split = kb_split; sp.kb_img = kb_img;
     grid[0] = (unsigned)GPUML__MIN(units * splits, (int64_t)GPUML__MAX(ctx->sm_count, 1)); grid[1] = grid[2] = 1;
     args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
-    gpuml__mm_splitk_runs++;
-    st = gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, "gpuml_matmul (sm90 split-K)");
+    st = gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, op);
     if (st == GPUML_SUCCESS) {
         args[0] = &ep; args[1] = &wp; args[2] = &splits; args[3] = &ldw_ll;
-        grid[0] = (unsigned)(((p->N + 31) / 32) * (gpuml__splitk_lanes(splits, p->M * p->N) ? p->M : (p->M + 7) / 8));
+        grid[0] = (unsigned)(((N + 31) / 32) * (gpuml__splitk_lanes(splits, M * N) ? M : (M + 7) / 8));
         block[0] = 32; block[1] = 8;
-        st = gpuml__launch(ctx, epi, grid, block, 0, args, "gpuml_matmul (split-K epilogue)");
+        st = gpuml__launch(ctx, epi, grid, block, 0, args, op);
     }
     gpuml_tensor_free(ws);   /* stream-ordered */
     return st;
+}
+GPUML__FN gpuml_status gpuml__mm_cuda_sm90_splitk(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp, void **maps,
+                                                  int splits, int kb_split, int64_t units)
+{
+    static const char *const tin[] = { "tf32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
+    char opts[340];
+    gpuml__mm_opts(p, opts, sizeof opts);
+    gpuml__mm_splitk_runs++;
+    return gpuml__sm90_splitk_launch(ctx, maps, tin[p->a->dtype], tin[p->b->dtype], p->sb_k == 1, 0, p->M, p->N, p->K, splits, kb_split,
+                                     units, kp, opts, "gpuml_matmul (sm90 split-K)");
 }
 GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
@@ -11213,15 +11228,9 @@ GPUML__FN int gpuml__tmap3(gpuml_ctx *ctx, void *map, gpuml__CUdeviceptr addr, i
 GPUML__FN gpuml_status gpuml__cv_bwf1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     unsigned char mapbuf[3][128 + 64];
-    void *maps[3], *args[4];
-    gpuml__sm90_params sp;
+    void *maps[3];
     gpuml__mm_params ep;
-    gpuml__CUfunction fn, epi;
-    gpuml_tensor *ws;
-    gpuml__CUdeviceptr wp;
-    unsigned grid[3], block[3] = {384, 1, 1};
-    int64_t pq = cv->p * cv->q, kbi = (pq + 31) / 32, nkb = cv->n * kbi, units, sm = GPUML__MAX(ctx->sm_count, 1), s, per, ldw, n;
-    long long ldw_ll;
+    int64_t pq = cv->p * cv->q, kbi = (pq + 31) / 32, nkb = cv->n * kbi, units, sm = GPUML__MAX(ctx->sm_count, 1), s, per, ldw;
     int splits, kb_split, i;
     gpuml_status st;
     if (!cv->tf32 || !gpuml__sm90_device(ctx) || gpuml__cv_bwf1x1_kind(ctx, cv) != 1 || nkb * 32 > INT32_MAX || cv->n > INT32_MAX)
@@ -11241,35 +11250,15 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, co
     if (!gpuml__tmap3(ctx, maps[0], gpuml__dptr(cv->y), pq, cv->k, cv->n, cv->ys[3] * 4, cv->ys[0] * 4, 32, 128) ||
         !gpuml__tmap3(ctx, maps[1], gpuml__dptr(cv->x), pq, cv->c, cv->n, cv->xs[3] * 4, cv->xs[0] * 4, 32, 256))
         return GPUML_ERROR_NOT_SUPPORTED;
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, "-DGPUML_IN_T=tf32 -DGPUML_IN_TB=tf32 -DGPUML_OUT=f32 -DGPUML_EPI=0 "
-                             "-DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_B_KMAJOR=1 -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 "
-                             "-DGPUML_MM_SPLITK=1 -DGPUML_MM_K3D=1", "gpuml_matmul_sm90", &fn));
-    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, "-DGPUML_A_DT=0 -DGPUML_B_DT=0 -DGPUML_C_DT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 "
-                             "-DGPUML_HAS_RESID=0 -DGPUML_BETA=0 -DGPUML_INT=0", "gpuml_mm_splitk_epi", &epi));
-    n = (int64_t)splits * cv->k * ldw;
-    ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, op);
-    if (!ws) return ctx->status;
-    wp = gpuml__dptr(ws);
-    memset(&sp, 0, sizeof sp);
-    sp.c = wp; sp.ldc = ldw; sp.ldc_in = ldw; sp.ldr = ldw;
-    sp.M = (int)cv->k; sp.N = (int)cv->c; sp.K = (int)(nkb * 32);
-    sp.alpha = 1.0f; sp.beta = 0.0f; sp.group_m = 8; sp.splits = splits; sp.kb_split = kb_split; sp.kb_img = (int)kbi;
-    grid[0] = (unsigned)GPUML__MIN(units * splits, sm); grid[1] = grid[2] = 1;
-    args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
-    st = gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, op);
-    if (st == GPUML_SUCCESS) {   /* dw[k][c] (its own strides: KCRS or KRSC) = the sum over the splits */
-        memset(&ep, 0, sizeof ep);
-        ep.M = (int)cv->k; ep.N = (int)cv->c; ep.K = (int)(nkb * 32); ep.batch = 1;
-        ep.C = gpuml__dptr(cv->wt); ep.sc_m = cv->ws[0]; ep.sc_n = cv->ws[3];
-        ep.alpha = 1.0f; ep.beta = 0.0f; ep.scale = 1.0f;
-        ldw_ll = (long long)ldw;
-        args[0] = &ep; args[1] = &wp; args[2] = &splits; args[3] = &ldw_ll;
-        grid[0] = (unsigned)(((cv->c + 31) / 32) * (gpuml__splitk_lanes(splits, cv->k * cv->c) ? cv->k : (cv->k + 7) / 8));
-        block[0] = 32; block[1] = 8;
-        st = gpuml__launch(ctx, epi, grid, block, 0, args, op);
-        if (st == GPUML_SUCCESS) gpuml__cv_bwf1x1w_calls++;
-    }
-    gpuml_tensor_free(ws);   /* stream-ordered */
+    /* dw[k][c] in its own strides (KCRS or KRSC) = the sum over the splits */
+    memset(&ep, 0, sizeof ep);
+    ep.M = (int)cv->k; ep.N = (int)cv->c; ep.K = (int)(nkb * 32); ep.batch = 1;
+    ep.C = gpuml__dptr(cv->wt); ep.sc_m = cv->ws[0]; ep.sc_n = cv->ws[3];
+    ep.alpha = 1.0f; ep.beta = 0.0f; ep.scale = 1.0f;
+    st = gpuml__sm90_splitk_launch(ctx, maps, "tf32", "tf32", 1, (int)kbi, cv->k, cv->c, nkb * 32, splits, kb_split, units, &ep,
+                                   "-DGPUML_A_DT=0 -DGPUML_B_DT=0 -DGPUML_C_DT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 "
+                                   "-DGPUML_BETA=0 -DGPUML_INT=0", op);
+    if (st == GPUML_SUCCESS) gpuml__cv_bwf1x1w_calls++;
     return st;
 }
 
