@@ -43,8 +43,9 @@
    Smem:    1024 + C1W_ST * (BN * 128 + 32 * (BP + 8) * 4) + 64 bytes of dynamic shared memory.
    Host preconditions (not checked here): sm_90; x, y, res NCHW with each (n, c) row of PQ pixels
             contiguous; PQ % 4 == 0, the row and image strides multiples of 4 floats, the bases
-            16-byte aligned (C1W_IMG 1 with C1W_EPS 0: only x's conditions above); w [K][C] with channels contiguous, K's stride a multiple of 4, 16-byte
-            aligned; C % 4 == 0; N * PQ + BP < 2^31, K, C < 2^31; bias f32.
+            16-byte aligned (C1W_IMG 1 with C1W_EPS 0: only x's conditions above); w [K][C] with
+            channels contiguous, K's stride a multiple of 4, 16-byte aligned; C % 4 == 0; N * PQ +
+            BP < 2^31, K, C < 2^31; bias f32.
    Edges: channels past C and rows past K are zero-filled (cp.async src-size 0), pixels past
             N * PQ too; stores are masked.
    Design: 32 channels a step.  A ring of C1W_ST steps in shared memory: w's tile, BN rows x 128
