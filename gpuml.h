@@ -11076,7 +11076,7 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
     /* small images (PQ <= the pixel tile) whose x rows are not 16-byte copies (the 7 x 7 layers): a
        block an image, x's step (32 channel rows of PQ pixels, contiguous) by one bulk copy beside w's
        TMA tile (H100, batch 32, us, against the NCHW -> NHWC pass + wgmma implicit GEMM they took
-       before: 2048->512 @7 51.6 -> 34.5, 512->2048 @7 34.7 -> 32.3; cuDNN 37.2 / 33.9;
+       before: 2048->512 @7 51.6 -> 33.4, 512->2048 @7 34.7 -> 30.1 with the rule below; cuDNN 37.9 / 34.9;
        bench/NOTES_conv.md).  GPUML_CONV_1X1W_IMG=off / on (gpuml__cv_1x1w_img -1 / 1; on: also for
        16-byte rows).  Rows that are neither: declined (the previous routes) */
     if (tma && cv->c % 32 == 0 && cv->xs[3] == pq && cv->xs[0] % 4 == 0 && gpuml__aligned16(gpuml__dptr(cv->x))) {

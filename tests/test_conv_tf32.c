@@ -452,7 +452,6 @@ static void wgmma_1x1(void)
            (99 pixels: the 128-pixel tiles only) and w comes by TMA; declined otherwise */
         { 3, 64, 7, 7, 96 }, { 2, 32, 5, 3, 70 }, { 4, 192, 9, 11, 130 }, { 9, 512, 7, 7, 200 },
     };
-    static const int wg[6] = { 2, 2, 1, 1, 1, 2 };   /* the configurations' warpgroups (64 pixels each) */
     int i, cfg, var, ran = 0, declined = 0;
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90");
@@ -462,7 +461,7 @@ static void wgmma_1x1(void)
             tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
             how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, cfg, 0 };
             double e;
-            const int pq = S[i][2] * S[i][3], runs = pq % 4 == 0 || (var % 2 == 0 && pq <= 64 * wg[cfg - 1]);
+            const int pq = S[i][2] * S[i][3], runs = pq % 4 == 0 || (var % 2 == 0 && pq <= 64 * gpuml__c1w_cfgs[cfg - 1][0]);
             t.act = (i + cfg + var) % 4; t.bias = (i + cfg + var) % 2 == 0; t.res = (i + cfg + var) % 3 == 1; t.tf32 = 1;
             gpuml__cv_1x1w_var = var;
             e = run_one(tu_gpu, t, hw, i == 3, 0, 0, tol_for(1));
