@@ -1236,6 +1236,10 @@ struct gpuml_ctx {
     int stage_pending;
     gpuml__fn_entry *fns;
     gpuml__module_entry *modules;
+    /* the dynamic shared memory each recently launched function was allowed (cuFuncSetAttribute
+       once a function and size, not every launch): direct-mapped by the function's address;
+       modules stay loaded until the context goes, so an address is never reused */
+    struct { gpuml__CUfunction fn; unsigned smem; } smem_set[64];
     /* profiler (see "profiler" below) */
     int prof_on, prof_depth, prof_print_at_exit, prof_want_start;
     double prof_acc_flops, prof_acc_bytes;   /* nested ops add here (graphs) */
@@ -2060,8 +2064,12 @@ GPUML__FN gpuml_status gpuml__launch(gpuml_ctx *ctx, gpuml__CUfunction fn, const
     gpuml__CUresult r;
     if (ctx->prof_want_start) gpuml__prof_start(ctx);
     if (smem > 48 * 1024) {
-        r = ctx->cu.FuncSetAttribute(fn, GPUML__CU_FUNC_ATTR_MAX_DYN_SMEM, (int)smem);
-        if (r != 0) return gpuml__cu_fail(ctx, r, what);
+        const size_t slot = ((size_t)(uintptr_t)fn >> 4) % (sizeof ctx->smem_set / sizeof ctx->smem_set[0]);
+        if (ctx->smem_set[slot].fn != fn || ctx->smem_set[slot].smem < smem) {
+            r = ctx->cu.FuncSetAttribute(fn, GPUML__CU_FUNC_ATTR_MAX_DYN_SMEM, (int)smem);
+            if (r != 0) return gpuml__cu_fail(ctx, r, what);
+            ctx->smem_set[slot].fn = fn; ctx->smem_set[slot].smem = smem;
+        }
     }
     r = ctx->cu.LaunchKernel(fn, grid[0] ? grid[0] : 1, grid[1] ? grid[1] : 1, grid[2] ? grid[2] : 1,
                              block[0] ? block[0] : 1, block[1] ? block[1] : 1, block[2] ? block[2] : 1,
@@ -11055,7 +11063,7 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
     const int64_t *st[3];
     const gpuml_tensor *t[3];
     const int *f;
-    int i, tma = 1, eps = 1, v16 = 1, img = 0;
+    int i, tma = 1, eps = 1, v16 = 1, img = 0, pipe = 0;
     if (ctx->arch != 90 || cv->dt != GPUML_F32 || cv->layout != GPUML_LAYOUT_NCHW || cv->groups != 1 || cv->r != 1 || cv->s != 1 ||
         cv->sh != 1 || cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || np > INT32_MAX - 256 || cv->k > INT32_MAX ||
         cv->c > INT32_MAX || cv->c % 4 || cv->ws[3] != 1 || cv->ws[0] % 4 || !gpuml__aligned16(gpuml__dptr(cv->wt)))
@@ -11091,8 +11099,12 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
            tiles fastest on all but the K = 64 layers, where 128 x 64 tiles are 3-6% faster;
            bench/NOTES_conv.md); one image a block: 64-pixel tiles, 256 output channels where K >=
            1024, else 64 (512->2048 @7 30.1 us against 32.5 with 128; 2048->512 @7 33.1 against 34.9) */
-        if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0]))
+        if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) {
             cfg = img && pq <= 64 ? (cv->k >= 1024 ? 4 : 5) : cv->k <= 64 ? 6 : 1;
+            /* 128 x 128 tiles that leave SMs idle: 64 x 128 ones, twice the blocks (1024->256 @14:
+               98 blocks on 132 SMs, 33.4-34.0 us; 196 blocks 29.3-30.3 us, three calls, H100) */
+            if (cfg == 1 && !img && (np + 127) / 128 * ((cv->k + 127) / 128) < GPUML__MAX(ctx->sm_count, 1)) cfg = 3;
+        }
     }
     f = gpuml__c1w_cfgs[cfg - 1];
     if (pq > 64 * f[0]) img = 0;
@@ -11111,8 +11123,16 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
         img = 0;
         tiles = (np + 64 * f[0] - 1) / (64 * f[0]) * ((cv->k + f[1] - 1) / f[1]);
     }
+    {   /* a step's wgmmas in flight across the next step's fragment loads (two fragment register sets):
+           on for one-warpgroup tiles (H100: 1024->256 @14, 64 x 128 tiles, 29.5 -> 28.4 us; 2048->512 @7,
+           one image a block, 33.4 -> 29.7), off for two (512->256 @28, 128 x 128 tiles, 50.5 -> 55.2:
+           the extra registers); GPUML_CONV_1X1W_PIPE=0 / 1 overrides.  Needs a ring of 3+ slots */
+        const char *env = gpuml__getenv("GPUML_CONV_1X1W_PIPE");
+        pipe = (env ? atoi(env) > 0 : f[0] == 1) && f[2] >= 3;
+    }
     snprintf(opts, sizeof opts, "-DGPUML_C1W=1 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DC1W_WG=%d -DC1W_BN=%d -DC1W_ST=%d -DC1W_MINB=%d "
-             "-DC1W_TMA=%d -DC1W_EPS=%d -DC1W_IMG=%d", cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3], tma != 0, eps != 0, img);
+             "-DC1W_TMA=%d -DC1W_EPS=%d -DC1W_IMG=%d -DC1W_PIPE=%d", cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3], tma != 0,
+             eps != 0, img, pipe);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_1x1w, opts, "gpuml_conv_1x1w", &fn));
     if (np == 0 || cv->k == 0) return GPUML_SUCCESS;
     grid[0] = (unsigned)tiles; block[0] = (unsigned)(128 * f[0]);

@@ -79,6 +79,9 @@
 #ifndef C1W_TMA
 #define C1W_TMA 1    /* 1: w's tile by TMA (mbarrier per slot); 0: by cp.async + fence.proxy.async */
 #endif
+#ifndef C1W_PIPE
+#define C1W_PIPE 0   /* 1: a step's wgmmas stay in flight across the next step's fragment loads (two register sets) */
+#endif
 #ifndef C1W_IMG
 #define C1W_IMG 0    /* 1: a block takes one image (PQ <= 64 * C1W_WG) and x's step arrives by one bulk copy */
 #endif
@@ -242,23 +245,39 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     float acc[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+#if C1W_PIPE
+    /* pipelined: a step's wgmmas stay in flight while the next step loads its fragments (into the
+       other register set) and issues its own; the refill goes to the slot of step kt - 2 (retired
+       by the previous step's wait<1>), so the copies run ST - 2 steps ahead */
+    static_assert(ST >= 3, "the pipelined loop needs 3 stages or more");
+#pragma unroll
+    for (int s = 0; s < ST - 2; s++) load(s);
+#else
 #pragma unroll
     for (int s = 0; s < ST - 1; s++) load(s);
+#endif
     /* this thread's fragment rows: pixels pr and pr + 8 of the tile; channels t4 and t4 + 4 of a k8 step */
     const int pr = wg * 64 + warp * 16 + g;
     const gpuml__u32 frag = (gpuml__u32)((t4 * xpitch + pr) * 4);
-    for (int kt = 0; kt < KT; kt++) {
-        gpuml__c1w_wait<ST - 2>();   /* this thread's x copies of step kt have landed */
+    auto step = [&](int kt, gpuml__u32 (&a)[16]) {
+#if C1W_PIPE
+        gpuml__c1w_wait<ST - 3>();   /* this thread's x copies of step kt have landed */
+#else
+        gpuml__c1w_wait<ST - 2>();
+#endif
 #if C1W_TMA
         gpuml__mbar_wait(bars + 8 * (kt % ST), (unsigned)((kt / ST) & 1));   /* and w's tile */
 #else
         gpuml__proxy_fence();        /* the w copies visible to wgmma's async-proxy reads (this fence
                                         also waits for the copies still in flight: no lookahead) */
 #endif
-        __syncthreads();             /* everyone's; the slot of step kt - 1 is free (its wgmmas waited for) */
+        __syncthreads();             /* everyone's; the slot refilled now is free (its wgmmas waited for) */
+#if C1W_PIPE
+        load(kt + ST - 2);
+#else
         load(kt + ST - 1);
+#endif
         const gpuml__u32 ws = base + (gpuml__u32)((kt % ST) * STAGE), xs = ws + W_BYTES + frag;
-        gpuml__u32 a[16];
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) {
             a[4 * kk + 0] = gpuml__c1w_lds_rna(xs + (gpuml__u32)((8 * kk) * xpitch * 4));
@@ -279,8 +298,25 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
 #endif
         }
         gpuml__wgmma_commit();
+#if C1W_PIPE
+        gpuml__wgmma_wait<1>();      /* the previous step's wgmmas (its slot and registers) retired */
+#else
         gpuml__wgmma_wait<0>();
+#endif
+    };
+    gpuml__u32 a0[16];
+#if C1W_PIPE
+    gpuml__u32 a1[16];
+    int kt = 0;
+    for (; kt + 1 < KT; kt += 2) {
+        step(kt, a0);
+        step(kt + 1, a1);
     }
+    if (kt < KT) step(kt, a0);
+    gpuml__wgmma_wait<0>();
+#else
+    for (int kt = 0; kt < KT; kt++) step(kt, a0);
+#endif
     gpuml__c1w_wait<0>();   /* the trailing (empty) groups */
     float *const Y = (float *)p.y;
 #if CONV_RES
