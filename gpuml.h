@@ -616,6 +616,14 @@ typedef struct gpuml_pool2d_desc {
 /* max ignores padding and propagates NaN; average divides by the in-image count unless
    count_include_pad.  x and y share one dtype (f32, f16, bf16). */
 GPUML_API gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_pool2d_desc *desc);
+/* the gradient of gpuml_pool2d: dx (x's shape and dtype, overwritten) from dy (y's shape), desc as
+   in the forward.  Max sends each window's gradient to the element the forward returned (the
+   first maximum in row-major window order; the last NaN where the window holds one), so it needs
+   x; average spreads it evenly over the window's count (x may be NULL).  Where windows overlap,
+   an element's contributions are summed in f32 in a fixed order (deterministic, no atomics); a max
+   pass keeps a temporary int32 index per output element. */
+GPUML_API gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, const gpuml_tensor *dy, const gpuml_tensor *x,
+                                             const gpuml_pool2d_desc *desc);
 
 #ifdef __cplusplus
 }
@@ -10161,6 +10169,7 @@ typedef struct gpuml__cv_cpu {
     int64_t m0, n0, g;        /* first row (n, p, q) or first image of the chunk; group */
     int64_t ldt;              /* row stride of t: element (m, kk) at t[m * ldt + kk] */
     int pool_max, count_pad;  /* pooling */
+    int *arg;                 /* pooling backward (max): the forward's choice, [n][p][q][c] */
 } gpuml__cv_cpu;
 
 GPUML__FN float gpuml__cv_ld(gpuml_dtype dt, const gpuml_tensor *t, int64_t off)
@@ -12561,61 +12570,71 @@ GPUML__FN void gpuml__pool_rows(void *arg, int64_t b, int64_t e, int tid)
     }
 }
 
+/* the checks and the problem of gpuml_pool2d and its backward: x (or dx) input-shaped, y (or dy)
+   output-shaped, both of x's dtype; *d completed (global window, default strides) */
+GPUML__FN gpuml_status gpuml__pool_setup(gpuml_ctx *ctx, const char *op, gpuml_pool2d_desc *d, const gpuml_tensor *x,
+                                         const gpuml_tensor *y, const char *xn, const char *yn, gpuml__cv *cv)
+{
+    int64_t xd[4], yd[4];
+    char s1[200], s2[200];
+    int i;
+    if ((unsigned)d->layout > GPUML_LAYOUT_NCHW) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown layout %d", op, (int)d->layout);
+    if ((unsigned)d->op > GPUML_POOL_AVG) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown pooling op %d", op, (int)d->op);
+    if (x->ndim != 4 || y->ndim != 4)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: %s %s and %s %s must be 4-D (%s)", op, xn, gpuml__shape_str(x, s1, sizeof s1),
+                           yn, gpuml__shape_str(y, s2, sizeof s2), d->layout == GPUML_LAYOUT_NCHW ? "NCHW" : "NHWC");
+    GPUML__TRY(gpuml__need_float(ctx, x, op, xn));
+    GPUML__TRY(gpuml__need_dtype(ctx, y, x->dtype, op, yn));
+    memset(cv, 0, sizeof *cv);
+    cv->layout = (int)d->layout;
+    gpuml__cv_dims(x, cv->layout, xd, cv->xs);
+    gpuml__cv_dims(y, cv->layout, yd, cv->ys);
+    cv->n = xd[0]; cv->h = xd[1]; cv->w = xd[2]; cv->c = cv->k = xd[3];
+    if (d->global) {
+        if (d->window[0] || d->window[1] || d->stride[0] || d->stride[1] || d->pad[0] || d->pad[1] || d->pad[2] || d->pad[3])
+            return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: global pooling takes no window, stride or padding", op);
+        if (cv->h > INT32_MAX || cv->w > INT32_MAX || cv->h == 0 || cv->w == 0)
+            return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: global pooling of an empty image %s", op, gpuml__shape_str(x, s1, sizeof s1));
+        d->window[0] = (int)cv->h; d->window[1] = (int)cv->w;
+    }
+    if (d->window[0] <= 0 || d->window[1] <= 0 || d->stride[0] < 0 || d->stride[1] < 0)
+        return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: window {%d,%d} must be positive and stride {%d,%d} not negative", op,
+                           d->window[0], d->window[1], d->stride[0], d->stride[1]);
+    for (i = 0; i < 4; i++)
+        if (d->pad[i] < 0 || d->pad[i] >= d->window[i / 2])
+            return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: padding {%d,%d,%d,%d} must be at least 0 and below the window {%d,%d}",
+                               op, d->pad[0], d->pad[1], d->pad[2], d->pad[3], d->window[0], d->window[1]);
+    cv->r = d->window[0]; cv->s = d->window[1];
+    cv->sh = d->stride[0] ? d->stride[0] : d->window[0]; cv->sw = d->stride[1] ? d->stride[1] : d->window[1];
+    cv->pt = d->pad[0]; cv->pb = d->pad[1]; cv->pl = d->pad[2]; cv->pr = d->pad[3];
+    cv->dh = cv->dw = 1;
+    cv->p = gpuml_conv2d_out_dim(cv->h, cv->r, cv->sh, cv->pt, cv->pb, 1);
+    cv->q = gpuml_conv2d_out_dim(cv->w, cv->s, cv->sw, cv->pl, cv->pr, 1);
+    cv->dt = x->dtype;
+    cv->cg = cv->kg = 1; cv->groups = 1;
+    if (cv->p <= 0 || cv->q <= 0)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: the output would be empty: input %lldx%lld, window %dx%d, padding {%d,%d,%d,%d}",
+                           op, (long long)cv->h, (long long)cv->w, d->window[0], d->window[1], cv->pt, cv->pb, cv->pl, cv->pr);
+    if (yd[0] != cv->n || yd[1] != cv->p || yd[2] != cv->q || yd[3] != cv->c)
+        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: %s is %s but %s %s gives [%lld,%lld,%lld,%lld] (%s)", op, yn, gpuml__shape_str(y, s1, sizeof s1),
+                           xn, gpuml__shape_str(x, s2, sizeof s2), (long long)cv->n, (long long)(d->layout ? cv->c : cv->p),
+                           (long long)(d->layout ? cv->p : cv->q), (long long)(d->layout ? cv->q : cv->c), d->layout == GPUML_LAYOUT_NCHW ? "NCHW" : "NHWC");
+    return GPUML_SUCCESS;
+}
+
 GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_pool2d_desc *desc)
 {
     static const char op[] = "gpuml_pool2d";
     gpuml_pool2d_desc d;
     gpuml__cv cv;
-    int64_t xd[4], yd[4];
-    char s1[200], s2[200];
-    int i;
     GPUML__TRY(gpuml__enter(ctx));
     if (desc) d = *desc; else memset(&d, 0, sizeof d);
     GPUML__TRY(gpuml__check_tensor(ctx, y, op, "y"));
     GPUML__TRY(gpuml__check_tensor(ctx, x, op, "x"));
     GPUML__TRY(gpuml__check_output(ctx, y, op));
-    if ((unsigned)d.layout > GPUML_LAYOUT_NCHW) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown layout %d", op, (int)d.layout);
-    if ((unsigned)d.op > GPUML_POOL_AVG) return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: unknown pooling op %d", op, (int)d.op);
-    if (x->ndim != 4 || y->ndim != 4)
-        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: x %s and y %s must be 4-D (%s)", op, gpuml__shape_str(x, s1, sizeof s1),
-                           gpuml__shape_str(y, s2, sizeof s2), d.layout == GPUML_LAYOUT_NCHW ? "NCHW" : "NHWC");
-    GPUML__TRY(gpuml__need_float(ctx, x, op, "x"));
-    GPUML__TRY(gpuml__need_dtype(ctx, y, x->dtype, op, "y"));
+    GPUML__TRY(gpuml__pool_setup(ctx, op, &d, x, y, "x", "y", &cv));
     if (gpuml__overlap(y, x)) return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: y overlaps x", op);
-    memset(&cv, 0, sizeof cv);
-    cv.layout = (int)d.layout;
-    gpuml__cv_dims(x, cv.layout, xd, cv.xs);
-    gpuml__cv_dims(y, cv.layout, yd, cv.ys);
-    cv.n = xd[0]; cv.h = xd[1]; cv.w = xd[2]; cv.c = cv.k = xd[3];
-    if (d.global) {
-        if (d.window[0] || d.window[1] || d.stride[0] || d.stride[1] || d.pad[0] || d.pad[1] || d.pad[2] || d.pad[3])
-            return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: global pooling takes no window, stride or padding", op);
-        d.window[0] = (int)cv.h; d.window[1] = (int)cv.w;
-        if (cv.h > INT32_MAX || cv.w > INT32_MAX || cv.h == 0 || cv.w == 0)
-            return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: global pooling of an empty image %s", op, gpuml__shape_str(x, s1, sizeof s1));
-    }
-    if (d.window[0] <= 0 || d.window[1] <= 0 || d.stride[0] < 0 || d.stride[1] < 0)
-        return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: window {%d,%d} must be positive and stride {%d,%d} not negative", op,
-                           d.window[0], d.window[1], d.stride[0], d.stride[1]);
-    for (i = 0; i < 4; i++)
-        if (d.pad[i] < 0 || d.pad[i] >= d.window[i / 2])
-            return gpuml__fail(ctx, GPUML_ERROR_INVALID_ARGUMENT, "%s: padding {%d,%d,%d,%d} must be at least 0 and below the window {%d,%d}",
-                               op, d.pad[0], d.pad[1], d.pad[2], d.pad[3], d.window[0], d.window[1]);
-    cv.r = d.window[0]; cv.s = d.window[1];
-    cv.sh = d.stride[0] ? d.stride[0] : d.window[0]; cv.sw = d.stride[1] ? d.stride[1] : d.window[1];
-    cv.pt = d.pad[0]; cv.pb = d.pad[1]; cv.pl = d.pad[2]; cv.pr = d.pad[3];
-    cv.dh = cv.dw = 1;
-    cv.p = gpuml_conv2d_out_dim(cv.h, cv.r, cv.sh, cv.pt, cv.pb, 1);
-    cv.q = gpuml_conv2d_out_dim(cv.w, cv.s, cv.sw, cv.pl, cv.pr, 1);
-    cv.dt = x->dtype;
-    cv.x = x; cv.y = y; cv.cg = cv.kg = 1; cv.groups = 1;
-    if (cv.p <= 0 || cv.q <= 0)
-        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: the output would be empty: input %lldx%lld, window %dx%d, padding {%d,%d,%d,%d}",
-                           op, (long long)cv.h, (long long)cv.w, d.window[0], d.window[1], cv.pt, cv.pb, cv.pl, cv.pr);
-    if (yd[0] != cv.n || yd[1] != cv.p || yd[2] != cv.q || yd[3] != cv.c)
-        return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: y is %s but x %s gives [%lld,%lld,%lld,%lld] (%s)", op, gpuml__shape_str(y, s1, sizeof s1),
-                           gpuml__shape_str(x, s2, sizeof s2), (long long)cv.n, (long long)(d.layout ? cv.c : cv.p),
-                           (long long)(d.layout ? cv.p : cv.q), (long long)(d.layout ? cv.q : cv.c), d.layout == GPUML_LAYOUT_NCHW ? "NCHW" : "NHWC");
+    cv.x = x; cv.y = y;
     if (gpuml__numel(y) == 0) return GPUML_SUCCESS;
 #define GPUML__POOL_PROF(call) GPUML__PROF(ctx, call, "pool2d", GPUML_UNIT_FP32, \
                                            (double)gpuml__numel(y) * (double)d.window[0] * (double)d.window[1], \
@@ -12641,6 +12660,155 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     return GPUML_ERROR_BACKEND_UNAVAILABLE;
 #endif
 #undef GPUML__POOL_PROF
+}
+
+/* pooling backward on the CPU, the GPU kernels' two passes (gpuml_pool_arg, gpuml_pool_bwd in
+   kernels/conv.cu) with the same orders.  Max, first pass over rows (n, p): the plane index of the
+   element each window's forward returned */
+GPUML__FN void gpuml__pool_arg_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
+    const gpuml__cv *cv = j->cv;
+    int64_t np, q, c, h, w;
+    (void)tid;
+    for (np = b; np < e; np++) {
+        int64_t n = np / cv->p, p = np % cv->p;
+        int64_t h0 = p * cv->sh - cv->pt, hs = GPUML__MAX(h0, (int64_t)0), he = GPUML__MIN(h0 + cv->r, cv->h);
+        for (q = 0; q < cv->q; q++) {
+            int64_t w0 = q * cv->sw - cv->pl, ws = GPUML__MAX(w0, (int64_t)0), we = GPUML__MIN(w0 + cv->s, cv->w);
+            for (c = 0; c < cv->c; c++) {
+                int64_t xo = n * cv->xs[0] + c * cv->xs[3];
+                float acc = -INFINITY;
+                int at = (int)(hs * cv->w + ws);
+                for (h = hs; h < he; h++)
+                    for (w = ws; w < we; w++) {
+                        float v = gpuml__cv_ld(cv->dt, cv->x, xo + h * cv->xs[1] + w * cv->xs[2]);
+                        if (v > acc || v != v) { acc = v; at = (int)(h * cv->w + w); }
+                    }
+                j->arg[((np * cv->q) + q) * cv->c + c] = at;
+            }
+        }
+    }
+}
+/* second pass over rows (n, h) of dx (cv->x, written): the windows that cover each element */
+GPUML__FN void gpuml__pool_bwd_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
+    const gpuml__cv *cv = j->cv;
+    int64_t nh, w, c, p, q;
+    (void)tid;
+    for (nh = b; nh < e; nh++) {
+        int64_t n = nh / cv->h, h = nh % cv->h, ah = h + cv->pt - cv->r + 1;
+        int64_t p0 = ah > 0 ? (ah + cv->sh - 1) / cv->sh : 0, p1 = GPUML__MIN((h + cv->pt) / cv->sh, cv->p - 1);
+        for (w = 0; w < cv->w; w++) {
+            int64_t aw = w + cv->pl - cv->s + 1;
+            int64_t q0 = aw > 0 ? (aw + cv->sw - 1) / cv->sw : 0, q1 = GPUML__MIN((w + cv->pl) / cv->sw, cv->q - 1);
+            for (c = 0; c < cv->c; c++) {
+                int64_t yo = n * cv->ys[0] + c * cv->ys[3];
+                float acc = 0.0f;
+                for (p = p0; p <= p1; p++)
+                    for (q = q0; q <= q1; q++) {
+                        float g = gpuml__cv_ld(cv->dt, cv->y, yo + p * cv->ys[1] + q * cv->ys[2]);
+                        if (j->pool_max) {
+                            if (j->arg[((n * cv->p + p) * cv->q + q) * cv->c + c] == (int)(h * cv->w + w)) acc += g;
+                        } else {
+                            int64_t h0 = p * cv->sh - cv->pt, w0 = q * cv->sw - cv->pl;
+                            float cnt = j->count_pad ? (float)((GPUML__MIN(h0 + cv->r, cv->h + cv->pb) - h0) * (GPUML__MIN(w0 + cv->s, cv->w + cv->pr) - w0))
+                                                     : (float)((GPUML__MIN(h0 + cv->r, cv->h) - GPUML__MAX(h0, (int64_t)0)) *
+                                                               (GPUML__MIN(w0 + cv->s, cv->w) - GPUML__MAX(w0, (int64_t)0)));
+                            acc += g * (1.0f / cnt);   /* as the GPU kernel (a correctly rounded reciprocal) */
+                        }
+                    }
+                gpuml__cv_st(cv->dt, cv->x, n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + c * cv->xs[3], acc);
+            }
+        }
+    }
+}
+
+GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, const gpuml_tensor *dy, const gpuml_tensor *x,
+                                              const gpuml_pool2d_desc *desc)
+{
+    static const char op[] = "gpuml_pool2d_backward";
+    gpuml_pool2d_desc d;
+    gpuml__cv cv;
+    int64_t xs[4], xd[4];
+    char s1[200], s2[200];
+    int i, is_max;
+    GPUML__TRY(gpuml__enter(ctx));
+    if (desc) d = *desc; else memset(&d, 0, sizeof d);
+    is_max = d.op == GPUML_POOL_MAX;
+    GPUML__TRY(gpuml__check_tensor(ctx, dx, op, "dx"));
+    GPUML__TRY(gpuml__check_tensor(ctx, dy, op, "dy"));
+    if (is_max || x) GPUML__TRY(gpuml__check_tensor(ctx, x, op, "x (max pooling needs the forward's input)"));
+    GPUML__TRY(gpuml__check_output(ctx, dx, op));
+    GPUML__TRY(gpuml__pool_setup(ctx, op, &d, dx, dy, "dx", "dy", &cv));
+    if (x) {
+        GPUML__TRY(gpuml__need_dtype(ctx, x, dx->dtype, op, "x"));
+        for (i = 0; i < 4 && x->ndim == 4; i++) if (x->shape[i] != dx->shape[i]) break;
+        if (i < 4)
+            return gpuml__fail(ctx, GPUML_ERROR_SHAPE, "%s: x is %s but dx is %s (they must match)", op, gpuml__shape_str(x, s1, sizeof s1),
+                               gpuml__shape_str(dx, s2, sizeof s2));
+        if (gpuml__overlap(dx, x)) return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: dx overlaps x", op);
+        gpuml__cv_dims(x, cv.layout, xd, xs);
+    }
+    if (gpuml__overlap(dx, dy)) return gpuml__fail(ctx, GPUML_ERROR_ALIAS, "%s: dx overlaps dy", op);
+    if ((is_max && cv.h * cv.w > INT32_MAX) || cv.h + cv.r > INT32_MAX || cv.w + cv.s > INT32_MAX)
+        return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: images of more than 2^31 - 1 pixels (max) or rows / columns "
+                           "(plus the window) are not supported", op);
+    cv.x = dx; cv.y = dy;
+    if (gpuml__numel(dx) == 0) return GPUML_SUCCESS;
+#define GPUML__POOLB_PROF(call) GPUML__PROF(ctx, call, "pool2d_backward", GPUML_UNIT_FP32, -1.0, \
+                                            gpuml__tb(dx) + gpuml__tb(dy) + gpuml__tb(x), dy, x, dx)
+    if (ctx->backend == GPUML_BACKEND_CPU) {
+        gpuml__cv_cpu j;
+        gpuml__cv cx = cv;
+        memset(&j, 0, sizeof j);
+        j.pool_max = is_max; j.count_pad = d.count_include_pad != 0;
+        if (is_max) {
+            j.arg = (int *)gpuml__malloc((size_t)gpuml__numel(dy) * sizeof(int));
+            if (!j.arg) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%lld indices)", op, (long long)gpuml__numel(dy));
+            cx.x = x; memcpy(cx.xs, xs, sizeof xs);
+            j.cv = &cx;
+            gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, gpuml__pool_arg_rows, &j);
+        }
+        j.cv = &cv;
+        GPUML__POOLB_PROF((gpuml__parallel_for(ctx->pool, cv.n * cv.h, 1, gpuml__pool_bwd_rows, &j), GPUML_SUCCESS));
+        gpuml__free(j.arg);
+        return GPUML_SUCCESS;
+    }
+#ifndef GPUML_NO_CUDA
+    {
+        gpuml__conv_params kp;
+        gpuml_tensor *arg = NULL;
+        int64_t ny = gpuml__numel(dy);
+        gpuml_status st = GPUML_SUCCESS;
+        if (is_max) {
+            gpuml__cv cx = cv;
+            arg = gpuml__tensor_new(ctx, GPUML_I32, 1, &ny, op);
+            if (!arg) return ctx->status;
+            cx.x = x; memcpy(cx.xs, xs, sizeof xs); cx.wt = x; cx.y = arg;   /* offsets checked on real tensors */
+            gpuml__cv_kparams(&cx, &kp);
+            kp.wt = 0; kp.y = 0; kp.col = gpuml__dptr(arg);
+            kp.total = ny;
+            st = gpuml__cv_launch(ctx, &cx, "gpuml_pool_arg", &kp, 0, 1, ny, op);
+        }
+        if (st == GPUML_SUCCESS) {
+            cv.wt = dx;
+            gpuml__cv_kparams(&cv, &kp);
+            kp.wt = 0;
+            kp.col = arg ? gpuml__dptr(arg) : 0;
+            kp.dh = cv.pb; kp.dw = cv.pr;   /* the bottom/right pads, as in gpuml_pool */
+            kp.count_pad = d.count_include_pad != 0;
+            kp.total = gpuml__numel(dx);
+            st = GPUML__POOLB_PROF(gpuml__cv_launch(ctx, &cv, "gpuml_pool_bwd", &kp, 0, is_max, ny, op));
+        }
+        gpuml_tensor_free(arg);   /* stream-ordered */
+        return st;
+    }
+#else
+    return GPUML_ERROR_BACKEND_UNAVAILABLE;
+#endif
+#undef GPUML__POOLB_PROF
 }
 
 #define GPUML__CONV_FAMILIES &gpuml__fam_conv, &gpuml__fam_conv_1x1w,

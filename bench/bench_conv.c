@@ -34,12 +34,14 @@ static double now_s(void)
 /* kind: 0 forward, 1 backward data, 2 filter, 3 forward through gpuml__cv_tf32 (f32 on tensor cores)
    with mode (1 tf32, 2 3xTF32, 3 3xTF32 without per-tile sums, 4 3xTF32 split in registers),
    tile configuration cfg and splits (-1 / 0: chosen) */
-typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy, kind, mode, cfg, splits; } job;
+typedef struct job { gpuml_tensor *y, *x, *w, *bias; gpuml_conv2d_desc d; int copy, kind, mode, cfg, splits; gpuml_pool2d_desc pd; } job;
 static gpuml_status run(job *j)
 {
     if (j->copy) return gpuml_copy(ctx, j->y, j->x);
     if (j->kind == 1) return gpuml_conv2d_backward_data(ctx, j->x, j->y, j->w, &j->d);
     if (j->kind == 2) return gpuml_conv2d_backward_filter(ctx, j->w, j->x, j->y, &j->d);
+    if (j->kind == 4) return gpuml_pool2d(ctx, j->y, j->x, &j->pd);                 /* pooling: y from x */
+    if (j->kind == 5) return gpuml_pool2d_backward(ctx, j->w, j->y, j->x, &j->pd);  /* dx (in w) from dy (in y) */
     if (j->kind == 3) {
         gpuml__cv cv;
         gpuml_status st = gpuml__cv_setup(ctx, "bench", 0, j->x, j->w, j->y, &j->d, &cv);
@@ -265,6 +267,34 @@ int main(int argc, char **argv)
                            L[0], L[1], L[2], L[3], L[4], t * 1e6, flop / t * 1e-12);
                     free_jobs(js, 2);
                 }
+            }
+        if (filter && strcmp(filter, "pool") == 0)   /* only when asked for by name: pooling forward / backward, batch 32 */
+            for (l = 0; l < 8; l++) {
+                /* ResNet-50's stem max pool (c64 112 -> 56, 3x3 / 2, pad 1) and head (global average of
+                   c2048 7x7), f16 NHWC and f32 NCHW; GB/s of x + y (forward), dy + dx (+ x for max) */
+                int head = (l >> 2) & 1, layout = (l >> 1) & 1, bwd = l & 1, c = head ? 2048 : 64, h = head ? 7 : 112, p = head ? 1 : 56, i;
+                gpuml_dtype dt = layout ? GPUML_F32 : GPUML_F16;
+                int64_t xs[4], ys[4], es = layout ? 4 : 2;
+                job js[4];
+                double t, bytes;
+                xs[0] = ys[0] = 32;
+                if (layout) { xs[1] = c; xs[2] = xs[3] = h; ys[1] = c; ys[2] = ys[3] = p; }
+                else { xs[1] = xs[2] = h; xs[3] = c; ys[1] = ys[2] = p; ys[3] = c; }
+                for (i = 0; i < 4; i++) {
+                    memset(&js[i], 0, sizeof js[i]);
+                    js[i].x = rnd(dt, 4, xs, 1 + i); js[i].y = rnd(dt, 4, ys, 10 + i); js[i].w = gpuml_tensor_new(ctx, dt, 4, xs);
+                    js[i].kind = bwd ? 5 : 4;
+                    js[i].pd.layout = (gpuml_layout)layout;
+                    if (head) { js[i].pd.op = GPUML_POOL_AVG; js[i].pd.global = 1; }
+                    else { js[i].pd.window[0] = js[i].pd.window[1] = 3; js[i].pd.stride[0] = js[i].pd.stride[1] = 2;
+                           js[i].pd.pad[0] = js[i].pd.pad[1] = js[i].pd.pad[2] = js[i].pd.pad[3] = 1; }
+                }
+                t = time_it(js, 4, 10);
+                if (t < 0) gpuml_clear_error(ctx);
+                bytes = (double)es * 32 * c * ((bwd ? (head ? 1 : 2) : 1) * (double)h * h + (double)p * p);
+                printf("gpuml  pool%s %s %s c%-4d %3d -> %-3d %9.1f us %8.1f GB/s\n", bwd ? "_bwd" : "", head ? "avg global" : "max 3x3/2",
+                       layout ? "f32 NCHW" : "f16 NHWC", c, h, p, t * 1e6, bytes / t * 1e-9);
+                for (i = 0; i < 4; i++) { gpuml_tensor_free(js[i].x); gpuml_tensor_free(js[i].y); gpuml_tensor_free(js[i].w); }
             }
         if (filter && strcmp(filter, "bwds2") == 0)   /* only when asked for by name: backward data of the strided 3x3 layers */
             for (l = 0; l < sizeof R50 / sizeof R50[0]; l++) {

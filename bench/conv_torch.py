@@ -125,6 +125,33 @@ if len(sys.argv) > 1 and sys.argv[1] == "bwf1x1":   # only when asked for by nam
                       c, h, k, r, s, t * 1e6, flop / t * 1e-12), flush=True)
             del js, dys, ff
 
+if len(sys.argv) > 1 and sys.argv[1] == "pool":   # only when asked for by name: bench_conv.c's pool rows
+    for head in (0, 1):
+        for nchw in (0, 1):
+            for bwd in (0, 1):
+                dt, c, h = (torch.float32 if nchw else torch.float16), (2048 if head else 64), (7 if head else 112)
+                xs = [torch.empty(32, c, h, h, device=dev, dtype=dt).uniform_(-1, 1) for _ in range(4)]
+                if not nchw:
+                    xs = [x.to(memory_format=torch.channels_last) for x in xs]
+                if head:
+                    fwd = lambda x: F.adaptive_avg_pool2d(x, 1)
+                else:
+                    fwd = lambda x: F.max_pool2d(x, 3, 2, 1)
+                if bwd:
+                    xs = [x.requires_grad_() for x in xs]
+                    ys = [fwd(x) for x in xs]
+                    gs = [torch.empty_like(y).uniform_(-1, 1) for y in ys]
+                    fns = [lambda x=x, y=y, g=g: torch.autograd.grad(y, x, g, retain_graph=True) for x, y, g in zip(xs, ys, gs)]
+                else:
+                    fns = [lambda x=x: fwd(x) for x in xs]
+                t = time_it(fns, 10)
+                p = 1 if head else 56
+                es = 4 if nchw else 2
+                nb = es * 32 * c * ((1 if head else 2) * h * h + p * p) if bwd else es * 32 * c * (h * h + p * p)
+                print("torch  pool%s %s %s c%-4d %3d -> %-3d %9.1f us %8.1f GB/s" % ("_bwd" if bwd else "", "avg global" if head else "max 3x3/2",
+                      "f32 NCHW" if nchw else "f16 NHWC", c, h, p, t * 1e6, nb / t * 1e-9), flush=True)
+                del xs, fns
+
 if len(sys.argv) > 1 and sys.argv[1] == "bwds2":   # only when asked for by name: backward data of the strided 3x3 layers
     for c, h, k, r, s, p in R50:
         if r != 3 or s != 2:

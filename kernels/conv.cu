@@ -1325,6 +1325,73 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params 
     }
 }
 
+/* pooling backward, max, first pass: for each output (n, p, q, c) of the forward, the plane
+   index h * W + w of the element it returned (the first maximum in row-major window order, the
+   last NaN where the window holds one, the first in-image element where all are -Inf) into
+   p.col, an int32 array [n][p][q][c].  x read at p.x with the x strides; total = N * P * Q * C */
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool_arg(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        const gpuml__ix c = i % (gpuml__ix)p.c, t = i / (gpuml__ix)p.c, q = t % (gpuml__ix)p.q, t2 = t / (gpuml__ix)p.q;
+        const gpuml__ix pp = t2 % (gpuml__ix)p.p, n = t2 / (gpuml__ix)p.p;
+        const gpuml__ix h0 = pp * p.sh - p.ph, w0 = q * p.sw - p.pw;
+        const gpuml__ix hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0;
+        const gpuml__ix he = h0 + (gpuml__ix)p.r < (gpuml__ix)p.h ? h0 + (gpuml__ix)p.r : (gpuml__ix)p.h;
+        const gpuml__ix we = w0 + (gpuml__ix)p.s < (gpuml__ix)p.w ? w0 + (gpuml__ix)p.s : (gpuml__ix)p.w;
+        const gpuml__ct *xb = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc;
+        float acc = -__int_as_float(0x7f800000);
+        int at = (int)(hs * (gpuml__ix)p.w + ws);
+        for (gpuml__ix h = hs; h < he; h++)
+            for (gpuml__ix w = ws; w < we; w++) {
+                const float v = gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
+                if (v > acc || v != v) { acc = v; at = (int)(h * (gpuml__ix)p.w + w); }
+            }
+        ((int *)p.col)[i] = at;
+    }
+}
+
+/* pooling backward, gather: dx (p.x, the x strides) at (n, h, w, c) = the sum over the windows
+   that cover (h, w), in (p, q) order, of dy (p.y, the y strides): max where the first pass's
+   index (p.col) is (h, w), average divided by the window's count as in gpuml_pool (POOL_MAX).
+   Every element written once (no atomics: deterministic); total = N * H * W * C, items in the
+   layout's order (p.order) */
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        gpuml__ix n, h, w, c;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.h, (gpuml__ix)p.w, (gpuml__ix)p.c, n, h, w, c);
+        /* windows p with p * sh - ph <= h < p * sh - ph + r (32-bit: the host keeps H + R and
+           W + S below 2^31) */
+        const int th = (int)h + p.ph, tw = (int)w + p.pw, ah = th - (int)p.r + 1, aw = tw - (int)p.s + 1;
+        const int p0 = ah > 0 ? (ah + p.sh - 1) / p.sh : 0, q0 = aw > 0 ? (aw + p.sw - 1) / p.sw : 0;
+        const int p1 = th / p.sh < (int)p.p - 1 ? th / p.sh : (int)p.p - 1, q1 = tw / p.sw < (int)p.q - 1 ? tw / p.sw : (int)p.q - 1;
+        const gpuml__ct *dy = (const gpuml__ct *)p.y + n * (gpuml__ix)p.yn + c * (gpuml__ix)p.yk;
+        float acc = 0.0f;
+#if POOL_MAX
+        const int me = (int)(h * (gpuml__ix)p.w + w);
+        const int *arg = (const int *)p.col + n * (gpuml__ix)p.p * (gpuml__ix)p.q * (gpuml__ix)p.c + c;
+        for (int pp = p0; pp <= p1; pp++)
+            for (int q = q0; q <= q1; q++)
+                if (arg[(pp * (gpuml__ix)p.q + q) * (gpuml__ix)p.c] == me) acc += gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]);
+#else
+        /* a window's count: clipped to the image, or with count_pad to the padded image */
+        const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
+        for (int pp = p0; pp <= p1; pp++) {
+            const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
+            const gpuml__ix ch = (hh0 + (gpuml__ix)p.r < hb ? hh0 + (gpuml__ix)p.r : hb) - (p.count_pad || hh0 > 0 ? hh0 : 0);
+            for (int q = q0; q <= q1; q++) {
+                const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
+                const gpuml__ix cw = (ww0 + (gpuml__ix)p.s < wb ? ww0 + (gpuml__ix)p.s : wb) - (p.count_pad || ww0 > 0 ? ww0 : 0);
+                acc += gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __frcp_rn((float)(ch * cw));   /* as the CPU: g * (1 / cnt) */
+            }
+        }
+#endif
+        ((gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * (gpuml__ix)p.xc] = gpuml__cvs(acc);
+    }
+}
+
 #if defined(CONV_1X1) && CONV_1X1 == 1 && CONV_DT == 0
 /* f32 NCHW 1x1 stride-1 unpadded conv, groups 1, on CUDA cores: per image y[n] (K x PQ) =
    w (K x C) @ x[n] (C x PQ).  A 64 x 256 block tile (output channels x pixels), 16 channels of C

@@ -1190,6 +1190,111 @@ static void test_pool_resnet(void)
         run_pool(ctx_at(ci), cname(ci), 2, 2048, 7, 7, &d, GPUML_F16);
     }
 }
+/* gpuml_pool2d_backward against a float64 scatter of dy; special: x quantized to a few levels
+   (ties), image 0 channel 0 all -Inf (each window's first in-image element), NaN in image 1 */
+static void run_pool_bwd(gpuml_ctx *ctx, const char *cn, int n, int ch, int h, int w, const gpuml_pool2d_desc *d, gpuml_dtype dt,
+                         int special)
+{
+    int wh = d->global ? h : d->window[0], ww = d->global ? w : d->window[1];
+    int sh = d->stride[0] ? d->stride[0] : wh, sw = d->stride[1] ? d->stride[1] : ww;
+    int p = (int)gpuml_conv2d_out_dim(h, wh, sh, d->pad[0], d->pad[1], 1), q = (int)gpuml_conv2d_out_dim(w, ww, sw, d->pad[2], d->pad[3], 1);
+    int64_t xs[4], ys[4];
+    gpuml_tensor *x, *dx, *dy;
+    double *xv, *dyv, *got, *ref, *mag;
+    long long nx, i;
+    int b, pp, qq, c, hh, wi2;
+    char name[300];
+    cv_case lc;
+    memset(&lc, 0, sizeof lc);
+    lc.layout = (int)d->layout; lc.n = n;
+    shape_act(&lc, ch, h, w, xs); shape_act(&lc, ch, p, q, ys);
+    x = gpuml_tensor_new(ctx, dt, 4, xs); dx = gpuml_tensor_new(ctx, dt, 4, xs); dy = gpuml_tensor_new(ctx, dt, 4, ys);
+    nx = gpuml_tensor_numel(x);
+    xv = t_rand(x); dyv = t_rand(dy);
+    if (special) {
+        for (i = 0; i < nx; i++) xv[i] = floor(xv[i] * 3.0) / 3.0 + 0.125;   /* few levels: ties; exact in every dtype */
+        for (hh = 0; hh < h; hh++)
+            for (wi2 = 0; wi2 < w; wi2++) xv[ai(&lc, ch, h, w, 0, hh, wi2, 0)] = -INFINITY;
+        if (n > 1) { xv[ai(&lc, ch, h, w, 1, h / 2, w / 2, 0)] = NAN; xv[ai(&lc, ch, h, w, 1, h - 1, w - 1, ch - 1)] = NAN; }
+        t_write(x, xv);
+    }
+    poison(ctx, dx);
+    snprintf(name, sizeof name, "pool2d_backward %s %s %s %s %dx%d window %dx%d stride %d,%d pad %d,%d,%d,%d incl %d global %d%s", cn,
+             d->op ? "avg" : "max", gpuml_dtype_name(dt), d->layout ? "NCHW" : "NHWC", h, w, wh, ww, sh, sw, d->pad[0], d->pad[1],
+             d->pad[2], d->pad[3], d->count_include_pad, d->global, special ? " special" : "");
+    CHECK(gpuml_pool2d_backward(ctx, dx, dy, d->op == GPUML_POOL_MAX || special ? x : NULL, d) == GPUML_SUCCESS, "%s: %s", name,
+          gpuml_last_error(ctx));
+    got = t_read(dx);
+    ref = (double *)calloc((size_t)nx + 1, sizeof(double)); mag = (double *)calloc((size_t)nx + 1, sizeof(double));
+    for (b = 0; b < n; b++)
+        for (pp = 0; pp < p; pp++)
+            for (qq = 0; qq < q; qq++)
+                for (c = 0; c < ch; c++) {
+                    int h0 = pp * sh - d->pad[0], w0 = qq * sw - d->pad[2], cnt = 0;
+                    int hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0, he = h0 + wh < h ? h0 + wh : h, we = w0 + ww < w ? w0 + ww : w;
+                    double g = dyv[ai(&lc, ch, p, q, b, pp, qq, c)];
+                    if (d->op == GPUML_POOL_MAX) {
+                        double best = -INFINITY;
+                        long long at = ai(&lc, ch, h, w, b, hs, ws, c);
+                        for (hh = hs; hh < he; hh++)
+                            for (wi2 = ws; wi2 < we; wi2++) {
+                                double v = xv[ai(&lc, ch, h, w, b, hh, wi2, c)];
+                                if (v > best || v != v) { best = v; at = ai(&lc, ch, h, w, b, hh, wi2, c); }
+                            }
+                        ref[at] += g; mag[at] += fabs(g);
+                        continue;
+                    }
+                    if (d->count_include_pad) {
+                        int hb = h0 + wh < h + d->pad[1] ? h0 + wh : h + d->pad[1], wb = w0 + ww < w + d->pad[3] ? w0 + ww : w + d->pad[3];
+                        cnt = (hb - h0) * (wb - w0);
+                    } else {
+                        cnt = (he - hs) * (we - ws);
+                    }
+                    for (hh = hs; hh < he; hh++)
+                        for (wi2 = ws; wi2 < we; wi2++) {
+                            long long at = ai(&lc, ch, h, w, b, hh, wi2, c);
+                            ref[at] += g / cnt; mag[at] += fabs(g / cnt);
+                        }
+                }
+    for (i = 0; i < nx; i++)
+        if (!tu_close(name, &got[i], &ref[i], 1, tol_of(dt), tol_of(dt) * mag[i] + 1e-6)) break;
+    free(xv); free(dyv); free(got); free(ref); free(mag);
+    gpuml_tensor_free(x); gpuml_tensor_free(dx); gpuml_tensor_free(dy);
+}
+static void test_pool_backward(void)
+{
+    int ci, i;
+    for (ci = 0; ci < nctx(); ci++) {
+        gpuml_pool2d_desc d;
+        for (i = 0; i < 64; i++) {
+            int j, h = irand(1, 11), w = irand(1, 11);
+            memset(&d, 0, sizeof d);
+            d.op = (gpuml_pool_op)(i & 1); d.layout = (gpuml_layout)((i >> 1) & 1);
+            d.count_include_pad = (i >> 2) & 1;
+            if (i % 8 == 7) d.global = 1;
+            else {
+                d.window[0] = irand(1, 4); d.window[1] = irand(1, 4);
+                d.stride[0] = irand(0, 3); d.stride[1] = irand(0, 3);
+                for (j = 0; j < 4; j++) d.pad[j] = irand(0, d.window[j / 2] - 1);
+                if (gpuml_conv2d_out_dim(h, d.window[0], d.stride[0] ? d.stride[0] : d.window[0], d.pad[0], d.pad[1], 1) <= 0 ||
+                    gpuml_conv2d_out_dim(w, d.window[1], d.stride[1] ? d.stride[1] : d.window[1], d.pad[2], d.pad[3], 1) <= 0) continue;
+            }
+            run_pool_bwd(ctx_at(ci), cname(ci), irand(1, 3), irand(1, 5), h, w, &d, FDT[(i / 3) % 3], (i / 5) % 3 == 0);
+        }
+        /* ResNet's stem pooling (3x3 / 2, pad 1) and head (global average) at their sizes, odd sizes too */
+        memset(&d, 0, sizeof d);
+        d.window[0] = d.window[1] = 3; d.stride[0] = d.stride[1] = 2; d.pad[0] = d.pad[1] = d.pad[2] = d.pad[3] = 1;
+        run_pool_bwd(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F32, 0);
+        run_pool_bwd(ctx_at(ci), cname(ci), 2, 24, 57, 113, &d, GPUML_BF16, 1);
+        d.layout = GPUML_LAYOUT_NCHW;
+        run_pool_bwd(ctx_at(ci), cname(ci), 3, 17, 37, 31, &d, GPUML_F16, 1);
+        memset(&d, 0, sizeof d);
+        d.op = GPUML_POOL_AVG; d.global = 1; d.layout = GPUML_LAYOUT_NCHW;
+        run_pool_bwd(ctx_at(ci), cname(ci), 2, 2048, 7, 7, &d, GPUML_F16, 0);
+        d.op = GPUML_POOL_MAX; d.layout = GPUML_LAYOUT_NHWC;
+        run_pool_bwd(ctx_at(ci), cname(ci), 2, 33, 29, 23, &d, GPUML_F32, 1);
+    }
+}
 /* the bias gradient is a gpuml_reduce over N, H, W (documented recipe) */
 static void test_bias_grad(void)
 {
@@ -1268,6 +1373,22 @@ static void test_errors(void)
     CHECK_STATUS(ctx, gpuml_pool2d(ctx, y, x, &pd), GPUML_ERROR_INVALID_ARGUMENT, "below the window");
     pd.pad[0] = 0;
     CHECK_STATUS(ctx, gpuml_pool2d(ctx, y, x, &pd), GPUML_ERROR_SHAPE, "gives");
+    /* pool2d_backward: dy of the wrong shape, max without x, x of another shape, dx overlapping dy */
+    pd.window[0] = pd.window[1] = 2;
+    {
+        int64_t ps[4] = {2, 4, 4, 4};
+        gpuml_tensor *py = gpuml_tensor_new(ctx, GPUML_F32, 4, ps), *pxh = gpuml_tensor_new(ctx, GPUML_F16, 4, xs);
+        CHECK_STATUS(ctx, gpuml_pool2d_backward(ctx, x, y, x, &pd), GPUML_ERROR_SHAPE, "gives");
+        CHECK_STATUS(ctx, gpuml_pool2d_backward(ctx, x, py, NULL, &pd), GPUML_ERROR_INVALID_ARGUMENT, "x");
+        CHECK_STATUS(ctx, gpuml_pool2d_backward(ctx, x, py, xg, &pd), GPUML_ERROR_SHAPE, "must match");
+        CHECK_STATUS(ctx, gpuml_pool2d_backward(ctx, x, py, pxh, &pd), GPUML_ERROR_DTYPE, NULL);
+        CHECK_STATUS(ctx, gpuml_pool2d_backward(ctx, x, py, x, &pd), GPUML_ERROR_ALIAS, "dx overlaps x");
+        pd.op = GPUML_POOL_AVG;
+        CHECK_STATUS(ctx, gpuml_pool2d_backward(ctx, x, py, NULL, &pd), GPUML_SUCCESS, NULL);
+        pd.op = (gpuml_pool_op)5;
+        CHECK_STATUS(ctx, gpuml_pool2d_backward(ctx, x, py, NULL, &pd), GPUML_ERROR_INVALID_ARGUMENT, "pooling op");
+        gpuml_tensor_free(py); gpuml_tensor_free(pxh);
+    }
     CHECK_STATUS(ctx, gpuml_conv1d(ctx, y, x, w, &d), GPUML_ERROR_SHAPE, "3-D");
     gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(b5); gpuml_tensor_free(xi);
     gpuml_tensor_free(wh); gpuml_tensor_free(x3); gpuml_tensor_free(xg);
@@ -1296,6 +1417,7 @@ int main(int argc, char **argv)
         { "resnet_layers", test_resnet_layers },
         { "pool", test_pool },
         { "pool_resnet", test_pool_resnet },
+        { "pool_backward", test_pool_backward },
         { "bias_grad", test_bias_grad },
     };
     return TU_RUN("test_conv", tests, argc, argv);
