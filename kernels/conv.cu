@@ -1328,13 +1328,15 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params 
 /* pooling backward, max, first pass: for each output (n, p, q, c) of the forward, the plane
    index h * W + w of the element it returned (the first maximum in row-major window order, the
    last NaN where the window holds one, the first in-image element where all are -Inf) into
-   p.col, an int32 array [n][p][q][c].  x read at p.x with the x strides; total = N * P * Q * C */
+   p.col, an int32 array in the items' order (p.order: [n][p][q][c], or [n][c][p][q] for NCHW,
+   so that both passes read and write it coalesced).  x read at p.x with the x strides; total =
+   N * P * Q * C */
 extern "C" __global__ void __launch_bounds__(256) gpuml_pool_arg(gpuml__conv_params p)
 {
     const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
     for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
-        const gpuml__ix c = i % (gpuml__ix)p.c, t = i / (gpuml__ix)p.c, q = t % (gpuml__ix)p.q, t2 = t / (gpuml__ix)p.q;
-        const gpuml__ix pp = t2 % (gpuml__ix)p.p, n = t2 / (gpuml__ix)p.p;
+        gpuml__ix n, pp, q, c;
+        gpuml__conv_split(i, p.order, (gpuml__ix)p.p, (gpuml__ix)p.q, (gpuml__ix)p.c, n, pp, q, c);
         const gpuml__ix h0 = pp * p.sh - p.ph, w0 = q * p.sw - p.pw;
         const gpuml__ix hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0;
         const gpuml__ix he = h0 + (gpuml__ix)p.r < (gpuml__ix)p.h ? h0 + (gpuml__ix)p.r : (gpuml__ix)p.h;
@@ -1371,10 +1373,15 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd(gpuml__conv_par
         float acc = 0.0f;
 #if POOL_MAX
         const int me = (int)(h * (gpuml__ix)p.w + w);
-        const int *arg = (const int *)p.col + n * (gpuml__ix)p.p * (gpuml__ix)p.q * (gpuml__ix)p.c + c;
+        /* the first pass's layout: [n][p][q][c] or (p.order) [n][c][p][q] */
+        const gpuml__ix aq = p.order ? 1 : (gpuml__ix)p.c, ap = aq * (gpuml__ix)p.q;
+        const int *arg = (const int *)p.col + (p.order ? (n * (gpuml__ix)p.c + c) * (gpuml__ix)p.p * (gpuml__ix)p.q
+                                                       : n * (gpuml__ix)p.p * (gpuml__ix)p.q * (gpuml__ix)p.c + c);
         for (int pp = p0; pp <= p1; pp++)
-            for (int q = q0; q <= q1; q++)
-                if (arg[(pp * (gpuml__ix)p.q + q) * (gpuml__ix)p.c] == me) acc += gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]);
+            for (int q = q0; q <= q1; q++) {
+                const float g = gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]);
+                acc += arg[pp * ap + q * aq] == me ? g : 0.0f;
+            }
 #else
         /* a window's count: clipped to the image, or with count_pad to the padded image */
         const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
@@ -1389,6 +1396,127 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd(gpuml__conv_par
         }
 #endif
         ((gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * (gpuml__ix)p.xc] = gpuml__cvs(acc);
+    }
+}
+
+/* The pooling kernels above with GPUML__PV consecutive channels a thread (16 bytes: 4 f32, 8
+   f16 / bf16), for channel-fastest tensors (NHWC order, unit channel strides, C and every other
+   stride multiples of GPUML__PV, 16-byte aligned; the host checks): the index arithmetic paid
+   once per 16 bytes instead of per element, 16-byte loads and stores.  Items: the vectors, in
+   (n, row, col, channel vector) order; the orders of the sums and comparisons are the scalar
+   kernels' (the same results). */
+#define GPUML__PV (16 / (int)sizeof(gpuml__ct))
+struct gpuml__pv { gpuml__ct v[GPUML__PV]; };
+static __device__ __forceinline__ void gpuml__pv_ld(const gpuml__ct *ptr, float *out)
+{
+    union { uint4 u; gpuml__pv d; } t;
+    t.u = *(const uint4 *)ptr;
+#pragma unroll
+    for (int k = 0; k < GPUML__PV; k++) out[k] = gpuml__cvl(t.d.v[k]);
+}
+static __device__ __forceinline__ void gpuml__pv_st(gpuml__ct *ptr, const float *in)
+{
+    union { uint4 u; gpuml__pv d; } t;
+#pragma unroll
+    for (int k = 0; k < GPUML__PV; k++) t.d.v[k] = gpuml__cvs(in[k]);
+    *(uint4 *)ptr = t.u;
+}
+/* forward (arg 0: y at p.y) or backward's first pass (arg 1: the chosen plane indices at p.col) */
+template <int ARG>
+static __device__ __forceinline__ void gpuml__pool_fwd_v(const gpuml__conv_params &p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, ncv = (gpuml__ix)p.c / GPUML__PV;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        const gpuml__ix c = i % ncv * GPUML__PV, t = i / ncv, q = t % (gpuml__ix)p.q, t2 = t / (gpuml__ix)p.q;
+        const gpuml__ix pp = t2 % (gpuml__ix)p.p, n = t2 / (gpuml__ix)p.p;
+        const gpuml__ix h0 = pp * p.sh - p.ph, w0 = q * p.sw - p.pw;
+        const gpuml__ix hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0;
+        const gpuml__ix he = h0 + (gpuml__ix)p.r < (gpuml__ix)p.h ? h0 + (gpuml__ix)p.r : (gpuml__ix)p.h;
+        const gpuml__ix we = w0 + (gpuml__ix)p.s < (gpuml__ix)p.w ? w0 + (gpuml__ix)p.s : (gpuml__ix)p.w;
+        const gpuml__ct *xb = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c;
+        float acc[GPUML__PV], v[GPUML__PV];
+        int at[GPUML__PV];
+#pragma unroll
+        for (int k = 0; k < GPUML__PV; k++) { acc[k] = POOL_MAX ? -__int_as_float(0x7f800000) : 0.0f; at[k] = (int)(hs * (gpuml__ix)p.w + ws); }
+        for (gpuml__ix h = hs; h < he; h++)
+            for (gpuml__ix w = ws; w < we; w++) {
+                gpuml__pv_ld(xb + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw, v);
+#pragma unroll
+                for (int k = 0; k < GPUML__PV; k++) {
+#if POOL_MAX
+                    const bool up = v[k] > acc[k] || v[k] != v[k];   /* NaN propagates */
+                    acc[k] = up ? v[k] : acc[k];
+                    if (ARG) at[k] = up ? (int)(h * (gpuml__ix)p.w + w) : at[k];
+#else
+                    acc[k] += v[k];
+#endif
+                }
+            }
+        if (ARG) {
+            int4 *dst = (int4 *)((int *)p.col + i * GPUML__PV);
+#pragma unroll
+            for (int k = 0; k < GPUML__PV; k += 4) dst[k / 4] = make_int4(at[k], at[k + 1], at[k + 2], at[k + 3]);
+            continue;
+        }
+#if !POOL_MAX
+        float cnt;
+        if (p.count_pad) {
+            const gpuml__ix hb = (gpuml__ix)p.h + p.dh, wb = (gpuml__ix)p.w + p.dw;
+            cnt = (float)(((h0 + (gpuml__ix)p.r < hb ? h0 + (gpuml__ix)p.r : hb) - h0) * ((w0 + (gpuml__ix)p.s < wb ? w0 + (gpuml__ix)p.s : wb) - w0));
+        } else {
+            cnt = (float)((he - hs) * (we - ws));
+        }
+#pragma unroll
+        for (int k = 0; k < GPUML__PV; k++) acc[k] = acc[k] / cnt;
+#endif
+        gpuml__pv_st((gpuml__ct *)p.y + n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c, acc);
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool_v(gpuml__conv_params p) { gpuml__pool_fwd_v<0>(p); }
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool_arg_v(gpuml__conv_params p) { gpuml__pool_fwd_v<1>(p); }
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd_v(gpuml__conv_params p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, ncv = (gpuml__ix)p.c / GPUML__PV;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        const gpuml__ix c = i % ncv * GPUML__PV, t = i / ncv, w = t % (gpuml__ix)p.w, t2 = t / (gpuml__ix)p.w;
+        const gpuml__ix h = t2 % (gpuml__ix)p.h, n = t2 / (gpuml__ix)p.h;
+        const int th = (int)h + p.ph, tw = (int)w + p.pw, ah = th - (int)p.r + 1, aw = tw - (int)p.s + 1;
+        const int p0 = ah > 0 ? (ah + p.sh - 1) / p.sh : 0, q0 = aw > 0 ? (aw + p.sw - 1) / p.sw : 0;
+        const int p1 = th / p.sh < (int)p.p - 1 ? th / p.sh : (int)p.p - 1, q1 = tw / p.sw < (int)p.q - 1 ? tw / p.sw : (int)p.q - 1;
+        const gpuml__ct *dy = (const gpuml__ct *)p.y + n * (gpuml__ix)p.yn + c;
+        float acc[GPUML__PV], g[GPUML__PV];
+#pragma unroll
+        for (int k = 0; k < GPUML__PV; k++) acc[k] = 0.0f;
+#if POOL_MAX
+        const int me = (int)(h * (gpuml__ix)p.w + w);
+        const int *arg = (const int *)p.col + n * (gpuml__ix)p.p * (gpuml__ix)p.q * (gpuml__ix)p.c + c;
+        for (int pp = p0; pp <= p1; pp++)
+            for (int q = q0; q <= q1; q++) {
+                const int4 *a4 = (const int4 *)(arg + (pp * (gpuml__ix)p.q + q) * (gpuml__ix)p.c);
+                gpuml__pv_ld(dy + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq, g);
+#pragma unroll
+                for (int k = 0; k < GPUML__PV; k += 4) {
+                    const int4 a = a4[k / 4];
+                    acc[k] += a.x == me ? g[k] : 0.0f; acc[k + 1] += a.y == me ? g[k + 1] : 0.0f;
+                    acc[k + 2] += a.z == me ? g[k + 2] : 0.0f; acc[k + 3] += a.w == me ? g[k + 3] : 0.0f;
+                }
+            }
+#else
+        const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
+        for (int pp = p0; pp <= p1; pp++) {
+            const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
+            const gpuml__ix ch = (hh0 + (gpuml__ix)p.r < hb ? hh0 + (gpuml__ix)p.r : hb) - (p.count_pad || hh0 > 0 ? hh0 : 0);
+            for (int q = q0; q <= q1; q++) {
+                const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
+                const gpuml__ix cw = (ww0 + (gpuml__ix)p.s < wb ? ww0 + (gpuml__ix)p.s : wb) - (p.count_pad || ww0 > 0 ? ww0 : 0);
+                const float rc = __frcp_rn((float)(ch * cw));
+                gpuml__pv_ld(dy + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq, g);
+#pragma unroll
+                for (int k = 0; k < GPUML__PV; k++) acc[k] += g[k] * rc;
+            }
+        }
+#endif
+        gpuml__pv_st((gpuml__ct *)p.x + n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c, acc);
     }
 }
 

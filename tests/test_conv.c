@@ -1173,8 +1173,14 @@ static void test_pool(void)
                 if (gpuml_conv2d_out_dim(h, d.window[0], d.stride[0] ? d.stride[0] : d.window[0], d.pad[0], d.pad[1], 1) <= 0 ||
                     gpuml_conv2d_out_dim(w, d.window[1], d.stride[1] ? d.stride[1] : d.window[1], d.pad[2], d.pad[3], 1) <= 0) continue;
             }
-            run_pool(ctx_at(ci), cname(ci), irand(1, 2), irand(1, 5), h, w, &d, FDT[(i / 3) % 3]);
+#ifndef GPUML_NO_CUDA
+            gpuml__pool_vec_force = ci && (i & 16) == 0;   /* half of the vector-channel NHWC cases (both ops) */
+#endif
+            run_pool(ctx_at(ci), cname(ci), irand(1, 2), (i & 10) == 0 ? 8 * irand(1, 3) : irand(1, 5), h, w, &d, FDT[(i / 3) % 3]);
         }
+#ifndef GPUML_NO_CUDA
+    gpuml__pool_vec_force = 0;
+#endif
 }
 /* ResNet's stem pooling (3x3 stride 2 pad 1 max) and the head (global average), real sizes */
 static void test_pool_resnet(void)
@@ -1279,12 +1285,30 @@ static void test_pool_backward(void)
                 if (gpuml_conv2d_out_dim(h, d.window[0], d.stride[0] ? d.stride[0] : d.window[0], d.pad[0], d.pad[1], 1) <= 0 ||
                     gpuml_conv2d_out_dim(w, d.window[1], d.stride[1] ? d.stride[1] : d.window[1], d.pad[2], d.pad[3], 1) <= 0) continue;
             }
-            run_pool_bwd(ctx_at(ci), cname(ci), irand(1, 3), irand(1, 5), h, w, &d, FDT[(i / 3) % 3], (i / 5) % 3 == 0);
+            /* half the NHWC cases with channels in 16-byte vectors (the kernels' vector forms, forced on
+               the GPU past the size rule for every other case) */
+#ifndef GPUML_NO_CUDA
+            gpuml__pool_vec_force = ci && i % 2 == 0;
+#endif
+            run_pool_bwd(ctx_at(ci), cname(ci), irand(1, 3), (i & 10) == 0 ? 8 * irand(1, 3) : irand(1, 5), h, w, &d, FDT[(i / 3) % 3],
+                         (i / 5) % 3 == 0);
         }
+#ifndef GPUML_NO_CUDA
+        gpuml__pool_vec_force = 0;
+#endif
         /* ResNet's stem pooling (3x3 / 2, pad 1) and head (global average) at their sizes, odd sizes too */
         memset(&d, 0, sizeof d);
         d.window[0] = d.window[1] = 3; d.stride[0] = d.stride[1] = 2; d.pad[0] = d.pad[1] = d.pad[2] = d.pad[3] = 1;
         run_pool_bwd(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F32, 0);
+#ifndef GPUML_NO_CUDA
+        gpuml__pool_vec_force = -1;   /* the scalar kernels on a shape the vector ones take */
+        run_pool_bwd(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F16, 1);
+        run_pool(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F16);
+        gpuml__pool_vec_force = 1;    /* and the vector forms wherever they can run */
+        run_pool_bwd(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F16, 1);
+        run_pool(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F16);
+        gpuml__pool_vec_force = 0;
+#endif
         run_pool_bwd(ctx_at(ci), cname(ci), 2, 24, 57, 113, &d, GPUML_BF16, 1);
         d.layout = GPUML_LAYOUT_NCHW;
         run_pool_bwd(ctx_at(ci), cname(ci), 3, 17, 37, 31, &d, GPUML_F16, 1);
@@ -1293,6 +1317,9 @@ static void test_pool_backward(void)
         run_pool_bwd(ctx_at(ci), cname(ci), 2, 2048, 7, 7, &d, GPUML_F16, 0);
         d.op = GPUML_POOL_MAX; d.layout = GPUML_LAYOUT_NHWC;
         run_pool_bwd(ctx_at(ci), cname(ci), 2, 33, 29, 23, &d, GPUML_F32, 1);
+        run_pool_bwd(ctx_at(ci), cname(ci), 2, 64, 9, 11, &d, GPUML_BF16, 1);
+        d.op = GPUML_POOL_AVG;
+        run_pool_bwd(ctx_at(ci), cname(ci), 3, 128, 7, 7, &d, GPUML_F16, 0);
     }
 }
 /* the bias gradient is a gpuml_reduce over N, H, W (documented recipe) */
