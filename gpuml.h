@@ -12553,12 +12553,17 @@ GPUML__FN void gpuml__pool_rows(void *arg, int64_t b, int64_t e, int tid)
             for (c = 0; c < cv->c; c++) {
                 int64_t xo = n * cv->xs[0] + c * cv->xs[3];
                 float acc = is_max ? -INFINITY : 0.0f;
+                int at = (int)(hs * cv->w + ws);
                 for (h = hs; h < he; h++)
                     for (w = ws; w < we; w++) {
                         float v = gpuml__cv_ld(cv->dt, cv->x, xo + h * cv->xs[1] + w * cv->xs[2]);
-                        if (is_max) acc = (v > acc || v != v) ? v : acc;
-                        else acc += v;
+                        if (!is_max) acc += v;
+                        else if (v > acc || v != v) { acc = v; at = (int)(h * cv->w + w); }   /* NaN propagates */
                     }
+                if (j->arg) {   /* the backward's first pass: the element chosen, [n][p][q][c] */
+                    j->arg[((np * cv->q) + q) * cv->c + c] = at;
+                    continue;
+                }
                 if (!is_max) {
                     float cnt = count_pad ? (float)((GPUML__MIN(h0 + cv->r, cv->h + cv->pb) - h0) * (GPUML__MIN(w0 + cv->s, cv->w + cv->pr) - w0))
                                           : (float)((he - hs) * (we - ws));
@@ -12693,34 +12698,9 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
 }
 
 /* pooling backward on the CPU, the GPU kernels' two passes (gpuml_pool_arg, gpuml_pool_bwd in
-   kernels/conv.cu) with the same orders.  Max, first pass over rows (n, p): the plane index of the
-   element each window's forward returned */
-GPUML__FN void gpuml__pool_arg_rows(void *arg, int64_t b, int64_t e, int tid)
-{
-    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
-    const gpuml__cv *cv = j->cv;
-    int64_t np, q, c, h, w;
-    (void)tid;
-    for (np = b; np < e; np++) {
-        int64_t n = np / cv->p, p = np % cv->p;
-        int64_t h0 = p * cv->sh - cv->pt, hs = GPUML__MAX(h0, (int64_t)0), he = GPUML__MIN(h0 + cv->r, cv->h);
-        for (q = 0; q < cv->q; q++) {
-            int64_t w0 = q * cv->sw - cv->pl, ws = GPUML__MAX(w0, (int64_t)0), we = GPUML__MIN(w0 + cv->s, cv->w);
-            for (c = 0; c < cv->c; c++) {
-                int64_t xo = n * cv->xs[0] + c * cv->xs[3];
-                float acc = -INFINITY;
-                int at = (int)(hs * cv->w + ws);
-                for (h = hs; h < he; h++)
-                    for (w = ws; w < we; w++) {
-                        float v = gpuml__cv_ld(cv->dt, cv->x, xo + h * cv->xs[1] + w * cv->xs[2]);
-                        if (v > acc || v != v) { acc = v; at = (int)(h * cv->w + w); }
-                    }
-                j->arg[((np * cv->q) + q) * cv->c + c] = at;
-            }
-        }
-    }
-}
-/* second pass over rows (n, h) of dx (cv->x, written): the windows that cover each element */
+   kernels/conv.cu) with the same orders: for max, first gpuml__pool_rows with j->arg (the plane
+   index of the element each window's forward returned), then this pass over rows (n, h) of dx
+   (cv->x, written): the windows that cover each element */
 GPUML__FN void gpuml__pool_bwd_rows(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
@@ -12799,7 +12779,7 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
             if (!j.arg) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%lld indices)", op, (long long)gpuml__numel(dy));
             cx.x = x; memcpy(cx.xs, xs, sizeof xs);
             j.cv = &cx;
-            gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, gpuml__pool_arg_rows, &j);
+            gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, gpuml__pool_rows, &j);
         }
         j.cv = &cv;
         GPUML__POOLB_PROF((gpuml__parallel_for(ctx->pool, cv.n * cv.h, 1, gpuml__pool_bwd_rows, &j), GPUML_SUCCESS));

@@ -1155,24 +1155,29 @@ done:
     free(xv); free(got);
     gpuml_tensor_free(x); gpuml_tensor_free(y);
 }
+/* case i of a pooling fuzz: op, layout and count mode from i's bits, every 8th global, else a
+   random window up to maxw, stride (0: the window) and padding; 0 where the output would be empty */
+static int rand_pool(gpuml_pool2d_desc *d, int i, int h, int w, int maxw)
+{
+    int j;
+    memset(d, 0, sizeof *d);
+    d->op = (gpuml_pool_op)(i & 1); d->layout = (gpuml_layout)((i >> 1) & 1);
+    d->count_include_pad = (i >> 2) & 1;
+    if (i % 8 == 7) { d->global = 1; return 1; }
+    d->window[0] = irand(1, maxw); d->window[1] = irand(1, maxw);
+    d->stride[0] = irand(0, 3); d->stride[1] = irand(0, 3);
+    for (j = 0; j < 4; j++) d->pad[j] = irand(0, d->window[j / 2] - 1);
+    return gpuml_conv2d_out_dim(h, d->window[0], d->stride[0] ? d->stride[0] : d->window[0], d->pad[0], d->pad[1], 1) > 0 &&
+           gpuml_conv2d_out_dim(w, d->window[1], d->stride[1] ? d->stride[1] : d->window[1], d->pad[2], d->pad[3], 1) > 0;
+}
 static void test_pool(void)
 {
     int ci, i;
     for (ci = 0; ci < nctx(); ci++)
         for (i = 0; i < 48; i++) {
             gpuml_pool2d_desc d;
-            int j, h = irand(1, 9), w = irand(1, 9);
-            memset(&d, 0, sizeof d);
-            d.op = (gpuml_pool_op)(i & 1); d.layout = (gpuml_layout)((i >> 1) & 1);
-            d.count_include_pad = (i >> 2) & 1;
-            if (i % 8 == 7) d.global = 1;
-            else {
-                d.window[0] = irand(1, 3); d.window[1] = irand(1, 3);
-                d.stride[0] = irand(0, 3); d.stride[1] = irand(0, 3);
-                for (j = 0; j < 4; j++) d.pad[j] = irand(0, d.window[j / 2] - 1);
-                if (gpuml_conv2d_out_dim(h, d.window[0], d.stride[0] ? d.stride[0] : d.window[0], d.pad[0], d.pad[1], 1) <= 0 ||
-                    gpuml_conv2d_out_dim(w, d.window[1], d.stride[1] ? d.stride[1] : d.window[1], d.pad[2], d.pad[3], 1) <= 0) continue;
-            }
+            int h = irand(1, 9), w = irand(1, 9);
+            if (!rand_pool(&d, i, h, w, 3)) continue;
 #ifndef GPUML_NO_CUDA
             gpuml__pool_vec_force = ci && (i & 16) == 0;   /* half of the vector-channel NHWC cases (both ops) */
 #endif
@@ -1273,18 +1278,8 @@ static void test_pool_backward(void)
     for (ci = 0; ci < nctx(); ci++) {
         gpuml_pool2d_desc d;
         for (i = 0; i < 64; i++) {
-            int j, h = irand(1, 11), w = irand(1, 11);
-            memset(&d, 0, sizeof d);
-            d.op = (gpuml_pool_op)(i & 1); d.layout = (gpuml_layout)((i >> 1) & 1);
-            d.count_include_pad = (i >> 2) & 1;
-            if (i % 8 == 7) d.global = 1;
-            else {
-                d.window[0] = irand(1, 4); d.window[1] = irand(1, 4);
-                d.stride[0] = irand(0, 3); d.stride[1] = irand(0, 3);
-                for (j = 0; j < 4; j++) d.pad[j] = irand(0, d.window[j / 2] - 1);
-                if (gpuml_conv2d_out_dim(h, d.window[0], d.stride[0] ? d.stride[0] : d.window[0], d.pad[0], d.pad[1], 1) <= 0 ||
-                    gpuml_conv2d_out_dim(w, d.window[1], d.stride[1] ? d.stride[1] : d.window[1], d.pad[2], d.pad[3], 1) <= 0) continue;
-            }
+            int h = irand(1, 11), w = irand(1, 11);
+            if (!rand_pool(&d, i, h, w, 4)) continue;
             /* half the NHWC cases with channels in 16-byte vectors (the kernels' vector forms, forced on
                the GPU past the size rule for every other case) */
 #ifndef GPUML_NO_CUDA
