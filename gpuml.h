@@ -12582,7 +12582,7 @@ GPUML__FN void gpuml__pool_rows(void *arg, int64_t b, int64_t e, int tid)
    aligned.  GPUML_POOL_VEC=off or gpuml__pool_vec_force < 0: never; gpuml__pool_vec_force > 0
    (tests): wherever they can run, past the callers' size rules */
 static int gpuml__pool_vec_force;
-GPUML__FN int gpuml__pool_vec(const gpuml__cv *cv, const gpuml_tensor *const *t, const int64_t (*const *st), int nt)
+GPUML__FN int gpuml__pool_vec(const gpuml__cv *cv, const gpuml_tensor *const *t, const int64_t *const *st, int nt)
 {
     const char *env = gpuml__getenv("GPUML_POOL_VEC");
     int64_t v = 16 / (int64_t)gpuml__dtype_sizes[cv->dt];
