@@ -12538,6 +12538,13 @@ GPUML__DEF gpuml_status gpuml_conv1d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
 }
 
 /* ------------------------------------------------------------------ pooling ---- */
+/* an average window's divisor: the window at (h0, w0) clipped to the image, or with count_pad to
+   the padded image (the GPU kernels compute the same) */
+GPUML__FN float gpuml__pool_count(const gpuml__cv *cv, int64_t h0, int64_t w0, int count_pad)
+{
+    if (count_pad) return (float)((GPUML__MIN(h0 + cv->r, cv->h + cv->pb) - h0) * (GPUML__MIN(w0 + cv->s, cv->w + cv->pr) - w0));
+    return (float)((GPUML__MIN(h0 + cv->r, cv->h) - GPUML__MAX(h0, (int64_t)0)) * (GPUML__MIN(w0 + cv->s, cv->w) - GPUML__MAX(w0, (int64_t)0)));
+}
 GPUML__FN void gpuml__pool_rows(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
@@ -12564,11 +12571,7 @@ GPUML__FN void gpuml__pool_rows(void *arg, int64_t b, int64_t e, int tid)
                     j->arg[((np * cv->q) + q) * cv->c + c] = at;
                     continue;
                 }
-                if (!is_max) {
-                    float cnt = count_pad ? (float)((GPUML__MIN(h0 + cv->r, cv->h + cv->pb) - h0) * (GPUML__MIN(w0 + cv->s, cv->w + cv->pr) - w0))
-                                          : (float)((he - hs) * (we - ws));
-                    acc = acc / cnt;
-                }
+                if (!is_max) acc = acc / gpuml__pool_count(cv, h0, w0, count_pad);
                 gpuml__cv_st(cv->dt, cv->y, n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c * cv->ys[3], acc);
             }
         }
@@ -12722,10 +12725,7 @@ GPUML__FN void gpuml__pool_bwd_rows(void *arg, int64_t b, int64_t e, int tid)
                         if (j->pool_max) {
                             if (j->arg[((n * cv->p + p) * cv->q + q) * cv->c + c] == (int)(h * cv->w + w)) acc += g;
                         } else {
-                            int64_t h0 = p * cv->sh - cv->pt, w0 = q * cv->sw - cv->pl;
-                            float cnt = j->count_pad ? (float)((GPUML__MIN(h0 + cv->r, cv->h + cv->pb) - h0) * (GPUML__MIN(w0 + cv->s, cv->w + cv->pr) - w0))
-                                                     : (float)((GPUML__MIN(h0 + cv->r, cv->h) - GPUML__MAX(h0, (int64_t)0)) *
-                                                               (GPUML__MIN(w0 + cv->s, cv->w) - GPUML__MAX(w0, (int64_t)0)));
+                            float cnt = gpuml__pool_count(cv, p * cv->sh - cv->pt, q * cv->sw - cv->pl, j->count_pad);
                             acc += g * (1.0f / cnt);   /* as the GPU kernel (a correctly rounded reciprocal) */
                         }
                     }
