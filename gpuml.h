@@ -12600,6 +12600,23 @@ GPUML__FN int gpuml__pool_vec(const gpuml__cv *cv, const gpuml_tensor *const *t,
 }
 #endif
 
+#ifndef GPUML_NO_CUDA
+/* 1 when the pooling kernels' NCHW run forms (gpuml_pool_r, gpuml_pool_arg_r, gpuml_pool_bwd_r: 4
+   consecutive elements of a row a thread) can write tensor t (NHWC-ordered dims {n, h, w, c},
+   strides st; t NULL: the dense index array) whose rows are len long: NCHW, unit w strides, len
+   and the other strides multiples of 4, aligned to 4 elements.  GPUML_POOL_RUN=off or
+   gpuml__pool_run_force < 0 (tests): never */
+static int gpuml__pool_run_force;
+GPUML__FN int gpuml__pool_run(const gpuml__cv *cv, const gpuml_tensor *t, const int64_t *st, int64_t len)
+{
+    const char *env = gpuml__getenv("GPUML_POOL_RUN");
+    if (gpuml__pool_run_force < 0 || (env && strcmp(env, "off") == 0) || cv->layout != GPUML_LAYOUT_NCHW || len % 4) return 0;
+    if (!t) return 1;
+    return st[2] == 1 && st[0] % 4 == 0 && st[1] % 4 == 0 && st[3] % 4 == 0 &&
+           gpuml__dptr(t) % (gpuml__CUdeviceptr)(4 * (int64_t)gpuml__dtype_sizes[cv->dt]) == 0;
+}
+#endif
+
 /* the checks and the problem of gpuml_pool2d and its backward: x (or dx) input-shaped, y (or dy)
    output-shaped, both of x's dtype; *d completed (global window, default strides) */
 GPUML__FN gpuml_status gpuml__pool_setup(gpuml_ctx *ctx, const char *op, gpuml_pool2d_desc *d, const gpuml_tensor *x,
@@ -12685,14 +12702,18 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
         kp.count_pad = d.count_include_pad != 0;
         const gpuml_tensor *tv[2];
         const int64_t *sv[2];
-        int vec;
+        int vec, run;
         tv[0] = x; tv[1] = y; sv[0] = cv.xs; sv[1] = cv.ys;
         /* the vector form where its items fill the GPU (H100, batch 32: the stem's 3x3 / 2 max pool,
            f16 NHWC, 98.7 -> 29.4 us, 0.8M items; global average of 2048 x 7 x 7, 8192 items, 7.5 -> 10.1) */
         vec = gpuml__pool_vec(&cv, tv, sv, 2) && (gpuml__pool_vec_force > 0 || cv.n * cv.p * cv.q * cv.c / (16 / (int64_t)gpuml__dtype_sizes[cv.dt]) >=
                                                   (int64_t)GPUML__MAX(ctx->sm_count, 1) * 2048);
-        kp.total = cv.n * cv.p * cv.q * (vec ? cv.c / (16 / (int64_t)gpuml__dtype_sizes[cv.dt]) : cv.c);
-        return GPUML__POOL_PROF(gpuml__cv_launch(ctx, &cv, vec ? "gpuml_pool_v" : "gpuml_pool", &kp, 0, d.op == GPUML_POOL_MAX, 0, op));
+        /* NCHW: 4 outputs of a row a thread where y's rows allow (H100, batch 32, the stem's max pool,
+           f32: see bench/NOTES_conv.md "Pooling: NCHW run forms") */
+        run = !vec && gpuml__pool_run(&cv, y, cv.ys, cv.q);
+        kp.total = cv.n * cv.p * cv.q * (vec ? cv.c / (16 / (int64_t)gpuml__dtype_sizes[cv.dt]) : cv.c) / (run ? 4 : 1);
+        return GPUML__POOL_PROF(gpuml__cv_launch(ctx, &cv, vec ? "gpuml_pool_v" : run ? "gpuml_pool_r" : "gpuml_pool", &kp, 0,
+                                                 d.op == GPUML_POOL_MAX, 0, op));
     }
 #else
     return GPUML_ERROR_BACKEND_UNAVAILABLE;
@@ -12806,8 +12827,9 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
             kp.wt = 0; kp.y = 0; kp.col = gpuml__dptr(arg);
             {   /* as in the forward: the vector form where its items fill the GPU (the same layout either way) */
                 int av = pv > 1 && (gpuml__pool_vec_force > 0 || ny / pv >= (int64_t)GPUML__MAX(ctx->sm_count, 1) * 2048);
-                kp.total = av ? ny / pv : ny;
-                st = gpuml__cv_launch(ctx, &cx, av ? "gpuml_pool_arg_v" : "gpuml_pool_arg", &kp, 0, 1, ny, op);
+                int ar = !av && gpuml__pool_run(&cv, NULL, NULL, cv.q);   /* NCHW: 4 outputs a thread */
+                kp.total = av ? ny / pv : ar ? ny / 4 : ny;
+                st = gpuml__cv_launch(ctx, &cx, av ? "gpuml_pool_arg_v" : ar ? "gpuml_pool_arg_r" : "gpuml_pool_arg", &kp, 0, 1, ny, op);
             }
         }
         if (st == GPUML_SUCCESS) {
@@ -12817,8 +12839,10 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
             kp.col = arg ? gpuml__dptr(arg) : 0;
             kp.dh = cv.pb; kp.dw = cv.pr;   /* the bottom/right pads, as in gpuml_pool */
             kp.count_pad = d.count_include_pad != 0;
-            kp.total = gpuml__numel(dx) / pv;
-            st = GPUML__POOLB_PROF(gpuml__cv_launch(ctx, &cv, pv > 1 ? "gpuml_pool_bwd_v" : "gpuml_pool_bwd", &kp, 0, is_max, ny, op));
+            int br = pv == 1 && gpuml__pool_run(&cv, dx, cv.xs, cv.w);   /* NCHW: 4 elements of a row a thread */
+            kp.total = gpuml__numel(dx) / (br ? 4 : pv);
+            st = GPUML__POOLB_PROF(gpuml__cv_launch(ctx, &cv, pv > 1 ? "gpuml_pool_bwd_v" : br ? "gpuml_pool_bwd_r" : "gpuml_pool_bwd", &kp,
+                                                    0, is_max, ny, op));
         }
         gpuml_tensor_free(arg);   /* stream-ordered */
         return st;

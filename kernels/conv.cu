@@ -1286,104 +1286,210 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_epi(gpuml__conv_par
     }
 }
 
-/* pooling, one output per thread: window r x s at stride (sh, sw), padding (ph, pw) top/left;
-   max ignores padding; average divides by the in-image count, or with count_pad by the window
-   clipped to the padded image [-ph, h + pad_bottom) (p.dh / p.dw carry the bottom/right pads) */
-extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params p)
+/* pooling: the window of the output whose window starts at (h0, w0): r x s at stride (sh, sw),
+   padding (ph, pw) top/left; max ignores padding; average divides by the in-image count, or with
+   count_pad by the window clipped to the padded image [-ph, h + pad_bottom) (p.dh / p.dw carry the
+   bottom/right pads).  ARG 1 (max): at = the plane index h * W + w of the element it returns (the
+   first maximum in row-major window order, the last NaN where the window holds one, the first
+   in-image element where all are -Inf) */
+template <int ARG>
+static __device__ __forceinline__ float gpuml__pool_win(const gpuml__conv_params &p, const gpuml__ct *xb, gpuml__ix h0, gpuml__ix w0, int &at)
 {
-    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
-    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
-        gpuml__ix n, pp, q, c;
-        gpuml__conv_split(i, p.order, (gpuml__ix)p.p, (gpuml__ix)p.q, (gpuml__ix)p.c, n, pp, q, c);
-        const gpuml__ix h0 = pp * p.sh - p.ph, w0 = q * p.sw - p.pw;
-        const gpuml__ix hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0;
-        const gpuml__ix he = h0 + (gpuml__ix)p.r < (gpuml__ix)p.h ? h0 + (gpuml__ix)p.r : (gpuml__ix)p.h;
-        const gpuml__ix we = w0 + (gpuml__ix)p.s < (gpuml__ix)p.w ? w0 + (gpuml__ix)p.s : (gpuml__ix)p.w;
-        const gpuml__ct *xb = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc;
+    const gpuml__ix hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0;
+    const gpuml__ix he = h0 + (gpuml__ix)p.r < (gpuml__ix)p.h ? h0 + (gpuml__ix)p.r : (gpuml__ix)p.h;
+    const gpuml__ix we = w0 + (gpuml__ix)p.s < (gpuml__ix)p.w ? w0 + (gpuml__ix)p.s : (gpuml__ix)p.w;
 #if POOL_MAX
-        float acc = -__int_as_float(0x7f800000);
-        for (gpuml__ix h = hs; h < he; h++)
-            for (gpuml__ix w = ws; w < we; w++) {
-                float v = gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
-                acc = (v > acc || v != v) ? v : acc;   /* NaN propagates */
+    float acc = -__int_as_float(0x7f800000);
+    at = (int)(hs * (gpuml__ix)p.w + ws);
+    for (gpuml__ix h = hs; h < he; h++)
+        for (gpuml__ix w = ws; w < we; w++) {
+            const float v = gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
+            if (v > acc || v != v) {   /* NaN propagates */
+                acc = v;
+                if (ARG) at = (int)(h * (gpuml__ix)p.w + w);
             }
-#else
-        float acc = 0.0f, cnt;
-        for (gpuml__ix h = hs; h < he; h++)
-            for (gpuml__ix w = ws; w < we; w++) acc += gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
-        if (p.count_pad) {
-            const gpuml__ix hb = (gpuml__ix)p.h + p.dh, wb = (gpuml__ix)p.w + p.dw;
-            const gpuml__ix hh = (h0 + (gpuml__ix)p.r < hb ? h0 + (gpuml__ix)p.r : hb) - h0;
-            const gpuml__ix ww = (w0 + (gpuml__ix)p.s < wb ? w0 + (gpuml__ix)p.s : wb) - w0;
-            cnt = (float)(hh * ww);
-        } else {
-            cnt = (float)((he - hs) * (we - ws));
         }
-        acc = acc / cnt;
-#endif
-        ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c * (gpuml__ix)p.yk] = gpuml__cvs(acc);
+    return acc;
+#else
+    float acc = 0.0f, cnt;
+    at = 0;
+    for (gpuml__ix h = hs; h < he; h++)
+        for (gpuml__ix w = ws; w < we; w++) acc += gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
+    if (p.count_pad) {
+        const gpuml__ix hb = (gpuml__ix)p.h + p.dh, wb = (gpuml__ix)p.w + p.dw;
+        const gpuml__ix hh = (h0 + (gpuml__ix)p.r < hb ? h0 + (gpuml__ix)p.r : hb) - h0;
+        const gpuml__ix ww = (w0 + (gpuml__ix)p.s < wb ? w0 + (gpuml__ix)p.s : wb) - w0;
+        cnt = (float)(hh * ww);
+    } else {
+        cnt = (float)((he - hs) * (we - ws));
     }
+    return acc / cnt;
+#endif
 }
 
-/* pooling backward, max, first pass: for each output (n, p, q, c) of the forward, the plane
-   index h * W + w of the element it returned (the first maximum in row-major window order, the
-   last NaN where the window holds one, the first in-image element where all are -Inf) into
-   p.col, an int32 array in the items' order (p.order: [n][p][q][c], or [n][c][p][q] for NCHW,
-   so that both passes read and write it coalesced).  x read at p.x with the x strides; total =
-   N * P * Q * C */
-extern "C" __global__ void __launch_bounds__(256) gpuml_pool_arg(gpuml__conv_params p)
+/* pooling forward, one output per thread (ARG 0: y at p.y), or pooling backward's first pass
+   (ARG 1, max only): each output's plane index (gpuml__pool_win) into p.col, an int32 array in the
+   items' order (p.order: [n][p][q][c], or [n][c][p][q] for NCHW, so that both passes read and
+   write it coalesced).  x read at p.x with the x strides; total = N * P * Q * C */
+template <int ARG>
+static __device__ __forceinline__ void gpuml__pool_fwd_s(const gpuml__conv_params &p)
 {
     const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
     for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
         gpuml__ix n, pp, q, c;
         gpuml__conv_split(i, p.order, (gpuml__ix)p.p, (gpuml__ix)p.q, (gpuml__ix)p.c, n, pp, q, c);
-        const gpuml__ix h0 = pp * p.sh - p.ph, w0 = q * p.sw - p.pw;
-        const gpuml__ix hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0;
-        const gpuml__ix he = h0 + (gpuml__ix)p.r < (gpuml__ix)p.h ? h0 + (gpuml__ix)p.r : (gpuml__ix)p.h;
-        const gpuml__ix we = w0 + (gpuml__ix)p.s < (gpuml__ix)p.w ? w0 + (gpuml__ix)p.s : (gpuml__ix)p.w;
-        const gpuml__ct *xb = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc;
-        float acc = -__int_as_float(0x7f800000);
-        int at = (int)(hs * (gpuml__ix)p.w + ws);
-        for (gpuml__ix h = hs; h < he; h++)
-            for (gpuml__ix w = ws; w < we; w++) {
-                const float v = gpuml__cvl(xb[h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw]);
-                if (v > acc || v != v) { acc = v; at = (int)(h * (gpuml__ix)p.w + w); }
-            }
-        ((int *)p.col)[i] = at;
+        int at;
+        const float v = gpuml__pool_win<ARG>(p, (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc,
+                                             pp * p.sh - p.ph, q * p.sw - p.pw, at);
+        if (ARG) ((int *)p.col)[i] = at;
+        else ((gpuml__ct *)p.y)[n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + c * (gpuml__ix)p.yk] = gpuml__cvs(v);
     }
 }
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool(gpuml__conv_params p) { gpuml__pool_fwd_s<0>(p); }
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool_arg(gpuml__conv_params p) { gpuml__pool_fwd_s<1>(p); }
 
-/* pooling backward, gather: dx (p.x, the x strides) at (n, h, w, c) = the sum over the windows
-   that cover (h, w), in (p, q) order, of dy (p.y, the y strides): max where the first pass's
-   index (p.col) is (h, w), average divided by the window's count as in gpuml_pool (POOL_MAX).
+/* the windows (pp, q) in [p0, p1] x [q0, q1] that cover input pixel (h, w): p * sh - ph <= h <
+   p * sh - ph + r, i.e. th - r < p * sh <= th with th = h + ph: the last by one division, the first
+   by stepping down from it (no window when the stride leaves a gap: p0 > p1).  32-bit: the host
+   keeps H + R and W + S below 2^31 */
+static __device__ __forceinline__ void gpuml__pool_cover(const gpuml__conv_params &p, int h, int w, int &p0, int &q0, int &p1, int &q1)
+{
+    const int th = h + p.ph, tw = w + p.pw, pl = th / p.sh, ql = tw / p.sw;
+    p0 = pl * p.sh > th - (int)p.r ? pl : pl + 1;
+    q0 = ql * p.sw > tw - (int)p.s ? ql : ql + 1;
+    while (p0 > 0 && (p0 - 1) * p.sh > th - (int)p.r) p0--;
+    while (q0 > 0 && (q0 - 1) * p.sw > tw - (int)p.s) q0--;
+    p1 = pl < (int)p.p - 1 ? pl : (int)p.p - 1;
+    q1 = ql < (int)p.q - 1 ? ql : (int)p.q - 1;
+}
+
+/* pooling backward at dx (n, h, w, c): the sum over the windows [p0, p1] x [q0, q1] that cover
+   (h, w), in (p, q) order, of dy (p.y, the y strides): max where the first pass's index (p.col,
+   [n][p][q][c] or with p.order [n][c][p][q]) is (h, w), average divided by the window's count as
+   in gpuml__pool_win */
+static __device__ __forceinline__ float gpuml__pool_bwd_at(const gpuml__conv_params &p, gpuml__ix n, gpuml__ix c, gpuml__ix h, gpuml__ix w,
+                                                           int p0, int q0, int p1, int q1)
+{
+    const gpuml__ct *dy = (const gpuml__ct *)p.y + n * (gpuml__ix)p.yn + c * (gpuml__ix)p.yk;
+    float acc = 0.0f;
+#if POOL_MAX
+    const int me = (int)(h * (gpuml__ix)p.w + w);
+    const gpuml__ix aq = p.order ? 1 : (gpuml__ix)p.c, ap = aq * (gpuml__ix)p.q;
+    const int *arg = (const int *)p.col + (p.order ? (n * (gpuml__ix)p.c + c) * (gpuml__ix)p.p * (gpuml__ix)p.q
+                                                   : n * (gpuml__ix)p.p * (gpuml__ix)p.q * (gpuml__ix)p.c + c);
+    for (int pp = p0; pp <= p1; pp++)
+        for (int q = q0; q <= q1; q++) {
+            const float g = gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]);
+            acc += arg[pp * ap + q * aq] == me ? g : 0.0f;
+        }
+#else
+    (void)h; (void)w;
+    /* a window's count: clipped to the image, or with count_pad to the padded image */
+    const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
+    for (int pp = p0; pp <= p1; pp++) {
+        const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
+        const gpuml__ix ch = (hh0 + (gpuml__ix)p.r < hb ? hh0 + (gpuml__ix)p.r : hb) - (p.count_pad || hh0 > 0 ? hh0 : 0);
+        for (int q = q0; q <= q1; q++) {
+            const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
+            const gpuml__ix cw = (ww0 + (gpuml__ix)p.s < wb ? ww0 + (gpuml__ix)p.s : wb) - (p.count_pad || ww0 > 0 ? ww0 : 0);
+            acc += gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)(ch * cw));   /* within 2 ulp of the CPU's 1 / cnt (__frcp_rn spilled here) */
+        }
+    }
+#endif
+    return acc;
+}
+
+/* pooling backward, gather: dx (p.x, the x strides) at each (n, h, w, c) from gpuml__pool_bwd_at.
    Every element written once (no atomics: deterministic); total = N * H * W * C, items in the
    layout's order (p.order) */
 extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd(gpuml__conv_params p)
 {
-    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
+    /* the item index as mixed-radix digits (d0 fastest: c, w, h, n, or in NCHW order w, h, c, n),
+       advanced by the grid stride's own digits with one carry each: no division in the loop */
+    const gpuml__ix R0 = p.order ? (gpuml__ix)p.w : (gpuml__ix)p.c, R1 = p.order ? (gpuml__ix)p.h : (gpuml__ix)p.w;
+    const gpuml__ix R2 = p.order ? (gpuml__ix)p.c : (gpuml__ix)p.h;
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, i0 = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x;
+    gpuml__ix s0, s1, s2, s3, d0, d1, d2, d3;
+    gpuml__conv_split(stride, 0, R2, R1, R0, s3, s2, s1, s0);
+    gpuml__conv_split(i0, 0, R2, R1, R0, d3, d2, d1, d0);
+    for (gpuml__ix i = i0; i < (gpuml__ix)p.total; i += stride) {
+        const gpuml__ix n = d3, h = p.order ? d1 : d2, w = p.order ? d0 : d1, c = p.order ? d2 : d0;
+        d0 += s0; if (d0 >= R0) { d0 -= R0; d1++; }
+        d1 += s1; if (d1 >= R1) { d1 -= R1; d2++; }
+        d2 += s2; if (d2 >= R2) { d2 -= R2; d3++; }
+        d3 += s3;
+        int p0, q0, p1, q1;
+        gpuml__pool_cover(p, (int)h, (int)w, p0, q0, p1, q1);
+        ((gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * (gpuml__ix)p.xc] =
+            gpuml__cvs(gpuml__pool_bwd_at(p, n, c, h, w, p0, q0, p1, q1));
+    }
+}
+
+/* NCHW run forms: GPUML__PR consecutive elements of a row a thread (the pooled tensor's row
+   contiguous, its length a multiple of GPUML__PR, its other strides multiples of GPUML__PR,
+   aligned to GPUML__PR elements; the host checks), the index split and the row's window range
+   paid once per run, one GPUML__PR-element store.  Each element's window walk and sums are the
+   scalar kernels' (the same results).
+   gpuml_pool_r / gpuml_pool_arg_r: items (n, c, p, run of q), y's (or p.col's, [n][c][p][q])
+   runs; gpuml_pool_bwd_r: items (n, c, h, run of w), dx's runs. */
+#define GPUML__PR 4
+struct __align__(GPUML__PR * sizeof(gpuml__ct)) gpuml__prun { gpuml__ct v[GPUML__PR]; };
+template <int ARG>
+static __device__ __forceinline__ void gpuml__pool_fwd_r(const gpuml__conv_params &p)
+{
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, nq = (gpuml__ix)p.q / GPUML__PR;
     for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
-        gpuml__ix n, h, w, c;
-        gpuml__conv_split(i, p.order, (gpuml__ix)p.h, (gpuml__ix)p.w, (gpuml__ix)p.c, n, h, w, c);
-        /* windows p with p * sh - ph <= h < p * sh - ph + r (32-bit: the host keeps H + R and
-           W + S below 2^31) */
-        const int th = (int)h + p.ph, tw = (int)w + p.pw, ah = th - (int)p.r + 1, aw = tw - (int)p.s + 1;
-        const int p0 = ah > 0 ? (ah + p.sh - 1) / p.sh : 0, q0 = aw > 0 ? (aw + p.sw - 1) / p.sw : 0;
-        const int p1 = th / p.sh < (int)p.p - 1 ? th / p.sh : (int)p.p - 1, q1 = tw / p.sw < (int)p.q - 1 ? tw / p.sw : (int)p.q - 1;
+        const gpuml__ix q0 = i % nq * GPUML__PR, t = i / nq, pp = t % (gpuml__ix)p.p, t2 = t / (gpuml__ix)p.p;
+        const gpuml__ix c = t2 % (gpuml__ix)p.c, n = t2 / (gpuml__ix)p.c;
+        const gpuml__ct *xb = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc;
+        const gpuml__ix h0 = pp * p.sh - p.ph;
+        float v[GPUML__PR];
+        int at[GPUML__PR];
+#pragma unroll
+        for (int k = 0; k < GPUML__PR; k++) v[k] = gpuml__pool_win<ARG>(p, xb, h0, (q0 + k) * p.sw - p.pw, at[k]);
+        if (ARG) {
+            *(int4 *)((int *)p.col + i * GPUML__PR) = make_int4(at[0], at[1], at[2], at[3]);
+        } else {
+            gpuml__prun o;
+            o.v[0] = gpuml__cvs(v[0]); o.v[1] = gpuml__cvs(v[1]); o.v[2] = gpuml__cvs(v[2]); o.v[3] = gpuml__cvs(v[3]);
+            *(gpuml__prun *)((gpuml__ct *)p.y + n * (gpuml__ix)p.yn + c * (gpuml__ix)p.yk + pp * (gpuml__ix)p.yp + q0) = o;
+        }
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool_r(gpuml__conv_params p) { gpuml__pool_fwd_r<0>(p); }
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool_arg_r(gpuml__conv_params p) { gpuml__pool_fwd_r<1>(p); }
+extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd_r(gpuml__conv_params p)
+{
+    /* window-major: each window (pp, q) that covers any element of the run is read once and added
+       to the elements it covers (max: the one its index names; average: those inside it), so each
+       element still sums its covering windows in (p, q) order, as gpuml__pool_bwd_at does (an
+       element outside a window adds +0.0f, which leaves every sum as it is: a sum of +0.0f and
+       anything is never -0.0f) */
+    const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x, nw = (gpuml__ix)p.w / GPUML__PR;
+    for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
+        const gpuml__ix w0 = i % nw * GPUML__PR, t = i / nw, h = t % (gpuml__ix)p.h, t2 = t / (gpuml__ix)p.h;
+        const gpuml__ix c = t2 % (gpuml__ix)p.c, n = t2 / (gpuml__ix)p.c;
+        int p0, q0, p1, q1;
+        gpuml__pool_cover(p, (int)h, (int)w0, p0, q0, p1, q1);
+        {   /* the last window that covers the run's last element */
+            const int ql = ((int)w0 + GPUML__PR - 1 + p.pw) / p.sw;
+            q1 = ql < (int)p.q - 1 ? ql : (int)p.q - 1;
+        }
         const gpuml__ct *dy = (const gpuml__ct *)p.y + n * (gpuml__ix)p.yn + c * (gpuml__ix)p.yk;
-        float acc = 0.0f;
+        float acc[GPUML__PR];
+#pragma unroll
+        for (int k = 0; k < GPUML__PR; k++) acc[k] = 0.0f;
 #if POOL_MAX
-        const int me = (int)(h * (gpuml__ix)p.w + w);
-        /* the first pass's layout: [n][p][q][c] or (p.order) [n][c][p][q] */
-        const gpuml__ix aq = p.order ? 1 : (gpuml__ix)p.c, ap = aq * (gpuml__ix)p.q;
-        const int *arg = (const int *)p.col + (p.order ? (n * (gpuml__ix)p.c + c) * (gpuml__ix)p.p * (gpuml__ix)p.q
-                                                       : n * (gpuml__ix)p.p * (gpuml__ix)p.q * (gpuml__ix)p.c + c);
+        const int base = (int)(h * (gpuml__ix)p.w + w0);
+        const int *arg = (const int *)p.col + (n * (gpuml__ix)p.c + c) * (gpuml__ix)p.p * (gpuml__ix)p.q;   /* [n][c][p][q] */
         for (int pp = p0; pp <= p1; pp++)
             for (int q = q0; q <= q1; q++) {
+                const int off = arg[pp * (gpuml__ix)p.q + q] - base;
                 const float g = gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]);
-                acc += arg[pp * ap + q * aq] == me ? g : 0.0f;
+#pragma unroll
+                for (int k = 0; k < GPUML__PR; k++) acc[k] += off == k ? g : 0.0f;
             }
 #else
-        /* a window's count: clipped to the image, or with count_pad to the padded image */
         const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
         for (int pp = p0; pp <= p1; pp++) {
             const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
@@ -1391,11 +1497,17 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd(gpuml__conv_par
             for (int q = q0; q <= q1; q++) {
                 const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
                 const gpuml__ix cw = (ww0 + (gpuml__ix)p.s < wb ? ww0 + (gpuml__ix)p.s : wb) - (p.count_pad || ww0 > 0 ? ww0 : 0);
-                acc += gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __frcp_rn((float)(ch * cw));   /* as the CPU: g * (1 / cnt) */
+                const float g = gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)(ch * cw));   /* as gpuml__pool_bwd_at */
+                const int rel = (int)(w0 - ww0);   /* the run's first element in the window's columns */
+#pragma unroll
+                for (int k = 0; k < GPUML__PR; k++) acc[k] += rel + k >= 0 && rel + k < (int)p.s ? g : 0.0f;
             }
         }
 #endif
-        ((gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * (gpuml__ix)p.xc] = gpuml__cvs(acc);
+        gpuml__prun o;
+#pragma unroll
+        for (int k = 0; k < GPUML__PR; k++) o.v[k] = gpuml__cvs(acc[k]);
+        *(gpuml__prun *)((gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc + h * (gpuml__ix)p.xh + w0) = o;
     }
 }
 
@@ -1480,9 +1592,8 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd_v(gpuml__conv_p
     for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
         const gpuml__ix c = i % ncv * GPUML__PV, t = i / ncv, w = t % (gpuml__ix)p.w, t2 = t / (gpuml__ix)p.w;
         const gpuml__ix h = t2 % (gpuml__ix)p.h, n = t2 / (gpuml__ix)p.h;
-        const int th = (int)h + p.ph, tw = (int)w + p.pw, ah = th - (int)p.r + 1, aw = tw - (int)p.s + 1;
-        const int p0 = ah > 0 ? (ah + p.sh - 1) / p.sh : 0, q0 = aw > 0 ? (aw + p.sw - 1) / p.sw : 0;
-        const int p1 = th / p.sh < (int)p.p - 1 ? th / p.sh : (int)p.p - 1, q1 = tw / p.sw < (int)p.q - 1 ? tw / p.sw : (int)p.q - 1;
+        int p0, q0, p1, q1;
+        gpuml__pool_cover(p, (int)h, (int)w, p0, q0, p1, q1);
         const gpuml__ct *dy = (const gpuml__ct *)p.y + n * (gpuml__ix)p.yn + c;
         float acc[GPUML__PV], g[GPUML__PV];
 #pragma unroll

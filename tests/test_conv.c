@@ -1317,6 +1317,53 @@ static void test_pool_backward(void)
         run_pool_bwd(ctx_at(ci), cname(ci), 3, 128, 7, 7, &d, GPUML_F16, 0);
     }
 }
+/* NCHW rows that the run forms take (4 elements of a row a thread: gpuml_pool_r, gpuml_pool_arg_r,
+   gpuml_pool_bwd_r; W and Q multiples of 4, dense tensors), each shape with the forms on (the rule)
+   and off (the scalar kernels), every dtype, both ops and count modes, forward and backward; and
+   the ResNet stem's max pool in f32 NCHW at its size.  On the CPU the same cases run once. */
+static void test_pool_run(void)
+{
+    int ci, k, off;
+    for (ci = 0; ci < nctx(); ci++) {
+        gpuml_pool2d_desc d;
+        for (k = 0; k < 32; k++) {
+            int h = irand(1, 9), w = 4 * irand(1, 5), n = irand(1, 2), ch = irand(1, 5), tries, q = 0;
+            for (tries = 0; tries < 200; tries++) {
+                memset(&d, 0, sizeof d);
+                d.op = (gpuml_pool_op)(k & 1); d.layout = GPUML_LAYOUT_NCHW; d.count_include_pad = (k >> 1) & 1;
+                d.window[0] = irand(1, 4); d.window[1] = irand(1, 4);
+                d.stride[0] = irand(0, 3); d.stride[1] = irand(0, 3);
+                d.pad[0] = irand(0, d.window[0] - 1); d.pad[1] = irand(0, d.window[0] - 1);
+                d.pad[2] = irand(0, d.window[1] - 1); d.pad[3] = irand(0, d.window[1] - 1);
+                q = (int)gpuml_conv2d_out_dim(w, d.window[1], d.stride[1] ? d.stride[1] : d.window[1], d.pad[2], d.pad[3], 1);
+                if (gpuml_conv2d_out_dim(h, d.window[0], d.stride[0] ? d.stride[0] : d.window[0], d.pad[0], d.pad[1], 1) > 0 &&
+                    q > 0 && (k % 4 == 3 || q % 4 == 0))   /* every 4th: Q not a multiple of 4 (the backward's run form only) */
+                    break;
+            }
+            CHECK(tries < 200, "pool_run: no shape found for case %d", k);
+            for (off = 0; off < (ci ? 2 : 1); off++) {
+#ifndef GPUML_NO_CUDA
+                gpuml__pool_run_force = off ? -1 : 0;
+#endif
+                run_pool(ctx_at(ci), cname(ci), n, ch, h, w, &d, FDT[k % 3]);
+                run_pool_bwd(ctx_at(ci), cname(ci), n, ch, h, w, &d, FDT[k % 3], k % 5 == 0);
+            }
+        }
+        memset(&d, 0, sizeof d);
+        d.window[0] = d.window[1] = 3; d.stride[0] = d.stride[1] = 2; d.pad[0] = d.pad[1] = d.pad[2] = d.pad[3] = 1;
+        d.layout = GPUML_LAYOUT_NCHW;
+        for (off = 0; off < (ci ? 2 : 1); off++) {
+#ifndef GPUML_NO_CUDA
+            gpuml__pool_run_force = off ? -1 : 0;
+#endif
+            run_pool(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F32);
+            run_pool_bwd(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F32, 1);
+        }
+#ifndef GPUML_NO_CUDA
+        gpuml__pool_run_force = 0;
+#endif
+    }
+}
 /* the bias gradient is a gpuml_reduce over N, H, W (documented recipe) */
 static void test_bias_grad(void)
 {
@@ -1440,6 +1487,7 @@ int main(int argc, char **argv)
         { "pool", test_pool },
         { "pool_resnet", test_pool_resnet },
         { "pool_backward", test_pool_backward },
+        { "pool_run", test_pool_run },
         { "bias_grad", test_bias_grad },
     };
     return TU_RUN("test_conv", tests, argc, argv);
