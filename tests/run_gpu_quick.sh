@@ -52,7 +52,7 @@ if [ -z "${SUITES:-}" ] && [ -z "${NO_SAN:-}" ]; then
                 memcheck:test_conv:bwd_data_wflip racecheck:test_conv:bwd_data_wflip \
                 memcheck:test_conv_tf32:wgmma_1x1 racecheck:test_conv_tf32:wgmma_1x1 memcheck:test_conv:bwf_1x1 racecheck:test_conv:bwf_1x1 \
                 memcheck:test_conv:bwf_1x1_wgmma racecheck:test_conv:bwf_1x1_wgmma \
-                memcheck:test_conv:bwf_1x1_specials racecheck:test_conv:bwf_1x1_specials memcheck:test_conv:pool_backward; do
+                memcheck:test_conv:bwf_1x1_specials racecheck:test_conv:bwf_1x1_specials memcheck:test_conv:pool_backward memcheck:test_conv:pool_run; do
         IFS=: read -r tool s t <<< "$spec"; echo "san $tool $s $t" >> "$jobs_file"
     done
     # racecheck of bwd_data_phases runs ~300 s beside 7 other jobs (past the 240 s limit twice):
