@@ -1392,7 +1392,7 @@ static __device__ __forceinline__ float gpuml__pool_bwd_at(const gpuml__conv_par
         for (int q = q0; q <= q1; q++) {
             const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
             const gpuml__ix cw = (ww0 + (gpuml__ix)p.s < wb ? ww0 + (gpuml__ix)p.s : wb) - (p.count_pad || ww0 > 0 ? ww0 : 0);
-            acc += gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)(ch * cw));   /* within 2 ulp of the CPU's 1 / cnt (__frcp_rn spilled here) */
+            acc += gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)ch * (float)cw);   /* within 2 ulp of the CPU's 1 / cnt; the count as a float product (the same value for sides below 2^24; as an int product, or with __frcp_rn, sm_80 spilled) */
         }
     }
 #endif
@@ -1497,7 +1497,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd_r(gpuml__conv_p
             for (int q = q0; q <= q1; q++) {
                 const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
                 const gpuml__ix cw = (ww0 + (gpuml__ix)p.s < wb ? ww0 + (gpuml__ix)p.s : wb) - (p.count_pad || ww0 > 0 ? ww0 : 0);
-                const float g = gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)(ch * cw));   /* as gpuml__pool_bwd_at */
+                const float g = gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)ch * (float)cw);   /* as gpuml__pool_bwd_at */
                 const int rel = (int)(w0 - ww0);   /* the run's first element in the window's columns */
 #pragma unroll
                 for (int k = 0; k < GPUML__PR; k++) acc[k] += rel + k >= 0 && rel + k < (int)p.s ? g : 0.0f;
