@@ -816,11 +816,15 @@ static void test_depthwise3x3_staged(void)
     static const int PADS[4][4] = { { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 2, 2, 2, 2 }, { 1, 0, 0, 1 } };
     static const int epi[4][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 1 }, { 3, 0, 1 } };
     static const int CFG[4][3] = { { 0, 0, 0 }, { 1, 1, 2 }, { 3, 5, 4 }, { 0, 5, 2 } };
-    /* TEST_CONV_DW_STEP=k: every k-th case (under compute-sanitizer) */
+    /* TEST_CONV_DW_STEP=k: every k-th case (under compute-sanitizer); TEST_CONV_DW_PART=k/n: every
+       n-th case from the k-th (several processes share the JIT work) */
     const int step = getenv("TEST_CONV_DW_STEP") ? GPUML__MAX(atoi(getenv("TEST_CONV_DW_STEP")), 1) : 1;
-    int i;
+    int i, part = 0, nparts = 1;
+    if (getenv("TEST_CONV_DW_PART") && sscanf(getenv("TEST_CONV_DW_PART"), "%d/%d", &part, &nparts) != 2) part = 0, nparts = 1;
+    if (nparts < 1) nparts = 1;
     for (i = 0; i < 48; i += step) {
         cv_case c;
+        if (i % nparts != part % nparts) continue;
         memset(&c, 0, sizeof c);
         c.n = 1 + i % 3; c.c = c.k = c.groups = CH[i % 8]; c.h = HW[i % 6][0]; c.w = HW[i % 6][1];
         c.r = c.s = 3; c.sh = c.sw = 1 + (i / 2) % 2; c.dh = c.dw = 1;
