@@ -1363,6 +1363,14 @@ static __device__ __forceinline__ void gpuml__pool_cover(const gpuml__conv_param
     q1 = ql < (int)p.q - 1 ? ql : (int)p.q - 1;
 }
 
+/* pooling backward, average: the count of a window starting at x0 (len long) along one axis:
+   clipped to the image [0, end), or with count_pad to the padded image (end then includes the
+   bottom / right pad; the window never starts before -pad) */
+static __device__ __forceinline__ gpuml__ix gpuml__pool_span(gpuml__ix x0, gpuml__ix len, gpuml__ix end, int count_pad)
+{
+    return (x0 + len < end ? x0 + len : end) - (count_pad || x0 > 0 ? x0 : 0);
+}
+
 /* pooling backward at dx (n, h, w, c): the sum over the windows [p0, p1] x [q0, q1] that cover
    (h, w), in (p, q) order, of dy (p.y, the y strides): max where the first pass's index (p.col,
    [n][p][q][c] or with p.order [n][c][p][q]) is (h, w), average divided by the window's count as
@@ -1388,10 +1396,10 @@ static __device__ __forceinline__ float gpuml__pool_bwd_at(const gpuml__conv_par
     const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
     for (int pp = p0; pp <= p1; pp++) {
         const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
-        const gpuml__ix ch = (hh0 + (gpuml__ix)p.r < hb ? hh0 + (gpuml__ix)p.r : hb) - (p.count_pad || hh0 > 0 ? hh0 : 0);
+        const gpuml__ix ch = gpuml__pool_span(hh0, (gpuml__ix)p.r, hb, p.count_pad);
         for (int q = q0; q <= q1; q++) {
             const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
-            const gpuml__ix cw = (ww0 + (gpuml__ix)p.s < wb ? ww0 + (gpuml__ix)p.s : wb) - (p.count_pad || ww0 > 0 ? ww0 : 0);
+            const gpuml__ix cw = gpuml__pool_span(ww0, (gpuml__ix)p.s, wb, p.count_pad);
             acc += gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)ch * (float)cw);   /* within 2 ulp of the CPU's 1 / cnt; the count as a float product (the same value for sides below 2^24; as an int product, or with __frcp_rn, sm_80 spilled) */
         }
     }
@@ -1493,10 +1501,10 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd_r(gpuml__conv_p
         const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
         for (int pp = p0; pp <= p1; pp++) {
             const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
-            const gpuml__ix ch = (hh0 + (gpuml__ix)p.r < hb ? hh0 + (gpuml__ix)p.r : hb) - (p.count_pad || hh0 > 0 ? hh0 : 0);
+            const gpuml__ix ch = gpuml__pool_span(hh0, (gpuml__ix)p.r, hb, p.count_pad);
             for (int q = q0; q <= q1; q++) {
                 const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
-                const gpuml__ix cw = (ww0 + (gpuml__ix)p.s < wb ? ww0 + (gpuml__ix)p.s : wb) - (p.count_pad || ww0 > 0 ? ww0 : 0);
+                const gpuml__ix cw = gpuml__pool_span(ww0, (gpuml__ix)p.s, wb, p.count_pad);
                 const float g = gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)ch * (float)cw);   /* as gpuml__pool_bwd_at */
                 const int rel = (int)(w0 - ww0);   /* the run's first element in the window's columns */
 #pragma unroll
@@ -1616,10 +1624,10 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd_v(gpuml__conv_p
         const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
         for (int pp = p0; pp <= p1; pp++) {
             const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
-            const gpuml__ix ch = (hh0 + (gpuml__ix)p.r < hb ? hh0 + (gpuml__ix)p.r : hb) - (p.count_pad || hh0 > 0 ? hh0 : 0);
+            const gpuml__ix ch = gpuml__pool_span(hh0, (gpuml__ix)p.r, hb, p.count_pad);
             for (int q = q0; q <= q1; q++) {
                 const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
-                const gpuml__ix cw = (ww0 + (gpuml__ix)p.s < wb ? ww0 + (gpuml__ix)p.s : wb) - (p.count_pad || ww0 > 0 ? ww0 : 0);
+                const gpuml__ix cw = gpuml__pool_span(ww0, (gpuml__ix)p.s, wb, p.count_pad);
                 const float rc = __frcp_rn((float)(ch * cw));
                 gpuml__pv_ld(dy + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq, g);
 #pragma unroll
