@@ -12607,6 +12607,7 @@ GPUML__FN int gpuml__pool_vec(const gpuml__cv *cv, const gpuml_tensor *const *t,
    and the other strides multiples of 4, aligned to 4 elements.  GPUML_POOL_RUN=off or
    gpuml__pool_run_force < 0 (tests): never */
 static int gpuml__pool_run_force;
+static long gpuml__pool_run_calls;   /* launches of the run forms (tests: the form ran where it should) */
 GPUML__FN int gpuml__pool_run(const gpuml__cv *cv, const gpuml_tensor *t, const int64_t *st, int64_t len)
 {
     const char *env = gpuml__getenv("GPUML_POOL_RUN");
@@ -12711,6 +12712,7 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
         /* NCHW: 4 outputs of a row a thread where y's rows allow (H100, batch 32, the stem's max pool,
            f32: see bench/NOTES_conv.md "Pooling: NCHW run forms") */
         run = !vec && gpuml__pool_run(&cv, y, cv.ys, cv.q);
+        gpuml__pool_run_calls += run;
         kp.total = cv.n * cv.p * cv.q * (vec ? cv.c / (16 / (int64_t)gpuml__dtype_sizes[cv.dt]) : cv.c) / (run ? 4 : 1);
         return GPUML__POOL_PROF(gpuml__cv_launch(ctx, &cv, vec ? "gpuml_pool_v" : run ? "gpuml_pool_r" : "gpuml_pool", &kp, 0,
                                                  d.op == GPUML_POOL_MAX, 0, op));
@@ -12828,6 +12830,7 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
             {   /* as in the forward: the vector form where its items fill the GPU (the same layout either way) */
                 int av = pv > 1 && (gpuml__pool_vec_force > 0 || ny / pv >= (int64_t)GPUML__MAX(ctx->sm_count, 1) * 2048);
                 int ar = !av && gpuml__pool_run(&cv, NULL, NULL, cv.q);   /* NCHW: 4 outputs a thread */
+                gpuml__pool_run_calls += ar;
                 kp.total = av ? ny / pv : ar ? ny / 4 : ny;
                 st = gpuml__cv_launch(ctx, &cx, av ? "gpuml_pool_arg_v" : ar ? "gpuml_pool_arg_r" : "gpuml_pool_arg", &kp, 0, 1, ny, op);
             }
@@ -12840,6 +12843,7 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
             kp.dh = cv.pb; kp.dw = cv.pr;   /* the bottom/right pads, as in gpuml_pool */
             kp.count_pad = d.count_include_pad != 0;
             int br = pv == 1 && gpuml__pool_run(&cv, dx, cv.xs, cv.w);   /* NCHW: 4 elements of a row a thread */
+            gpuml__pool_run_calls += br;
             kp.total = gpuml__numel(dx) / (br ? 4 : pv);
             st = GPUML__POOLB_PROF(gpuml__cv_launch(ctx, &cv, pv > 1 ? "gpuml_pool_bwd_v" : br ? "gpuml_pool_bwd_r" : "gpuml_pool_bwd", &kp,
                                                     0, is_max, ny, op));

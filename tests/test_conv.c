@@ -1347,10 +1347,22 @@ static void test_pool_run(void)
             CHECK(tries < 200, "pool_run: no shape found for case %d", k);
             for (off = 0; off < (ci ? 2 : 1); off++) {
 #ifndef GPUML_NO_CUDA
+                long before = gpuml__pool_run_calls;
                 gpuml__pool_run_force = off ? -1 : 0;
 #endif
                 run_pool(ctx_at(ci), cname(ci), n, ch, h, w, &d, FDT[k % 3]);
+#ifndef GPUML_NO_CUDA
+                /* on the GPU with the forms on: the forward's where Q % 4 == 0 */
+                CHECK(gpuml__pool_run_calls - before == (ci && !off && q % 4 == 0), "pool_run case %d: %ld run-form launches in the forward",
+                      k, gpuml__pool_run_calls - before);
+                before = gpuml__pool_run_calls;
+#endif
                 run_pool_bwd(ctx_at(ci), cname(ci), n, ch, h, w, &d, FDT[k % 3], k % 5 == 0);
+#ifndef GPUML_NO_CUDA
+                /* the backward's gather (W % 4 == 0 here) and, for max, the index pass where Q % 4 == 0 */
+                CHECK(gpuml__pool_run_calls - before == (ci && !off) * (1 + (d.op == GPUML_POOL_MAX && q % 4 == 0)),
+                      "pool_run case %d: %ld run-form launches in the backward", k, gpuml__pool_run_calls - before);
+#endif
             }
         }
         memset(&d, 0, sizeof d);
