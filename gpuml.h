@@ -614,7 +614,11 @@ typedef struct gpuml_pool2d_desc {
     int global;                       /* window = the whole image (global pooling; y is [N,1,1,C] / [N,C,1,1]) */
 } gpuml_pool2d_desc;
 /* max ignores padding and propagates NaN; average divides by the in-image count unless
-   count_include_pad.  x and y share one dtype (f32, f16, bf16). */
+   count_include_pad.  x and y share one dtype (f32, f16, bf16).  PyTorch's ceil_mode: give the
+   extra last window as bottom / right padding, pad[1] += (P_ceil - 1) * stride[0] + window[0] -
+   (H + pad[0] + pad[1]) where that is positive (likewise pad[3]; e.g. 112 rows, 3 / 2, pad 1: 56 ->
+   57 rows out, pad[1] 1 -> 2): max, and average without count_include_pad, then match it; with
+   count_include_pad PyTorch's divisor stops at the original padding, this one at the given one. */
 GPUML_API gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpuml_tensor *x, const gpuml_pool2d_desc *desc);
 /* the gradient of gpuml_pool2d: dx (x's shape and dtype, overwritten) from dy (y's shape), desc as
    in the forward.  Max sends each window's gradient to the element the forward returned (the

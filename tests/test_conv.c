@@ -1380,6 +1380,65 @@ static void test_pool_run(void)
 #endif
     }
 }
+/* the header's recipe for PyTorch's ceil_mode (the extra last window as bottom / right padding)
+   against a float64 reference written from PyTorch's definition: P = ceil((H + 2p - k) / s) + 1,
+   less one where the last window would start past H + p; windows clipped to the image; average
+   divided by the in-image count (count_include_pad off).  Max and average, both layouts. */
+static void test_pool_ceil_mode(void)
+{
+    /* H = W, k, s, p: an extra row (112, 7, 8, 11), PyTorch's last-window rule (5, 14) */
+    static const int S[][4] = { { 112, 3, 2, 1 }, { 7, 2, 2, 0 }, { 8, 3, 2, 0 }, { 11, 2, 2, 0 }, { 5, 2, 2, 1 }, { 14, 5, 4, 2 } };
+    int ci, l, op, lay;
+    for (ci = 0; ci < nctx(); ci++)
+        for (l = 0; l < (int)(sizeof S / sizeof S[0]); l++)
+            for (op = 0; op < 2; op++)
+                for (lay = 0; lay < 2; lay++) {
+                    const int H = S[l][0], k = S[l][1], st = S[l][2], pd = S[l][3], n = 2, ch = 3;
+                    int P = (H + 2 * pd - k + st - 1) / st + 1, extra, i, pp, qq, c, hh, ww;
+                    gpuml_pool2d_desc d;
+                    cv_case lc;
+                    int64_t xs[4], ys[4];
+                    gpuml_tensor *x, *y;
+                    double *xv, *got;
+                    if ((P - 1) * st >= H + pd) P--;
+                    extra = (P - 1) * st + k - (H + 2 * pd);
+                    memset(&d, 0, sizeof d);
+                    d.op = (gpuml_pool_op)op; d.layout = (gpuml_layout)lay;
+                    d.window[0] = d.window[1] = k; d.stride[0] = d.stride[1] = st;
+                    d.pad[0] = d.pad[2] = pd; d.pad[1] = d.pad[3] = pd + (extra > 0 ? extra : 0);
+                    CHECK(gpuml_conv2d_out_dim(H, k, st, d.pad[0], d.pad[1], 1) == P, "ceil_mode case %d: %lld rows out, PyTorch %d", l,
+                          (long long)gpuml_conv2d_out_dim(H, k, st, d.pad[0], d.pad[1], 1), P);
+                    memset(&lc, 0, sizeof lc);
+                    lc.layout = lay; lc.n = n;
+                    shape_act(&lc, ch, H, H, xs); shape_act(&lc, ch, P, P, ys);
+                    x = gpuml_tensor_new(ctx_at(ci), GPUML_F32, 4, xs); y = gpuml_tensor_new(ctx_at(ci), GPUML_F32, 4, ys);
+                    xv = t_rand(x);
+                    poison(ctx_at(ci), y);
+                    CHECK(gpuml_pool2d(ctx_at(ci), y, x, &d) == GPUML_SUCCESS, "ceil_mode case %d: %s", l, gpuml_last_error(ctx_at(ci)));
+                    got = t_read(y);
+                    for (i = 0; i < n; i++)
+                        for (pp = 0; pp < P; pp++)
+                            for (qq = 0; qq < P; qq++)
+                                for (c = 0; c < ch; c++) {
+                                    double acc = op ? 0.0 : -INFINITY, g;
+                                    int cnt = 0;
+                                    for (hh = pp * st - pd; hh < pp * st - pd + k; hh++)
+                                        for (ww = qq * st - pd; ww < qq * st - pd + k; ww++) {
+                                            double v;
+                                            if (hh < 0 || hh >= H || ww < 0 || ww >= H) continue;
+                                            v = xv[ai(&lc, ch, H, H, i, hh, ww, c)];
+                                            acc = op ? acc + v : (v > acc ? v : acc);
+                                            cnt++;
+                                        }
+                                    if (op) acc /= cnt;
+                                    g = got[ai(&lc, ch, P, P, i, pp, qq, c)];
+                                    if (!tu_close("pool2d ceil_mode", &g, &acc, 1, 1e-5, 1e-6)) goto next;
+                                }
+next:
+                    free(xv); free(got);
+                    gpuml_tensor_free(x); gpuml_tensor_free(y);
+                }
+}
 /* the bias gradient is a gpuml_reduce over N, H, W (documented recipe) */
 static void test_bias_grad(void)
 {
@@ -1504,6 +1563,7 @@ int main(int argc, char **argv)
         { "pool_resnet", test_pool_resnet },
         { "pool_backward", test_pool_backward },
         { "pool_run", test_pool_run },
+        { "pool_ceil_mode", test_pool_ceil_mode },
         { "bias_grad", test_bias_grad },
     };
     return TU_RUN("test_conv", tests, argc, argv);
