@@ -10729,10 +10729,11 @@ GPUML__FN gpuml_status gpuml__cv_dw_fast(gpuml_ctx *ctx, const gpuml__cv *cv, co
     return gpuml__cv_launch_x(ctx, cv, "gpuml_conv_dw_fast", &kp, 1, 0, 0, extra, op);
 }
 
-/* the staged depthwise kernel's band height, column block, ring slots and resident blocks per
-   SM (the register bound) for tests and A/B timing (0: chosen); the environment variable
-   GPUML_CONV_DW_CFG ("tp,tq,r,minb") does the same where these are 0 */
-static int gpuml__cv_dw3s_cfg[4];
+/* the staged depthwise kernel's band height, column block, ring slots, resident blocks per SM
+   (the register bound) and, NHWC, its grid (> 0: that many blocks, < 0: that many per SM, each
+   streaming its share of the bands; 0: chosen) for tests and A/B timing (0: chosen); the
+   environment variable GPUML_CONV_DW_CFG ("tp,tq,r,minb,grid") does the same where these are 0 */
+static int gpuml__cv_dw3s_cfg[5];
 static long gpuml__cv_dw3s_calls;   /* launches (tests check that the kernel ran) */
 /* depthwise 3x3 through the staged kernels (sm_80+; the caller checked the 3x3 shape):
    gpuml_conv_dw3s for NHWC-style tensors (unit channel strides, C and the pixel strides in
@@ -10747,8 +10748,8 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     void *args[1];
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], epc = 16 / es;
-    int64_t cb, ncv, tq = 1, tp, nqb = 1, ncb, nb, nb0, slot, r, target, nthr, nchunk, i;
-    int cfg[4], nhwc = 1;
+    int64_t cb, ncv, tq = 1, tp, nqb = 1, ncb, nb, nb0, slot, r, target, nthr, nchunk, nunit, g, i;
+    int cfg[5], nhwc = 1, stream, fits32, minb;
     const char *env = gpuml__getenv("GPUML_CONV_DW_CFG");
     uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
     if (ctx->arch < 80 || es > 4) return GPUML_ERROR_NOT_SUPPORTED;
@@ -10758,9 +10759,10 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     if (nhwc && cv->w * cv->xs[2] + cv->c > INT32_MAX) nhwc = 0;   /* offsets within a row: 31 bits */
     if (!nhwc && (cv->xs[2] != 1 || cv->ys[2] != 1 || (cv->res && cv->rs[2] != 1) || (gpuml__dptr(cv->x) & 15) || cv->q > 512 || cv->w > 65536))
         return GPUML_ERROR_NOT_SUPPORTED;
-    for (i = 0; i < 4; i++) cfg[i] = gpuml__cv_dw3s_cfg[i];
-    if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && env && sscanf(env, "%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3]) < 1)
-        cfg[0] = cfg[1] = cfg[2] = cfg[3] = 0;
+    for (i = 0; i < 5; i++) cfg[i] = gpuml__cv_dw3s_cfg[i];
+    if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] && env &&
+        sscanf(env, "%d,%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3], &cfg[4]) < 1)
+        cfg[0] = cfg[1] = cfg[2] = cfg[3] = cfg[4] = 0;
     /* where the staged kernels measured faster than gpuml_conv_dw3 (H100, the MobileNetV2 layers at
        batch 32, bench/NOTES_conv.md "staged"; a rule fitted to those 32 rows, 16-bit ones from f16):
        f32 NHWC from 29 output rows; f32 NCHW at stride 1 from 56 rows (c144 @56: 50.7 vs 54.1 us; @112
@@ -10768,7 +10770,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
        or from 56 rows with pixels of >= 128 bytes (c32 @112 stride 1, 64-byte pixels: 38.5 vs 32-33 us;
        28 rows and fewer: slower); 16-bit NCHW never (c144 @56: 50.9 vs 42.8 us).  (The 2026-11-26
        A/B against gpuml_conv_dw3 as rewritten that day, bench/NOTES_conv.md.) */
-    if (!force && !cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] &&
+    if (!force && !cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] &&
         !(es == 4 ? (nhwc ? cv->p > 28 : cv->sh == 1 && cv->p >= 56)
                   : nhwc && (cv->sh == 2 || (cv->p >= 56 && cv->c * es >= 128))))
         return GPUML_ERROR_NOT_SUPPORTED;
@@ -10809,17 +10811,31 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     tp = GPUML__MAX((cv->p + nb - 1) / nb, GPUML__MIN(cv->p, (int64_t)4));
     if (cfg[0] > 0) tp = GPUML__MIN((int64_t)cfg[0], cv->p);
     nb = (cv->p + tp - 1) / tp;
+    /* 16-bit NHWC: a grid of the resident blocks, each streaming its bands through a 4-slot ring
+       (H100, MobileNetV2 layers at batch 32, bench/NOTES_conv.md "streaming": c144 @56 43.9 -> 37.7 us,
+       c96 @112 s2 46.6 -> 41.3, c144 @56 s2 22.3 -> 20.8; f32 flat or slower, so one block a band) */
+    stream = nhwc && es < 4;
     /* ring slots (cfg[2]): ~12 KB or more of input in flight per block */
-    r = cfg[2] == 2 || cfg[2] == 4 || cfg[2] == 8 || cfg[2] == 16 ? cfg[2] : slot >= 4096 ? 4 : slot >= 2048 ? 8 : 16;
+    r = cfg[2] == 2 || cfg[2] == 4 || cfg[2] == 8 || cfg[2] == 16 ? cfg[2] : stream ? 4 : slot >= 4096 ? 4 : slot >= 2048 ? 8 : 16;
     if (nb0 * nb > INT32_MAX || ncb > 65535 || r * slot > ctx->smem_optin || nchunk > 3 * nthr) return GPUML_ERROR_NOT_SUPPORTED;
+    /* NHWC grid (cfg[4]): one block per unit (n, column block, band), or fewer, each streaming
+       units blockIdx.x, + gridDim.x, ... (their input rows in int) */
+    nunit = cv->n * nqb * nb;
+    fits32 = gpuml__cv_fits32(cv, nb0 * nb * nthr);
+    /* resident blocks a SM: the kernel's register bound (DW3S_MINB) */
+    minb = cfg[3] == 2 || cfg[3] == 3 ? cfg[3] : ctx->arch >= 90 && !cv->res && cv->act < 2 && fits32 ? 3 : 2;
+    g = nunit;
+    if (nhwc && cfg[4]) g = GPUML__MAX((int64_t)1, GPUML__MIN(nunit, cfg[4] > 0 ? (int64_t)cfg[4] : (int64_t)-cfg[4] * GPUML__MAX(ctx->sm_count, 1)));
+    else if (stream) g = GPUML__MIN(nunit, (int64_t)minb * GPUML__MAX(ctx->sm_count, 1));
+    if (g > 0 && (nunit + g - 1) / g * ((tp - 1) * cv->sh + 3) > INT32_MAX) return GPUML_ERROR_NOT_SUPPORTED;
     gpuml__cv_kparams(cv, &kp);
     kp.ldcol = cb; kp.g = tq; kp.n0 = tp;
     kp.total = nb0 * nb * nthr;
-    grid[0] = (unsigned)(cv->n * nqb * nb);
+    grid[0] = (unsigned)g;
     grid[1] = (unsigned)ncb;
     block[0] = (unsigned)nthr;
     snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_ST=%d -DDW3S_R=%d%s",
-             (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL, gpuml__cv_fits32(cv, kp.total), cv->sh, (int)r,
+             (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL, fits32, cv->sh, (int)r,
              cfg[3] == 2 ? " -DDW3S_MINB=2" : cfg[3] == 3 ? " -DDW3S_MINB=3" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, nhwc ? "gpuml_conv_dw3s" : "gpuml_conv_dw3sc", &fn));
     if (grid[0] == 0) return GPUML_SUCCESS;

@@ -10,7 +10,7 @@ export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 make -s -j16 build/test_conv build/test_jit || exit 1
 cc -std=c99 -O2 -Wall -Wextra bench/bench_conv.c -o build/bench_conv -ldl -lpthread -lm || exit 1
-for t in pool pool_resnet pool_backward pool_run errors; do ./build/test_conv =$t 2>&1 | grep -E "^  (ok|FAIL|skip)|FAIL" | head -5; done
+for t in pool pool_resnet pool_backward pool_run pool_ceil_mode errors; do ./build/test_conv =$t 2>&1 | grep -E "^  (ok|FAIL|skip)|FAIL" | head -5; done
 timeout 200 ./build/test_jit =compile_all_families 2>&1 | tail -2
 for t in pool_backward pool_run; do timeout 200 compute-sanitizer --tool memcheck build/test_conv =$t 2>&1 | tail -2; done
 ./build/bench_conv pool

@@ -574,8 +574,11 @@ extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml
    Threads: threadIdx.x = column * (p.ldcol / 4) + channel vector: a thread sums 4 channels of one
    output column down the band, keeping in registers the output rows that the current input row
    feeds (3 at stride 1, 1 at stride 2), storing each when complete.  f32 math.
-   Grid: x = (n, column block, band), the band fastest; y = channel block.  Dynamic shared memory:
-   DW3S_R * ((p.g - 1) * DW3_ST + 3) * p.ldcol elements. */
+   Units of work: (n, column block, band), the band fastest.  Grid: x = up to one block per unit; a
+   block takes units blockIdx.x, + gridDim.x, ... and streams all their input rows through the ring
+   as one sequence (the copies of the next unit's first rows are in flight while the current one
+   ends: a grid of the resident blocks keeps the ring full instead of filling it once a band);
+   y = channel block.  Dynamic shared memory: DW3S_R * ((p.g - 1) * DW3_ST + 3) * p.ldcol elements. */
 #ifndef DW3S_R
 #define DW3S_R 4   /* ring slots (input rows); a power of 2 */
 #endif
@@ -664,6 +667,23 @@ static __device__ __forceinline__ void gpuml__dw3s_out(const gpuml__conv_params 
 #define DW3S_MINB 3
 #endif
 #endif
+/* the copy side's unit: this thread's chunk offsets in its rows of x (-1: padding; the host checks
+   that a row's offsets fit in 31 bits), its image and first input row */
+static __device__ __forceinline__ void gpuml__dw3s_unit(const gpuml__conv_params &p, gpuml__ix u, gpuml__ix nb, gpuml__ix nqb, gpuml__ix cb0,
+                                                        const gpuml__ct *&xn, gpuml__ix &h0, int (&goff)[DW3S_LPT])
+{
+    const int cb = (int)p.ldcol, tq = (int)p.g, tp = (int)p.n0, epc = 16 / (int)sizeof(gpuml__ct), cpc = cb / epc;
+    const gpuml__ix band = u % nb, qb = (u / nb) % nqb, n = u / nb / nqb;
+    const gpuml__ix w0 = qb * tq * DW3_ST - p.pw;
+    xn = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn;
+    h0 = band * tp * DW3_ST - p.ph;
+#pragma unroll
+    for (int l = 0; l < DW3S_LPT; l++) {
+        const int e = (int)threadIdx.x + l * (int)blockDim.x, j = e / cpc, k = e - j * cpc;
+        const gpuml__ix w = w0 + j, ch = cb0 + (gpuml__ix)k * epc;
+        goff[l] = w >= 0 && w < (gpuml__ix)p.w && ch < (gpuml__ix)p.c ? (int)(w * (gpuml__ix)p.xw + ch) : -1;
+    }
+}
 extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3s(gpuml__conv_params p)
 {
     extern __shared__ __align__(16) unsigned char gpuml__dw3s_smem[];
@@ -673,89 +693,110 @@ extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3s(gpu
     const int epc = 16 / (int)sizeof(gpuml__ct), cpc = cb / epc, nchunk = nci * cpc;   /* 16-byte chunks */
     const int tid = (int)threadIdx.x, nthr = (int)blockDim.x;
     const gpuml__ix nb = ((gpuml__ix)p.p + tp - 1) / tp, nqb = ((gpuml__ix)p.q + tq - 1) / tq;
-    gpuml__ix t = (gpuml__ix)blockIdx.x;
-    const gpuml__ix band = t % nb; t /= nb;
-    const gpuml__ix qb = t % nqb, n = t / nqb;
-    const gpuml__ix p0 = band * tp, q0 = qb * tq, cb0 = (gpuml__ix)blockIdx.y * cb;
-    const gpuml__ix h0 = p0 * DW3_ST - p.ph, w0 = q0 * DW3_ST - p.pw;
-    const gpuml__ct *xn = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn;
-    const int nr = (tp - 1) * DW3_ST + 3;   /* input rows of the band */
-    /* this thread's chunks of every row: offset in the row of x (-1: padding; the host checks that
-       a row's offsets fit in 31 bits), offset in a slot (-1: none) */
-    int goff[DW3S_LPT];
+    const gpuml__ix nunit = nb * nqb * (gpuml__ix)p.n, cb0 = (gpuml__ix)blockIdx.y * cb;
+    const int nr = (tp - 1) * DW3_ST + 3;   /* input rows of a band */
+    /* the block's units are blockIdx.x, + gridDim.x, ...: their input rows are one stream through
+       the ring (the host checks that the count fits in 31 bits) */
+    const int nrow = (int)((nunit - (gpuml__ix)blockIdx.x + gridDim.x - 1) / gridDim.x) * nr;
+    /* this thread's chunks' offsets in a slot (-1: none) */
     int soff[DW3S_LPT];
 #pragma unroll
     for (int l = 0; l < DW3S_LPT; l++) {
         const int e = tid + l * nthr, j = e / cpc, k = e - j * cpc;
-        const gpuml__ix w = w0 + j, ch = cb0 + (gpuml__ix)k * epc;
         soff[l] = e < nchunk ? j * cb + k * epc : -1;
-        goff[l] = w >= 0 && w < (gpuml__ix)p.w && ch < (gpuml__ix)p.c ? (int)(w * (gpuml__ix)p.xw + ch) : -1;
     }
+    /* the copy side: the unit and row of the next row to copy */
+    int goff[DW3S_LPT];
+    const gpuml__ct *xn;
+    gpuml__ix h0, cu = (gpuml__ix)blockIdx.x;
+    int crow = 0;
+    gpuml__dw3s_unit(p, cu, nb, nqb, cb0, xn, h0, goff);
 #pragma unroll
     for (int j = 0; j < DW3S_R - 1; j++) {
-        if (j < nr) gpuml__dw3s_row(p, ring + j * slot, xn, h0 + j, goff, soff);
+        if (j < nrow) {
+            if (crow == nr) { crow = 0; cu += gridDim.x; gpuml__dw3s_unit(p, cu, nb, nqb, cb0, xn, h0, goff); }
+            gpuml__dw3s_row(p, ring + j * slot, xn, h0 + crow, goff, soff);
+            crow++;
+        }
         gpuml__dw3s_commit();
     }
-    /* the thread's output column and channels; its weights and bias (while the first rows arrive) */
+    /* the thread's channels, its weights and bias (while the first rows arrive) */
     const int cv = tid % ncv, qq = tid / ncv;
-    const gpuml__ix c = cb0 + (gpuml__ix)cv * 4, q = q0 + qq;
-    const bool live = c < (gpuml__ix)p.k && qq < tq && q < (gpuml__ix)p.q;
+    const gpuml__ix c = cb0 + (gpuml__ix)cv * 4;
+    const bool cl = c < (gpuml__ix)p.k && qq < tq;
     const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
     float wv[9][4], bias[4];
 #pragma unroll
     for (int v = 0; v < 4; v++) {
 #pragma unroll
         for (int rs = 0; rs < 9; rs++)
-            wv[rs][v] = live ? gpuml__cvl(__ldg(wt + (c + v) * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws)) : 0.0f;
+            wv[rs][v] = cl ? gpuml__cvl(__ldg(wt + (c + v) * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws)) : 0.0f;
 #if CONV_BIAS
-        bias[v] = live ? p.bias[c + v] : 0.0f;
+        bias[v] = cl ? p.bias[c + v] : 0.0f;
 #else
         bias[v] = 0.0f;
 #endif
     }
     const int rd = qq * DW3_ST * cb + cv * 4;   /* the thread's first input element in a slot */
+    /* the compute side: its unit (image, first output row, column) and row in it */
+    gpuml__ix n = 0, p0 = 0, q = 0, ou = (gpuml__ix)blockIdx.x;
+    bool live = false;
+    int i = 0;
     float a0[4], a1[4], a2[4];
 #pragma unroll
     for (int v = 0; v < 4; v++) a0[v] = a1[v] = a2[v] = 0.0f;
-    for (int i = 0; i < nr; i++) {
-        gpuml__dw3s_wait<DW3S_R - 2>();   /* row i has landed (this thread's copies) */
-        __syncthreads();                  /* ... everyone's; and row i - 1's slot is free */
+    for (int g = 0; g < nrow; g++) {
+        gpuml__dw3s_wait<DW3S_R - 2>();   /* row g has landed (this thread's copies) */
+        __syncthreads();                  /* ... everyone's; and row g - 1's slot is free */
         {
-            const int j = i + DW3S_R - 1;
-            if (j < nr) gpuml__dw3s_row(p, ring + (j % DW3S_R) * slot, xn, h0 + j, goff, soff);
+            const int j = g + DW3S_R - 1;
+            if (j < nrow) {
+                if (crow == nr) { crow = 0; cu += gridDim.x; gpuml__dw3s_unit(p, cu, nb, nqb, cb0, xn, h0, goff); }
+                gpuml__dw3s_row(p, ring + (j % DW3S_R) * slot, xn, h0 + crow, goff, soff);
+                crow++;
+            }
             gpuml__dw3s_commit();
         }
-        if (!live) continue;
-        const gpuml__ct *sr = ring + (i % DW3S_R) * slot + rd;
-        float xi[3][4];
+        if (i == 0) {   /* a new unit */
+            const gpuml__ix band = ou % nb, qb = (ou / nb) % nqb;
+            n = ou / nb / nqb; p0 = band * tp; q = qb * tq + qq;
+            live = cl && q < (gpuml__ix)p.q;
 #pragma unroll
-        for (int s = 0; s < 3; s++) gpuml__dw3s_ld4(sr + s * cb, xi[s]);
+            for (int v = 0; v < 4; v++) a0[v] = a1[v] = 0.0f;
+        }
+        if (live) {
+            const gpuml__ct *sr = ring + (g % DW3S_R) * slot + rd;
+            float xi[3][4];
+#pragma unroll
+            for (int s = 0; s < 3; s++) gpuml__dw3s_ld4(sr + s * cb, xi[s]);
 #if DW3_ST == 1
-        /* input row i: filter row 0 of output row i, 1 of row i - 1, 2 of row i - 2 */
+            /* input row i: filter row 0 of output row i, 1 of row i - 1, 2 of row i - 2 */
 #pragma unroll
-        for (int v = 0; v < 4; v++) {
-            a2[v] = fmaf(xi[2][v], wv[2][v], fmaf(xi[1][v], wv[1][v], xi[0][v] * wv[0][v]));
-            a1[v] = fmaf(xi[2][v], wv[5][v], fmaf(xi[1][v], wv[4][v], fmaf(xi[0][v], wv[3][v], a1[v])));
-            a0[v] = fmaf(xi[2][v], wv[8][v], fmaf(xi[1][v], wv[7][v], fmaf(xi[0][v], wv[6][v], a0[v])));
-        }
-        if (i >= 2 && p0 + i - 2 < (gpuml__ix)p.p) gpuml__dw3s_out(p, n, p0 + i - 2, q, c, a0, bias);
-#pragma unroll
-        for (int v = 0; v < 4; v++) { a0[v] = a1[v]; a1[v] = a2[v]; }
-#else
-        /* input row i: filter row i % 2 of output row i / 2, and (even i > 0) row 2 of i / 2 - 1 */
-        if (i & 1) {
-#pragma unroll
-            for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[5][v], fmaf(xi[1][v], wv[4][v], fmaf(xi[0][v], wv[3][v], a0[v])));
-        } else {
-            if (i > 0) {
-#pragma unroll
-                for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[8][v], fmaf(xi[1][v], wv[7][v], fmaf(xi[0][v], wv[6][v], a0[v])));
-                if (p0 + i / 2 - 1 < (gpuml__ix)p.p) gpuml__dw3s_out(p, n, p0 + i / 2 - 1, q, c, a0, bias);
+            for (int v = 0; v < 4; v++) {
+                a2[v] = fmaf(xi[2][v], wv[2][v], fmaf(xi[1][v], wv[1][v], xi[0][v] * wv[0][v]));
+                a1[v] = fmaf(xi[2][v], wv[5][v], fmaf(xi[1][v], wv[4][v], fmaf(xi[0][v], wv[3][v], a1[v])));
+                a0[v] = fmaf(xi[2][v], wv[8][v], fmaf(xi[1][v], wv[7][v], fmaf(xi[0][v], wv[6][v], a0[v])));
             }
+            if (i >= 2 && p0 + i - 2 < (gpuml__ix)p.p) gpuml__dw3s_out(p, n, p0 + i - 2, q, c, a0, bias);
 #pragma unroll
-            for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[2][v], fmaf(xi[1][v], wv[1][v], xi[0][v] * wv[0][v]));
-        }
+            for (int v = 0; v < 4; v++) { a0[v] = a1[v]; a1[v] = a2[v]; }
+#else
+            /* input row i: filter row i % 2 of output row i / 2, and (even i > 0) row 2 of i / 2 - 1 */
+            if (i & 1) {
+#pragma unroll
+                for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[5][v], fmaf(xi[1][v], wv[4][v], fmaf(xi[0][v], wv[3][v], a0[v])));
+            } else {
+                if (i > 0) {
+#pragma unroll
+                    for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[8][v], fmaf(xi[1][v], wv[7][v], fmaf(xi[0][v], wv[6][v], a0[v])));
+                    if (p0 + i / 2 - 1 < (gpuml__ix)p.p) gpuml__dw3s_out(p, n, p0 + i / 2 - 1, q, c, a0, bias);
+                }
+#pragma unroll
+                for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[2][v], fmaf(xi[1][v], wv[1][v], xi[0][v] * wv[0][v]));
+            }
 #endif
+        }
+        if (++i == nr) { i = 0; ou += gridDim.x; }
     }
 }
 

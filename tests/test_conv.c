@@ -806,7 +806,8 @@ static void test_depthwise3x3_cfg(void) { dw3_cases(1); }
    16-byte steps and takes gpuml_conv_dw3), planes up to 40x37 (several bands and column blocks,
    partial ones), strides 1 and 2, padding 0, 1, 2 and asymmetric, every epilogue and dtype; the
    band height, column block and ring depth chosen by size and forced small (1- and 3-row bands,
-   1- and 5-column blocks, 2- and 4-slot rings: every slot reused many times); NCHW through
+   1- and 5-column blocks, 2- and 4-slot rings: every slot reused many times) and grids of fewer
+   blocks than bands (each streaming several bands through its ring); NCHW through
    gpuml_conv_dw3sc (1 and 5 planes per block; rows of every alignment).  On the GPU the
    kernels must run where they apply (a launch counter). */
 static void test_depthwise3x3_staged(void)
@@ -815,7 +816,11 @@ static void test_depthwise3x3_staged(void)
     static const int HW[][2] = { { 1, 1 }, { 3, 5 }, { 9, 9 }, { 17, 23 }, { 40, 37 }, { 31, 64 } };
     static const int PADS[4][4] = { { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 2, 2, 2, 2 }, { 1, 0, 0, 1 } };
     static const int epi[4][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 1 }, { 3, 0, 1 } };
-    static const int CFG[4][3] = { { 0, 0, 0 }, { 1, 1, 2 }, { 3, 5, 4 }, { 0, 5, 2 } };
+    /* band height, column block, ring slots, register bound, grid (NHWC: > 0 blocks, < 0 blocks per
+       SM, each streaming several bands' rows through one ring: 1- and 3-row bands crossing a
+       2-slot ring, a 16-slot ring whose first copies span several bands, uneven shares) */
+    static const int CFG[7][5] = { { 0, 0, 0, 0, 0 }, { 1, 1, 2, 0, 0 }, { 3, 5, 4, 0, 0 }, { 0, 5, 2, 0, 0 },
+                                   { 1, 1, 2, 0, 3 }, { 3, 0, 16, 0, 1 }, { 0, 5, 4, 0, -1 } };
     /* TEST_CONV_DW_STEP=k: every k-th case (under compute-sanitizer); TEST_CONV_DW_PART=k/n: every
        n-th case from the k-th (several processes share the JIT work) */
     const int step = getenv("TEST_CONV_DW_STEP") ? GPUML__MAX(atoi(getenv("TEST_CONV_DW_STEP")), 1) : 1;
@@ -838,7 +843,7 @@ static void test_depthwise3x3_staged(void)
         {
             int k, eligible = (c.layout || (c.c * (int)gpuml_dtype_size(c.dt)) % 16 == 0) && gpuml_device_arch(tu_gpu) >= 80;
             gpuml__cv_dw3_mode = 5;   /* the staged kernels wherever they apply */
-            for (k = 0; k < 4; k++) {
+            for (k = 0; k < 7; k++) {
                 long before = gpuml__cv_dw3s_calls;
                 memcpy(gpuml__cv_dw3s_cfg, CFG[k], sizeof CFG[k]);
                 run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);

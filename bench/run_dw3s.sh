@@ -1,0 +1,38 @@
+#!/bin/bash
+# The staged NHWC depthwise kernel with fewer blocks than bands (each block streaming several bands
+# through one ring: GPUML_CONV_DW_CFG's fifth value), one device call: test_conv's staged and
+# register-kernel depthwise tests (3 processes each), memcheck / racecheck of the staged one, then
+# bench/prof_dw (MobileNetV2 layers at batch 32, f16 and f32 NHWC) as chosen and for each CFGS
+# entry, cuDNN (bench/conv_torch.py depthwise) in the same call.  NCU=1 adds ncu of f16 c144 @56.
+set -u
+cd "$(dirname "$0")/.."
+mkdir -p build
+export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+make -s -j16 build/test_conv || exit 1
+cc -std=c99 -O2 -Wall -Wextra bench/prof_dw.c -o build/prof_dw -ldl -lpthread -lm || exit 1
+if [ -z "${NOTEST:-}" ]; then
+  for t in depthwise3x3_staged depthwise3x3; do for k in 0 1 2; do
+    TEST_CONV_DW_PART=$k/3 timeout 240 ./build/test_conv =$t > build/t_${t}_$k.log 2>&1 &
+  done; done; wait
+  for f in build/t_depthwise3x3*.log; do echo "$f: $(grep -E '^  (ok|FAIL)' $f | head -1) $(grep -c FAIL $f)"; grep FAIL $f | head -3; done
+  for tool in memcheck racecheck; do
+    GPUML_TEST_NO_FAULT=1 TEST_CONV_DW_STEP=5 timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_conv =depthwise3x3_staged 2>&1 | tail -2 &
+  done; wait
+fi
+export PROF_DW_NOCOPY=1
+for a in "f16 nhwc" "f32 nhwc"; do
+  echo "== chosen | $a"; ./build/prof_dw $a | grep -E "layer|roof" | cut -c1-60
+  for c in ${CFGS:-0,0,0,0,1000000 0,0,0,0,-2 0,0,0,0,-3 4,0,0,0,-3 16,0,0,0,-3 0,0,4,0,-3 0,0,16,0,-3}; do
+    echo "== $c | $a"; GPUML_CONV_DW_CFG=$c ./build/prof_dw $a | grep layer | cut -c1-60
+  done
+done
+timeout 150 python3 bench/conv_torch.py depthwise 2>&1 | grep -E "NHWC|nhwc|device"
+if [ "${NCU:-0}" = 1 ]; then
+  S="--section SpeedOfLight --section Occupancy --section SchedulerStats --section WarpStateStats"
+  for c in 0,0,0,0,1000000 0,0,0,0,-3; do
+    echo "== ncu $c"
+    GPUML_CONV_DW_CFG=$c timeout 100 ncu --clock-control none $S -k regex:gpuml_conv_dw3s --launch-skip 5 --launch-count 1 ./build/prof_dw f16 nhwc 2 10 2>&1 |
+      grep -E "Duration|Throughput|Issued Warp|Achieved Occ|Stall|Warp Cycles"
+  done
+fi
