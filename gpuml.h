@@ -10731,9 +10731,10 @@ GPUML__FN gpuml_status gpuml__cv_dw_fast(gpuml_ctx *ctx, const gpuml__cv *cv, co
 
 /* the staged depthwise kernel's band height, column block, ring slots, resident blocks per SM
    (the register bound) and, NHWC, its grid (> 0: that many blocks, < 0: that many per SM, each
-   streaming its share of the bands; 0: chosen) for tests and A/B timing (0: chosen); the
-   environment variable GPUML_CONV_DW_CFG ("tp,tq,r,minb,grid") does the same where these are 0 */
-static int gpuml__cv_dw3s_cfg[5];
+   streaming its share of the bands) and output columns a thread (1 or 2) for tests and A/B timing
+   (0: chosen); the environment variable GPUML_CONV_DW_CFG ("tp,tq,r,minb,grid,qt") does the same
+   where these are 0 */
+static int gpuml__cv_dw3s_cfg[6];
 static long gpuml__cv_dw3s_calls;   /* launches (tests check that the kernel ran) */
 /* depthwise 3x3 through the staged kernels (sm_80+; the caller checked the 3x3 shape):
    gpuml_conv_dw3s for NHWC-style tensors (unit channel strides, C and the pixel strides in
@@ -10748,8 +10749,8 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     void *args[1];
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], epc = 16 / es;
-    int64_t cb, ncv, tq = 1, tp, nqb = 1, ncb, nb, nb0, slot, r, target, nthr, nchunk, nunit, g, i;
-    int cfg[5], nhwc = 1, stream, fits32, minb;
+    int64_t cb, ncv, tq = 1, tp, nqb = 1, ncb, nb, nb0, slot, r, target, nthr, nchunk, nunit, g, res, slots, i;
+    int cfg[6], nhwc = 1, stream, fits32, minb, qt = 1;
     const char *env = gpuml__getenv("GPUML_CONV_DW_CFG");
     uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
     if (ctx->arch < 80 || es > 4) return GPUML_ERROR_NOT_SUPPORTED;
@@ -10759,20 +10760,19 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     if (nhwc && cv->w * cv->xs[2] + cv->c > INT32_MAX) nhwc = 0;   /* offsets within a row: 31 bits */
     if (!nhwc && (cv->xs[2] != 1 || cv->ys[2] != 1 || (cv->res && cv->rs[2] != 1) || (gpuml__dptr(cv->x) & 15) || cv->q > 512 || cv->w > 65536))
         return GPUML_ERROR_NOT_SUPPORTED;
-    for (i = 0; i < 5; i++) cfg[i] = gpuml__cv_dw3s_cfg[i];
-    if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] && env &&
-        sscanf(env, "%d,%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3], &cfg[4]) < 1)
-        cfg[0] = cfg[1] = cfg[2] = cfg[3] = cfg[4] = 0;
+    for (i = 0; i < 6; i++) cfg[i] = gpuml__cv_dw3s_cfg[i];
+    if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] && !cfg[5] && env &&
+        sscanf(env, "%d,%d,%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3], &cfg[4], &cfg[5]) < 1)
+        cfg[0] = cfg[1] = cfg[2] = cfg[3] = cfg[4] = cfg[5] = 0;
     /* where the staged kernels measured faster than gpuml_conv_dw3 (H100, the MobileNetV2 layers at
        batch 32, bench/NOTES_conv.md "staged"; a rule fitted to those 32 rows, 16-bit ones from f16):
        f32 NHWC from 29 output rows; f32 NCHW at stride 1 from 56 rows (c144 @56: 50.7 vs 54.1 us; @112
-       a tie; stride 2 and 28 rows and fewer: 6-11% slower than gpuml_conv_dw3); 16-bit NHWC at stride 2,
-       or from 56 rows with pixels of >= 128 bytes (c32 @112 stride 1, 64-byte pixels: 38.5 vs 32-33 us;
-       28 rows and fewer: slower); 16-bit NCHW never (c144 @56: 50.9 vs 42.8 us).  (The 2026-11-26
-       A/B against gpuml_conv_dw3 as rewritten that day, bench/NOTES_conv.md.) */
-    if (!force && !cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] &&
-        !(es == 4 ? (nhwc ? cv->p > 28 : cv->sh == 1 && cv->p >= 56)
-                  : nhwc && (cv->sh == 2 || (cv->p >= 56 && cv->c * es >= 128))))
+       a tie; stride 2 and 28 rows and fewer: 6-11% slower than gpuml_conv_dw3); 16-bit NCHW never
+       (c144 @56: 50.9 vs 42.8 us).  (The 2026-11-26 A/B against gpuml_conv_dw3 as rewritten that day,
+       bench/NOTES_conv.md.)  16-bit NHWC from 8 output rows since the kernel streams its bands and sums
+       2 columns a thread (sixteenth session, bench/NOTES_conv.md "streaming": c960 @7 8.3 vs 7.7 us). */
+    if (!force && !cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] && !cfg[5] &&
+        !(es == 4 ? (nhwc ? cv->p > 28 : cv->sh == 1 && cv->p >= 56) : nhwc && cv->p > 7))
         return GPUML_ERROR_NOT_SUPPORTED;
     if (nhwc) {
         /* channels per block: a whole pixel up to 512 bytes, else the largest divisor of C in 16-byte
@@ -10784,14 +10784,23 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
         }
         ncv = cb / 4;
         ncb = (cv->c + cb - 1) / cb;
-        /* output columns per block (cfg[1]): up to 256 threads, the column blocks evened out */
-        tq = cfg[1] > 0 ? GPUML__MIN((int64_t)cfg[1], 256 / ncv) : 256 / ncv;
-        tq = GPUML__MAX(GPUML__MIN(tq, cv->q), (int64_t)1);
-        nqb = (cv->q + tq - 1) / tq;
-        tq = (cv->q + nqb - 1) / nqb;
-        nthr = ncv * tq;
-        slot = ((tq - 1) * cv->sh + 3) * cb * es;
-        nchunk = ((tq - 1) * cv->sh + 3) * cb / epc;
+        /* output columns a thread (cfg[5]): 2 for 16-bit types (fewer instructions an output: the
+           kernel is issue-bound there), else 1 */
+        qt = cfg[5] == 1 || cfg[5] == 2 ? cfg[5] : es < 4 ? 2 : 1;
+        for (;;) {
+            /* output columns per block (cfg[1]): up to 256 threads, the column blocks evened out, a
+               multiple of qt */
+            tq = cfg[1] > 0 ? GPUML__MIN((int64_t)cfg[1], 256 / ncv * qt) : 256 / ncv * qt;
+            tq = GPUML__MAX(GPUML__MIN(tq, cv->q), (int64_t)1);
+            nqb = (cv->q + tq - 1) / tq;
+            tq = (cv->q + nqb - 1) / nqb;
+            tq = (tq + qt - 1) / qt * qt;
+            nthr = ncv * (tq / qt);
+            slot = ((tq - 1) * cv->sh + 3) * cb * es;
+            nchunk = ((tq - 1) * cv->sh + 3) * cb / epc;
+            if (qt == 1 || nchunk <= 3 * nthr) break;
+            qt = 1;   /* more copies a thread than the kernel issues (f32 at stride 2) */
+        }
     } else {
         /* channel planes per block (cfg[1]): up to 256 threads of 2 columns, the blocks evened out */
         int64_t nqv = (cv->q + 1) / 2, ckr = (cv->w + epc - 1) / epc + 1;
@@ -10803,30 +10812,52 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
         slot = cb * ckr * 16;
         nchunk = cb * ckr;
     }
-    /* output rows per block (cfg[0]): bands short enough for ~12 blocks per SM (4 waves of 3
-       resident), at least 4 rows (the 2 halo rows a band reads twice) */
-    target = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 12;
-    nb0 = cv->n * nqb * ncb;
-    nb = GPUML__MAX((int64_t)1, GPUML__MIN(cv->p, (target + nb0 - 1) / nb0));
-    tp = GPUML__MAX((cv->p + nb - 1) / nb, GPUML__MIN(cv->p, (int64_t)4));
-    if (cfg[0] > 0) tp = GPUML__MIN((int64_t)cfg[0], cv->p);
-    nb = (cv->p + tp - 1) / tp;
     /* 16-bit NHWC: a grid of the resident blocks, each streaming its bands through a 4-slot ring
-       (H100, MobileNetV2 layers at batch 32, bench/NOTES_conv.md "streaming": c144 @56 43.9 -> 37.7 us,
-       c96 @112 s2 46.6 -> 41.3, c144 @56 s2 22.3 -> 20.8; f32 flat or slower, so one block a band) */
+       (H100, MobileNetV2 layers at batch 32, bench/NOTES_conv.md "streaming"); f32 measured flat or
+       slower streamed, so one block a band */
     stream = nhwc && es < 4;
     /* ring slots (cfg[2]): ~12 KB or more of input in flight per block */
     r = cfg[2] == 2 || cfg[2] == 4 || cfg[2] == 8 || cfg[2] == 16 ? cfg[2] : stream ? 4 : slot >= 4096 ? 4 : slot >= 2048 ? 8 : 16;
+    nb0 = cv->n * nqb * ncb;
+    /* resident blocks a SM: the kernel's register bound (DW3S_MINB: 256-thread blocks) gives at most
+       80 or 128 registers a thread; 64K registers, 64 warps and the shared memory of an SM (the
+       32-bit index test with the most bands, an upper bound) */
+    minb = cfg[3] == 2 || cfg[3] == 3 ? cfg[3] :
+           ctx->arch >= 90 && !cv->res && cv->act < 2 && gpuml__cv_fits32(cv, nb0 * cv->p * nthr) && qt == 1 ? 3 : 2;
+    res = 65536 / ((minb == 3 ? 80 : 128) * 32 * ((nthr + 31) / 32));
+    res = GPUML__MIN(res, 64 / ((nthr + 31) / 32));
+    res = GPUML__MAX((int64_t)1, GPUML__MIN(res, (int64_t)ctx->smem_optin / (r * slot + 1024)));
+    slots = res * GPUML__MAX(ctx->sm_count, 1);
+    /* output rows per block (cfg[0]) */
+    if (cfg[0] > 0) {
+        tp = GPUML__MIN((int64_t)cfg[0], cv->p);
+    } else if (stream) {
+        /* streamed: the band height (of those that split P evenly) with the fewest input rows on the
+           busiest block, rounds of bands x rows a band (the halo rows included): tall bands where
+           they still fill the resident blocks, shorter ones where the last round would run few */
+        int64_t t, cost, best = -1;
+        for (tp = t = 1; t <= GPUML__MIN(cv->p, (int64_t)256); t++) {
+            nb = (cv->p + t - 1) / t;
+            if ((cv->p + nb - 1) / nb != t) continue;
+            cost = (nb0 * nb + slots - 1) / slots * ((t - 1) * cv->sh + 3);
+            if (best < 0 || cost <= best) best = cost, tp = t;
+        }
+    } else {
+        /* bands short enough for ~12 blocks per SM (4 waves of 3 resident), at least 4 rows (the
+           2 halo rows a band reads twice) */
+        target = (int64_t)GPUML__MAX(ctx->sm_count, 1) * 12;
+        nb = GPUML__MAX((int64_t)1, GPUML__MIN(cv->p, (target + nb0 - 1) / nb0));
+        tp = GPUML__MAX((cv->p + nb - 1) / nb, GPUML__MIN(cv->p, (int64_t)4));
+    }
+    nb = (cv->p + tp - 1) / tp;
     if (nb0 * nb > INT32_MAX || ncb > 65535 || r * slot > ctx->smem_optin || nchunk > 3 * nthr) return GPUML_ERROR_NOT_SUPPORTED;
     /* NHWC grid (cfg[4]): one block per unit (n, column block, band), or fewer, each streaming
-       units blockIdx.x, + gridDim.x, ... (their input rows in int) */
+       units blockIdx.x, + gridDim.x, ... (their input rows in int); grid y is the channel blocks */
     nunit = cv->n * nqb * nb;
     fits32 = gpuml__cv_fits32(cv, nb0 * nb * nthr);
-    /* resident blocks a SM: the kernel's register bound (DW3S_MINB) */
-    minb = cfg[3] == 2 || cfg[3] == 3 ? cfg[3] : ctx->arch >= 90 && !cv->res && cv->act < 2 && fits32 ? 3 : 2;
     g = nunit;
     if (nhwc && cfg[4]) g = GPUML__MAX((int64_t)1, GPUML__MIN(nunit, cfg[4] > 0 ? (int64_t)cfg[4] : (int64_t)-cfg[4] * GPUML__MAX(ctx->sm_count, 1)));
-    else if (stream) g = GPUML__MIN(nunit, (int64_t)minb * GPUML__MAX(ctx->sm_count, 1));
+    else if (stream) g = GPUML__MIN(nunit, (slots + ncb - 1) / ncb);
     if (g > 0 && (nunit + g - 1) / g * ((tp - 1) * cv->sh + 3) > INT32_MAX) return GPUML_ERROR_NOT_SUPPORTED;
     gpuml__cv_kparams(cv, &kp);
     kp.ldcol = cb; kp.g = tq; kp.n0 = tp;
@@ -10834,9 +10865,9 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     grid[0] = (unsigned)g;
     grid[1] = (unsigned)ncb;
     block[0] = (unsigned)nthr;
-    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_ST=%d -DDW3S_R=%d%s",
+    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_ST=%d -DDW3S_R=%d%s%s",
              (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL, fits32, cv->sh, (int)r,
-             cfg[3] == 2 ? " -DDW3S_MINB=2" : cfg[3] == 3 ? " -DDW3S_MINB=3" : "");
+             cfg[3] == 2 ? " -DDW3S_MINB=2" : cfg[3] == 3 ? " -DDW3S_MINB=3" : "", qt == 2 ? " -DDW3S_QT=2" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, nhwc ? "gpuml_conv_dw3s" : "gpuml_conv_dw3sc", &fn));
     if (grid[0] == 0) return GPUML_SUCCESS;
     args[0] = &kp;

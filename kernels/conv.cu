@@ -571,9 +571,11 @@ extern "C" __global__ void __launch_bounds__(128, DW3_MINB) gpuml_conv_dw3(gpuml
    f16, short of the ~24 KB that ~3 TB/s x ~1 us asks; these copies cost no registers, each
    warp's are whole 128-byte lines, and each input byte comes from L2 once (the band's 2 halo
    rows and the block's 2 halo columns twice).
-   Threads: threadIdx.x = column * (p.ldcol / 4) + channel vector: a thread sums 4 channels of one
-   output column down the band, keeping in registers the output rows that the current input row
-   feeds (3 at stride 1, 1 at stride 2), storing each when complete.  f32 math.
+   Threads: threadIdx.x = column group * (p.ldcol / 4) + channel vector: a thread sums 4 channels of
+   DW3S_QT consecutive output columns down the band (2 columns read 4 input vectors a row at stride 1
+   where 1 column reads 3: fewer loads, conversions and loop instructions an output), keeping in
+   registers the output rows that the current input row feeds (3 at stride 1, 1 at stride 2),
+   storing each when complete.  f32 math.
    Units of work: (n, column block, band), the band fastest.  Grid: x = up to one block per unit; a
    block takes units blockIdx.x, + gridDim.x, ... and streams all their input rows through the ring
    as one sequence (the copies of the next unit's first rows are in flight while the current one
@@ -659,9 +661,12 @@ static __device__ __forceinline__ void gpuml__dw3s_out(const gpuml__conv_params 
     else
         asm volatile("st.global.v2.u32 [%0], {%1, %2};" :: "l"(yp), "r"(o.u8.x), "r"(o.u8.y) : "memory");
 }
+#ifndef DW3S_QT
+#define DW3S_QT 1   /* NHWC: output columns a thread (1 or 2; the host makes p.g a multiple) */
+#endif
 #ifndef DW3S_MINB   /* resident 256-thread blocks per SM the registers must allow: 3 (80 registers)
                       where that compiled without spills (sm_90; sm_80 spilled), else 2 */
-#if CONV_RES || CONV_EPI >= 2 || !CONV_I32 || __CUDA_ARCH__ < 900
+#if CONV_RES || CONV_EPI >= 2 || !CONV_I32 || __CUDA_ARCH__ < 900 || DW3S_QT > 1
 #define DW3S_MINB 2
 #else
 #define DW3S_MINB 3
@@ -721,7 +726,7 @@ extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3s(gpu
         gpuml__dw3s_commit();
     }
     /* the thread's channels, its weights and bias (while the first rows arrive) */
-    const int cv = tid % ncv, qq = tid / ncv;
+    const int cv = tid % ncv, qq = tid / ncv * DW3S_QT;   /* the thread's first column in the block */
     const gpuml__ix c = cb0 + (gpuml__ix)cv * 4;
     const bool cl = c < (gpuml__ix)p.k && qq < tq;
     const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
@@ -742,9 +747,11 @@ extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3s(gpu
     gpuml__ix n = 0, p0 = 0, q = 0, ou = (gpuml__ix)blockIdx.x;
     bool live = false;
     int i = 0;
-    float a0[4], a1[4], a2[4];
+    float a0[DW3S_QT][4], a1[DW3S_QT][4], a2[DW3S_QT][4];
 #pragma unroll
-    for (int v = 0; v < 4; v++) a0[v] = a1[v] = a2[v] = 0.0f;
+    for (int t = 0; t < DW3S_QT; t++)
+#pragma unroll
+        for (int v = 0; v < 4; v++) a0[t][v] = a1[t][v] = a2[t][v] = 0.0f;
     for (int g = 0; g < nrow; g++) {
         gpuml__dw3s_wait<DW3S_R - 2>();   /* row g has landed (this thread's copies) */
         __syncthreads();                  /* ... everyone's; and row g - 1's slot is free */
@@ -762,37 +769,58 @@ extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3s(gpu
             n = ou / nb / nqb; p0 = band * tp; q = qb * tq + qq;
             live = cl && q < (gpuml__ix)p.q;
 #pragma unroll
-            for (int v = 0; v < 4; v++) a0[v] = a1[v] = 0.0f;
+            for (int t = 0; t < DW3S_QT; t++)
+#pragma unroll
+                for (int v = 0; v < 4; v++) a0[t][v] = a1[t][v] = 0.0f;
         }
         if (live) {
             const gpuml__ct *sr = ring + (g % DW3S_R) * slot + rd;
-            float xi[3][4];
+            float xi[(DW3S_QT - 1) * DW3_ST + 3][4];
 #pragma unroll
-            for (int s = 0; s < 3; s++) gpuml__dw3s_ld4(sr + s * cb, xi[s]);
+            for (int s = 0; s < (DW3S_QT - 1) * DW3_ST + 3; s++) gpuml__dw3s_ld4(sr + s * cb, xi[s]);
 #if DW3_ST == 1
             /* input row i: filter row 0 of output row i, 1 of row i - 1, 2 of row i - 2 */
 #pragma unroll
-            for (int v = 0; v < 4; v++) {
-                a2[v] = fmaf(xi[2][v], wv[2][v], fmaf(xi[1][v], wv[1][v], xi[0][v] * wv[0][v]));
-                a1[v] = fmaf(xi[2][v], wv[5][v], fmaf(xi[1][v], wv[4][v], fmaf(xi[0][v], wv[3][v], a1[v])));
-                a0[v] = fmaf(xi[2][v], wv[8][v], fmaf(xi[1][v], wv[7][v], fmaf(xi[0][v], wv[6][v], a0[v])));
-            }
-            if (i >= 2 && p0 + i - 2 < (gpuml__ix)p.p) gpuml__dw3s_out(p, n, p0 + i - 2, q, c, a0, bias);
+            for (int t = 0; t < DW3S_QT; t++)
 #pragma unroll
-            for (int v = 0; v < 4; v++) { a0[v] = a1[v]; a1[v] = a2[v]; }
+                for (int v = 0; v < 4; v++) {
+                    a2[t][v] = fmaf(xi[t + 2][v], wv[2][v], fmaf(xi[t + 1][v], wv[1][v], xi[t][v] * wv[0][v]));
+                    a1[t][v] = fmaf(xi[t + 2][v], wv[5][v], fmaf(xi[t + 1][v], wv[4][v], fmaf(xi[t][v], wv[3][v], a1[t][v])));
+                    a0[t][v] = fmaf(xi[t + 2][v], wv[8][v], fmaf(xi[t + 1][v], wv[7][v], fmaf(xi[t][v], wv[6][v], a0[t][v])));
+                }
+            if (i >= 2 && p0 + i - 2 < (gpuml__ix)p.p)
+#pragma unroll
+                for (int t = 0; t < DW3S_QT; t++)
+                    if (t == 0 || q + t < (gpuml__ix)p.q) gpuml__dw3s_out(p, n, p0 + i - 2, q + t, c, a0[t], bias);
+#pragma unroll
+            for (int t = 0; t < DW3S_QT; t++)
+#pragma unroll
+                for (int v = 0; v < 4; v++) { a0[t][v] = a1[t][v]; a1[t][v] = a2[t][v]; }
 #else
             /* input row i: filter row i % 2 of output row i / 2, and (even i > 0) row 2 of i / 2 - 1 */
             if (i & 1) {
 #pragma unroll
-                for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[5][v], fmaf(xi[1][v], wv[4][v], fmaf(xi[0][v], wv[3][v], a0[v])));
+                for (int t = 0; t < DW3S_QT; t++)
+#pragma unroll
+                    for (int v = 0; v < 4; v++)
+                        a0[t][v] = fmaf(xi[2 * t + 2][v], wv[5][v], fmaf(xi[2 * t + 1][v], wv[4][v], fmaf(xi[2 * t][v], wv[3][v], a0[t][v])));
             } else {
                 if (i > 0) {
 #pragma unroll
-                    for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[8][v], fmaf(xi[1][v], wv[7][v], fmaf(xi[0][v], wv[6][v], a0[v])));
-                    if (p0 + i / 2 - 1 < (gpuml__ix)p.p) gpuml__dw3s_out(p, n, p0 + i / 2 - 1, q, c, a0, bias);
+                    for (int t = 0; t < DW3S_QT; t++)
+#pragma unroll
+                        for (int v = 0; v < 4; v++)
+                            a0[t][v] = fmaf(xi[2 * t + 2][v], wv[8][v], fmaf(xi[2 * t + 1][v], wv[7][v], fmaf(xi[2 * t][v], wv[6][v], a0[t][v])));
+                    if (p0 + i / 2 - 1 < (gpuml__ix)p.p)
+#pragma unroll
+                        for (int t = 0; t < DW3S_QT; t++)
+                            if (t == 0 || q + t < (gpuml__ix)p.q) gpuml__dw3s_out(p, n, p0 + i / 2 - 1, q + t, c, a0[t], bias);
                 }
 #pragma unroll
-                for (int v = 0; v < 4; v++) a0[v] = fmaf(xi[2][v], wv[2][v], fmaf(xi[1][v], wv[1][v], xi[0][v] * wv[0][v]));
+                for (int t = 0; t < DW3S_QT; t++)
+#pragma unroll
+                    for (int v = 0; v < 4; v++)
+                        a0[t][v] = fmaf(xi[2 * t + 2][v], wv[2][v], fmaf(xi[2 * t + 1][v], wv[1][v], xi[2 * t][v] * wv[0][v]));
             }
 #endif
         }

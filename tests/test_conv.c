@@ -818,9 +818,11 @@ static void test_depthwise3x3_staged(void)
     static const int epi[4][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 1 }, { 3, 0, 1 } };
     /* band height, column block, ring slots, register bound, grid (NHWC: > 0 blocks, < 0 blocks per
        SM, each streaming several bands' rows through one ring: 1- and 3-row bands crossing a
-       2-slot ring, a 16-slot ring whose first copies span several bands, uneven shares) */
-    static const int CFG[7][5] = { { 0, 0, 0, 0, 0 }, { 1, 1, 2, 0, 0 }, { 3, 5, 4, 0, 0 }, { 0, 5, 2, 0, 0 },
-                                   { 1, 1, 2, 0, 3 }, { 3, 0, 16, 0, 1 }, { 0, 5, 4, 0, -1 } };
+       2-slot ring, a 16-slot ring whose first copies span several bands, uneven shares; 1000000:
+       a block per band), output columns a thread (NHWC: 1 or 2; odd column blocks rounded up) */
+    static const int CFG[9][6] = { { 0, 0, 0, 0, 0, 0 }, { 1, 1, 2, 0, 0, 1 }, { 3, 5, 4, 0, 0, 2 }, { 0, 5, 2, 0, 0, 1 },
+                                   { 1, 1, 2, 0, 3, 2 }, { 3, 0, 16, 0, 1, 1 }, { 0, 5, 4, 0, -1, 0 }, { 2, 3, 2, 0, 2, 2 },
+                                   { 0, 0, 0, 0, 1000000, 1 } };
     /* TEST_CONV_DW_STEP=k: every k-th case (under compute-sanitizer); TEST_CONV_DW_PART=k/n: every
        n-th case from the k-th (several processes share the JIT work) */
     const int step = getenv("TEST_CONV_DW_STEP") ? GPUML__MAX(atoi(getenv("TEST_CONV_DW_STEP")), 1) : 1;
@@ -843,7 +845,7 @@ static void test_depthwise3x3_staged(void)
         {
             int k, eligible = (c.layout || (c.c * (int)gpuml_dtype_size(c.dt)) % 16 == 0) && gpuml_device_arch(tu_gpu) >= 80;
             gpuml__cv_dw3_mode = 5;   /* the staged kernels wherever they apply */
-            for (k = 0; k < 7; k++) {
+            for (k = 0; k < 9; k++) {
                 long before = gpuml__cv_dw3s_calls;
                 memcpy(gpuml__cv_dw3s_cfg, CFG[k], sizeof CFG[k]);
                 run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
