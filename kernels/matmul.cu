@@ -26,6 +26,28 @@ typedef float gpuml__acc;
 #define GPUML__BM 64
 #define GPUML__BN 64
 #define GPUML__BK 16
+/* the epilogue of one output C[z][m][n] (every kernel of this family): alpha * scale, beta * C,
+   bias, activation, residual, the output dtype; i8 GEMMs store the i32 sum as it is */
+static __device__ __forceinline__ void gpuml__mm_store(const gpuml__mm_params &p, gpuml__i64 z, int m, int n, gpuml__acc acc)
+{
+    gpuml__TC::T *c = (gpuml__TC::T *)p.C + z * p.sc_b + (gpuml__i64)m * p.sc_m + (gpuml__i64)n * p.sc_n;
+#if GPUML_INT
+    *c = acc;
+#else
+    float v = p.alpha * p.scale * acc;
+#if GPUML_BETA
+    v += p.beta * gpuml__TC::ld(*c);
+#endif
+#if GPUML_HAS_BIAS
+    v += p.bias[n];
+#endif
+    v = gpuml__mma_act<GPUML_EPI>(v);
+#if GPUML_HAS_RESID
+    v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[z * p.sr_b + (gpuml__i64)m * p.sr_m + (gpuml__i64)n * p.sr_n]);
+#endif
+    *c = gpuml__TC::st(v);
+#endif
+}
 extern "C" __global__ void __launch_bounds__(256) gpuml_mm_simt(gpuml__mm_params p)
 {
     __shared__ gpuml__acc As[GPUML__BK][GPUML__BM + 4];
@@ -77,23 +99,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_simt(gpuml__mm_params
         for (int j = 0; j < 4; j++) {
             int n = n0 + tx + 16 * j;
             if (n >= p.N) continue;
-            gpuml__TC::T *c = (gpuml__TC::T *)p.C + z * p.sc_b + m * p.sc_m + n * p.sc_n;
-#if GPUML_INT
-            *c = acc[i][j];
-#else
-            float v = p.alpha * p.scale * acc[i][j];
-#if GPUML_BETA
-            v += p.beta * gpuml__TC::ld(*c);
-#endif
-#if GPUML_HAS_BIAS
-            v += p.bias[n];
-#endif
-            v = gpuml__mma_act<GPUML_EPI>(v);
-#if GPUML_HAS_RESID
-            v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[z * p.sr_b + m * p.sr_m + n * p.sr_n]);
-#endif
-            *c = gpuml__TC::st(v);
-#endif
+            gpuml__mm_store(p, z, m, n, acc[i][j]);
         }
     }
 }
@@ -171,19 +177,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_simt128(gpuml__mm_par
         for (int j = 0; j < 8; j++) {
             int n = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + j - 4);
             if (n >= p.N) continue;
-            gpuml__TC::T *c = (gpuml__TC::T *)p.C + z * p.sc_b + m * p.sc_m + n * p.sc_n;
-            float v = p.alpha * p.scale * acc[i][j];
-#if GPUML_BETA
-            v += p.beta * gpuml__TC::ld(*c);
-#endif
-#if GPUML_HAS_BIAS
-            v += p.bias[n];
-#endif
-            v = gpuml__mma_act<GPUML_EPI>(v);
-#if GPUML_HAS_RESID
-            v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[z * p.sr_b + m * p.sr_m + n * p.sr_n]);
-#endif
-            *c = gpuml__TC::st(v);
+            gpuml__mm_store(p, z, m, n, acc[i][j]);
         }
     }
 }
@@ -310,21 +304,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_splitk_epi(gpuml__mm_
    beta * C, bias, activation, residual, the output dtype */
 static __device__ __forceinline__ void gpuml__splitk_store(const gpuml__mm_params &p, int m, int n, float sum)
 {
-    {
-        gpuml__TC::T *c = (gpuml__TC::T *)p.C + (gpuml__i64)m * p.sc_m + (gpuml__i64)n * p.sc_n;
-        float v = p.alpha * p.scale * sum;
-#if GPUML_BETA
-        v += p.beta * gpuml__TC::ld(*c);
-#endif
-#if GPUML_HAS_BIAS
-        v += p.bias[n];
-#endif
-        v = gpuml__mma_act<GPUML_EPI>(v);
-#if GPUML_HAS_RESID
-        v += gpuml__TC::ld(((const gpuml__TC::T *)p.R)[(gpuml__i64)m * p.sr_m + (gpuml__i64)n * p.sr_n]);
-#endif
-        *c = gpuml__TC::st(v);
-    }
+    gpuml__mm_store(p, 0, m, n, sum);
 }
 
 /* sums the K-split partials of gpuml_mm_small and applies the epilogue; a thread per output */
