@@ -1,5 +1,21 @@
 /* Helpers every gpuml kernel family is compiled with (after prelude.cuh and shared.h). */
 
+/* The epilogue options of the GEMM-like families (matmul, matmul_small, matmul_mma, matmul_sm90,
+   conv_igemm, conv_sm90, conv_stem), 0 where the host passes none: GPUML_EPI (0 none, 1 relu,
+   2 gelu, 3 silu), GPUML_HAS_BIAS, GPUML_HAS_RESID, GPUML_CONV_YDT (a conv's output dtype). */
+#ifndef GPUML_EPI
+#define GPUML_EPI 0
+#endif
+#ifndef GPUML_HAS_BIAS
+#define GPUML_HAS_BIAS 0
+#endif
+#ifndef GPUML_HAS_RESID
+#define GPUML_HAS_RESID 0
+#endif
+#ifndef GPUML_CONV_YDT
+#define GPUML_CONV_YDT 0
+#endif
+
 /* Strided view of one operand as the kernels see it: element strides and the element offset. */
 struct gpuml__kview {
     gpuml__i64 offset;

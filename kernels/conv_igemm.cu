@@ -526,18 +526,6 @@ static __device__ __forceinline__ void gpuml__conv_igemm_body(const gpuml__conv_
 /* ------------------------------------------------------ the NVRTC entry point ---- */
 /* (not with GPUML_CONV_SM90: kernels/conv_sm90.cu, compiled after this file, has its own entry point) */
 #if defined(GPUML_CONV_DT) && (GPUML_CONV_DT == 0 || GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2) && !defined(GPUML_CONV_SM90)
-#ifndef GPUML_CONV_YDT
-#define GPUML_CONV_YDT 0
-#endif
-#ifndef GPUML_EPI
-#define GPUML_EPI 0
-#endif
-#ifndef GPUML_HAS_BIAS
-#define GPUML_HAS_BIAS 0
-#endif
-#ifndef GPUML_HAS_RESID
-#define GPUML_HAS_RESID 0
-#endif
 #ifndef GPUML_CONV_CFG
 #define GPUML_CONV_CFG 1
 #endif

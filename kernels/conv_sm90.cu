@@ -91,18 +91,6 @@
    ========================================================================================== */
 
 #if defined(GPUML_CONV_SM90) && (GPUML_CONV_DT == 0 || GPUML_CONV_DT == 1 || GPUML_CONV_DT == 2)
-#ifndef GPUML_CONV_YDT
-#define GPUML_CONV_YDT 0
-#endif
-#ifndef GPUML_EPI
-#define GPUML_EPI 0
-#endif
-#ifndef GPUML_HAS_BIAS
-#define GPUML_HAS_BIAS 0
-#endif
-#ifndef GPUML_HAS_RESID
-#define GPUML_HAS_RESID 0
-#endif
 #ifndef GPUML_CW_CFG
 #define GPUML_CW_CFG 1
 #endif

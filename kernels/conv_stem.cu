@@ -43,18 +43,6 @@
    ========================================================================================== */
 
 #if defined(GPUML_STEM_DT) && (GPUML_STEM_DT == 1 || GPUML_STEM_DT == 2)
-#ifndef GPUML_CONV_YDT
-#define GPUML_CONV_YDT 0
-#endif
-#ifndef GPUML_EPI
-#define GPUML_EPI 0
-#endif
-#ifndef GPUML_HAS_BIAS
-#define GPUML_HAS_BIAS 0
-#endif
-#ifndef GPUML_HAS_RESID
-#define GPUML_HAS_RESID 0
-#endif
 #ifndef GPUML_STEM_TQ
 #define GPUML_STEM_TQ 16
 #endif

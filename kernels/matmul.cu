@@ -8,10 +8,7 @@
 
 /* struct gpuml__mm_params: kernels/common.cuh */
 
-/* the epilogue's activation: gpuml__mma_act<GPUML_EPI> (common.cuh) */
-#ifndef GPUML_EPI
-#define GPUML_EPI 0
-#endif
+/* the epilogue's activation: gpuml__mma_act<GPUML_EPI> (common.cuh, which also defaults GPUML_EPI to 0) */
 
 #ifdef GPUML_A_DT
 typedef gpuml__dt<GPUML_A_DT> gpuml__TA;

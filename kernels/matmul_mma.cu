@@ -430,21 +430,9 @@ static __device__ __forceinline__ void gpuml__mma_gemm(const gpuml__mm_params &p
 
 #if (GPUML__MMA_DT == 1 || GPUML__MMA_DT == 2) && GPUML__MMA_BDT == GPUML__MMA_DT && \
     (GPUML__MMA_CDT == 0 || GPUML__MMA_CDT == 1 || GPUML__MMA_CDT == 2) && !GPUML__MMA_INT
-#if defined(GPUML_EPI)
-#define GPUML__MMA_EPI GPUML_EPI
-#else
-#define GPUML__MMA_EPI 0
-#endif
-#if defined(GPUML_HAS_BIAS)
+#define GPUML__MMA_EPI GPUML_EPI     /* (0 by default: common.cuh) */
 #define GPUML__MMA_BIAS GPUML_HAS_BIAS
-#else
-#define GPUML__MMA_BIAS 0
-#endif
-#if defined(GPUML_HAS_RESID)
 #define GPUML__MMA_RESID GPUML_HAS_RESID
-#else
-#define GPUML__MMA_RESID 0
-#endif
 #if defined(GPUML_BETA)
 #define GPUML__MMA_BETA GPUML_BETA
 #else

@@ -124,15 +124,6 @@
 #ifndef GPUML_OUT
 #define GPUML_OUT bf16
 #endif
-#ifndef GPUML_EPI
-#define GPUML_EPI 0
-#endif
-#ifndef GPUML_HAS_BIAS
-#define GPUML_HAS_BIAS 0
-#endif
-#ifndef GPUML_HAS_RESID
-#define GPUML_HAS_RESID 0
-#endif
 #ifndef GPUML_B_KMAJOR
 #define GPUML_B_KMAJOR 1
 #endif

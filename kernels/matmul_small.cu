@@ -45,9 +45,6 @@
 typedef gpuml__dt<GPUML_C_DT> gpuml__smTC;
 
 /* the activation and the C-dtype conversions: gpuml__mma_act / gpuml__mma_ld / gpuml__mma_st (common.cuh) */
-#ifndef GPUML_EPI
-#define GPUML_EPI 0
-#endif
 /* 16 bytes of the weights: read once, so no L1 allocation; the L2 fetches 256-byte blocks */
 static __device__ __forceinline__ uint4 gpuml__sm_ldw(const gpuml__u16 *p)
 {
