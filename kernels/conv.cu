@@ -973,6 +973,25 @@ extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3sc(gp
 
 /* backward data, one dx element per thread (x is dx here, y is dy):
    dx[n,h,w,c] = sum over k of c's group and the (r,s) that reach (h,w) of dy[n,p,q,k] w[k,r,s,c'] */
+/* calls f(r, s, pp, q) for each filter tap (r, s) whose window at output (pp, q) reads input (h, w),
+   r then s ascending (the backward data sums and col2im below) */
+template <typename F>
+static __device__ __forceinline__ void gpuml__conv_reach(const gpuml__conv_params &p, gpuml__ix h, gpuml__ix w, F f)
+{
+    for (int r = 0; r < (int)p.r; r++) {
+        const gpuml__ix ht = h + p.ph - (gpuml__ix)r * p.dh;
+        if (ht < 0 || ht % p.sh) continue;
+        const gpuml__ix pp = ht / p.sh;
+        if (pp >= (gpuml__ix)p.p) continue;
+        for (int s = 0; s < (int)p.s; s++) {
+            const gpuml__ix wt = w + p.pw - (gpuml__ix)s * p.dw;
+            if (wt < 0 || wt % p.sw) continue;
+            const gpuml__ix q = wt / p.sw;
+            if (q >= (gpuml__ix)p.q) continue;
+            f(r, s, pp, q);
+        }
+    }
+}
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_data(gpuml__conv_params p)
 {
     const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
@@ -981,22 +1000,12 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_data(gpuml__con
         gpuml__conv_split(i, p.order, (gpuml__ix)p.h, (gpuml__ix)p.w, (gpuml__ix)p.c, n, h, w, c);
         const gpuml__ix g = c / (gpuml__ix)p.cg, cl = c - g * (gpuml__ix)p.cg;
         float acc = 0.0f;
-        for (int r = 0; r < (int)p.r; r++) {
-            const gpuml__ix ht = h + p.ph - (gpuml__ix)r * p.dh;
-            if (ht < 0 || ht % p.sh) continue;
-            const gpuml__ix pp = ht / p.sh;
-            if (pp >= (gpuml__ix)p.p) continue;
-            for (int s = 0; s < (int)p.s; s++) {
-                const gpuml__ix wt = w + p.pw - (gpuml__ix)s * p.dw;
-                if (wt < 0 || wt % p.sw) continue;
-                const gpuml__ix q = wt / p.sw;
-                if (q >= (gpuml__ix)p.q) continue;
-                gpuml__ix yo = n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq;
-                gpuml__ix wo = (gpuml__ix)r * (gpuml__ix)p.wr + (gpuml__ix)s * (gpuml__ix)p.ws + cl * (gpuml__ix)p.wc;
-                for (gpuml__ix k = g * (gpuml__ix)p.kg; k < (g + 1) * (gpuml__ix)p.kg; k++)
-                    acc = fmaf(gpuml__ldc(p.y, yo + k * (gpuml__ix)p.yk), gpuml__ldc(p.wt, wo + k * (gpuml__ix)p.wk), acc);
-            }
-        }
+        gpuml__conv_reach(p, h, w, [&](int r, int s, gpuml__ix pp, gpuml__ix q) {
+            gpuml__ix yo = n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq;
+            gpuml__ix wo = (gpuml__ix)r * (gpuml__ix)p.wr + (gpuml__ix)s * (gpuml__ix)p.ws + cl * (gpuml__ix)p.wc;
+            for (gpuml__ix k = g * (gpuml__ix)p.kg; k < (g + 1) * (gpuml__ix)p.kg; k++)
+                acc = fmaf(gpuml__ldc(p.y, yo + k * (gpuml__ix)p.yk), gpuml__ldc(p.wt, wo + k * (gpuml__ix)p.wk), acc);
+        });
         ((gpuml__ct *)p.x)[n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c * (gpuml__ix)p.xc] = gpuml__cvs(acc);
     }
 }
@@ -1324,20 +1333,10 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_col2im(gpuml__conv_
         gpuml__ix nl, h, w, c;
         gpuml__conv_split(i, 0, (gpuml__ix)p.h, (gpuml__ix)p.w, (gpuml__ix)p.cg, nl, h, w, c);
         float acc = 0.0f;
-        for (int r = 0; r < (int)p.r; r++) {
-            const gpuml__ix ht = h + p.ph - (gpuml__ix)r * p.dh;
-            if (ht < 0 || ht % p.sh) continue;
-            const gpuml__ix pp = ht / p.sh;
-            if (pp >= (gpuml__ix)p.p) continue;
-            for (int s = 0; s < (int)p.s; s++) {
-                const gpuml__ix wt = w + p.pw - (gpuml__ix)s * p.dw;
-                if (wt < 0 || wt % p.sw) continue;
-                const gpuml__ix q = wt / p.sw;
-                if (q >= (gpuml__ix)p.q) continue;
-                acc += col[((nl * (gpuml__ix)p.p + pp) * (gpuml__ix)p.q + q) * (gpuml__ix)p.ldcol +
-                           ((gpuml__ix)r * (gpuml__ix)p.s + s) * (gpuml__ix)p.cg + c];
-            }
-        }
+        gpuml__conv_reach(p, h, w, [&](int r, int s, gpuml__ix pp, gpuml__ix q) {
+            acc += col[((nl * (gpuml__ix)p.p + pp) * (gpuml__ix)p.q + q) * (gpuml__ix)p.ldcol +
+                       ((gpuml__ix)r * (gpuml__ix)p.s + s) * (gpuml__ix)p.cg + c];
+        });
         ((gpuml__ct *)p.x)[((gpuml__ix)p.n0 + nl) * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw +
                            ((gpuml__ix)p.g * (gpuml__ix)p.cg + c) * (gpuml__ix)p.xc] = gpuml__cvs(acc);
     }
