@@ -971,8 +971,6 @@ extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3sc(gp
     }
 }
 
-/* backward data, one dx element per thread (x is dx here, y is dy):
-   dx[n,h,w,c] = sum over k of c's group and the (r,s) that reach (h,w) of dy[n,p,q,k] w[k,r,s,c'] */
 /* calls f(r, s, pp, q) for each filter tap (r, s) whose window at output (pp, q) reads input (h, w),
    r then s ascending (the backward data sums and col2im below) */
 template <typename F>
@@ -992,6 +990,8 @@ static __device__ __forceinline__ void gpuml__conv_reach(const gpuml__conv_param
         }
     }
 }
+/* backward data, one dx element per thread (x is dx here, y is dy):
+   dx[n,h,w,c] = sum over k of c's group and the (r,s) that reach (h,w) of dy[n,p,q,k] w[k,r,s,c'] */
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_bwd_data(gpuml__conv_params p)
 {
     const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
