@@ -1439,6 +1439,23 @@ static __device__ __forceinline__ gpuml__ix gpuml__pool_span(gpuml__ix x0, gpuml
     return (x0 + len < end ? x0 + len : end) - (count_pad || x0 > 0 ? x0 : 0);
 }
 
+/* average pooling backward: for each window [p0, p1] x [q0, q1] in (p, q) order, f(its first input
+   column, dy / its count) (the count as gpuml__pool_win takes it: clipped to the image, or with
+   count_pad to the padded image) */
+template <typename F>
+static __device__ __forceinline__ void gpuml__pool_avg_each(const gpuml__conv_params &p, const gpuml__ct *dy, int p0, int q0, int p1, int q1, F f)
+{
+    const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
+    for (int pp = p0; pp <= p1; pp++) {
+        const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
+        const gpuml__ix ch = gpuml__pool_span(hh0, (gpuml__ix)p.r, hb, p.count_pad);
+        for (int q = q0; q <= q1; q++) {
+            const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
+            const gpuml__ix cw = gpuml__pool_span(ww0, (gpuml__ix)p.s, wb, p.count_pad);
+            f(ww0, gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)ch * (float)cw));   /* within 2 ulp of the CPU's 1 / cnt; the count as a float product (the same value for sides below 2^24; as an int product, or with __frcp_rn, sm_80 spilled) */
+        }
+    }
+}
 /* pooling backward at dx (n, h, w, c): the sum over the windows [p0, p1] x [q0, q1] that cover
    (h, w), in (p, q) order, of dy (p.y, the y strides): max where the first pass's index (p.col,
    [n][p][q][c] or with p.order [n][c][p][q]) is (h, w), average divided by the window's count as
@@ -1460,17 +1477,7 @@ static __device__ __forceinline__ float gpuml__pool_bwd_at(const gpuml__conv_par
         }
 #else
     (void)h; (void)w;
-    /* a window's count: clipped to the image, or with count_pad to the padded image */
-    const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
-    for (int pp = p0; pp <= p1; pp++) {
-        const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
-        const gpuml__ix ch = gpuml__pool_span(hh0, (gpuml__ix)p.r, hb, p.count_pad);
-        for (int q = q0; q <= q1; q++) {
-            const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
-            const gpuml__ix cw = gpuml__pool_span(ww0, (gpuml__ix)p.s, wb, p.count_pad);
-            acc += gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)ch * (float)cw);   /* within 2 ulp of the CPU's 1 / cnt; the count as a float product (the same value for sides below 2^24; as an int product, or with __frcp_rn, sm_80 spilled) */
-        }
-    }
+    gpuml__pool_avg_each(p, dy, p0, q0, p1, q1, [&](gpuml__ix, float g) { acc += g; });
 #endif
     return acc;
 }
@@ -1566,19 +1573,11 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd_r(gpuml__conv_p
                 for (int k = 0; k < GPUML__PR; k++) acc[k] += off == k ? g : 0.0f;
             }
 #else
-        const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
-        for (int pp = p0; pp <= p1; pp++) {
-            const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
-            const gpuml__ix ch = gpuml__pool_span(hh0, (gpuml__ix)p.r, hb, p.count_pad);
-            for (int q = q0; q <= q1; q++) {
-                const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
-                const gpuml__ix cw = gpuml__pool_span(ww0, (gpuml__ix)p.s, wb, p.count_pad);
-                const float g = gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)ch * (float)cw);   /* as gpuml__pool_bwd_at */
-                const int rel = (int)(w0 - ww0);   /* the run's first element in the window's columns */
+        gpuml__pool_avg_each(p, dy, p0, q0, p1, q1, [&](gpuml__ix ww0, float g) {
+            const int rel = (int)(w0 - ww0);   /* the run's first element in the window's columns */
 #pragma unroll
-                for (int k = 0; k < GPUML__PR; k++) acc[k] += rel + k >= 0 && rel + k < (int)p.s ? g : 0.0f;
-            }
-        }
+            for (int k = 0; k < GPUML__PR; k++) acc[k] += rel + k >= 0 && rel + k < (int)p.s ? g : 0.0f;
+        });
 #endif
         gpuml__prun o;
 #pragma unroll
