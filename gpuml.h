@@ -10750,7 +10750,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     void *args[1];
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], epc = 16 / es;
     int64_t cb, ncv, tq = 1, tp, nqb = 1, ncb, nb, nb0, slot, r, target, nthr, nchunk, nunit, g, res, slots, i;
-    int cfg[6], nhwc = 1, stream, fits32, minb, qt = 1;
+    int cfg[6], set, nhwc = 1, stream, fits32, minb, qt = 1;   /* set: a configuration is given */
     const char *env = gpuml__getenv("GPUML_CONV_DW_CFG");
     uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
     if (ctx->arch < 80 || es > 4) return GPUML_ERROR_NOT_SUPPORTED;
@@ -10760,10 +10760,11 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     if (nhwc && cv->w * cv->xs[2] + cv->c > INT32_MAX) nhwc = 0;   /* offsets within a row: 31 bits */
     if (!nhwc && (cv->xs[2] != 1 || cv->ys[2] != 1 || (cv->res && cv->rs[2] != 1) || (gpuml__dptr(cv->x) & 15) || cv->q > 512 || cv->w > 65536))
         return GPUML_ERROR_NOT_SUPPORTED;
-    for (i = 0; i < 6; i++) cfg[i] = gpuml__cv_dw3s_cfg[i];
-    if (!cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] && !cfg[5] && env &&
-        sscanf(env, "%d,%d,%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3], &cfg[4], &cfg[5]) < 1)
-        cfg[0] = cfg[1] = cfg[2] = cfg[3] = cfg[4] = cfg[5] = 0;
+    for (i = 0, set = 0; i < 6; i++) set |= (cfg[i] = gpuml__cv_dw3s_cfg[i]) != 0;
+    if (!set && env && sscanf(env, "%d,%d,%d,%d,%d,%d", &cfg[0], &cfg[1], &cfg[2], &cfg[3], &cfg[4], &cfg[5]) >= 1)
+        for (i = 0; i < 6; i++) set |= cfg[i] != 0;
+    else if (!set)
+        for (i = 0; i < 6; i++) cfg[i] = 0;
     /* where the staged kernels measured faster than gpuml_conv_dw3 (H100, the MobileNetV2 layers at
        batch 32, bench/NOTES_conv.md "staged"; a rule fitted to those 32 rows, 16-bit ones from f16):
        f32 NHWC from 29 output rows; f32 NCHW at stride 1 from 56 rows (c144 @56: 50.7 vs 54.1 us; @112
@@ -10771,7 +10772,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
        (c144 @56: 50.9 vs 42.8 us).  (The 2026-11-26 A/B against gpuml_conv_dw3 as rewritten that day,
        bench/NOTES_conv.md.)  16-bit NHWC from 8 output rows since the kernel streams its bands and sums
        2 columns a thread (sixteenth session, bench/NOTES_conv.md "streaming": c960 @7 8.3 vs 7.7 us). */
-    if (!force && !cfg[0] && !cfg[1] && !cfg[2] && !cfg[3] && !cfg[4] && !cfg[5] &&
+    if (!force && !set &&
         !(es == 4 ? (nhwc ? cv->p > 28 : cv->sh == 1 && cv->p >= 56) : nhwc && cv->p > 7))
         return GPUML_ERROR_NOT_SUPPORTED;
     if (nhwc) {
