@@ -716,15 +716,17 @@ extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3s(gpu
     gpuml__ix h0, cu = (gpuml__ix)blockIdx.x;
     int crow = 0;
     gpuml__dw3s_unit(p, cu, nb, nqb, cb0, xn, h0, goff);
-#pragma unroll
-    for (int j = 0; j < DW3S_R - 1; j++) {
+    /* issue the copies of stream row j (none past the end) and commit their group */
+    auto copy = [&](int j) {
         if (j < nrow) {
             if (crow == nr) { crow = 0; cu += gridDim.x; gpuml__dw3s_unit(p, cu, nb, nqb, cb0, xn, h0, goff); }
-            gpuml__dw3s_row(p, ring + j * slot, xn, h0 + crow, goff, soff);
+            gpuml__dw3s_row(p, ring + (j % DW3S_R) * slot, xn, h0 + crow, goff, soff);
             crow++;
         }
         gpuml__dw3s_commit();
-    }
+    };
+#pragma unroll
+    for (int j = 0; j < DW3S_R - 1; j++) copy(j);
     /* the thread's channels, its weights and bias (while the first rows arrive) */
     const int cv = tid % ncv, qq = tid / ncv * DW3S_QT;   /* the thread's first column in the block */
     const gpuml__ix c = cb0 + (gpuml__ix)cv * 4;
@@ -755,15 +757,7 @@ extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3s(gpu
     for (int g = 0; g < nrow; g++) {
         gpuml__dw3s_wait<DW3S_R - 2>();   /* row g has landed (this thread's copies) */
         __syncthreads();                  /* ... everyone's; and row g - 1's slot is free */
-        {
-            const int j = g + DW3S_R - 1;
-            if (j < nrow) {
-                if (crow == nr) { crow = 0; cu += gridDim.x; gpuml__dw3s_unit(p, cu, nb, nqb, cb0, xn, h0, goff); }
-                gpuml__dw3s_row(p, ring + (j % DW3S_R) * slot, xn, h0 + crow, goff, soff);
-                crow++;
-            }
-            gpuml__dw3s_commit();
-        }
+        copy(g + DW3S_R - 1);
         if (i == 0) {   /* a new unit */
             const gpuml__ix band = ou % nb, qb = (ou / nb) % nqb;
             n = ou / nb / nqb; p0 = band * tp; q = qb * tq + qq;
