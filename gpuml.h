@@ -10736,6 +10736,7 @@ GPUML__FN gpuml_status gpuml__cv_dw_fast(gpuml_ctx *ctx, const gpuml__cv *cv, co
    where these are 0 */
 static int gpuml__cv_dw3s_cfg[6];
 static long gpuml__cv_dw3s_calls;   /* launches (tests check that the kernel ran) */
+static int gpuml__cv_dw3s_stream = -1;   /* f32 NHWC streaming for tests (0 / 1 / 2 as GPUML_CONV_DW_STREAM; -1: chosen) */
 /* depthwise 3x3 through the staged kernels (sm_80+; the caller checked the 3x3 shape):
    gpuml_conv_dw3s for NHWC-style tensors (unit channel strides, C and the pixel strides in
    16-byte steps, 16-byte aligned tensors), gpuml_conv_dw3sc for NCHW-style ones (unit column
@@ -10751,7 +10752,14 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], epc = 16 / es;
     int64_t cb, ncv, tq = 1, tp, nqb = 1, ncb, nb, nb0, slot, r, target, nthr, nchunk, nunit, g, res, slots, i;
     int cfg[6], set, nhwc = 1, stream, fits32, minb, qt = 1;   /* set: a configuration is given */
-    const char *env = gpuml__getenv("GPUML_CONV_DW_CFG");
+    const char *env = gpuml__getenv("GPUML_CONV_DW_CFG"), *env_st = gpuml__getenv("GPUML_CONV_DW_STREAM");
+    /* f32 NHWC streamed (see stream below) with 2 output columns a thread (1 where the copies would
+       not fit) below 112 output rows, one block a band from there (H100, MobileNetV2 layers at batch
+       32, bench/NOTES_conv.md "f32 NHWC streamed": c32 @112 42.4 vs 43.0 us, c144 @56 53.9 -> 52.1,
+       c576 @14 18.6 -> 16.0); GPUML_CONV_DW_STREAM=0 / 1 / 2 (A/B runs): one block a band, streamed
+       with 1 column, streamed with 2 */
+    const int f32_stream = gpuml__cv_dw3s_stream >= 0 && gpuml__cv_dw3s_stream <= 2 ? gpuml__cv_dw3s_stream :
+                           env_st && env_st[0] >= '0' && env_st[0] <= '2' ? env_st[0] - '0' : cv->p < 112 ? 2 : 0;
     uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
     if (ctx->arch < 80 || es > 4) return GPUML_ERROR_NOT_SUPPORTED;
     if (cv->xs[3] != 1 || cv->ys[3] != 1 || (cv->res && cv->rs[3] != 1) || (cv->c * es) % 16 || (addr & 15)) nhwc = 0;
@@ -10767,13 +10775,15 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
         for (i = 0; i < 6; i++) cfg[i] = 0;
     /* where the staged kernels measured faster than gpuml_conv_dw3 (H100, the MobileNetV2 layers at
        batch 32, bench/NOTES_conv.md "staged"; a rule fitted to those 32 rows, 16-bit ones from f16):
-       f32 NHWC from 29 output rows; f32 NCHW at stride 1 from 56 rows (c144 @56: 50.7 vs 54.1 us; @112
+       f32 NHWC from 29 output rows one block a band (below that streamed, see f32_stream); f32 NCHW at stride 1 from 56 rows (c144 @56: 50.7 vs 54.1 us; @112
        a tie; stride 2 and 28 rows and fewer: 6-11% slower than gpuml_conv_dw3); 16-bit NCHW never
        (c144 @56: 50.9 vs 42.8 us).  (The 2026-11-26 A/B against gpuml_conv_dw3 as rewritten that day,
        bench/NOTES_conv.md.)  16-bit NHWC from 8 output rows since the kernel streams its bands and sums
-       2 columns a thread (sixteenth session, bench/NOTES_conv.md "streaming": c960 @7 8.3 vs 7.7 us). */
+       2 columns a thread (sixteenth session, bench/NOTES_conv.md "streaming": c960 @7 8.3 vs 7.7 us).
+       f32 NHWC streamed (below 112 rows): at every size (c960 @7 in one band 9.9 vs 12.4 us, c192 @28
+       19.2 vs 21.5; seventeenth session, bench/NOTES_conv.md "f32 NHWC streamed"). */
     if (!force && !set &&
-        !(es == 4 ? (nhwc ? cv->p > 28 : cv->sh == 1 && cv->p >= 56) : nhwc && cv->p > 7))
+        !(es == 4 ? (nhwc ? f32_stream || cv->p > 28 : cv->sh == 1 && cv->p >= 56) : nhwc && cv->p > 7))
         return GPUML_ERROR_NOT_SUPPORTED;
     if (nhwc) {
         /* channels per block: a whole pixel up to 512 bytes, else the largest divisor of C in 16-byte
@@ -10787,7 +10797,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
         ncb = (cv->c + cb - 1) / cb;
         /* output columns a thread (cfg[5]): 2 for 16-bit types (fewer instructions an output: the
            kernel is issue-bound there), else 1 */
-        qt = cfg[5] == 1 || cfg[5] == 2 ? cfg[5] : es < 4 ? 2 : 1;
+        qt = cfg[5] == 1 || cfg[5] == 2 ? cfg[5] : es < 4 ? 2 : f32_stream ? f32_stream : 1;
         for (;;) {
             /* output columns per block (cfg[1]): up to 256 threads, the column blocks evened out, a
                multiple of qt */
@@ -10813,10 +10823,10 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
         slot = cb * ckr * 16;
         nchunk = cb * ckr;
     }
-    /* 16-bit NHWC: a grid of the resident blocks, each streaming its bands through a 4-slot ring
-       (H100, MobileNetV2 layers at batch 32, bench/NOTES_conv.md "streaming"); f32 measured flat or
-       slower streamed, so one block a band */
-    stream = nhwc && es < 4;
+    /* NHWC: a grid of the resident blocks, each streaming its bands through a 4-slot ring (H100,
+       MobileNetV2 layers at batch 32, bench/NOTES_conv.md "streaming"); f32 from 112 rows one block a
+       band (streamed with 1 column it measured flat or slower there) */
+    stream = nhwc && (es < 4 || f32_stream);
     /* ring slots (cfg[2]): ~12 KB or more of input in flight per block */
     r = cfg[2] == 2 || cfg[2] == 4 || cfg[2] == 8 || cfg[2] == 16 ? cfg[2] : stream ? 4 : slot >= 4096 ? 4 : slot >= 2048 ? 8 : 16;
     nb0 = cv->n * nqb * ncb;
@@ -10835,9 +10845,11 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     } else if (stream) {
         /* streamed: the band height (of those that split P evenly) with the fewest input rows on the
            busiest block, rounds of bands x rows a band (the halo rows included): tall bands where
-           they still fill the resident blocks, shorter ones where the last round would run few */
+           they still fill the resident blocks, shorter ones where the last round would run few; planes
+           of up to 7 rows in one band (c960 @7: 7-row bands 9.9 us f32, 7.4-7.7 f16, against 12.2 and
+           8.3 for the model's 4: it ignores the set-up of a unit and the re-read halo rows) */
         int64_t t, cost, best = -1;
-        for (tp = t = 1; t <= GPUML__MIN(cv->p, (int64_t)256); t++) {
+        for (tp = t = cv->p <= 7 ? cv->p : 1; cv->p > 7 && t <= GPUML__MIN(cv->p, (int64_t)256); t++) {
             nb = (cv->p + t - 1) / t;
             if ((cv->p + nb - 1) / nb != t) continue;
             cost = (nb0 * nb + slots - 1) / slots * ((t - 1) * cv->sh + 3);

@@ -852,6 +852,13 @@ static void test_depthwise3x3_staged(void)
                 CHECK(!eligible || gpuml__cv_dw3s_calls == before + 1, "depthwise3x3_staged case %d cfg %d: the staged kernel did not run", i, k);
             }
             memset(gpuml__cv_dw3s_cfg, 0, sizeof gpuml__cv_dw3s_cfg);
+            for (k = 0; k < 2 && c.dt == GPUML_F32 && !c.layout; k++) {   /* f32 NHWC one block a band, streamed with 1 column */
+                long before = gpuml__cv_dw3s_calls;
+                gpuml__cv_dw3s_stream = k;
+                run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
+                CHECK(!eligible || gpuml__cv_dw3s_calls == before + 1, "depthwise3x3_staged case %d f32 stream %d: the staged kernel did not run", i, k);
+            }
+            gpuml__cv_dw3s_stream = -1;
             gpuml__cv_dw3_mode = 0;
             run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);   /* as chosen by shape */
         }
