@@ -1,0 +1,33 @@
+#!/bin/bash
+# bench/patches/dw3f_nchw_flat.patch (gpuml_conv_dw3f: NCHW depthwise 3x3 stride 1, a thread a 16-byte
+# chunk of columns down 2 / 4 / 8 rows) in one device call: applies the patch where it is not applied
+# yet, `make kernels`, then test_conv depthwise3x3_flat, depthwise3x3 and depthwise3x3_staged (3 parts),
+# memcheck / racecheck of depthwise3x3_flat, then bench/prof_dw f16 and f32 NCHW: chosen (the patch
+# takes the flat kernel wherever it applies: 112 and 56 rows in f16, also 28 in f32), the flat kernel
+# with 2 / 4 / 8 rows a thread, the register kernel, the staged kernels; cuDNN in the same call.
+set -u
+cd "$(dirname "$0")/.."
+mkdir -p build
+export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+if ! grep -q gpuml_conv_dw3f kernels/conv.cu; then git apply bench/patches/dw3f_nchw_flat.patch || exit 1; fi
+make -s kernels && make -s -j16 build/test_conv || exit 1
+cc -std=c99 -O2 -Wall -Wextra bench/prof_dw.c -o build/prof_dw -ldl -lpthread -lm || exit 1
+if [ -z "${NOTEST:-}" ]; then
+  timeout 240 ./build/test_conv =depthwise3x3_flat > build/t_flat.log 2>&1 &
+  for t in depthwise3x3 depthwise3x3_staged; do for k in 0 1 2; do
+    TEST_CONV_DW_PART=$k/3 timeout 240 ./build/test_conv =$t > build/t_${t}_$k.log 2>&1 &
+  done; done; wait
+  for f in build/t_flat.log build/t_depthwise3x3*.log; do echo "$f: $(grep -E '^  (ok|FAIL)' $f | head -1) $(grep -c FAIL $f)"; grep FAIL $f | head -3; done
+  for tool in memcheck racecheck; do
+    GPUML_TEST_NO_FAULT=1 timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_conv =depthwise3x3_flat 2>&1 | tail -2 &
+  done; wait
+fi
+export PROF_DW_NOCOPY=1
+for a in "f16 nchw" "f32 nchw"; do
+  echo "== chosen | $a"; ./build/prof_dw $a | grep -E "layer|roof" | cut -c1-60
+  for r in 2 4 8; do echo "== flat, $r rows | $a"; GPUML_CONV_DW3F_R=$r ./build/prof_dw $a | grep layer | cut -c1-60; done
+  echo "== register kernel | $a"; GPUML_CONV_DW=reg ./build/prof_dw $a | grep layer | cut -c1-60
+  echo "== staged where it applies | $a"; GPUML_CONV_DW=staged ./build/prof_dw $a | grep layer | cut -c1-60
+done
+timeout 150 python3 bench/conv_torch.py depthwise 2>&1 | grep -E "NCHW|device"
