@@ -10775,8 +10775,9 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
         for (i = 0; i < 6; i++) cfg[i] = 0;
     /* where the staged kernels measured faster than gpuml_conv_dw3 (H100, the MobileNetV2 layers at
        batch 32, bench/NOTES_conv.md "staged"; a rule fitted to those 32 rows, 16-bit ones from f16):
-       f32 NHWC from 29 output rows one block a band (below that streamed, see f32_stream); f32 NCHW at stride 1 from 56 rows (c144 @56: 50.7 vs 54.1 us; @112
-       a tie; stride 2 and 28 rows and fewer: 6-11% slower than gpuml_conv_dw3); 16-bit NCHW never
+       f32 NHWC from 29 output rows one block a band (below that streamed, see f32_stream); f32 NCHW
+       at stride 1 from 56 rows (c144 @56: 50.7 vs 54.1 us; @112 a tie; stride 2 and 28 rows and
+       fewer: 6-11% slower than gpuml_conv_dw3); 16-bit NCHW never
        (c144 @56: 50.9 vs 42.8 us).  (The 2026-11-26 A/B against gpuml_conv_dw3 as rewritten that day,
        bench/NOTES_conv.md.)  16-bit NHWC from 8 output rows since the kernel streams its bands and sums
        2 columns a thread (sixteenth session, bench/NOTES_conv.md "streaming": c960 @7 8.3 vs 7.7 us).
@@ -10796,7 +10797,7 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
         ncv = cb / 4;
         ncb = (cv->c + cb - 1) / cb;
         /* output columns a thread (cfg[5]): 2 for 16-bit types (fewer instructions an output: the
-           kernel is issue-bound there), else 1 */
+           kernel is issue-bound there), f32 as f32_stream says (1 one block a band) */
         qt = cfg[5] == 1 || cfg[5] == 2 ? cfg[5] : es < 4 ? 2 : f32_stream ? f32_stream : 1;
         for (;;) {
             /* output columns per block (cfg[1]): up to 256 threads, the column blocks evened out, a
@@ -10849,7 +10850,8 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
            of up to 7 rows in one band (c960 @7: 7-row bands 9.9 us f32, 7.4-7.7 f16, against 12.2 and
            8.3 for the model's 4: it ignores the set-up of a unit and the re-read halo rows) */
         int64_t t, cost, best = -1;
-        for (tp = t = cv->p <= 7 ? cv->p : 1; cv->p > 7 && t <= GPUML__MIN(cv->p, (int64_t)256); t++) {
+        tp = cv->p <= 7 ? cv->p : 1;
+        for (t = 1; cv->p > 7 && t <= GPUML__MIN(cv->p, (int64_t)256); t++) {
             nb = (cv->p + t - 1) / t;
             if ((cv->p + nb - 1) / nb != t) continue;
             cost = (nb0 * nb + slots - 1) / slots * ((t - 1) * cv->sh + 3);
