@@ -9,7 +9,11 @@
 #   SUITES="test_ops test_matmul" tests/run_gpu_quick.sh   some suites (no sanitizers)
 #   NO_SAN=1 tests/run_gpu_quick.sh            every test, no sanitizers; SAN_ONLY=1: the sanitizer jobs only
 #   (at ~220 jobs the whole pass is near the 10-minute call limit: two calls, NO_SAN=1 then SAN_ONLY=1,
-#   or JOBS=10, keep it inside; 552 s at 217 jobs on 2026-11-27, one racecheck at its 240 s limit)
+#   or JOBS=10, keep it inside; 552 s at 217 jobs on 2026-11-27, one racecheck at its 240 s limit;
+#   NO_SAN 567 s and SAN_ONLY 505 s from a cold kernel cache on 2026-11-28)
+# On a machine of several GPUs the jobs spread over them (each job sees one GPU through
+# CUDA_VISIBLE_DEVICES, by its xargs slot) and JOBS defaults to 8 a GPU: the NVRTC compiles and the
+# GPU work both scale (nvidia-h100-x2: 32 cores, 2 GPUs; not yet timed).
 set -u
 cd "$(dirname "$0")/.."
 O=${OUT:-build/quick}
@@ -17,6 +21,7 @@ L=build/quick_logs
 rm -rf "$L"; mkdir -p "$O" "$L" build
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
+NGPU=$(grep -c . "$L/gpu.txt"); [ "$NGPU" -ge 1 ] 2>/dev/null || NGPU=1
 suites=${SUITES:-"test_conv test_conv_igemm test_conv_tf32 test_matmul test_core test_profile test_ops test_jit"}
 make -s -j16 $(for s in $suites; do echo build/$s; done) examples > "$L/build.log" 2>&1 || { tail -30 "$L/build.log"; exit 1; }
 T0=$(date +%s)
@@ -61,6 +66,7 @@ if [ -z "${SUITES:-}" ] && [ -z "${NO_SAN:-}" ]; then
     { grep -x 'san racecheck test_conv bwd_data_phases' "$jobs_file"; grep -v -x 'san racecheck test_conv bwd_data_phases' "$jobs_file"; } > "$jobs_file.tmp" && mv "$jobs_file.tmp" "$jobs_file"
 fi
 run_job() {
+    [ "$NGPU" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$(( ${SLOT:-0} % NGPU ))
     if [ "$1" = san ]; then
         log=$L/san_$2_$3_$4.log
         st=${SAN_TIMEOUT:-240}; [ "$2 $4" = "racecheck bwd_data_phases" ] && st=${SAN_TIMEOUT:-480}
@@ -74,8 +80,8 @@ run_job() {
         rc=$?; echo "test $1 $2${3:+ part $3}: rc=$rc $(grep -E '^  (ok|FAIL|skip)' "$log" | head -n 1 | sed 's/^  //') [$(( $(date +%s) - s0 )) s]"
     fi
 }
-export -f run_job; export L
-xargs -P ${JOBS:-8} -L 1 bash -c 'run_job "$@"' _ < "$jobs_file" > "$L/results.txt" 2>&1
+export -f run_job; export L NGPU
+xargs -P ${JOBS:-$((8 * NGPU))} --process-slot-var=SLOT -L 1 bash -c 'run_job "$@"' _ < "$jobs_file" > "$L/results.txt" 2>&1
 [ -z "${SAN_ONLY:-}" ] && ( timeout 150 tests/test_examples.sh > "$L/examples.log" 2>&1; echo "examples: rc=$? $(tail -n 1 "$L/examples.log")" ) >> "$L/results.txt"
 echo "tests and sanitizers: $(( $(date +%s) - T0 )) s"
 sort "$L/results.txt" > "$O/results.txt"
