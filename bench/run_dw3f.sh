@@ -5,14 +5,10 @@
 # memcheck / racecheck of depthwise3x3_flat, then bench/prof_dw f16 and f32 NCHW: chosen (the patch
 # takes the flat kernel wherever it applies: every f32 layer, 16-bit with even output widths), the flat kernel
 # with 2 / 4 / 8 rows a thread, the register kernel, the staged kernels; cuDNN in the same call.
-set -u
-cd "$(dirname "$0")/.."
-mkdir -p build
-export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+. "$(dirname "$0")/dw_setup.sh"
 if ! grep -q gpuml_conv_dw3f kernels/conv.cu; then git apply bench/patches/dw3f_nchw_flat.patch || exit 1; fi
-make -s kernels && make -s -j16 build/test_conv || exit 1
-cc -std=c99 -O2 -Wall -Wextra bench/prof_dw.c -o build/prof_dw -ldl -lpthread -lm || exit 1
+make -s kernels || exit 1
+dw_build build/test_conv
 if [ -z "${NOTEST:-}" ]; then
   timeout 240 ./build/test_conv =depthwise3x3_flat > build/t_flat.log 2>&1 &
   for t in depthwise3x3 depthwise3x3_staged; do for k in 0 1 2; do

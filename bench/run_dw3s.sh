@@ -5,13 +5,8 @@
 # register-kernel depthwise tests (3 processes each), memcheck / racecheck of the staged one, then
 # bench/prof_dw (MobileNetV2 layers at batch 32, f16 and f32 NHWC) as chosen and for each CFGS
 # entry, cuDNN (bench/conv_torch.py depthwise) in the same call.  NCU=1 adds ncu of f16 c144 @56.
-set -u
-cd "$(dirname "$0")/.."
-mkdir -p build
-export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-make -s -j16 build/test_conv || exit 1
-cc -std=c99 -O2 -Wall -Wextra bench/prof_dw.c -o build/prof_dw -ldl -lpthread -lm || exit 1
+. "$(dirname "$0")/dw_setup.sh"
+dw_build build/test_conv
 if [ -z "${NOTEST:-}" ]; then
   for t in depthwise3x3_staged depthwise3x3; do for k in 0 1 2; do
     TEST_CONV_DW_PART=$k/3 timeout 240 ./build/test_conv =$t > build/t_${t}_$k.log 2>&1 &

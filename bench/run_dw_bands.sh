@@ -5,12 +5,9 @@
 # band model (bench/NOTES_conv.md "f32 NHWC streamed": the rounds x rows model ignores how units
 # land on SMs and each unit's set-up; c960 @7 picked 4 rows where 7 measured 20% faster).  A height
 # above a layer's rows is that layer's whole plane.  Prints one table per dtype (us per call).
-set -u
-cd "$(dirname "$0")/.."
-mkdir -p build
-export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache} PROF_DW_NOCOPY=1
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-cc -std=c99 -O2 -Wall -Wextra bench/prof_dw.c -o build/prof_dw -ldl -lpthread -lm || exit 1
+. "$(dirname "$0")/dw_setup.sh"
+dw_build
+export PROF_DW_NOCOPY=1
 for a in "f32 nhwc" "f16 nhwc"; do
   echo "== chosen | $a"; ./build/prof_dw $a | grep -E "layer|roof" | cut -c1-60
   for t in ${BANDS:-2 4 7 8 14 16 28 56 112}; do

@@ -4,13 +4,8 @@
 # test_conv depthwise3x3_staged and depthwise3x3 with GPUML_CONV_DW_STREAM=$TEST_STREAM (3 processes
 # each, the chosen path streamed), then bench/prof_dw f32 NHWC as chosen today, streamed 1 / 2
 # columns (and ring / register-bound variants), the register kernel, and cuDNN in the same call.
-set -u
-cd "$(dirname "$0")/.."
-mkdir -p build
-export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-make -s -j16 build/test_conv || exit 1
-cc -std=c99 -O2 -Wall -Wextra bench/prof_dw.c -o build/prof_dw -ldl -lpthread -lm || exit 1
+. "$(dirname "$0")/dw_setup.sh"
+dw_build build/test_conv
 export PROF_DW_NOCOPY=1
 b() { echo "== $1"; shift; env "$@" ./build/prof_dw f32 nhwc | grep -E "layer|roof" | cut -c1-60; }
 if [ -z "${NOTEST:-}" ]; then
