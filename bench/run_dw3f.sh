@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/patches/dw3f_nchw_flat.patch (gpuml_conv_dw3f: NCHW depthwise 3x3 stride 1 or 2, a thread a 16-, 8- or 4-byte
 # chunk of columns down 2 / 4 / 8 rows) in one device call: applies the patch where it is not applied
-# yet, `make kernels`, then test_conv depthwise3x3_flat, depthwise3x3 and depthwise3x3_staged (3 parts),
+# yet, `make kernels`, then test_conv depthwise3x3_flat, depthwise3x3 and depthwise3x3_staged (3 parts each),
 # memcheck / racecheck of depthwise3x3_flat, then bench/prof_dw f16 and f32 NCHW: chosen (the patch
 # takes the flat kernel wherever it applies: every f32 layer, 16-bit with even output widths), the flat kernel
 # with 2 / 4 / 8 rows a thread, the register kernel, the staged kernels; cuDNN in the same call.
@@ -10,13 +10,12 @@ if ! grep -q gpuml_conv_dw3f kernels/conv.cu; then git apply bench/patches/dw3f_
 make -s kernels || exit 1
 dw_build build/test_conv
 if [ -z "${NOTEST:-}" ]; then
-  timeout 240 ./build/test_conv =depthwise3x3_flat > build/t_flat.log 2>&1 &
-  for t in depthwise3x3 depthwise3x3_staged; do for k in 0 1 2; do
+  for t in depthwise3x3_flat depthwise3x3 depthwise3x3_staged; do for k in 0 1 2; do
     TEST_CONV_DW_PART=$k/3 timeout 240 ./build/test_conv =$t > build/t_${t}_$k.log 2>&1 &
   done; done; wait
-  for f in build/t_flat.log build/t_depthwise3x3*.log; do echo "$f: $(grep -E '^  (ok|FAIL)' $f | head -1) $(grep -c FAIL $f)"; grep FAIL $f | head -3; done
+  for f in build/t_depthwise3x3*.log; do echo "$f: $(grep -E '^  (ok|FAIL)' $f | head -1) $(grep -c FAIL $f)"; grep FAIL $f | head -3; done
   for tool in memcheck racecheck; do
-    GPUML_TEST_NO_FAULT=1 timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_conv =depthwise3x3_flat 2>&1 | tail -2 &
+    GPUML_TEST_NO_FAULT=1 TEST_CONV_DW_STEP=3 timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_conv =depthwise3x3_flat 2>&1 | tail -2 &
   done; wait
 fi
 export PROF_DW_NOCOPY=1

@@ -34,10 +34,10 @@ done
 # case's kernel configurations compiled on first use: depthwise3x3_cfg ran past 200 s beside the
 # sanitizers; depthwise3x3_staged ran past its 200 s in one process on 2026-11-27), split three ways
 # through TEST_CONV_DW_PART (a third field "k/n")
-dw="depthwise3x3 depthwise3x3_cfg depthwise3x3_staged"
+dw="depthwise3x3 depthwise3x3_cfg depthwise3x3_staged depthwise3x3_flat"
 { grep -q '^test_jit compile_all_families$' "$jobs_file" && for k in 0 1 2; do echo "test_jit compile_all_families $k/3"; done
   for t in $dw; do grep -q "^test_conv $t\$" "$jobs_file" && for k in 0 1 2; do echo "test_conv $t $k/3"; done; done
-  grep -v ' compile_all_families$' "$jobs_file" | grep -v -x -e "test_conv depthwise3x3" -e "test_conv depthwise3x3_cfg" -e "test_conv depthwise3x3_staged"; } > "$jobs_file.tmp" && mv "$jobs_file.tmp" "$jobs_file"
+  grep -v ' compile_all_families$' "$jobs_file" | grep -v -x -e "test_conv depthwise3x3" -e "test_conv depthwise3x3_cfg" -e "test_conv depthwise3x3_staged" -e "test_conv depthwise3x3_flat"; } > "$jobs_file.tmp" && mv "$jobs_file.tmp" "$jobs_file"
 if [ -n "${SAN_ONLY:-}" ]; then : > "$jobs_file"; fi
 if [ -z "${SUITES:-}" ] && [ -z "${NO_SAN:-}" ]; then
     # sanitizer jobs: "san TOOL SUITE TEST"
