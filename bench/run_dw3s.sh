@@ -7,15 +7,7 @@
 # entry, cuDNN (bench/conv_torch.py depthwise) in the same call.  NCU=1 adds ncu of f16 c144 @56.
 . "$(dirname "$0")/dw_setup.sh"
 dw_build build/test_conv
-if [ -z "${NOTEST:-}" ]; then
-  for t in depthwise3x3_staged depthwise3x3; do for k in 0 1 2; do
-    TEST_CONV_DW_PART=$k/3 timeout 240 ./build/test_conv =$t > build/t_${t}_$k.log 2>&1 &
-  done; done; wait
-  for f in build/t_depthwise3x3*.log; do echo "$f: $(grep -E '^  (ok|FAIL)' $f | head -1) $(grep -c FAIL $f)"; grep FAIL $f | head -3; done
-  for tool in memcheck racecheck; do
-    GPUML_TEST_NO_FAULT=1 TEST_CONV_DW_STEP=5 timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_conv =depthwise3x3_staged 2>&1 | tail -2 &
-  done; wait
-fi
+dw_tests 5 depthwise3x3_staged depthwise3x3_staged depthwise3x3
 export PROF_DW_NOCOPY=1
 for a in "f16 nhwc" "f32 nhwc"; do
   echo "== chosen | $a"; ./build/prof_dw $a | grep -E "layer|roof" | cut -c1-60
