@@ -1433,11 +1433,11 @@ static __device__ __forceinline__ gpuml__ix gpuml__pool_span(gpuml__ix x0, gpuml
     return (x0 + len < end ? x0 + len : end) - (count_pad || x0 > 0 ? x0 : 0);
 }
 
-/* average pooling backward: for each window [p0, p1] x [q0, q1] in (p, q) order, f(its first input
-   column, dy / its count) (the count as gpuml__pool_win takes it: clipped to the image, or with
-   count_pad to the padded image) */
+/* average pooling backward: for each window [p0, p1] x [q0, q1] in (p, q) order, f(pp, q, its first
+   input column, its height and width counted as gpuml__pool_win takes them: clipped to the image,
+   or with count_pad to the padded image) */
 template <typename F>
-static __device__ __forceinline__ void gpuml__pool_avg_each(const gpuml__conv_params &p, const gpuml__ct *dy, int p0, int q0, int p1, int q1, F f)
+static __device__ __forceinline__ void gpuml__pool_avg_windows(const gpuml__conv_params &p, int p0, int q0, int p1, int q1, F f)
 {
     const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
     for (int pp = p0; pp <= p1; pp++) {
@@ -1445,10 +1445,17 @@ static __device__ __forceinline__ void gpuml__pool_avg_each(const gpuml__conv_pa
         const gpuml__ix ch = gpuml__pool_span(hh0, (gpuml__ix)p.r, hb, p.count_pad);
         for (int q = q0; q <= q1; q++) {
             const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
-            const gpuml__ix cw = gpuml__pool_span(ww0, (gpuml__ix)p.s, wb, p.count_pad);
-            f(ww0, gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)ch * (float)cw));   /* within 2 ulp of the CPU's 1 / cnt; the count as a float product (the same value for sides below 2^24; as an int product, or with __frcp_rn, sm_80 spilled) */
+            f(pp, q, ww0, ch, gpuml__pool_span(ww0, (gpuml__ix)p.s, wb, p.count_pad));
         }
     }
+}
+/* ... f(its first input column, dy / its count) */
+template <typename F>
+static __device__ __forceinline__ void gpuml__pool_avg_each(const gpuml__conv_params &p, const gpuml__ct *dy, int p0, int q0, int p1, int q1, F f)
+{
+    gpuml__pool_avg_windows(p, p0, q0, p1, q1, [&](int pp, int q, gpuml__ix ww0, gpuml__ix ch, gpuml__ix cw) {
+        f(ww0, gpuml__cvl(dy[pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq]) * __fdividef(1.0f, (float)ch * (float)cw));   /* within 2 ulp of the CPU's 1 / cnt; the count as a float product (the same value for sides below 2^24; as an int product, or with __frcp_rn, sm_80 spilled) */
+    });
 }
 /* pooling backward at dx (n, h, w, c): the sum over the windows [p0, p1] x [q0, q1] that cover
    (h, w), in (p, q) order, of dy (p.y, the y strides): max where the first pass's index (p.col,
@@ -1682,19 +1689,12 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_pool_bwd_v(gpuml__conv_p
                 }
             }
 #else
-        const gpuml__ix hb = (gpuml__ix)p.h + (p.count_pad ? p.dh : 0), wb = (gpuml__ix)p.w + (p.count_pad ? p.dw : 0);
-        for (int pp = p0; pp <= p1; pp++) {
-            const gpuml__ix hh0 = (gpuml__ix)pp * p.sh - p.ph;
-            const gpuml__ix ch = gpuml__pool_span(hh0, (gpuml__ix)p.r, hb, p.count_pad);
-            for (int q = q0; q <= q1; q++) {
-                const gpuml__ix ww0 = (gpuml__ix)q * p.sw - p.pw;
-                const gpuml__ix cw = gpuml__pool_span(ww0, (gpuml__ix)p.s, wb, p.count_pad);
-                const float rc = __frcp_rn((float)(ch * cw));
-                gpuml__pv_ld(dy + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq, g);
+        gpuml__pool_avg_windows(p, p0, q0, p1, q1, [&](int pp, int q, gpuml__ix, gpuml__ix ch, gpuml__ix cw) {
+            const float rc = __frcp_rn((float)(ch * cw));
+            gpuml__pv_ld(dy + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq, g);
 #pragma unroll
-                for (int k = 0; k < GPUML__PV; k++) acc[k] += g[k] * rc;
-            }
-        }
+            for (int k = 0; k < GPUML__PV; k++) acc[k] += g[k] * rc;
+        });
 #endif
         gpuml__pv_st((gpuml__ct *)p.x + n * (gpuml__ix)p.xn + h * (gpuml__ix)p.xh + w * (gpuml__ix)p.xw + c, acc);
     }
