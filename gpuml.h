@@ -10890,16 +10890,77 @@ GPUML__FN gpuml_status gpuml__cv_dw3s(gpuml_ctx *ctx, const gpuml__cv *cv, int f
     return gpuml__launch(ctx, fn, grid, block, (unsigned)(r * slot), args, op);
 }
 
+/* rows a thread and chunk bytes for gpuml_conv_dw3f (tests and A/B timing: 2, 4 or 8 rows; 16, 8
+   or 4 bytes, at most what the tensors allow; 0 chosen, or GPUML_CONV_DW3F_R / GPUML_CONV_DW3F_B) and
+   its launches (tests check that it ran) */
+static int gpuml__cv_dw3f_r, gpuml__cv_dw3f_b;
+static long gpuml__cv_dw3f_calls;
+/* depthwise 3x3, stride 1 or 2 (both axes), top and left padding 1, through gpuml_conv_dw3f:
+   w-contiguous (NCHW-style) tensors whose rows are whole 16-, 8- or 4-byte chunks (Q, the row,
+   plane and image strides of x, y and the residual whole chunks; aligned to one) and W = stride
+   * Q; NOT_SUPPORTED (no message) otherwise */
+GPUML__FN gpuml_status gpuml__cv_dw3f(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    gpuml__conv_params kp;
+    char opts[200];
+    gpuml__CUfunction fn;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
+    void *args[1];
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    const char *env = gpuml__getenv("GPUML_CONV_DW3F_R"), *envb = gpuml__getenv("GPUML_CONV_DW3F_B");
+    const int64_t bmax = gpuml__cv_dw3f_b == 4 || gpuml__cv_dw3f_b == 8 || gpuml__cv_dw3f_b == 16 ? gpuml__cv_dw3f_b :
+                         envb && (atoi(envb) == 4 || atoi(envb) == 8 || atoi(envb) == 16) ? atoi(envb) : 16;
+    int64_t rows, nbd, total, i, b, v = 1;
+    uint64_t addr = gpuml__dptr(cv->x) | gpuml__dptr(cv->y) | (cv->res ? gpuml__dptr(cv->res) : 0);
+    if (es > 4 || cv->cg != 1 || cv->kg != 1 || cv->sh != cv->sw || cv->sh > 2 || cv->pt != 1 || cv->pl != 1 ||
+        cv->w != cv->sw * cv->q)
+        return GPUML_ERROR_NOT_SUPPORTED;
+    if (cv->xs[2] != 1 || cv->ys[2] != 1 || (cv->res && cv->rs[2] != 1)) return GPUML_ERROR_NOT_SUPPORTED;
+    /* the widest chunk the row width, the strides and the addresses allow */
+    for (b = bmax; b >= 4 && b >= es; b /= 2) {
+        int ok = (cv->q * es) % b == 0 && (addr & (uint64_t)(b - 1)) == 0;
+        v = b / es;
+        for (i = 0; ok && i < 4; i++)
+            if (i != 2 && (cv->xs[i] % v || cv->ys[i] % v || (cv->res && cv->rs[i] % v))) ok = 0;
+        if (ok) break;
+    }
+    if (b < 4 || b < es) return GPUML_ERROR_NOT_SUPPORTED;
+    /* output rows a thread (H100, MobileNetV2 layers at batch 32, bench/NOTES_conv.md "dw3f"):
+       stride 2 always 2 (f16 c144 @56 s2, 8-byte chunks: 22.3 us against 30.0 for 4; 16-byte chunks
+       hold at most 2 under the 128-register bound); stride 1 on planes of 48 rows and more 2 for
+       16-bit types (more threads, more loads in flight: f16 c32 @112 29.2 against 32.7 for 8, c144
+       @56 33.1 against 41.3) and 8 for f32 (level within 2%), 4 on smaller planes (f16 c576 @14
+       16.8 against 19.6 for 2), 2 on planes of 2 rows or fewer */
+    rows = gpuml__cv_dw3f_r == 2 || gpuml__cv_dw3f_r == 4 || gpuml__cv_dw3f_r == 8 ? gpuml__cv_dw3f_r :
+           env && (env[0] == '2' || env[0] == '4' || env[0] == '8') && !env[1] ? env[0] - '0' :
+           cv->sh == 2 || cv->p <= 2 ? 2 : cv->p < 48 ? 4 : es == 4 ? 8 : 2;
+    if (cv->sh == 2) rows = GPUML__MIN(rows, b == 16 ? (int64_t)2 : (int64_t)4);
+    nbd = (cv->p + rows - 1) / rows;
+    total = cv->n * cv->c * nbd * (cv->q / v);
+    if ((total + 255) / 256 > INT32_MAX) return GPUML_ERROR_NOT_SUPPORTED;
+    gpuml__cv_kparams(cv, &kp);
+    kp.total = total;
+    grid[0] = (unsigned)((total + 255) / 256);
+    snprintf(opts, sizeof opts, "-DCONV_DT=%d -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DCONV_I32=%d -DPOOL_MAX=1 -DDW3_ST=%d -DDW3F_R=%d -DDW3F_B=%d",
+             (int)cv->dt, cv->act, cv->bias != NULL, cv->res != NULL, gpuml__cv_fits32(cv, total + 256), cv->sh, (int)rows, (int)b);
+    GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv, opts, "gpuml_conv_dw3f", &fn));
+    if (grid[0] == 0) return GPUML_SUCCESS;
+    args[0] = &kp;
+    gpuml__cv_dw3f_calls++;
+    return gpuml__launch(ctx, fn, grid, block, 0, args, op);
+}
+
 /* the depthwise 3x3 kernel's configuration, for tests and A/B timing: 0 chosen by shape (the
    staged gpuml_conv_dw3s / gpuml_conv_dw3sc where they measured faster, else gpuml_conv_dw3);
-   5 the staged kernels wherever they apply; 3 gpuml_conv_dw3 chosen by size; 1 / 2 / 4
-   gpuml_conv_dw3 with the tile height forced; -1 the older kernels (gpuml_conv_dw_fast /
-   gpuml_conv_depthwise).  The environment variable GPUML_CONV_DW (old, reg, staged, 1, 2 or 4)
-   does the same where this is 0.  gpuml__cv_dw3_cfg (or GPUML_CONV_DW3_CFG=vec,tp,qt,pf,minb
-   where it is all 0) forces gpuml_conv_dw3's channel vector width (8 for 16-bit types: 16-byte
-   loads; 2 or 4 otherwise), tile height, tile width, rows loaded ahead (1-3), the resident
-   128-thread blocks its registers must allow (1-8) and where the weights are read (1: shared
-   memory at each use, 2: registers); 0 = chosen. */
+   5 the staged kernels wherever they apply; 6 gpuml_conv_dw3f where it applies (else as 0); 3
+   gpuml_conv_dw3 chosen by size; 1 / 2 / 4 gpuml_conv_dw3 with the tile height forced; -1 the
+   older kernels (gpuml_conv_dw_fast / gpuml_conv_depthwise).  The environment variable
+   GPUML_CONV_DW (old, reg, staged, flat, 1, 2 or 4) does the same where this is 0.
+   gpuml__cv_dw3_cfg (or GPUML_CONV_DW3_CFG=vec,tp,qt,pf,minb where it is all 0) forces
+   gpuml_conv_dw3's channel vector width (8 for 16-bit types: 16-byte loads; 2 or 4 otherwise),
+   tile height, tile width, rows loaded ahead (1-3), the resident 128-thread blocks its registers
+   must allow (1-8) and where the weights are read (1: shared memory at each use, 2: registers);
+   0 = chosen. */
 static int gpuml__cv_dw3_mode;
 static int gpuml__cv_dw3_cfg[6];
 static long gpuml__cv_dw3_calls;   /* launches of gpuml_conv_dw3 (tests check that it ran) */
@@ -10920,11 +10981,19 @@ GPUML__FN gpuml_status gpuml__cv_dw3(gpuml_ctx *ctx, const gpuml__cv *cv, const 
     char minb[40] = "";
     const char *cenv = gpuml__getenv("GPUML_CONV_DW3_CFG");
     if (!mode && env)
-        mode = strcmp(env, "old") == 0 ? -1 : strcmp(env, "reg") == 0 ? 3 : strcmp(env, "staged") == 0 ? 5 :
+        mode = strcmp(env, "old") == 0 ? -1 : strcmp(env, "reg") == 0 ? 3 : strcmp(env, "staged") == 0 ? 5 : strcmp(env, "flat") == 0 ? 6 :
                (env[0] == '1' || env[0] == '2' || env[0] == '4') && !env[1] ? env[0] - '0' : 0;
     if (mode < 0) return GPUML_ERROR_NOT_SUPPORTED;
     if (cv->cg != 1 || cv->kg != 1 || cv->r != 3 || cv->s != 3 || cv->dh != 1 || cv->dw != 1 || cv->sh != cv->sw || cv->sh > 2)
         return GPUML_ERROR_NOT_SUPPORTED;
+    /* NCHW rows of whole chunks: gpuml_conv_dw3f wherever it applies (H100, MobileNetV2 layers at
+       batch 32: ahead of the register and staged kernels on all 8 in f16, on 7 in f32, c960 @7
+       12.0-12.2 against 11.6 us; bench/NOTES_conv.md "dw3f") */
+    if (!mode || mode == 6) {
+        gpuml_status st = gpuml__cv_dw3f(ctx, cv, op);
+        if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
+        mode = 0;
+    }
     if (!mode || mode == 5) {
         gpuml_status st = gpuml__cv_dw3s(ctx, cv, mode == 5, op);
         if (st != GPUML_ERROR_NOT_SUPPORTED) return st;
@@ -12961,7 +13030,13 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=2 -DDW3S_R=8" }, \
     { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=16" }, \
     { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=2 -DDW3S_R=4 -DDW3S_QT=2" }, \
-    { "conv", "-DCONV_DT=2 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=4 -DDW3S_QT=2" },
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_ST=1 -DDW3S_R=4 -DDW3S_QT=2" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3F_R=8" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3F_R=8" }, \
+    { "conv", "-DCONV_DT=2 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3F_R=8 -DDW3F_B=8" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=0 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3F_R=2 -DDW3F_B=4" }, \
+    { "conv", "-DCONV_DT=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1 -DDW3_ST=2 -DDW3F_R=2 -DDW3F_B=16" }, \
+    { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=1 -DPOOL_MAX=1 -DDW3_ST=2 -DDW3F_R=4 -DDW3F_B=8" },
 
 /* every kernel family, for the compile checks (tests/test_jit.c) */
 static const gpuml__family *const gpuml__all_families[] = { &gpuml__fam_copy, &gpuml__fam_matmul, &gpuml__fam_matmul_sm90, &gpuml__fam_matmul_mma, &gpuml__fam_matmul_small, &gpuml__fam_matmul_small_cl, &gpuml__fam_conv_igemm, &gpuml__fam_conv_sm90, &gpuml__fam_conv_stem, GPUML__OPS_FAMILIES GPUML__CONV_FAMILIES 0 };

@@ -1,12 +1,10 @@
 #!/bin/bash
-# bench/patches/dw3f_nchw_flat.patch (gpuml_conv_dw3f: NCHW depthwise 3x3 stride 1 or 2, a thread a 16-, 8- or 4-byte
-# chunk of columns down 2 / 4 / 8 rows) in one device call: applies the patch where it is not applied
-# yet, `make kernels`, then test_conv depthwise3x3_flat, depthwise3x3 and depthwise3x3_staged (3 parts each),
-# memcheck / racecheck of depthwise3x3_flat, then bench/prof_dw f16 and f32 NCHW: chosen (the patch
-# takes the flat kernel wherever it applies: every f32 layer, 16-bit with even output widths), the flat kernel
+# gpuml_conv_dw3f (NCHW depthwise 3x3 stride 1 or 2, a thread a 16-, 8- or 4-byte chunk of columns
+# down 2 / 4 / 8 rows) in one device call: `make kernels`, then test_conv depthwise3x3_flat, depthwise3x3 and depthwise3x3_staged (3 parts each),
+# memcheck / racecheck of depthwise3x3_flat, then bench/prof_dw f16 and f32 NCHW: chosen (the flat
+# kernel wherever it applies: every f32 layer, 16-bit with even output widths), the flat kernel
 # with 2 / 4 / 8 rows a thread, the register kernel, the staged kernels; cuDNN in the same call.
 . "$(dirname "$0")/dw_setup.sh"
-if ! grep -q gpuml_conv_dw3f kernels/conv.cu; then git apply bench/patches/dw3f_nchw_flat.patch || exit 1; fi
 make -s kernels || exit 1
 dw_build build/test_conv
 dw_tests 3 depthwise3x3_flat depthwise3x3_flat depthwise3x3 depthwise3x3_staged

@@ -965,6 +965,149 @@ extern "C" __global__ void __launch_bounds__(256, DW3S_MINB) gpuml_conv_dw3sc(gp
     }
 }
 
+/* depthwise 3x3, stride DW3_ST = 1 or 2 on both axes, top and left padding 1 (so output (pp, q)
+   reads input rows DW3_ST * pp - 1 .. + 1 and columns likewise; rows and columns outside the input
+   read as zero), over planes whose rows are whole chunks of DW3F_B = 16, 8 or 4 bytes (NCHW-style:
+   unit column strides; Q, W = DW3_ST * Q and the row, plane and image strides of x, y (and the
+   residual) in whole chunks, the tensors aligned to a chunk).  A thread owns one chunk of V =
+   DW3F_B / size output columns (q0 .. q0 + V - 1) in DW3F_R consecutive output rows of one plane:
+   it loads the (DW3F_R - 1) * DW3_ST + 3 input rows' DW3_ST chunks each (columns DW3_ST * q0 ..)
+   at once (rows outside the plane zero), takes each row's left neighbour column (and at stride 1
+   the right one) from the lanes beside it (a shuffle: consecutive threads own consecutive chunks
+   of a row; lanes 0 and 31 load theirs), keeps 3 rows of accumulators (each input row converted
+   when used) and stores one output chunk a row.  No shared memory and no barrier: the rows above
+   and below a thread's come from L1 / L2 (a 256-thread block covers a few whole rows).  Why: the
+   NCHW kernels above sum 2 columns a thread with 2-byte loads and stores, a barrier or a register
+   walk per row: issue-bound at ~0.45-0.6 of the copy roof in 16-bit (bench/NOTES_conv.md).
+   Items: (n, c, band of DW3F_R output rows, chunk), the chunk fastest; 1-D grid of 256-thread
+   blocks over p.total items (no grid-stride loop: every lane of a warp reaches the shuffles). */
+#ifndef DW3F_R   /* output rows a thread (the default: what every conv module compiles for the other
+                     kernels' option sets -- at stride 2 more rows spill with 16-byte chunks) */
+#define DW3F_R (DW3_ST == 2 ? 2 : 4)
+#endif
+#ifndef DW3F_B
+#define DW3F_B 16   /* bytes a chunk: 16, 8 or 4 (at least one element) */
+#endif
+#if DW3F_B == 16
+typedef uint4 gpuml__dw3f_t;
+#elif DW3F_B == 8
+typedef uint2 gpuml__dw3f_t;
+#else
+typedef unsigned int gpuml__dw3f_t;
+#endif
+#define DW3F_NI ((DW3F_R - 1) * DW3_ST + 3)   /* input rows a thread */
+/* a chunk's store: one 16-, 8- or 4-byte st.global */
+static __device__ __forceinline__ void gpuml__dw3f_st(void *ptr, const gpuml__dw3f_t &v)
+{
+#if DW3F_B == 16
+    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(ptr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+#elif DW3F_B == 8
+    asm volatile("st.global.v2.u32 [%0], {%1, %2};" :: "l"(ptr), "r"(v.x), "r"(v.y) : "memory");
+#else
+    asm volatile("st.global.u32 [%0], %1;" :: "l"(ptr), "r"(v) : "memory");
+#endif
+}
+extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_dw3f(gpuml__conv_params p)
+{
+    const int V = DW3F_B / (int)sizeof(gpuml__ct), S = DW3_ST;
+    const int cw = (int)p.q / V;   /* output chunks a row */
+    const gpuml__ix g = (gpuml__ix)blockIdx.x * 256 + threadIdx.x;
+    const bool live = g < (gpuml__ix)p.total;
+    const gpuml__ix nbd = ((gpuml__ix)p.p + DW3F_R - 1) / DW3F_R;
+    const gpuml__ix gl = live ? g : 0;
+    const int o = (int)(gl % cw);
+    const gpuml__ix bd = gl / cw % nbd, pl = gl / cw / nbd;
+    const gpuml__ix n = pl / (gpuml__ix)p.c, c = pl - n * (gpuml__ix)p.c;
+    const int lane = (int)(threadIdx.x & 31);
+    const gpuml__ix p0 = bd * DW3F_R, h0 = p0 * S - 1;   /* the first output row, input row */
+    /* the thread's first input column, S * q0 */
+    const gpuml__ct *xp = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc + (gpuml__ix)o * V * S;
+    /* the rows' chunks, raw, all loads issued before any use */
+    union chunk { gpuml__dw3f_t u; gpuml__ct e[DW3F_B / sizeof(gpuml__ct)]; };
+    chunk raw[DW3F_NI][DW3_ST];
+#pragma unroll
+    for (int i = 0; i < DW3F_NI; i++) {
+        const gpuml__ix h = h0 + i;
+#pragma unroll
+        for (int u = 0; u < S; u++) {
+            raw[i][u] = chunk{};
+            if (live && h >= 0 && h < (gpuml__ix)p.h) raw[i][u].u = __ldg((const gpuml__dw3f_t *)(xp + h * (gpuml__ix)p.xh + u * V));
+        }
+    }
+    /* the neighbour columns of lanes 0 and 31 (where the row goes on past the thread's columns; at
+       stride 2 nothing is read right of them) */
+    const bool needl = o > 0, needr = S == 1 && o < cw - 1;
+    float edge[DW3F_NI];
+#pragma unroll
+    for (int i = 0; i < DW3F_NI; i++) {
+        const gpuml__ix h = h0 + i;
+        edge[i] = 0.0f;
+        if (live && h >= 0 && h < (gpuml__ix)p.h && ((lane == 0 && needl) || (lane == 31 && needr)))
+            edge[i] = gpuml__cvl(xp[h * (gpuml__ix)p.xh + (lane == 0 ? -1 : V)]);
+    }
+    /* weights and bias of the plane's channel */
+    const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
+    float wv[9], bias = 0.0f;
+#pragma unroll
+    for (int rs = 0; rs < 9; rs++)
+        wv[rs] = live ? gpuml__cvl(__ldg(wt + c * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws)) : 0.0f;
+#if CONV_BIAS
+    if (live) bias = p.bias[c];
+#endif
+    /* input row i, as S * V + 2 floats (the left neighbour, the thread's columns, at stride 1 the
+       right neighbour; zero in the padding columns), feeds output row k through filter row
+       i - S * k (0..2); output row k is complete after input row S * k + 2 */
+    float acc[3][DW3F_B / sizeof(gpuml__ct)];
+#pragma unroll
+    for (int i = 0; i < DW3F_NI; i++) {
+        float xr[DW3_ST * (DW3F_B / sizeof(gpuml__ct)) + 2];
+#pragma unroll
+        for (int u = 0; u < S; u++)
+#pragma unroll
+            for (int j = 0; j < V; j++) xr[u * V + j + 1] = gpuml__cvl(raw[i][u].e[j]);
+        const float l = __shfl_up_sync(0xffffffffu, xr[S * V], 1);
+        xr[0] = !needl ? 0.0f : lane == 0 ? edge[i] : l;
+        if (S == 1) {
+            const float r = __shfl_down_sync(0xffffffffu, xr[1], 1);
+            xr[S * V + 1] = !needr ? 0.0f : lane == 31 ? edge[i] : r;
+        } else {
+            xr[S * V + 1] = 0.0f;   /* (never read) */
+        }
+#pragma unroll
+        for (int k = 0; k < DW3F_R; k++) {
+            const int fr = i - S * k;   /* the filter row input row i is for output row k */
+            if (fr < 0 || fr > 2) continue;
+#pragma unroll
+            for (int j = 0; j < V; j++) {
+                float a = fr == 0 ? 0.0f : acc[k % 3][j];
+#pragma unroll
+                for (int s = 0; s < 3; s++) a = fmaf(xr[S * j + s], wv[fr * 3 + s], a);
+                acc[k % 3][j] = a;
+            }
+        }
+        if (i < 2 || (i - 2) % S) continue;
+        /* output row k = (i - 2) / S is complete: bias, activation, residual, one chunk store */
+        const int k = (i - 2) / S;
+        const gpuml__ix pp = p0 + k;
+        if (!live || pp >= (gpuml__ix)p.p) continue;   /* (not break: the loop stays unrolled) */
+        chunk out;
+#if CONV_RES
+        chunk rv;
+        rv.u = __ldg((const gpuml__dw3f_t *)((const gpuml__ct *)p.res + n * (gpuml__ix)p.rn + c * (gpuml__ix)p.rk + pp * (gpuml__ix)p.rp + (gpuml__ix)o * V));
+#endif
+#pragma unroll
+        for (int j = 0; j < V; j++) {
+            float f = gpuml__conv_act(acc[k % 3][j] + bias);
+#if CONV_RES
+            f += gpuml__cvl(rv.e[j]);
+#endif
+            out.e[j] = gpuml__cvs(f);
+        }
+        gpuml__ct *yp = (gpuml__ct *)p.y + n * (gpuml__ix)p.yn + c * (gpuml__ix)p.yk + pp * (gpuml__ix)p.yp + (gpuml__ix)o * V;
+        gpuml__dw3f_st(yp, out.u);
+    }
+}
+
 /* calls f(r, s, pp, q) for each filter tap (r, s) whose window at output (pp, q) reads input (h, w),
    r then s ascending (the backward data sums and col2im below) */
 template <typename F>

@@ -801,6 +801,60 @@ static void dw3_cases(int forced)
 }
 static void test_depthwise3x3(void) { dw3_cases(0); }
 static void test_depthwise3x3_cfg(void) { dw3_cases(1); }
+/* gpuml_conv_dw3f (depthwise 3x3, stride 1 or 2, padding 1, NCHW planes whose output rows are
+   whole 16-, 8- or 4-byte chunks): rows of 1 to 66 chunks (lanes 0 and 31 of a warp inside rows
+   and at their ends, items crossing planes and images), heights 1 to 57 (partial bands of 2, 4
+   and 8 rows), 1 to 67 channels, every epilogue and dtype, stride 2 on every fourth case, the rows
+   a thread forced to 2, 4, 8 and chosen, the chunk as wide as the width allows or capped at 8 or
+   4 bytes; odd 16-bit widths (at stride 2: widths not in whole chunks of 2 x 4 bytes, odd
+   widths), padding 2 take the other kernels, and so does one channel (a dense conv: GEMM).  On
+   the GPU the kernel must run where it applies (a launch counter); the CPU runs the same cases. */
+static void test_depthwise3x3_flat(void)
+{
+    static const int HW[][2] = { { 1, 8 }, { 2, 16 }, { 5, 24 }, { 9, 40 }, { 17, 8 }, { 33, 112 }, { 57, 56 }, { 3, 4 }, { 7, 12 }, { 12, 20 },
+                                 { 14, 14 }, { 7, 7 }, { 28, 28 }, { 4, 66 }, { 3, 13 } };
+    static const int BYTES[3] = { 0, 8, 4 };
+    static const int CH[] = { 1, 3, 17, 32, 67 };
+    static const int epi[4][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 2, 1, 1 }, { 3, 0, 1 } };
+    static const int ROWS[4] = { 0, 2, 4, 8 };
+    /* TEST_CONV_DW_STEP=k: every k-th case (under compute-sanitizer); TEST_CONV_DW_PART=k/n: every
+       n-th case from the k-th (several processes share the JIT work) */
+    const int step = getenv("TEST_CONV_DW_STEP") ? GPUML__MAX(atoi(getenv("TEST_CONV_DW_STEP")), 1) : 1;
+    int i, part = 0, nparts = 1;
+    if (getenv("TEST_CONV_DW_PART") && sscanf(getenv("TEST_CONV_DW_PART"), "%d/%d", &part, &nparts) != 2) part = 0, nparts = 1;
+    if (nparts < 1) nparts = 1;
+    for (i = 0; i < 60; i += step) {
+        cv_case c;
+        if (i % nparts != part % nparts) continue;
+        memset(&c, 0, sizeof c);
+        c.n = 1 + i % 2; c.c = c.k = c.groups = CH[i % 5]; c.h = HW[i % 15][0]; c.w = HW[i % 15][1];
+        if (c.h * c.w * c.c > 60000) c.n = 1;
+        c.r = c.s = 3; c.sh = c.sw = 1 + (i % 4 == 3); c.dh = c.dw = 1;
+        c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = i % 13 == 12 ? 2 : 1;
+        c.layout = 1; c.dt = FDT[(i / 3) % 3];
+        c.act = epi[(i / 2) % 4][0]; c.bias = epi[(i / 2) % 4][1]; c.res = epi[(i / 2) % 4][2];
+        if (!cv_out(&c)) continue;
+        if (!tu_gpu) { run_fwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1); continue; }
+#ifndef GPUML_NO_CUDA
+        {
+            const int es = (int)gpuml_dtype_size(c.dt);
+            const int eligible = c.c > 1 && c.pad[0] == 1 && (c.sh == 1 ? (c.w * es) % 4 == 0 : c.w % 2 == 0 && (c.q * es) % 4 == 0);
+            int k;
+            gpuml__cv_dw3_mode = 6;
+            gpuml__cv_dw3f_b = BYTES[(i / 5) % 3];
+            for (k = 0; k < 4; k++) {
+                long before = gpuml__cv_dw3f_calls;
+                gpuml__cv_dw3f_r = ROWS[k];
+                run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1);
+                CHECK(!eligible || gpuml__cv_dw3f_calls == before + 1, "depthwise3x3_flat case %d rows %d: gpuml_conv_dw3f did not run", i, ROWS[k]);
+                CHECK(eligible || gpuml__cv_dw3f_calls == before, "depthwise3x3_flat case %d rows %d: gpuml_conv_dw3f ran where it does not apply", i, ROWS[k]);
+            }
+            gpuml__cv_dw3f_r = gpuml__cv_dw3f_b = 0;
+            gpuml__cv_dw3_mode = 0;
+        }
+#endif
+    }
+}
 /* the staged depthwise 3x3 kernel (gpuml_conv_dw3s, NHWC with C in 16-byte steps, sm_80+): channel
    counts of one block per pixel and of several (200, 264, 520: divisors of C; 36 f16 is not in
    16-byte steps and takes gpuml_conv_dw3), planes up to 40x37 (several bands and column blocks,
@@ -1566,6 +1620,7 @@ int main(int argc, char **argv)
         { "depthwise3x3", test_depthwise3x3 },
         { "depthwise3x3_cfg", test_depthwise3x3_cfg },
         { "depthwise3x3_staged", test_depthwise3x3_staged },
+        { "depthwise3x3_flat", test_depthwise3x3_flat },
         { "cpu_special", test_cpu_special },
         { "cpu_implicit", test_cpu_implicit },
         { "forced_igemm", test_forced_igemm }, { "forced_wgmma", test_forced_wgmma },

@@ -1,4 +1,4 @@
-# gpuml_conv_dw3f (bench/patches/dw3f_nchw_flat.patch) replayed on the CPU: run with python3 (numpy)
+# gpuml_conv_dw3f (kernels/conv.cu) replayed on the CPU: run with python3 (numpy)
 # The kernel's item split, chunk loads, lane 0 / 31 edge loads and shuffles, warp by warp in float64,
 # against a direct convolution (depthwise 3x3, stride S, top / left padding 1, zero outside).
 import numpy as np
