@@ -10927,13 +10927,12 @@ GPUML__FN gpuml_status gpuml__cv_dw3f(gpuml_ctx *ctx, const gpuml__cv *cv, const
     if (b < 4 || b < es) return GPUML_ERROR_NOT_SUPPORTED;
     /* output rows a thread (H100, MobileNetV2 layers at batch 32, bench/NOTES_conv.md "dw3f"):
        stride 2 always 2 (f16 c144 @56 s2, 8-byte chunks: 22.3 us against 30.0 for 4; 16-byte chunks
-       hold at most 2 under the 128-register bound); stride 1 on planes of 48 rows and more 2 for
-       16-bit types (more threads, more loads in flight: f16 c32 @112 29.2 against 32.7 for 8, c144
-       @56 33.1 against 41.3) and 8 for f32 (level within 2%), 4 on smaller planes (f16 c576 @14
-       16.8 against 19.6 for 2), 2 on planes of 2 rows or fewer */
+       hold at most 2 under the 128-register bound); stride 1 4 (since the set-up trim: f16 c32 @112
+       26.2 against 28.0 for 2, c144 @56 30.1 against 31.4; f32 level with 8 within 0.3%), 2 on
+       planes of 2 rows or fewer */
     rows = gpuml__cv_dw3f_r == 2 || gpuml__cv_dw3f_r == 4 || gpuml__cv_dw3f_r == 8 ? gpuml__cv_dw3f_r :
            env && (env[0] == '2' || env[0] == '4' || env[0] == '8') && !env[1] ? env[0] - '0' :
-           cv->sh == 2 || cv->p <= 2 ? 2 : cv->p < 48 ? 4 : es == 4 ? 8 : 2;
+           cv->sh == 2 || cv->p <= 2 ? 2 : 4;
     if (cv->sh == 2) rows = GPUML__MIN(rows, b == 16 ? (int64_t)2 : (int64_t)4);
     nbd = (cv->p + rows - 1) / rows;
     total = cv->n * cv->c * nbd * (cv->q / v);

@@ -1010,49 +1010,65 @@ static __device__ __forceinline__ void gpuml__dw3f_st(void *ptr, const gpuml__dw
 extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_dw3f(gpuml__conv_params p)
 {
     const int V = DW3F_B / (int)sizeof(gpuml__ct), S = DW3_ST;
-    const int cw = (int)p.q / V;   /* output chunks a row */
-    const gpuml__ix g = (gpuml__ix)blockIdx.x * 256 + threadIdx.x;
-    const bool live = g < (gpuml__ix)p.total;
-    const gpuml__ix nbd = ((gpuml__ix)p.p + DW3F_R - 1) / DW3F_R;
-    const gpuml__ix gl = live ? g : 0;
-    const int o = (int)(gl % cw);
-    const gpuml__ix bd = gl / cw % nbd, pl = gl / cw / nbd;
-    const gpuml__ix n = pl / (gpuml__ix)p.c, c = pl - n * (gpuml__ix)p.c;
+    /* the item's indices in unsigned arithmetic (32-bit where CONV_I32: each division about half
+       the instructions of a signed one; the set-up was ~45% of a 2-row thread's instructions) */
+#if CONV_I32
+    typedef unsigned int uix;
+#else
+    typedef unsigned long long uix;
+#endif
+    const uix cw = (uix)p.q / (uix)V;   /* output chunks a row */
+    const uix g = (uix)blockIdx.x * 256u + threadIdx.x;
+    const bool live = g < (uix)p.total;
+    const uix nbd = ((uix)p.p + DW3F_R - 1) / DW3F_R;
+    /* a thread past the end takes item 0's indices: every load below stays in bounds, and only
+       the stores check live */
+    const uix gl = live ? g : 0, gq = gl / cw, pl = gq / nbd;
+    const int o = (int)(gl - gq * cw);
+    const uix bd = gq - pl * nbd;
+    const uix nu = pl / (uix)p.c;
+    const gpuml__ix n = (gpuml__ix)nu, c = (gpuml__ix)(pl - nu * (uix)p.c);
     const int lane = (int)(threadIdx.x & 31);
-    const gpuml__ix p0 = bd * DW3F_R, h0 = p0 * S - 1;   /* the first output row, input row */
-    /* the thread's first input column, S * q0 */
-    const gpuml__ct *xp = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc + (gpuml__ix)o * V * S;
+    const gpuml__ix p0 = (gpuml__ix)bd * DW3F_R, h0 = p0 * S - 1;   /* the first output row, input row */
+    const gpuml__ix xh = (gpuml__ix)p.xh, hh = (gpuml__ix)p.h;
+    /* the thread's first input column, S * q0, in row h0 */
+    const gpuml__ct *xp = (const gpuml__ct *)p.x + n * (gpuml__ix)p.xn + c * (gpuml__ix)p.xc + (gpuml__ix)o * V * S + h0 * xh;
     /* the rows' chunks, raw, all loads issued before any use */
     union chunk { gpuml__dw3f_t u; gpuml__ct e[DW3F_B / sizeof(gpuml__ct)]; };
     chunk raw[DW3F_NI][DW3_ST];
 #pragma unroll
     for (int i = 0; i < DW3F_NI; i++) {
-        const gpuml__ix h = h0 + i;
+        const bool in = (uix)(h0 + i) < (uix)hh;   /* 0 <= h0 + i < H */
 #pragma unroll
         for (int u = 0; u < S; u++) {
             raw[i][u] = chunk{};
-            if (live && h >= 0 && h < (gpuml__ix)p.h) raw[i][u].u = __ldg((const gpuml__dw3f_t *)(xp + h * (gpuml__ix)p.xh + u * V));
+            if (in) raw[i][u].u = __ldg((const gpuml__dw3f_t *)(xp + i * xh + u * V));
         }
     }
     /* the neighbour columns of lanes 0 and 31 (where the row goes on past the thread's columns; at
        stride 2 nothing is read right of them) */
-    const bool needl = o > 0, needr = S == 1 && o < cw - 1;
+    const bool needl = o > 0, needr = S == 1 && (uix)o < cw - 1;
+    const bool edge_ld = (lane == 0 && needl) || (lane == 31 && needr);
+    const int eo = lane == 0 ? -1 : V;
     float edge[DW3F_NI];
 #pragma unroll
     for (int i = 0; i < DW3F_NI; i++) {
-        const gpuml__ix h = h0 + i;
         edge[i] = 0.0f;
-        if (live && h >= 0 && h < (gpuml__ix)p.h && ((lane == 0 && needl) || (lane == 31 && needr)))
-            edge[i] = gpuml__cvl(xp[h * (gpuml__ix)p.xh + (lane == 0 ? -1 : V)]);
+        if (edge_ld && (uix)(h0 + i) < (uix)hh) edge[i] = gpuml__cvl(xp[i * xh + eo]);
     }
     /* weights and bias of the plane's channel */
-    const gpuml__ct *__restrict__ wt = (const gpuml__ct *)p.wt;
+    const gpuml__ct *__restrict__ wc = (const gpuml__ct *)p.wt + c * (gpuml__ix)p.wk;
+    const gpuml__ix wr = (gpuml__ix)p.wr, ws = (gpuml__ix)p.ws;
     float wv[9], bias = 0.0f;
 #pragma unroll
-    for (int rs = 0; rs < 9; rs++)
-        wv[rs] = live ? gpuml__cvl(__ldg(wt + c * (gpuml__ix)p.wk + (gpuml__ix)(rs / 3) * (gpuml__ix)p.wr + (gpuml__ix)(rs % 3) * (gpuml__ix)p.ws)) : 0.0f;
+    for (int rs = 0; rs < 9; rs++) wv[rs] = gpuml__cvl(__ldg(wc + (rs / 3) * wr + (rs % 3) * ws));
 #if CONV_BIAS
-    if (live) bias = p.bias[c];
+    bias = p.bias[c];
+#endif
+    /* the chunk's place in output row p0 (and in the residual's) */
+    gpuml__ct *const yb = (gpuml__ct *)p.y + n * (gpuml__ix)p.yn + c * (gpuml__ix)p.yk + p0 * (gpuml__ix)p.yp + (gpuml__ix)o * V;
+#if CONV_RES
+    const gpuml__ct *const rb = (const gpuml__ct *)p.res + n * (gpuml__ix)p.rn + c * (gpuml__ix)p.rk + p0 * (gpuml__ix)p.rp + (gpuml__ix)o * V;
 #endif
     /* input row i, as S * V + 2 floats (the left neighbour, the thread's columns, at stride 1 the
        right neighbour; zero in the padding columns), feeds output row k through filter row
@@ -1093,7 +1109,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_dw3f(gpuml__conv
         chunk out;
 #if CONV_RES
         chunk rv;
-        rv.u = __ldg((const gpuml__dw3f_t *)((const gpuml__ct *)p.res + n * (gpuml__ix)p.rn + c * (gpuml__ix)p.rk + pp * (gpuml__ix)p.rp + (gpuml__ix)o * V));
+        rv.u = __ldg((const gpuml__dw3f_t *)(rb + k * (gpuml__ix)p.rp));
 #endif
 #pragma unroll
         for (int j = 0; j < V; j++) {
@@ -1103,8 +1119,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) gpuml_conv_dw3f(gpuml__conv
 #endif
             out.e[j] = gpuml__cvs(f);
         }
-        gpuml__ct *yp = (gpuml__ct *)p.y + n * (gpuml__ix)p.yn + c * (gpuml__ix)p.yk + pp * (gpuml__ix)p.yp + (gpuml__ix)o * V;
-        gpuml__dw3f_st(yp, out.u);
+        gpuml__dw3f_st(yb + k * (gpuml__ix)p.yp, out.u);
     }
 }
 
