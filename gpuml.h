@@ -2075,7 +2075,7 @@ GPUML__FN gpuml_status gpuml__launch(gpuml_ctx *ctx, gpuml__CUfunction fn, const
 {
     gpuml__CUresult r;
     if (ctx->prof_want_start) gpuml__prof_start(ctx);
-    if (smem > 48 * 1024) {
+    if (smem > 32 * 1024) {   /* the default cap, 48 KB, counts the kernel's static shared memory too */
         const size_t slot = ((size_t)(uintptr_t)fn >> 4) % (sizeof ctx->smem_set / sizeof ctx->smem_set[0]);
         if (ctx->smem_set[slot].fn != fn || ctx->smem_set[slot].smem < smem) {
             r = ctx->cu.FuncSetAttribute(fn, GPUML__CU_FUNC_ATTR_MAX_DYN_SMEM, (int)smem);
