@@ -4,12 +4,13 @@
 # run, then a table of the fractions of the copy bandwidth per choice ("0,0,0,0,00" is the
 # rule again, for the spread).
 #   bench/run_rows_sweep.sh [log]          (default build/rows_sweep.log)
+#   TUNES="t1 t2 ..." the choices (distinct strings; default below), BENCH_COLS the row lengths
 cd "$(dirname "$0")/.." || exit 1
 LOG=${1:-build/rows_sweep.log}
 mkdir -p build
 cc -std=c99 -O2 -Wall -Wextra bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm || exit 1
 : > "$LOG"
-for t in "0,0,0,0,0" "0,0,0,1,0" "0,1,0,0,0" "0,0,1,0,0" "128,0,0,0,0" "0,0,0,0,-1" "0,0,0,0,80" "0,0,0,0,00"; do
+for t in ${TUNES:-0,0,0,0,0 0,0,0,1,0 0,1,0,0,0 0,0,1,0,0 128,0,0,0,0 0,0,0,0,-1 0,0,0,0,80 0,0,0,0,00}; do
     BENCH_ROWS_TUNE=$t ./build/bench_ops softmax,layernorm,rmsnorm | sed "s/^/$t /" >> "$LOG"
 done
 # one column per choice: "op dt shape" -> fraction of copy
