@@ -4105,6 +4105,10 @@ static const gpuml__family gpuml__fam_norm = { "norm", gpuml__ksrc_norm, 50, 0, 
     { "norm", "-DRK=0 -DDT_X=2 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=8 -DNV=4 -DWPR=1" }, \
     { "norm", "-DRK=2 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=0 -DVEC=4 -DNV=8 -DCL=4" }, \
     { "norm", "-DRK=1 -DDT_X=1 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=0 -DVEC=1 -DNV=0" }, \
+    { "norm", "-DRK=2 -DDT_X=2 -DDT_W=2 -DDT_B=2 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=1 -DVEC=8 -DNV=4 -DFULL=1 -DLBT=256 -DLBB=4" }, \
+    { "norm", "-DRK=2 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=1 -DVEC=4 -DNV=16 -DFULL=1" }, \
+    { "norm", "-DRK=1 -DDT_X=2 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=1 -DVEC=8 -DNV=4 -DWPR=1 -DFULL=1 -DLBT=256 -DLBB=4" }, \
+    { "norm", "-DRK=3 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=0 -DHAS_Y=1 -DVEC=4 -DNV=8 -DFULL=1 -DLBT=1024 -DLBB=1" }, \
     { "norm", "-DCOLSUM=1 -DDT_O=0" },
 
 /* elementwise op codes (the OP of kernels/elementwise.cu): binary ops are gpuml_binary_op,
@@ -6616,8 +6620,11 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
    L2 (-1: none; 0: the rule), [7] 1: layernorm / rmsnorm weight and bias held in registers from
    before the first row (WBE; registers capped at 128 unless [4]), -1: never (0: the rule), [8] blocks a SM for a
    persistent grid (0: a block or cluster per row), [9] XNA (rows held in registers, forward kinds):
-   1 x read past L1, 2 y stored streaming, 3 both (H100: 1 lost 1-25%, 2 within +-0.6%; not taken) */
-static int gpuml__rows_tune[10];
+   1 x read past L1, 2 y stored streaming, 3 both (H100: 1 lost 1-25%, 2 within +-0.6%; not taken),
+   [10] 1: long forward rows in one block of up to 1024 threads at up to 128 bytes a thread (no
+   cluster, no WBE), -1: never (0: the rule), [11] 1: no FULL (bounds checks kept where every
+   vector is in the row) */
+static int gpuml__rows_tune[12];
 
 GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, gpuml__nplan *p)
 {
@@ -6628,7 +6635,7 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
     gpuml_tensor *scratch = NULL;
     int64_t es = (int64_t)gpuml__dtype_sizes[r->x->dtype], n = p->n, nrows = p->rs.n, maxept, tb, maxb, need;
     int bwd = r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD;
-    int vec = (int)(16 / es), nv, d, k, wpr = 0, cl = 1, lbt = 512, lbb = 1, regs, wbe, xna;
+    int vec = (int)(16 / es), nv, d, k, wpr = 0, cl = 1, lbt = 512, lbb = 1, regs, wbe, xna, full, big;
     int clusters = !bwd && ctx->arch >= 90 && gpuml__rows_tune[1] != 1 && gpuml__rows_tune[3] != 1;
     unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
     char opts[256];
@@ -6663,7 +6670,18 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
         (n + (int64_t)GPUML__MIN(maxept, 256 / es) - 1) / GPUML__MIN(maxept, 256 / es) <=
             (es <= 2 || r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX ? 512 : 256))
         clusters = 0;
-    maxb = clusters ? (gpuml__rows_tune[5] > 0 ? gpuml__rows_tune[5] : 128) : 256;
+    /* Rows that would take a cluster and fit one block of 1024 threads at 128 bytes a thread take
+       that block (big): H200, f32 rows of 32768, fraction of copy with a 4-block cluster -> one
+       block of 1024, layernorm 0.725 -> 0.775, rmsnorm 0.785 -> 0.876 with bounds checks, 0.73 ->
+       0.857 and 0.795 -> 0.933 with FULL below.  The rule takes it only on sm_90 and for rows that
+       fill the block exactly (f32 32768), where FULL applies: ptxas spills 16 bytes in rmsnorm
+       without it (and 48-56 bytes with it on sm_75-89); 16-bit rows of 65536 are not measured */
+    big = !bwd && vec > 1 && r->kind != GPUML__ROW_XENT && gpuml__rows_tune[10] >= 0 && gpuml__rows_tune[3] != 1 &&
+          (gpuml__rows_tune[10] == 1 ? n <= (int64_t)1024 * 128 / es
+                                     : clusters && ctx->arch == 90 && es == 4 && n == (int64_t)1024 * 128 / es &&
+                                       gpuml__rows_tune[0] == 0 && gpuml__rows_tune[5] == 0 && gpuml__rows_tune[11] == 0);
+    if (big) clusters = 0;
+    maxb = clusters ? (gpuml__rows_tune[5] > 0 ? gpuml__rows_tune[5] : 128) : big ? 128 : 256;
     if (gpuml__rows_tune[3] == 1 || vec == 1) maxb = 256;
     nv = 1;
     while (((int64_t)vec * nv * es < tb || (n + (int64_t)vec * nv - 1) / ((int64_t)vec * nv) > 256) &&
@@ -6675,7 +6693,7 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
         while (cl < 8 && (need + cl - 1) / cl > 256) cl *= 2;
     {
         int64_t threads = ((need + cl - 1) / cl + 31) / 32 * 32;
-        if (threads > 512) { nv = 0; vec = 1; threads = 512; cl = 1; }
+        if (threads > (big ? 1024 : 512)) { nv = 0; vec = 1; threads = 512; cl = 1; }
         if (threads < 32) threads = 32;
         if (threads == 32 && !bwd && nv > 0 && gpuml__rows_tune[2] != 1 && gpuml__rows_tune[3] != 1) {
             wpr = 1;
@@ -6700,7 +6718,7 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
        f32 rows of 4096 too (256 threads, cap 64 -> 128 halved the blocks resident), 0.99 -> 0.946 */
     wbe = (gpuml__rows_tune[7] == 1 || (gpuml__rows_tune[7] == 0 && r->kind == GPUML__ROW_RMSNORM && cl == 1 && n >= 8192 &&
                                          (int64_t)vec * nv * es <= 128)) && nv > 0 && vec > 1 &&
-          !bwd && !wpr && r->w && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM);
+          !bwd && !wpr && !big && r->w && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM);
     /* WBE's cap: 128, or 80 where the row and weight vectors take at most 32 registers (16-bit rows
        of 8192 with 16-bit weights: 3 blocks of 256 an SM instead of 2; H200, rmsnorm bf16 8192x8192
        0.856 -> 0.933 of copy; f32 rows of 8192, 64 registers of vectors, lose at 80: 0.964 -> 0.914) */
@@ -6735,9 +6753,23 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
         p0 = gpuml__dptr(scratch);
         p1 = p0 + (gpuml__CUdeviceptr)((int64_t)grid[0] * n * 4);
     }
+    /* FULL: every thread's vectors lie in the row (no bounds checks: 20-28% fewer instructions in
+       the 16-bit rows, which are issue-bound on the H200), where ptxas keeps it without spills at
+       the cap (at most 64 bytes of row a thread, or f32 layernorm / rmsnorm rows of one block; not
+       WBE).  H200, fraction of copy without -> with: f32 rows of 16384 layernorm 0.84 -> 0.94,
+       rmsnorm 0.83 -> 0.96; of 32768 (one block of 1024) layernorm 0.80 -> 0.86, rmsnorm 0.89 ->
+       0.93; bf16 rows of 8192 layernorm 0.79 -> 0.88, softmax 0.89 -> 0.93; of 4096 layernorm bf16
+       0.82 -> 0.91, f32 0.91 -> 0.97.  f32 softmax of 128 bytes a thread or more loses a little
+       (rows of 8192 0.975 -> 0.970, of 32768 0.920 -> 0.911) and keeps the checks
+       (bench/NOTES_ops.md).  Only on sm_90, not for f16 rows nor f32 layernorm in warp rows: there
+       ptxas spills with it (f16 rows 130-210 bytes; sm_80 spills in most f32 configurations too) */
+    full = !bwd && !wbe && nv > 0 && vec > 1 && r->kind != GPUML__ROW_XENT && gpuml__rows_tune[11] != 1 && ctx->arch == 90 &&
+           r->x->dtype != GPUML_F16 && !(wpr && es == 4 && r->kind == GPUML__ROW_LAYERNORM) &&
+           (wpr ? n == (int64_t)32 * vec * nv : n == (int64_t)cl * block[0] * vec * nv) &&
+           ((int64_t)vec * nv * es <= 64 || (es == 4 && cl == 1 && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM)));
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d -DWPR=%d -DCL=%d "
-             "-DLBT=%d -DLBB=%d -DWBE=%d -DXNA=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
-             r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb, wbe, xna);
+             "-DLBT=%d -DLBB=%d -DWBE=%d -DXNA=%d -DFULL=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
+             r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb, wbe, xna, full);
     args[0] = p; args[1] = &xp; args[2] = &yp; args[3] = &dyp; args[4] = &wp; args[5] = &bp; args[6] = &lp;
     args[7] = &p0; args[8] = &p1;
     st = gpuml__kernel(ctx, &gpuml__fam_norm, opts, "gpuml_rows", &fn);

@@ -6,7 +6,7 @@
    for PyTorch.
    Build: gcc -std=c99 -O2 -I. bench/bench_ops.c -o build/bench_ops -ldl -lpthread -lm
    Run:   build/bench_ops [filter]            (GPUML_BACKEND=cpu for the CPU; filter: parts of op
-          names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e[,f,g,h,i,j] sets gpuml__rows_tune,
+          names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e[,f,g,h,i,j,k,l] sets gpuml__rows_tune,
           BENCH_NORM_NOWB=1 adds layernorm- / rmsnorm- rows without weight and bias,
           BENCH_EW_TUNE=block,vectors,grid,hints gpuml__ew_tune, BENCH_REDUCE_TUNE=per_sm,vectors,nofuse
           gpuml__reduce_tune; BENCH_ITERS=n timed calls, default 50; BENCH_COLS=a,b,.. the row
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
         const char *e = getenv("BENCH_ROWS_TUNE");
         if (e && *e) {
             int *t = gpuml__rows_tune;
-            if (sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], &t[8], &t[9]) < 1) { printf("bad BENCH_ROWS_TUNE\n"); return 1; }
+            if (sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], &t[8], &t[9], &t[10], &t[11]) < 1) { printf("bad BENCH_ROWS_TUNE\n"); return 1; }
             printf("row-kernel overrides: %d %d %d %d %d %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9]);
         }
         e = getenv("BENCH_EW_TUNE");

@@ -13,6 +13,7 @@
    -DXNA=1|2|3: (NV > 0, VEC > 1, forward kinds) 1: x loaded past L1 (ld.global.nc.L1::no_allocate),
           2: y stored streaming (st.global.cs), so that L1 keeps the weight / bias lines the blocks of
           a row position read again row after row
+   -DFULL=1: (forward kinds, NV > 0, VEC > 1) every thread's vectors lie in the row: no bounds checks
    -DWBE=1: layernorm / rmsnorm with NV > 0 and VEC > 1: the thread's weight (and bias) vectors
           loaded into registers once, before the first row (the same columns every row), instead
           of from L2 in each row's output pass
@@ -40,6 +41,12 @@
 #endif
 #ifndef XNA
 #define XNA 0
+#endif
+#ifndef FULL
+#define FULL 0
+#endif
+#if FULL && (NV == 0 || VEC == 1 || RK == 4 || RK == 5)
+#error "FULL takes forward rows held in registers as 16-byte vectors"
 #endif
 
 #ifndef DT_W
@@ -365,7 +372,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
 #pragma unroll
             for (int j = 0; j < NVR; j++) {
                 gpuml__ri e0 = (tr + j * TR) * VEC;
-                if (e0 < n) {
+                if (FULL || e0 < n) {
                     gpuml__ldraw(xr[j], xp, e0, p.xs);
                     if (GPUML__BWD) gpuml__ldraw(dr[j], dp, e0, p.dys);
                 }
@@ -376,7 +383,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
 #define GPUML__DV(j, k, e) (NV > 0 ? gpuml__X::ld(dr[(j) % NVR].v[k]) : gpuml__X::ld(dp[(e) * p.dys]))
 /* bounds per vector (VEC > 1 only when VEC divides n), per element for VEC = 1 */
 #define GPUML__FOR_ROW \
-        for (int j = 0; j < nch; j++) if ((tr + j * TR) * VEC < n) _Pragma("unroll") for (int k = 0; k < VEC; k++) \
+        for (int j = 0; j < nch; j++) if (FULL || (tr + j * TR) * VEC < n) _Pragma("unroll") for (int k = 0; k < VEC; k++) \
             if (VEC > 1 || (tr + j * TR) * VEC + k < n)
 #define GPUML__E ((tr + j * TR) * VEC + k)
 
@@ -415,7 +422,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
             GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E) - sh;
             for (int j = 0; j < nch; j++) {      /* this thread's element count */
                 gpuml__ri e0 = (tr + j * TR) * VEC;
-                c += e0 >= n ? 0.0f : (float)(n - e0 < VEC ? n - e0 : VEC);
+                c += FULL ? (float)VEC : e0 >= n ? 0.0f : (float)(n - e0 < VEC ? n - e0 : VEC);
             }
             mu = c > 0.0f ? s / c : 0.0f;
             GPUML__FOR_ROW { float d = (GPUML__XV(j, k, GPUML__E) - sh) - mu; q = fmaf(d, d, q); }
@@ -453,7 +460,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
         for (int j = 0; j < nch; j++) {
             gpuml__ri e0 = (tr + j * TR) * VEC;
             float o[VEC], wv[VEC], bv[VEC];
-            if (e0 >= n) continue;
+            if (!FULL && e0 >= n) continue;
 #if GPUML__WBE && HAS_W
 #pragma unroll
             for (int k = 0; k < VEC; k++) wv[k] = gpuml__W::ld(wr[j % NVR].v[k]);

@@ -596,11 +596,13 @@ static void test_norms(void)
 }
 
 /* The GPU row kernels by shape: a warp per row (short rows: 1, 3, 1024 f16/bf16, strided),
-   a block per row (1023, 1024 f32, 4097, 8192), a row over a cluster (32768, 40000 on sm_90),
+   a block per row (1023, 1024 f32, 4097, 8192; f32 layernorm / rmsnorm 32768 in a block of 1024
+   threads), a row over a cluster (32768, 40000 on sm_90),
    rows re-read from memory (200000); then each variant forced through gpuml__rows_tune (the
    old rule, no clusters, no warp rows, more bytes per thread, no register cap, clusters
    wherever a row needs over 256 threads, weight and bias held in registers, a persistent grid, x
-   read past L1 with y stored streaming) on the same
+   read past L1 with y stored streaming, bounds checks kept where every vector is in the row,
+   blocks of 1024 threads forced or never) on the same
    shapes; and rows holding NaN, +inf and -inf.  Softmax, log_softmax, layernorm, rmsnorm,
    f32/f16/bf16, against float64. */
 /* rows of n along the last axis; lay 1: x a transposed view (the rows strided) */
@@ -661,20 +663,24 @@ static void rows_one(int kind, gpuml_dtype dt, long long R, long long n, int lay
 static void row_variants(int t0, int t1)
 {
     static const long long widths[] = { 1, 3, 1023, 1024, 4097, 8192, 32768, 40000 };
-    static const int tunes[16][10] = { {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+    static const int tunes[19][12] = { {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
                                       {0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, {128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, -1, 0, 0, 0, 0, 0},
                                       {64, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {64, 0, 0, 0, 40, 64, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, -1, 0, 0, 0},
                                       {0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 1, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 1, 2, 0},
                                       {0, 0, 0, 0, 0, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
                                       {0, 0, 0, 0, 0, 0, 0, -1, 0, 0},
-                                      {0, 0, 0, 0, 0, 0, 0, 0, 0, 3} };
-    static const int tw[16] = { 0xff, 0x68, 0xc0, 0x0c, 0x68, 0x2c, 0xc0, 0xe0, 0xf0, 0xff, 0xe8, 0xe8, 0xff, 0xe8, 0xe8, 0xe8 };   /* bits of widths[] */
-    static const char *const tnames[16] = { "rule", "old rule", "no clusters", "no warp rows", "128 bytes a thread", "no register cap",
+                                      {0, 0, 0, 0, 0, 0, 0, 0, 0, 3},
+                                      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+                                      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
+                                      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0} };
+    static const int tw[19] = { 0xff, 0x68, 0xc0, 0x0c, 0x68, 0x2c, 0xc0, 0xe0, 0xf0, 0xff, 0xe8, 0xe8, 0xff, 0xe8, 0xe8, 0xe8, 0xff, 0xe0, 0x40 };   /* bits of widths[] */
+    static const char *const tnames[19] = { "rule", "old rule", "no clusters", "no warp rows", "128 bytes a thread", "no register cap",
                                             "clusters for every long row", "clusters of 64 bytes a thread, 40 registers",
                                             "no L2 prefetch", "L2 prefetch of the next row", "weight and bias in registers",
                                             "weight and bias in registers, persistent 2 a SM", "persistent 1 a SM",
                                             "x past L1", "weight never in registers",
-                                            "x past L1, y streaming" };
+                                            "x past L1, y streaming", "bounds checked where every vector is in the row",
+                                            "one block of up to 1024 threads", "never one block of 1024 threads" };
     int t, d, k, wi;
     if (!tu_gpu) SKIP("no GPU: %s", tu_gpu_reason);
     for (t = t0; t <= t1; t++) {
@@ -707,7 +713,7 @@ static void row_variants(int t0, int t1)
             for (k = 0; k < 4; k++) rows_one(k, FDT[d], 2, 200000, 0, "rule", 0);
 }
 static void test_row_variants(void) { row_variants(0, 0); }
-static void test_row_overrides(void) { row_variants(1, 15); }
+static void test_row_overrides(void) { row_variants(1, 18); }
 
 /* ---------------------------------------------------------------- training ---- */
 /* float64 forward of the norms on one row and its analytic gradients; the analytic ones are
