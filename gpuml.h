@@ -1630,29 +1630,130 @@ GPUML__FN gpuml_status gpuml__cuda_open(gpuml_ctx *ctx, const gpuml_desc *d)
 /* ---------------------------------------------------------------- CPU threads ---- */
 typedef void (*gpuml__task_fn)(void *arg, int64_t begin, int64_t end, int thread_index);
 
+/* Atomics for the pool's fast path (GCC / clang builtins, MSVC Interlocked).  Elsewhere the
+   pool takes its mutex for them and never spins. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUML__ATOMICS 1
+#define gpuml__aload(v) __atomic_load_n(v, __ATOMIC_ACQUIRE)
+#define gpuml__aadd(v, d) __atomic_fetch_add(v, d, __ATOMIC_ACQ_REL)
+#elif defined(_MSC_VER)
+#define GPUML__ATOMICS 1
+#define gpuml__aload(v) InterlockedCompareExchange64(v, 0, 0)
+#define gpuml__aadd(v, d) InterlockedExchangeAdd64(v, d)
+#else
+#define GPUML__ATOMICS 0
+#endif
+#if GPUML__X86 && (defined(__GNUC__) || defined(__clang__))
+#define gpuml__relax() __builtin_ia32_pause()
+#elif GPUML__WIN
+#define gpuml__relax() YieldProcessor()
+#else
+#define gpuml__relax() ((void)0)
+#endif
+
+/* How long (microseconds) an idle worker, and a caller waiting for its job's last chunk, spin
+   before they block on the condition variable.  Back-to-back calls then find the workers
+   awake: waking 15 sleeping threads cost ~100 us a call on a 16-core Xeon (KVM), more than a
+   256^3 GEMM's whole work at 16 threads.  0: block at once (the pool before 2026-11-28).
+   Read when a pool is made. */
+static int gpuml__pool_spin_us = 200;
+
 struct gpuml__pool {
     int n;                       /* threads including the caller */
     gpuml__thread *threads;
     gpuml__mutex mu;
+    gpuml__mutex amu;            /* the atomics where the compiler has none */
     gpuml__cond wake, done;
-    long generation;             /* bumped for each job */
-    int stop, active, busy;
+    volatile int64_t generation; /* bumped for each job (atomic; written under mu) */
+    volatile int64_t stop;       /* atomic; written under mu */
+    volatile int64_t active;     /* workers still in the job (atomic) */
+    volatile int64_t next;       /* next item (atomic) */
+    int busy, sleepers;          /* under mu */
+    int spin_us;                 /* gpuml__pool_spin_us when the pool was made */
     gpuml__task_fn fn;
     void *arg;
-    int64_t total, chunk, next;  /* items, items per grab, next item */
+    int64_t total, chunk;        /* items, items per grab */
 };
+
+#if GPUML__ATOMICS
+GPUML__FN int64_t gpuml__pool_load(gpuml__pool *p, volatile int64_t *v) { (void)p; return gpuml__aload(v); }
+GPUML__FN int64_t gpuml__pool_add(gpuml__pool *p, volatile int64_t *v, int64_t d) { (void)p; return gpuml__aadd(v, d); }
+#else
+GPUML__FN int64_t gpuml__pool_load(gpuml__pool *p, volatile int64_t *v)
+{
+    int64_t r;
+    gpuml__lock(&p->amu);
+    r = *v;
+    gpuml__unlock(&p->amu);
+    return r;
+}
+GPUML__FN int64_t gpuml__pool_add(gpuml__pool *p, volatile int64_t *v, int64_t d)
+{
+    int64_t r;
+    gpuml__lock(&p->amu);
+    r = *v; *v = r + d;
+    gpuml__unlock(&p->amu);
+    return r;
+}
+#endif
+#define GPUML__PLOAD(p, v) gpuml__pool_load(p, &(p)->v)
+
+/* monotonic wall clock in microseconds */
+GPUML__FN double gpuml__now_us(void)
+{
+#if GPUML__WIN
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
+#elif defined(CLOCK_MONOTONIC)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+#else
+    /* strict C99 hides clock_gettime in <time.h>: find it at run time */
+    typedef struct { long sec, nsec; } gpuml__ts;
+    typedef int (*gpuml__clock_fn)(int, gpuml__ts *);
+    static gpuml__clock_fn fn;
+    static int looked;
+    gpuml__ts ts;
+    if (!looked) {
+        void *lib = dlopen(NULL, RTLD_NOW), *f = lib ? dlsym(lib, "clock_gettime") : NULL;
+        memcpy(&fn, &f, sizeof f);
+        looked = 1;
+    }
+#if defined(__APPLE__)
+    if (fn && fn(6, &ts) == 0) return (double)ts.sec * 1e6 + (double)ts.nsec * 1e-3;
+#else
+    if (fn && fn(1, &ts) == 0) return (double)ts.sec * 1e6 + (double)ts.nsec * 1e-3;   /* CLOCK_MONOTONIC */
+#endif
+    return (double)clock() * 1e6 / (double)CLOCKS_PER_SEC;
+#endif
+}
+
+/* Spins until *v != old (returns 1) or the spin time is over (returns 0). */
+GPUML__FN int gpuml__pool_spin(gpuml__pool *p, volatile int64_t *v, int64_t old)
+{
+    double until = 0;
+    int i;
+    if (!GPUML__ATOMICS || p->spin_us <= 0) return 0;
+    for (;;) {
+        for (i = 0; i < 64; i++) {
+            if (gpuml__pool_load(p, v) != old) return 1;
+            gpuml__relax();
+        }
+        if (until == 0) until = gpuml__now_us() + p->spin_us;
+        else if (gpuml__now_us() > until) return 0;
+    }
+}
 
 /* grabs chunks until the job is drained */
 GPUML__FN void gpuml__pool_work(gpuml__pool *p, int tid)
 {
     for (;;) {
-        int64_t b, e;
-        gpuml__lock(&p->mu);
-        b = p->next;
-        if (b >= p->total) { gpuml__unlock(&p->mu); return; }
+        int64_t b = gpuml__pool_add(p, &p->next, p->chunk), e;
+        if (b >= p->total) return;
         e = GPUML__MIN(b + p->chunk, p->total);
-        p->next = e;
-        gpuml__unlock(&p->mu);
         p->fn(p->arg, b, e, tid);
     }
 }
@@ -1667,18 +1768,25 @@ static void *gpuml__worker(void *a)
 {
     gpuml__worker_arg wa = *(gpuml__worker_arg *)a;
     gpuml__pool *p = wa.p;
-    long seen = 0;
+    int64_t seen = 0;
     gpuml__free(a);
     for (;;) {
-        gpuml__lock(&p->mu);
-        while (!p->stop && p->generation == seen) gpuml__cond_wait(&p->wake, &p->mu);
-        if (p->stop) { gpuml__unlock(&p->mu); break; }
-        seen = p->generation;
-        gpuml__unlock(&p->mu);
+        if (!gpuml__pool_spin(p, &p->generation, seen)) {
+            gpuml__lock(&p->mu);
+            p->sleepers++;
+            while (!GPUML__PLOAD(p, stop) && GPUML__PLOAD(p, generation) == seen) gpuml__cond_wait(&p->wake, &p->mu);
+            p->sleepers--;
+            gpuml__unlock(&p->mu);
+        }
+        if (GPUML__PLOAD(p, stop)) break;
+        seen = GPUML__PLOAD(p, generation);
         gpuml__pool_work(p, wa.tid);
-        gpuml__lock(&p->mu);
-        if (--p->active == 0) gpuml__cond_broadcast(&p->done);
-        gpuml__unlock(&p->mu);
+        if (gpuml__pool_add(p, &p->active, -1) == 1) {
+            /* the caller may be asleep: it checks `active` under the lock before it waits */
+            gpuml__lock(&p->mu);
+            gpuml__cond_broadcast(&p->done);
+            gpuml__unlock(&p->mu);
+        }
     }
     return 0;
 }
@@ -1689,7 +1797,10 @@ GPUML__FN gpuml__pool *gpuml__pool_new(int nthreads)
     int i;
     if (!p) return NULL;
     p->n = 1;
+    p->spin_us = gpuml__pool_spin_us;
+    (void)gpuml__now_us();   /* its first call looks clock_gettime up: before the workers spin */
     gpuml__mutex_init(&p->mu);
+    gpuml__mutex_init(&p->amu);
     gpuml__cond_init(&p->wake);
     gpuml__cond_init(&p->done);
     if (nthreads > 1) p->threads = (gpuml__thread *)gpuml__calloc(sizeof(gpuml__thread) * (size_t)nthreads);
@@ -1715,7 +1826,8 @@ GPUML__FN void gpuml__pool_free(gpuml__pool *p)
     int i;
     if (!p) return;
     gpuml__lock(&p->mu);
-    p->stop = 1;
+    gpuml__pool_add(p, &p->stop, 1);
+    gpuml__pool_add(p, &p->generation, 1);
     gpuml__cond_broadcast(&p->wake);
     gpuml__unlock(&p->mu);
     for (i = 1; i < p->n; i++) {
@@ -1729,6 +1841,7 @@ GPUML__FN void gpuml__pool_free(gpuml__pool *p)
     gpuml__cond_destroy(&p->wake);
     gpuml__cond_destroy(&p->done);
     gpuml__mutex_destroy(&p->mu);
+    gpuml__mutex_destroy(&p->amu);
     gpuml__free(p->threads);
     gpuml__free(p);
 }
@@ -1750,12 +1863,18 @@ GPUML__FN void gpuml__parallel_for(gpuml__pool *p, int64_t n, int64_t grain, gpu
     p->fn = fn; p->arg = arg; p->total = n; p->next = 0;
     p->chunk = GPUML__MAX(chunk, grain);
     p->active = p->n - 1;
-    p->generation++;
-    gpuml__cond_broadcast(&p->wake);
+    /* the job's fields are written before the generation is bumped (release), and spinning
+       workers read them after they see it (acquire) */
+    gpuml__pool_add(p, &p->generation, 1);
+    if (p->sleepers) gpuml__cond_broadcast(&p->wake);
     gpuml__unlock(&p->mu);
     gpuml__pool_work(p, 0);
+    if (GPUML__PLOAD(p, active) > 0) {
+        int64_t a;
+        while ((a = GPUML__PLOAD(p, active)) > 0 && gpuml__pool_spin(p, &p->active, a)) {}
+    }
     gpuml__lock(&p->mu);
-    while (p->active > 0) gpuml__cond_wait(&p->done, &p->mu);
+    while (GPUML__PLOAD(p, active) > 0) gpuml__cond_wait(&p->done, &p->mu);
     p->busy = 0;
     gpuml__unlock(&p->mu);
 }
@@ -2985,39 +3104,6 @@ typedef struct gpuml__prec {
 
 /* bytes of a tensor for the profiler (0 for NULL) */
 GPUML__FN double gpuml__tb(const gpuml_tensor *t) { return t ? (double)gpuml__nbytes(t) : 0.0; }
-
-/* monotonic wall clock in microseconds */
-GPUML__FN double gpuml__now_us(void)
-{
-#if GPUML__WIN
-    LARGE_INTEGER f, c;
-    QueryPerformanceFrequency(&f);
-    QueryPerformanceCounter(&c);
-    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
-#elif defined(CLOCK_MONOTONIC)
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-#else
-    /* strict C99 hides clock_gettime in <time.h>: find it at run time */
-    typedef struct { long sec, nsec; } gpuml__ts;
-    typedef int (*gpuml__clock_fn)(int, gpuml__ts *);
-    static gpuml__clock_fn fn;
-    static int looked;
-    gpuml__ts ts;
-    if (!looked) {
-        void *lib = dlopen(NULL, RTLD_NOW), *f = lib ? dlsym(lib, "clock_gettime") : NULL;
-        memcpy(&fn, &f, sizeof f);
-        looked = 1;
-    }
-#if defined(__APPLE__)
-    if (fn && fn(6, &ts) == 0) return (double)ts.sec * 1e6 + (double)ts.nsec * 1e-3;
-#else
-    if (fn && fn(1, &ts) == 0) return (double)ts.sec * 1e6 + (double)ts.nsec * 1e-3;   /* CLOCK_MONOTONIC */
-#endif
-    return (double)clock() * 1e6 / (double)CLOCKS_PER_SEC;
-#endif
-}
 
 static const char *const gpuml__unit_names[GPUML_UNIT_COUNT] = { "fp32", "f16/bf16 tensor", "tf32 tensor", "fp8 tensor", "int8 tensor" };
 
@@ -7228,9 +7314,14 @@ enum { GPUML__GEMM_F32 = 0, GPUML__GEMM_F16 = 1, GPUML__GEMM_BF16 = 2 };
 #define GPUML__GEMM_SMALL_MNK (30 * 30 * 30)
 #endif
 /* Minimum multiply-adds per thread: below it waking a thread costs more
-   than it saves. */
+   than it saves.  The AVX-512 kernel does twice the work a cycle, so it
+   needs more (16-core Xeon: 64^3 ran at ~75 GFLOP/s on 2 threads, 95-130
+   on 1). */
 #ifndef GPUML__GEMM_THREAD_MNK
 #define GPUML__GEMM_THREAD_MNK (48 * 48 * 48)
+#endif
+#ifndef GPUML__GEMM_THREAD_MNK512
+#define GPUML__GEMM_THREAD_MNK512 (64 * 64 * 64)
 #endif
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -8470,7 +8561,7 @@ static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K
 #endif
     /* Thread count: enough work per thread, and at least a register tile each. */
     nt = pool ? gpuml__pool_size(pool) : 1;
-    nt = gpuml__gemm_min(nt, mnk / GPUML__GEMM_THREAD_MNK);
+    nt = gpuml__gemm_min(nt, mnk / (simd == 2 ? GPUML__GEMM_THREAD_MNK512 : GPUML__GEMM_THREAD_MNK));
     nt = gpuml__gemm_min(nt, gpuml__gemm_ceil(g.M, job.kr.mr) * gpuml__gemm_ceil(g.N, job.kr.nr));
     if (nt < 1) nt = 1;
     /* Grid tm x tn = nt minimising per-thread packing (wa*M/tm + wb*N/tn)*K,

@@ -7,6 +7,7 @@
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #ifdef HAVE_OPENBLAS
@@ -348,47 +349,92 @@ static int small(int sweep)
 #endif
 }
 
-static int cpu(void)
+/* the CPU GEMM next to OpenBLAS: square row-major f32 at each size and thread count (argv:
+   "cpu [T,T,...] [N,N,...]", default 1 and all cores, 256-2048).  Every gpuml configuration and
+   OpenBLAS take turns over the rounds (BENCH_CPU_ROUNDS, default 3; each >= 0.15 s) and the best
+   of each is kept.  BENCH_CPU_SPINS="us,us,..." gives a gpuml column per spin time of the
+   pool's idle workers (gpuml__pool_spin_us; 0 = block at once), e.g. "0,200"; the ratio is
+   OpenBLAS's time over the last column's.  On Xeons newer than OpenBLAS 0.3.21 knows, set
+   OPENBLAS_CORETYPE (SkylakeX for its AVX-512 sgemm), else it runs SSE3 kernels. */
+static int parse_list(const char *s, int *v, int max)
 {
-    gpuml_ctx *ctx[2];
-    gpuml_desc d;
-    int sizes[] = { 256, 512, 1024, 2048 }, i, t, nthr = gpuml__num_cores();
-    memset(&d, 0, sizeof d);
-    d.backend = GPUML_BACKEND_CPU;
-    d.num_threads = 1;
-    gpuml_init(&ctx[0], &d);
-    d.num_threads = nthr;
-    gpuml_init(&ctx[1], &d);
-    printf("CPU sgemm GFLOP/s, gpuml vs OpenBLAS (best of 5)\n  size threads   gpuml  openblas  ratio\n");
-    for (i = 0; i < 4; i++)
-        for (t = 0; t < 2; t++) {
+    int n = 0;
+    while (s && *s && n < max) {
+        v[n++] = atoi(s);
+        s = strchr(s, ',');
+        if (s) s++;
+    }
+    return n;
+}
+
+static double cpu_time_one(gpuml_ctx *ctx, gpuml_tensor *c, gpuml_tensor *a, gpuml_tensor *b, int blas, int nthr)
+{
+    double t0 = now(), el;
+    int reps = 0;
+    int64_t n = gpuml_tensor_dim(a, 0);
+    (void)nthr; (void)n;
+    do {
+        if (!blas) gpuml_matmul(ctx, c, a, b, NULL);
+#ifdef HAVE_OPENBLAS
+        else {
+            openblas_set_num_threads(nthr);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, (const float *)gpuml_tensor_data(a), (int)n,
+                        (const float *)gpuml_tensor_data(b), (int)n, 0.0f, (float *)gpuml_tensor_data(c), (int)n);
+        }
+#endif
+        reps++; el = now() - t0;
+    } while (el < 0.15 || reps < 3);
+    return el / reps;
+}
+
+static int cpu(int argc, char **argv)
+{
+    int sizes[8] = { 256, 512, 1024, 2048 }, thr[8], ns = 4, nt = 2, i, t, r, k, ncfg = 1, rounds = 3;
+    int spin[8];
+    const char *cf = getenv("BENCH_CPU_SPINS");
+    thr[0] = 1; thr[1] = gpuml__num_cores();
+    if (argc > 2) nt = parse_list(argv[2], thr, 8);
+    if (argc > 3) ns = parse_list(argv[3], sizes, 8);
+    if (getenv("BENCH_CPU_ROUNDS")) rounds = atoi(getenv("BENCH_CPU_ROUNDS"));
+    spin[0] = gpuml__pool_spin_us;   /* the default */
+    if (cf && *cf) ncfg = parse_list(cf, spin, 8);
+    printf("CPU sgemm GFLOP/s, gpuml vs OpenBLAS (best of %d alternating rounds, >= 0.15 s each)\n  size threads", rounds);
+    for (k = 0; k < ncfg; k++) printf(" gpuml %4dus", spin[k]);
+    printf("  openblas  ratio\n");
+    for (t = 0; t < nt; t++) {
+        gpuml_ctx *ctx;
+        gpuml_desc d;
+        memset(&d, 0, sizeof d);
+        d.backend = GPUML_BACKEND_CPU;
+        d.num_threads = thr[t];
+        if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("init: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+        for (i = 0; i < ns; i++) {
             int64_t n = sizes[i], sh[2];
             gpuml_tensor *a, *b, *c;
-            double best = 1e9, bestb = 1e9, fl = 2.0 * n * n * n;
-            int r;
+            double best[9], fl = 2.0 * n * n * n;
             sh[0] = sh[1] = n;
-            a = gpuml_tensor_new(ctx[t], GPUML_F32, 2, sh); b = gpuml_tensor_new(ctx[t], GPUML_F32, 2, sh); c = gpuml_tensor_new(ctx[t], GPUML_F32, 2, sh);
-            gpuml_rand_normal(ctx[t], a, 1, 0, 1); gpuml_rand_normal(ctx[t], b, 2, 0, 1);
-            for (r = 0; r < 5; r++) {
-                double t0 = now();
-                gpuml_matmul(ctx[t], c, a, b, NULL);
-                if (now() - t0 < best) best = now() - t0;
-            }
-#ifdef HAVE_OPENBLAS
-            openblas_set_num_threads(t ? nthr : 1);
-            for (r = 0; r < 5; r++) {
-                double t0 = now();
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, (const float *)gpuml_tensor_data(a), (int)n,
-                            (const float *)gpuml_tensor_data(b), (int)n, 0.0f, (float *)gpuml_tensor_data(c), (int)n);
-                if (now() - t0 < bestb) bestb = now() - t0;
-            }
+            a = gpuml_tensor_new(ctx, GPUML_F32, 2, sh); b = gpuml_tensor_new(ctx, GPUML_F32, 2, sh); c = gpuml_tensor_new(ctx, GPUML_F32, 2, sh);
+            gpuml_rand_normal(ctx, a, 1, 0, 1); gpuml_rand_normal(ctx, b, 2, 0, 1);
+            gpuml_matmul(ctx, c, a, b, NULL);
+            for (k = 0; k <= ncfg; k++) best[k] = 1e9;
+            for (r = 0; r < rounds; r++)
+                for (k = 0; k <= ncfg; k++) {
+                    double el;
+                    if (k < ncfg && ctx->pool) ctx->pool->spin_us = spin[k];   /* workers read it racily: a bench knob */
+#ifndef HAVE_OPENBLAS
+                    if (k == ncfg) continue;
 #endif
-            printf("  %4lld %7d %7.1f %9.1f %6.2f\n", (long long)n, t ? nthr : 1, fl / best / 1e9, bestb < 1e9 ? fl / bestb / 1e9 : 0.0,
-                   bestb < 1e9 ? bestb / best : 0.0);
+                    el = cpu_time_one(ctx, c, a, b, k == ncfg, thr[t]);
+                    if (el < best[k]) best[k] = el;
+                }
+            printf("  %4lld %7d", (long long)n, thr[t]);
+            for (k = 0; k < ncfg; k++) printf(" %11.1f", fl / best[k] / 1e9);
+            printf(" %9.1f %6.2f\n", best[ncfg] < 1e9 ? fl / best[ncfg] / 1e9 : 0.0, best[ncfg] < 1e9 ? best[ncfg] / best[ncfg - 1] : 0.0);
+            fflush(stdout);
             gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(c);
         }
-    gpuml_shutdown(ctx[0]);
-    gpuml_shutdown(ctx[1]);
+        gpuml_shutdown(ctx);
+    }
     return 0;
 }
 
@@ -422,7 +468,7 @@ static int gpu_splitk(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu();
+    if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu(argc, argv);
     if (argc > 1 && strcmp(argv[1], "small") == 0) return small(argc > 2 && strcmp(argv[2], "sweep") == 0);
 #ifndef GPUML_NO_CUDA
     if (argc > 1 && strcmp(argv[1], "f32") == 0) return gpu_f32();

@@ -723,6 +723,70 @@ static void test_threads(void)
 #endif
 }
 
+/* The CPU pool itself: back-to-back jobs (workers still spinning), jobs after a pause longer
+   than the spin (workers asleep), spin off, a nested call (runs serially), more threads than
+   cores; every item runs exactly once, on a valid thread index. */
+#if defined(__GNUC__) || defined(__clang__)
+typedef struct pool_job { int *count; int nthreads, bad_tid, nested; gpuml__pool *pool; } pool_job;
+static void pool_inner(void *arg, int64_t b, int64_t e, int tid)
+{
+    pool_job *j = (pool_job *)arg;
+    int64_t i;
+    if (tid != 0) __atomic_fetch_add(&j->bad_tid, 1, __ATOMIC_RELAXED);   /* serial: the caller's thread */
+    for (i = b; i < e; i++) __atomic_fetch_add(&j->count[1000 + i], 1, __ATOMIC_RELAXED);
+}
+static void pool_task(void *arg, int64_t b, int64_t e, int tid)
+{
+    pool_job *j = (pool_job *)arg;
+    int64_t i;
+    if (tid < 0 || tid >= j->nthreads) __atomic_fetch_add(&j->bad_tid, 1, __ATOMIC_RELAXED);
+    for (i = b; i < e; i++) __atomic_fetch_add(&j->count[i], 1, __ATOMIC_RELAXED);
+    if (j->nested && b == 0) {
+        pool_job k = *j;
+        k.nested = 0;
+        gpuml__parallel_for(j->pool, 7, 1, pool_inner, &k);
+        __atomic_fetch_add(&j->bad_tid, k.bad_tid - j->bad_tid, __ATOMIC_RELAXED);
+    }
+}
+#endif
+static void test_pool(void)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    static const int spins[3] = { 200, 0, 20000 };
+    int s, saved = gpuml__pool_spin_us;
+    static int count[1007];
+    for (s = 0; s < 3; s++) {
+        gpuml__pool *pool;
+        pool_job j;
+        int r, i, wrong = 0;
+        gpuml__pool_spin_us = spins[s];   /* read by gpuml__pool_new */
+        pool = gpuml__pool_new(5);
+        CHECK(gpuml__pool_size(pool) == 5, "pool of %d threads", gpuml__pool_size(pool));
+        memset(&j, 0, sizeof j);
+        j.count = count; j.nthreads = gpuml__pool_size(pool); j.pool = pool;
+        for (r = 0; r < 600; r++) {
+            int n = 1 + (r * 37) % 1000, nested = r % 50 == 7;
+            memset(count, 0, sizeof count);
+            j.nested = nested;
+            if (r % 100 == 99) {   /* a pause longer than the spin: the workers go to sleep */
+                double t0 = gpuml__now_us();
+                while (gpuml__now_us() - t0 < (spins[s] > 1000 ? 1000 : spins[s] + 2000)) {}
+            }
+            gpuml__parallel_for(pool, n, 1 + r % 3, pool_task, &j);
+            for (i = 0; i < n; i++) wrong += count[i] != 1;
+            for (i = n; i < 1000; i++) wrong += count[i] != 0;
+            for (i = 0; i < 7; i++) wrong += count[1000 + i] != (nested ? 1 : 0);
+        }
+        CHECK(wrong == 0 && j.bad_tid == 0, "spin %d us: %d items ran the wrong number of times, %d bad thread indices",
+              spins[s], wrong, j.bad_tid);
+        gpuml__pool_free(pool);   /* workers may be spinning: they must stop */
+    }
+    gpuml__pool_spin_us = saved;
+#else
+    SKIP("needs GCC / clang atomics in the test");
+#endif
+}
+
 /* a kernel that faults: the error surfaces at the next sync and the context is marked
    failed.  Runs in a child process (the fault poisons the CUDA context of the process). */
 static int fault_child(void)
@@ -805,6 +869,7 @@ static const tu_test tests[] = {
     { "memory", test_memory },
     { "user_kernel", test_user_kernel },
     { "threads", test_threads },
+    { "pool", test_pool },
     { "async_fault", test_async_fault },
 };
 
