@@ -154,6 +154,12 @@ int main(int argc, char **argv)
         }
     }
 #endif
+    /* BENCH_POOL_SPIN_US: the CPU pool's idle spin (us; 0 = workers block at once, the pool before
+       2026-11-28), read when the context makes its pool */
+    if (getenv("BENCH_POOL_SPIN_US")) {
+        gpuml__pool_spin_us = atoi(getenv("BENCH_POOL_SPIN_US"));
+        printf("CPU pool spin: %d us\n", gpuml__pool_spin_us);
+    }
     if (gpuml_init(&ctx, NULL) != GPUML_SUCCESS) { printf("init: %s\n", gpuml_last_error(ctx)); return 1; }
     gpu = gpuml_get_backend(ctx) == GPUML_BACKEND_CUDA;
     printf("device: %s (%s)\n", gpuml_device_name(ctx), gpuml_backend_reason(ctx));
