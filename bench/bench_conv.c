@@ -128,6 +128,15 @@ static const int MBV2[][3] = { { 32, 112, 1 }, { 96, 112, 2 }, { 144, 56, 1 }, {
 
 typedef void (*sgemm_fn)(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
                          const float *b, int ldb, float beta, float *c, int ldc);
+#ifdef GPUML_BENCH_LINK_OPENBLAS
+/* a static build for machines without OpenBLAS (the GPU host): link libopenblas.a, e.g.
+   cc -std=c99 -O2 -static -DGPUML_BENCH_LINK_OPENBLAS bench/bench_conv.c -o build/bench_conv_static \
+      /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.a -lgfortran -lquadmath -lpthread -ldl -lm
+   (the CBLAS enums are ints in the C ABI) */
+void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
+                 const float *b, int ldb, float beta, float *c, int ldc);
+void openblas_set_num_threads(int n);
+#endif
 
 int main(int argc, char **argv)
 {
@@ -136,6 +145,10 @@ int main(int argc, char **argv)
     unsigned l;
     filter = argc > 1 ? argv[1] : NULL;
     memset(&desc, 0, sizeof desc);
+    if (getenv("BENCH_POOL_SPIN_US")) {   /* the CPU pool's idle spin (us; 0: the pool before 2026-11-28) */
+        gpuml__pool_spin_us = atoi(getenv("BENCH_POOL_SPIN_US"));
+        printf("CPU pool spin: %d us\n", gpuml__pool_spin_us);
+    }
     if (gpuml_init(&ctx, &desc) != GPUML_SUCCESS) { printf("init: %s\n", gpuml_last_error(ctx)); return 1; }
     on_gpu = gpuml_get_backend(ctx) == GPUML_BACKEND_CUDA;
     printf("device: %s\n", gpuml_device_name(ctx));
@@ -345,7 +358,11 @@ int main(int argc, char **argv)
            apart and paused because OpenBLAS's idle threads spin for a while after each call and
            would steal the cores gpuml's pool runs on. */
         enum { NL = sizeof R50 / sizeof R50[0] };
+#ifdef GPUML_BENCH_LINK_OPENBLAS
+        void *lib = NULL;   /* a static process must not dlopen a shared OpenBLAS */
+#else
         void *lib = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+#endif
         sgemm_fn sgemm = NULL;
         void (*set_threads)(int) = NULL;
         double tg[NL], tb[NL], lsum = 0;
@@ -356,6 +373,9 @@ int main(int argc, char **argv)
             void *sym = dlsym(lib, "cblas_sgemm"); memcpy(&sgemm, &sym, sizeof sym);
             sym = dlsym(lib, "openblas_set_num_threads"); memcpy(&set_threads, &sym, sizeof sym);
         }
+#ifdef GPUML_BENCH_LINK_OPENBLAS
+        sgemm = cblas_sgemm; set_threads = openblas_set_num_threads;
+#endif
         if (!sgemm) printf("OpenBLAS not found (apt-get install libopenblas-dev): gpuml figures only\n");
         sscanf(gpuml_device_name(ctx), "CPU (%d", &nth);
         if (set_threads) set_threads(nth);
