@@ -7323,6 +7323,12 @@ enum { GPUML__GEMM_F32 = 0, GPUML__GEMM_F16 = 1, GPUML__GEMM_BF16 = 2 };
 #ifndef GPUML__GEMM_THREAD_MNK512
 #define GPUML__GEMM_THREAD_MNK512 (64 * 64 * 64)
 #endif
+/* The thread count also counts the packing: an element of A or B packed costs about as much
+   as this many multiply-adds (0.2-0.3 ns against ~75 G multiply-adds/s a core with AVX-512, half
+   that with AVX2).  Without it a 1 x 1024 x 1024 product (1 M multiply-adds, but 4 MB of B to
+   stream) ran on 4 of 16 threads at 180 us, where OpenBLAS took 52.  0: FLOPs only (the old rule,
+   a benchmark knob). */
+static int gpuml__gemm_pack_madds = -1;   /* -1: 16 for the AVX-512 kernel, 8 for the others */
 
 #if defined(__x86_64__) || defined(_M_X64)
 /* clang-cl defines __clang__ but, in MSVC mode, <immintrin.h> hides AVX2
@@ -8561,7 +8567,11 @@ static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K
 #endif
     /* Thread count: enough work per thread, and at least a register tile each. */
     nt = pool ? gpuml__pool_size(pool) : 1;
-    nt = gpuml__gemm_min(nt, mnk / (simd == 2 ? GPUML__GEMM_THREAD_MNK512 : GPUML__GEMM_THREAD_MNK));
+    {
+        int64_t pm = gpuml__gemm_pack_madds >= 0 ? gpuml__gemm_pack_madds : simd == 2 ? 16 : 8;
+        int64_t work = mnk + pm * (g.M * g.K + g.K * g.N);
+        nt = gpuml__gemm_min(nt, work / (simd == 2 ? GPUML__GEMM_THREAD_MNK512 : GPUML__GEMM_THREAD_MNK));
+    }
     nt = gpuml__gemm_min(nt, gpuml__gemm_ceil(g.M, job.kr.mr) * gpuml__gemm_ceil(g.N, job.kr.nr));
     if (nt < 1) nt = 1;
     /* Grid tm x tn = nt minimising per-thread packing (wa*M/tm + wb*N/tn)*K,
