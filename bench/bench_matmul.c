@@ -438,6 +438,61 @@ static int cpu(int argc, char **argv)
     return 0;
 }
 
+/* thin CPU products (small M, the decode case): M = 1..64 times N = K = 1024 / 4096, row-major f32,
+   on T threads (argv: "cpu_thin [T]", default all cores); gpuml with the thread count from FLOPs
+   only (gpuml__gemm_pack_madds = 0, the rule before 2026-11-28) and with packing counted, and
+   OpenBLAS, alternated over 3 rounds of >= 0.2 s, best kept.  GB/s = f32 B bytes over the time. */
+static int cpu_thin(int argc, char **argv)
+{
+    static const int ms[] = { 1, 2, 4, 8, 16, 64 }, nk[] = { 1024, 4096 };
+    int nthr = argc > 2 ? atoi(argv[2]) : gpuml__num_cores(), i, q, r, k;
+    gpuml_ctx *ctx;
+    gpuml_desc d;
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CPU;
+    d.num_threads = nthr;
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("init: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    printf("CPU thin sgemm, %d threads: us (GB/s of B)\n     M     N     K   flops-only rule      gpuml            openblas   ratio\n", nthr);
+    for (q = 0; q < 2; q++)
+        for (i = 0; i < 6; i++) {
+            int64_t M = ms[i], N = nk[q], K = nk[q], sa[2], sb[2], sc[2];
+            gpuml_tensor *a, *b, *c;
+            double best[3] = { 1e9, 1e9, 1e9 };
+            sa[0] = M; sa[1] = K; sb[0] = K; sb[1] = N; sc[0] = M; sc[1] = N;
+            a = gpuml_tensor_new(ctx, GPUML_F32, 2, sa); b = gpuml_tensor_new(ctx, GPUML_F32, 2, sb); c = gpuml_tensor_new(ctx, GPUML_F32, 2, sc);
+            gpuml_rand_normal(ctx, a, 1, 0, 1); gpuml_rand_normal(ctx, b, 2, 0, 1);
+            for (r = 0; r < 3; r++)
+                for (k = 0; k < 3; k++) {
+                    double t0 = now(), el;
+                    int reps = 0;
+#ifndef HAVE_OPENBLAS
+                    if (k == 2) continue;
+#else
+                    if (k == 2) openblas_set_num_threads(nthr);
+#endif
+                    gpuml__gemm_pack_madds = k == 0 ? 0 : -1;
+                    do {
+                        if (k < 2) gpuml_matmul(ctx, c, a, b, NULL);
+#ifdef HAVE_OPENBLAS
+                        else cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, (const float *)gpuml_tensor_data(a), (int)K,
+                                         (const float *)gpuml_tensor_data(b), (int)N, 0.0f, (float *)gpuml_tensor_data(c), (int)N);
+#endif
+                        reps++; el = now() - t0;
+                    } while (el < 0.2 || reps < 3);
+                    if (el / reps < best[k]) best[k] = el / reps;
+                }
+            gpuml__gemm_pack_madds = -1;
+            printf("  %4lld %5lld %5lld", (long long)M, (long long)N, (long long)K);
+            for (k = 0; k < 3; k++)
+                printf(" %8.1f (%5.1f)", best[k] < 1e9 ? best[k] * 1e6 : 0.0, best[k] < 1e9 ? 4.0 * N * K / best[k] * 1e-9 : 0.0);
+            printf(" %6.2f\n", best[2] < 1e9 ? best[2] / best[1] : 0.0);
+            fflush(stdout);
+            gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(c);
+        }
+    gpuml_shutdown(ctx);
+    return 0;
+}
+
 /* split-K: few output tiles, long K (bf16 in and out; the conv backward-filter shape NN with f32
    out), the automatic choice (split) next to split-K off, same process; matmul_torch.py splitk */
 static const int64_t g_sk[][4] = { {256, 256, 16384, 1}, {512, 512, 8192, 1}, {1024, 1024, 8192, 1}, {128, 4096, 8192, 1},
@@ -469,6 +524,7 @@ static int gpu_splitk(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "cpu_thin") == 0) return cpu_thin(argc, argv);
     if (argc > 1 && strcmp(argv[1], "small") == 0) return small(argc > 2 && strcmp(argv[2], "sweep") == 0);
 #ifndef GPUML_NO_CUDA
     if (argc > 1 && strcmp(argv[1], "f32") == 0) return gpu_f32();

@@ -16,4 +16,7 @@ lscpu | grep -E "Model name|^CPU\(s\)|Thread\(s\)"
 export BENCH_CPU_SPINS=${BENCH_CPU_SPINS:-0,200} BENCH_CPU_ROUNDS=${BENCH_CPU_ROUNDS:-4}
 $B cpu 1 64,128,256,512,1024,2048
 $B cpu 4,8,16 64,96,128,256,512,1024,2048,4096
+# thin products (M = 1-64): the thread count from FLOPs only vs with packing counted
+$B cpu_thin 16
+$B cpu_thin 8
 } 2>&1 | tee "$O"
