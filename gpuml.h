@@ -1869,7 +1869,7 @@ GPUML__FN void gpuml__parallel_for(gpuml__pool *p, int64_t n, int64_t grain, gpu
     if (p->sleepers) gpuml__cond_broadcast(&p->wake);
     gpuml__unlock(&p->mu);
     gpuml__pool_work(p, 0);
-    if (GPUML__PLOAD(p, active) > 0) {
+    {   /* spin while workers are still finishing, then sleep below */
         int64_t a;
         while ((a = GPUML__PLOAD(p, active)) > 0 && gpuml__pool_spin(p, &p->active, a)) {}
     }
