@@ -1631,7 +1631,7 @@ GPUML__FN gpuml_status gpuml__cuda_open(gpuml_ctx *ctx, const gpuml_desc *d)
 typedef void (*gpuml__task_fn)(void *arg, int64_t begin, int64_t end, int thread_index);
 
 /* Atomics for the pool's fast path (GCC / clang builtins, MSVC Interlocked).  Elsewhere the
-   pool takes its mutex for them and never spins. */
+   pool guards them with a mutex of its own (amu) and never spins. */
 #if defined(__GNUC__) || defined(__clang__)
 #define GPUML__ATOMICS 1
 #define gpuml__aload(v) __atomic_load_n(v, __ATOMIC_ACQUIRE)

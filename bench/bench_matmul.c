@@ -367,23 +367,26 @@ static int parse_list(const char *s, int *v, int max)
     return n;
 }
 
-static double cpu_time_one(gpuml_ctx *ctx, gpuml_tensor *c, gpuml_tensor *a, gpuml_tensor *b, int blas, int nthr)
+/* seconds a call of C = A B (row-major f32, shapes from the tensors) takes: gpuml, or OpenBLAS on
+   nthr threads (blas), repeated for at least min_s and 3 calls */
+static double cpu_time_one(gpuml_ctx *ctx, gpuml_tensor *c, gpuml_tensor *a, gpuml_tensor *b, int blas, int nthr, double min_s)
 {
     double t0 = now(), el;
     int reps = 0;
-    int64_t n = gpuml_tensor_dim(a, 0);
-    (void)nthr; (void)n;
+    int m = (int)gpuml_tensor_dim(a, 0), k = (int)gpuml_tensor_dim(a, 1), n = (int)gpuml_tensor_dim(b, 1);
+#ifdef HAVE_OPENBLAS
+    if (blas) openblas_set_num_threads(nthr);
+#else
+    (void)nthr; (void)m; (void)k; (void)n;
+#endif
     do {
         if (!blas) gpuml_matmul(ctx, c, a, b, NULL);
 #ifdef HAVE_OPENBLAS
-        else {
-            openblas_set_num_threads(nthr);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, (const float *)gpuml_tensor_data(a), (int)n,
-                        (const float *)gpuml_tensor_data(b), (int)n, 0.0f, (float *)gpuml_tensor_data(c), (int)n);
-        }
+        else cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, (const float *)gpuml_tensor_data(a), k,
+                         (const float *)gpuml_tensor_data(b), n, 0.0f, (float *)gpuml_tensor_data(c), n);
 #endif
         reps++; el = now() - t0;
-    } while (el < 0.15 || reps < 3);
+    } while (el < min_s || reps < 3);
     return el / reps;
 }
 
@@ -424,7 +427,7 @@ static int cpu(int argc, char **argv)
 #ifndef HAVE_OPENBLAS
                     if (k == ncfg) continue;
 #endif
-                    el = cpu_time_one(ctx, c, a, b, k == ncfg, thr[t]);
+                    el = cpu_time_one(ctx, c, a, b, k == ncfg, thr[t], 0.15);
                     if (el < best[k]) best[k] = el;
                 }
             printf("  %4lld %7d", (long long)n, thr[t]);
@@ -463,23 +466,13 @@ static int cpu_thin(int argc, char **argv)
             gpuml_rand_normal(ctx, a, 1, 0, 1); gpuml_rand_normal(ctx, b, 2, 0, 1);
             for (r = 0; r < 3; r++)
                 for (k = 0; k < 3; k++) {
-                    double t0 = now(), el;
-                    int reps = 0;
+                    double el;
 #ifndef HAVE_OPENBLAS
                     if (k == 2) continue;
-#else
-                    if (k == 2) openblas_set_num_threads(nthr);
 #endif
                     gpuml__gemm_pack_madds = k == 0 ? 0 : -1;
-                    do {
-                        if (k < 2) gpuml_matmul(ctx, c, a, b, NULL);
-#ifdef HAVE_OPENBLAS
-                        else cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, (const float *)gpuml_tensor_data(a), (int)K,
-                                         (const float *)gpuml_tensor_data(b), (int)N, 0.0f, (float *)gpuml_tensor_data(c), (int)N);
-#endif
-                        reps++; el = now() - t0;
-                    } while (el < 0.2 || reps < 3);
-                    if (el / reps < best[k]) best[k] = el / reps;
+                    el = cpu_time_one(ctx, c, a, b, k == 2, nthr, 0.2);
+                    if (el < best[k]) best[k] = el;
                 }
             gpuml__gemm_pack_madds = -1;
             printf("  %4lld %5lld %5lld", (long long)M, (long long)N, (long long)K);
