@@ -32,7 +32,10 @@ examples: $(addprefix build/,$(EXAMPLES))
 
 tests: $(addprefix build/,$(TESTS)) $(addprefix build/asan/,$(TESTS)) examples
 
-test: tests
+# builds side by side (one job a CPU), then tests/run_all.sh runs the suites side by side
+NPROC := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+test:
+	$(MAKE) -j$(NPROC) tests
 	tests/run_all.sh
 
 # regenerate the embedded kernel source after editing kernels/

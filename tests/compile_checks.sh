@@ -1,15 +1,28 @@
-#!/bin/sh
+#!/bin/bash
 # The header must build cleanly as C99 and C++17 with gcc and clang (-Wall -Wextra -Werror
 # -pedantic), in one and in two translation units, with GPUML_STATIC and GPUML_NO_CUDA, and
-# for Windows with MinGW.  Each build is one test; the last line is the summary.
+# for Windows with MinGW.  Each build is one test; the last line is the summary.  The builds run
+# side by side (TEST_JOBS at once, default: the number of CPUs); results print in a fixed order.
 cd "$(dirname "$0")/.." || exit 1
 mkdir -p build/cc
 pass=0; fail=0; skip=0
 W="-Wall -Wextra -Werror -pedantic"
-check() { # name, command...
+JOBS=${TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case $JOBS in ''|*[!0-9]*|0) JOBS=1 ;; esac
+NAMES=()
+check() { # name, command...: started in the background, reported by report below
     name=$1; shift
-    if "$@" >build/cc/$name.log 2>&1; then pass=$((pass+1)); echo "  ok   $name"
-    else fail=$((fail+1)); echo "  FAIL $name"; sed 's/^/    /' build/cc/$name.log | head -20; fi
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    rm -f build/cc/$name.rc
+    ( "$@" >build/cc/$name.log 2>&1; echo $? > build/cc/$name.rc ) &
+    NAMES+=("$name")
+}
+report() {
+    wait
+    for name in "${NAMES[@]}"; do
+        if [ "$(cat build/cc/$name.rc 2>/dev/null)" = 0 ]; then pass=$((pass+1)); echo "  ok   $name"
+        else fail=$((fail+1)); echo "  FAIL $name"; sed 's/^/    /' build/cc/$name.log | head -20; fi
+    done
 }
 for cc in gcc clang; do
     if ! command -v $cc >/dev/null 2>&1; then skip=$((skip+1)); echo "  skip $cc (not installed)"; continue; fi
@@ -29,5 +42,6 @@ else
 fi
 # kernels.cu.inc must be what tools/gen_kernels.sh makes from kernels/
 check "kernels-inc-fresh" sh -c "tools/gen_kernels.sh > build/cc/kernels.cu.inc && cmp build/cc/kernels.cu.inc kernels.cu.inc"
+report
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

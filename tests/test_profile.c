@@ -1,11 +1,12 @@
 /* Profiler, traces and CUDA graphs.  CPU always; GPU where CUDA works.
    Each test opens its own contexts so that records and graphs of one test do not leak into
    the next. */
-#define _POSIX_C_SOURCE 200809L   /* setenv */
+#define _POSIX_C_SOURCE 200809L   /* setenv, getpid */
 #define GPUML_IMPLEMENTATION
 #include "harness.h"
 #include <stdint.h>
 #include <ctype.h>
+#include <unistd.h>
 
 /* ---- helpers ---- */
 static gpuml_ctx *open_ctx(int gpu, int profile, int graphs_off)
@@ -439,7 +440,8 @@ static void check_trace(int gpu)
     gpuml_sigmoid(ctx, b, a);
     n = gpuml_profile_count(ctx);
     CHECK(n == 10, "%d records", n);
-    snprintf(path, sizeof path, "build/test_profile_trace_%s.json", gpu ? "gpu" : "cpu");
+    /* the pid keeps the plain and the sanitizer build apart when tests/run_all.sh runs them side by side */
+    snprintf(path, sizeof path, "build/test_profile_trace_%s_%ld.json", gpu ? "gpu" : "cpu", (long)getpid());
     CHECK(gpuml_profile_write_trace(ctx, path) == GPUML_SUCCESS, "write: %s", gpuml_last_error(ctx));
     text = slurp(path);
     CHECK(text != NULL, "read %s back", path);
@@ -475,7 +477,8 @@ static void test_trace_env(void)
     int64_t s[1] = {333};
     gpuml_tensor *a;
     char *text;
-    const char *path = "build/test_profile_env_trace.json";
+    char path[256];
+    snprintf(path, sizeof path, "build/test_profile_env_trace_%ld.json", (long)getpid());
     remove(path);
     setenv("GPUML_TRACE", path, 1);
     memset(&d, 0, sizeof d);
