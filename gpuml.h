@@ -7329,6 +7329,17 @@ enum { GPUML__GEMM_F32 = 0, GPUML__GEMM_F16 = 1, GPUML__GEMM_BF16 = 2 };
    stream) ran on 4 of 16 threads at 180 us, where OpenBLAS took 52.  0: FLOPs only (the old rule,
    a benchmark knob). */
 static int gpuml__gemm_pack_madds = -1;   /* -1: 16 for the AVX-512 kernel, 8 for the others */
+/* The AVX-512 kernels read f32 A and B unpacked (no packing at all) where each is re-read from
+   L2 or read once: A's M x K floats at most GPUML__GEMM_SMALL_A512 bytes, or N <= 32 (one strip
+   of B); B's K x N as much, or M <= 12 (one tile of rows: a larger B read again per tile, each k
+   a row apart, ran 16-64 x 4096 x 4096 at 0.67-0.7 of the packed path); K >= 32 or at most 64^3
+   multiply-adds (at K = 16, 1024 x 1024 ran at 0.73 of the packed path).  On a Zen 4 core that ran 16-512^3 at 0.93-1.15x OpenBLAS, where the packed
+   path reached 0.2-1.05x (bench/NOTES_cpu_gemm.md, "Small products unpacked").  A benchmark
+   knob: 0 keeps only the portable rule (GPUML__GEMM_SMALL_MNK). */
+#ifndef GPUML__GEMM_SMALL_A512
+#define GPUML__GEMM_SMALL_A512 (1 << 20)
+#endif
+static int gpuml__gemm_small_rule = -1;
 
 #if defined(__x86_64__) || defined(_M_X64)
 /* clang-cl defines __clang__ but, in MSVC mode, <immintrin.h> hides AVX2
@@ -7434,6 +7445,7 @@ typedef void (*gpuml__gemm_ukr_fn)(int64_t kc, const float *a, const float *b,
                                    float *c, int64_t ldc, float alpha, float beta);
 
 static int64_t gpuml__gemm_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t gpuml__gemm_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t gpuml__gemm_ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t gpuml__gemm_roundup(int64_t a, int64_t b) { return gpuml__gemm_ceil(a, b) * b; }
 
@@ -8470,7 +8482,142 @@ static void gpuml__gemm_small_avx2(const gpuml__gemm_args *g)
         }
     }
 }
+
+/* The AVX-512 small path: f32 A (any strides) times f32 B (unit column
+   stride) into C (unit column stride), straight from the sources.  j outer
+   over 32-column strips (the K x 32 strip of B stays in L1 while the A
+   rows stream), i inner over 12-, 8- or 4-row tiles; row pointers past M
+   repeat the last row (read, never stored), the N edge is masked.  On a
+   Zen 4 core 32-80^3 ran at 0.53-0.84 of OpenBLAS through the packed path
+   (bench/NOTES_cpu_gemm.md, "Small products"). */
+#define GPUML__GS_R4(X) X(0) X(1) X(2) X(3)
+#define GPUML__GS_R8(X) GPUML__GS_R4(X) X(4) X(5) X(6) X(7)
+#define GPUML__GS_R12(X) GPUML__GS_R8(X) X(8) X(9) X(10) X(11)
+/* row r of the tile: A + r * rsa, or for the M edge the last row (mrows - 1) past it */
+#define GPUML__GS_ROW_U(r) (a + (r) * rsa)
+#define GPUML__GS_ROW_E(r) (a + ((r) < mrows ? (r) : mrows - 1) * rsa)
+#define GPUML__GS_DECL1(r) __m512 c##r##_0 = _mm512_setzero_ps(); const float *a##r = GPUML__GS_ROW(r);
+#define GPUML__GS_DECL2(r) GPUML__GS_DECL1(r) __m512 c##r##_1 = _mm512_setzero_ps();
+/* B's loads: masked only at the N edge (masked loads ran the loop ~10% slower on Zen 4) */
+#define GPUML__GS_LOAD1M __m512 b0 = _mm512_maskz_loadu_ps(m0, b), av;
+#define GPUML__GS_LOAD2M __m512 b0 = _mm512_maskz_loadu_ps(m0, b), b1 = _mm512_maskz_loadu_ps(m1, b + 16), av;
+#define GPUML__GS_LOAD2F __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16), av;
+#define GPUML__GS_FMA1(r)                                                       \
+    av = _mm512_set1_ps(a##r[ak]);                                             \
+    c##r##_0 = _mm512_fmadd_ps(av, b0, c##r##_0);
+#define GPUML__GS_FMA2(r) GPUML__GS_FMA1(r) c##r##_1 = _mm512_fmadd_ps(av, b1, c##r##_1);
+#define GPUML__GS_ST1(r)                                                        \
+    if ((r) < mrows) {                                                          \
+        float *cr = c + (r) * rsc;                                              \
+        __m512 x = _mm512_mul_ps(va, c##r##_0);                                 \
+        if (beta != 0.0f) x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, cr), x); \
+        _mm512_mask_storeu_ps(cr, m0, x);                                       \
+    }
+#define GPUML__GS_ST2(r)                                                        \
+    GPUML__GS_ST1(r)                                                            \
+    if ((r) < mrows) {                                                          \
+        float *cr = c + (r) * rsc + 16;                                         \
+        __m512 x = _mm512_mul_ps(va, c##r##_1);                                 \
+        if (beta != 0.0f) x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, cr), x); \
+        _mm512_mask_storeu_ps(cr, m1, x);                                       \
+    }
+#define GPUML__GS_KERNEL(name, ROWS, NV, LOAD)                                  \
+GPUML__GEMM_TARGET_AVX512                                                       \
+static void name(int64_t K, const float *a, int64_t rsa, int64_t csa, const float *b, int64_t rsb, \
+                 __mmask16 m0, __mmask16 m1, float *c, int64_t rsc, int mrows, float alpha, float beta) \
+{                                                                               \
+    ROWS(GPUML__GS_DECL##NV)                                                    \
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);              \
+    int64_t k, ak = 0;                                                          \
+    (void)m1;                                                                   \
+    for (k = 0; k < K; ++k, ak += csa, b += rsb) {                              \
+        GPUML__GS_LOAD##LOAD                                                    \
+        ROWS(GPUML__GS_FMA##NV)                                                 \
+    }                                                                           \
+    ROWS(GPUML__GS_ST##NV)                                                      \
+}
+/* whole 12-row tiles: rows A + r * rsa, so the compiler addresses them from one base (given 12
+   separate pointers, gcc spilled them through xmm registers and the loop ran ~12% slower) */
+#define GPUML__GS_ROW GPUML__GS_ROW_U
+GPUML__GS_KERNEL(gpuml__gemm_small12x32_avx512, GPUML__GS_R12, 2, 2F)
+GPUML__GS_KERNEL(gpuml__gemm_small12x32m_avx512, GPUML__GS_R12, 2, 2M)
+GPUML__GS_KERNEL(gpuml__gemm_small12x16_avx512, GPUML__GS_R12, 1, 1M)
+#undef GPUML__GS_ROW
+/* the M edge (mrows < 12 rows left): 4, 8 or 12 rows, the ones past mrows repeat the last */
+#define GPUML__GS_ROW GPUML__GS_ROW_E
+GPUML__GS_KERNEL(gpuml__gemm_small4x32e_avx512, GPUML__GS_R4, 2, 2M)
+GPUML__GS_KERNEL(gpuml__gemm_small8x32e_avx512, GPUML__GS_R8, 2, 2M)
+GPUML__GS_KERNEL(gpuml__gemm_small12x32e_avx512, GPUML__GS_R12, 2, 2M)
+GPUML__GS_KERNEL(gpuml__gemm_small4x16e_avx512, GPUML__GS_R4, 1, 1M)
+GPUML__GS_KERNEL(gpuml__gemm_small8x16e_avx512, GPUML__GS_R8, 1, 1M)
+GPUML__GS_KERNEL(gpuml__gemm_small12x16e_avx512, GPUML__GS_R12, 1, 1M)
+#undef GPUML__GS_ROW
+#undef GPUML__GS_ROW_U
+#undef GPUML__GS_ROW_E
+#undef GPUML__GS_KERNEL
+#undef GPUML__GS_R4
+#undef GPUML__GS_R8
+#undef GPUML__GS_R12
+#undef GPUML__GS_DECL1
+#undef GPUML__GS_DECL2
+#undef GPUML__GS_LOAD1M
+#undef GPUML__GS_LOAD2M
+#undef GPUML__GS_LOAD2F
+#undef GPUML__GS_FMA1
+#undef GPUML__GS_FMA2
+#undef GPUML__GS_ST1
+#undef GPUML__GS_ST2
+
+typedef void (*gpuml__gemm_small_fn)(int64_t, const float *, int64_t, int64_t, const float *, int64_t,
+                                     __mmask16, __mmask16, float *, int64_t, int, float, float);
+/* C[i0:i1, j0:j1] (j0 a multiple of 32) */
+GPUML__GEMM_TARGET_AVX512
+static void gpuml__gemm_small_avx512(const gpuml__gemm_args *g, int64_t i0, int64_t i1, int64_t j0, int64_t j1)
+{
+    /* [32 wide | 16 wide][4 | 8 | 12 rows], for the M edge */
+    static const gpuml__gemm_small_fn ke[2][3] = {
+        { gpuml__gemm_small4x32e_avx512, gpuml__gemm_small8x32e_avx512, gpuml__gemm_small12x32e_avx512 },
+        { gpuml__gemm_small4x16e_avx512, gpuml__gemm_small8x16e_avx512, gpuml__gemm_small12x16e_avx512 } };
+    const float *A = (const float *)g->A, *B = (const float *)g->B;
+    int64_t i, j;
+    for (j = j0; j < j1; j += 32) {
+        int64_t nr = gpuml__gemm_min(32, j1 - j);
+        __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
+        __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFF : nr > 16 ? (1u << (nr - 16)) - 1 : 0);
+        gpuml__gemm_small_fn whole = nr == 32 ? gpuml__gemm_small12x32_avx512
+                                   : nr > 16 ? gpuml__gemm_small12x32m_avx512 : gpuml__gemm_small12x16_avx512;
+        for (i = i0; i < i1; i += 12) {
+            int64_t left = gpuml__gemm_min(12, i1 - i);
+            gpuml__gemm_small_fn f = left == 12 ? whole : ke[nr > 16 ? 0 : 1][left > 8 ? 2 : left > 4 ? 1 : 0];
+            f(g->K, A + i * g->rsa, g->rsa, g->csa, B + j, g->rsb, m0, m1, g->C + i * g->rsc + j, g->rsc, (int)left,
+              g->alpha, g->beta);
+        }
+    }
+}
+
+/* the small path on a tm x tn grid of threads: rows in 12s, columns in 32s */
+typedef struct gpuml__gemm_small_job { const gpuml__gemm_args *g; int64_t tm, tn; } gpuml__gemm_small_job;
+static void gpuml__gemm_small_task(void *arg, int64_t begin, int64_t end, int thread_index)
+{
+    const gpuml__gemm_small_job *job = (const gpuml__gemm_small_job *)arg;
+    int64_t t;
+    (void)thread_index;
+    for (t = begin; t < end; ++t) {
+        int64_t ti = t / job->tn, tj = t % job->tn;
+        gpuml__gemm_small_avx512(job->g, gpuml__gemm_split(job->g->M, job->tm, ti, 12),
+                                 gpuml__gemm_split(job->g->M, job->tm, ti + 1, 12),
+                                 gpuml__gemm_split(job->g->N, job->tn, tj, 32), gpuml__gemm_split(job->g->N, job->tn, tj + 1, 32));
+    }
+}
 #endif
+
+/* the AVX-512 unpacked path's shapes (gpuml__gemm_small_rule) */
+static int gpuml__gemm_small512_fits(const gpuml__gemm_args *g)
+{
+    return (g->M * g->K * 4 <= GPUML__GEMM_SMALL_A512 || g->N <= 32) &&
+           (g->K * g->N * 4 <= GPUML__GEMM_SMALL_A512 || g->M <= 12) &&
+           (g->K >= 32 || g->M * g->N * g->K <= 64 * 64 * 64);
+}
 
 /* C = beta*C, for K == 0 or alpha == 0 (A and B are not read, as in BLAS). */
 static void gpuml__gemm_scale_c(const gpuml__gemm_args *g)
@@ -8494,7 +8641,7 @@ static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K
     gpuml__gemm_args g;
     gpuml__gemm_job job;
     int64_t mnk, nt, t, best_cost = -1, max_m = 0, max_n = 0;
-    int simd = 0;
+    int simd = 0, small512 = 0;
 
     if (M <= 0 || N <= 0) return 0;
     g.M = M; g.N = N; g.K = K; g.alpha = alpha; g.beta = beta;
@@ -8523,9 +8670,28 @@ static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K
     (void)gpuml__cpu_has_avx2_fma; /* keep the core's static helper "used" */
 #endif
     mnk = g.M * g.N * g.K; /* fits: each dim is far below 2^21 in practice */
-    if ((opts & GPUML__GEMM_OPT_FORCE_SMALL) ||
-        (!(opts & GPUML__GEMM_OPT_NO_SMALL) && mnk <= GPUML__GEMM_SMALL_MNK)) {
 #if GPUML__GEMM_AVX2
+    small512 = simd && g.at == GPUML__GEMM_F32 && g.bt == GPUML__GEMM_F32 && g.csb == 1 && g.csc == 1 &&
+               !(opts & GPUML__GEMM_OPT_NO_AVX512) && gpuml__gemm_has_avx512();
+#endif
+    if ((opts & GPUML__GEMM_OPT_FORCE_SMALL) ||
+        (!(opts & GPUML__GEMM_OPT_NO_SMALL) &&
+         (mnk <= GPUML__GEMM_SMALL_MNK || (small512 && gpuml__gemm_small_rule != 0 && gpuml__gemm_small512_fits(&g))))) {
+#if GPUML__GEMM_AVX2
+        if (small512) {
+            gpuml__gemm_small_job sj;
+            int64_t work = mnk + 16 * (g.M * g.K + g.K * g.N);   /* as the packed path counts it */
+            nt = pool ? gpuml__pool_size(pool) : 1;
+            nt = gpuml__gemm_min(nt, work / GPUML__GEMM_THREAD_MNK512);
+            sj.g = &g;
+            sj.tm = gpuml__gemm_max(1, gpuml__gemm_min(nt, gpuml__gemm_ceil(g.M, 12)));
+            sj.tn = gpuml__gemm_max(1, gpuml__gemm_min(nt / sj.tm, gpuml__gemm_ceil(g.N, 32)));
+            if (sj.tm * sj.tn > 1)
+                gpuml__parallel_for(pool, sj.tm * sj.tn, 1, gpuml__gemm_small_task, &sj);
+            else
+                gpuml__gemm_small_avx512(&g, 0, g.M, 0, g.N);
+            return 0;
+        }
         if (simd && g.at == GPUML__GEMM_F32 && g.bt == GPUML__GEMM_F32 && g.csb == 1) {
             gpuml__gemm_small_avx2(&g);
             return 0;

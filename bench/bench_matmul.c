@@ -354,7 +354,9 @@ static int small(int sweep)
    OpenBLAS take turns over the rounds (BENCH_CPU_ROUNDS, default 3; each >= 0.15 s) and the best
    of each is kept.  BENCH_CPU_SPINS="us,us,..." gives a gpuml column per spin time of the
    pool's idle workers (gpuml__pool_spin_us; 0 = block at once), e.g. "0,200"; the ratio is
-   OpenBLAS's time over the last column's.  On Xeons newer than OpenBLAS 0.3.21 knows, set
+   OpenBLAS's time over the last column's.  BENCH_CPU_SMALL="r,r,..." instead gives a column per
+   value of gpuml__gemm_small_rule (0: unpacked AVX-512 path only at <= 30^3, -1: the default
+   rule), at the default spin.  On Xeons newer than OpenBLAS 0.3.21 knows, set
    OPENBLAS_CORETYPE (SkylakeX for its AVX-512 sgemm), else it runs SSE3 kernels. */
 static int parse_list(const char *s, int *v, int max)
 {
@@ -393,16 +395,23 @@ static double cpu_time_one(gpuml_ctx *ctx, gpuml_tensor *c, gpuml_tensor *a, gpu
 static int cpu(int argc, char **argv)
 {
     int sizes[8] = { 256, 512, 1024, 2048 }, thr[8], ns = 4, nt = 2, i, t, r, k, ncfg = 1, rounds = 3;
-    int spin[8];
-    const char *cf = getenv("BENCH_CPU_SPINS");
+    int spin[8], small[8], by_small = 0;
+    const char *cf = getenv("BENCH_CPU_SPINS"), *cs = getenv("BENCH_CPU_SMALL");
     thr[0] = 1; thr[1] = gpuml__num_cores();
     if (argc > 2) nt = parse_list(argv[2], thr, 8);
     if (argc > 3) ns = parse_list(argv[3], sizes, 8);
     if (getenv("BENCH_CPU_ROUNDS")) rounds = atoi(getenv("BENCH_CPU_ROUNDS"));
     spin[0] = gpuml__pool_spin_us;   /* the default */
     if (cf && *cf) ncfg = parse_list(cf, spin, 8);
+    if (cs && *cs) {
+        ncfg = parse_list(cs, small, 8);
+        by_small = 1;
+        for (k = 0; k < ncfg; k++) spin[k] = gpuml__pool_spin_us;
+    }
     printf("CPU sgemm GFLOP/s, gpuml vs OpenBLAS (best of %d alternating rounds, >= 0.15 s each)\n  size threads", rounds);
-    for (k = 0; k < ncfg; k++) printf(" gpuml %4dus", spin[k]);
+    for (k = 0; k < ncfg; k++)
+        if (by_small) printf(" gpuml sm%3d", small[k]);
+        else printf(" gpuml %4dus", spin[k]);
     printf("  openblas  ratio\n");
     for (t = 0; t < nt; t++) {
         gpuml_ctx *ctx;
@@ -424,6 +433,7 @@ static int cpu(int argc, char **argv)
                 for (k = 0; k <= ncfg; k++) {
                     double el;
                     if (k < ncfg && ctx->pool) ctx->pool->spin_us = spin[k];   /* workers read it racily: a bench knob */
+                    if (k < ncfg && by_small) gpuml__gemm_small_rule = small[k];
 #ifndef HAVE_OPENBLAS
                     if (k == ncfg) continue;
 #endif
@@ -455,7 +465,7 @@ static int cpu_thin(int argc, char **argv)
     d.backend = GPUML_BACKEND_CPU;
     d.num_threads = nthr;
     if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("init: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
-    printf("CPU thin sgemm, %d threads: us (GB/s of B)\n     M     N     K   flops-only rule      gpuml            openblas   ratio\n", nthr);
+    printf("CPU thin sgemm, %d threads: us (GB/s of B)\n     M     N     K   packed path          gpuml            openblas   ratio\n", nthr);
     for (q = 0; q < 2; q++)
         for (i = 0; i < 6; i++) {
             int64_t M = ms[i], N = nk[q], K = nk[q], sa[2], sb[2], sc[2];
@@ -470,11 +480,11 @@ static int cpu_thin(int argc, char **argv)
 #ifndef HAVE_OPENBLAS
                     if (k == 2) continue;
 #endif
-                    gpuml__gemm_pack_madds = k == 0 ? 0 : -1;
+                    gpuml__gemm_small_rule = k == 0 ? 0 : -1;   /* 0: the packed path (the default before 2026-11-29) */
                     el = cpu_time_one(ctx, c, a, b, k == 2, nthr, 0.2);
                     if (el < best[k]) best[k] = el;
                 }
-            gpuml__gemm_pack_madds = -1;
+            gpuml__gemm_small_rule = -1;
             printf("  %4lld %5lld %5lld", (long long)M, (long long)N, (long long)K);
             for (k = 0; k < 3; k++)
                 printf(" %8.1f (%5.1f)", best[k] < 1e9 ? best[k] * 1e6 : 0.0, best[k] < 1e9 ? 4.0 * N * K / best[k] * 1e-9 : 0.0);

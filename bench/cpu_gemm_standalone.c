@@ -476,7 +476,8 @@ static int run_tests(void)
     static const int opt_cycle[] = {0, GPUML__GEMM_OPT_NO_SMALL, GPUML__GEMM_OPT_FORCE_SMALL,
                                     GPUML__GEMM_OPT_NO_AVX512 | GPUML__GEMM_OPT_NO_SMALL,
                                     GPUML__GEMM_OPT_NO_SIMD | GPUML__GEMM_OPT_NO_SMALL,
-                                    GPUML__GEMM_OPT_NO_SIMD | GPUML__GEMM_OPT_FORCE_SMALL};
+                                    GPUML__GEMM_OPT_NO_SIMD | GPUML__GEMM_OPT_FORCE_SMALL,
+                                    GPUML__GEMM_OPT_NO_AVX512 | GPUML__GEMM_OPT_FORCE_SMALL};
     /* the three packed kernels */
     static const int kernel_opts[] = {GPUML__GEMM_OPT_NO_SMALL,
                                       GPUML__GEMM_OPT_NO_AVX512 | GPUML__GEMM_OPT_NO_SMALL,
@@ -497,7 +498,7 @@ static int run_tests(void)
                 int at = r < 6 ? 0 : r < 8 ? 1 : 2, bt = rng_n(10) < 6 ? 0 : 1 + rng_n(2);
                 run_case(pools[case_no % 3], small_dims[a], small_dims[b], small_dims[c], at, bt,
                          rng_n(N_LAYOUTS), rng_n(N_LAYOUTS), rng_n(N_LAYOUTS), pick_alpha(),
-                         pick_beta(), opt_cycle[case_no % 6]);
+                         pick_beta(), opt_cycle[case_no % 7]);
             }
     printf("  small-shape sweep: %d cases\n", n_cases);
 
@@ -542,12 +543,26 @@ static int run_tests(void)
     case_gather = 0;
     printf("  gathered operands: %d cases total\n", n_cases);
 
+    /* 3d. the unpacked path (AVX-512 where the CPU has it, else AVX2 or portable) forced on
+          larger shapes: 12-row tiles and their 4/8/12-row edges, 32-column strips and their
+          masked 32/16-wide edges, 1-3 threads over rows and column strips, every layout */
+    for (i = 0; i < 4; ++i)
+        for (a = 0; a < N_LAYOUTS; ++a)
+            for (b = 0; b < N_LAYOUTS; ++b) {
+                static const int64_t ud[][3] = {{131, 77, 129}, {2, 1000, 70}, {25, 33, 300}, {300, 49, 17}};
+                run_case(pools[(a + b + i) % 3], ud[i][0], ud[i][1], ud[i][2], 0, 0, a, b, (a + b) % 2 ? 5 : 0,
+                         pick_alpha(), pick_beta(), GPUML__GEMM_OPT_FORCE_SMALL);
+            }
+    printf("  unpacked path: %d cases total\n", n_cases);
+
     /* 4. specific corners */
     run_case(pools[1], 13, 4500, 40, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0);        /* N > NC: jc loop */
     run_case(pools[1], 300, 40, 13, 0, 0, 0, 0, 5, 1.0f, 0.5f, 0);         /* col-major C swap + threads */
     run_case(pools[1], 600, 520, 700, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0);       /* big, 2 threads */
     run_case(pools[2], 513, 257, 1031, 1, 2, 1, 2, 1, -0.5f, 2.0f, 0);     /* halves, 3 threads, K > 4*KC */
-    run_case(pools[1], 2, 3000, 300, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0);        /* thin M: threads split N */
+    run_case(pools[1], 2, 3000, 300, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0);        /* thin M (unpacked on AVX-512) */
+    run_case(pools[1], 2, 3000, 300, 0, 0, 0, 0, 0, 1.0f, 0.0f, GPUML__GEMM_OPT_NO_SMALL); /* thin M: threads split N */
+    run_case(pools[2], 40, 3001, 200, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0);       /* unpacked on AVX-512, 3 threads */
     run_case(pools[1], 3000, 2, 300, 0, 0, 0, 2, 0, 1.0f, 1.0f, 0);        /* thin N: threads split M */
     run_case(pools[1], 600, 520, 700, 0, 0, 0, 0, 0, 1.0f, 0.0f, GPUML__GEMM_OPT_NO_AVX512); /* big, AVX2 */
     run_case(pools[2], 200, 3000, 40, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0);       /* 3 threads */
@@ -576,7 +591,9 @@ static int run_tests(void)
         int rc;
         for (idx = 0; idx < n * n; ++idx) { A[idx] = rng_f(); B[idx] = rng_f(); C[idx] = C0[idx] = rng_f(); }
         standin_alloc_fail = 1;
-        rc = gpuml__cpu_gemm(pools[1], n, n, n, 1.0f, A, 0, n, 1, B, 0, n, 1, 0.0f, C, n, 1);
+        /* the packed path (the unpacked one allocates nothing) */
+        rc = gpuml__cpu_gemm_opt(pools[1], n, n, n, 1.0f, A, 0, n, 1, B, 0, n, 1, 0.0f, C, n, 1, GPUML__GEMM_OPT_NO_SMALL);
+        (void)gpuml__cpu_gemm; /* the plain entry: the benchmark's */
         ++n_cases;
         if (rc != -1 || memcmp(C, C0, sizeof(float) * (size_t)(n * n)) != 0) {
             ++n_fail;
