@@ -7333,11 +7333,11 @@ static int gpuml__gemm_pack_madds = -1;   /* -1: 16 for the AVX-512 kernel, 8 fo
    L2 or read once: A's M x K floats at most GPUML__GEMM_SMALL_A512 bytes, or N <= 32 (one strip
    of B); B's K x N as much, or M <= 12 (one tile of rows: a larger B read again per tile, each k
    a row apart, ran 16-64 x 4096 x 4096 at 0.67-0.7 of the packed path); K >= 32 or at most 64^3
-   multiply-adds (at K = 16, 1024 x 1024 ran at 0.73 of the packed path).  On a Zen 4 core that ran 16-512^3 at 0.93-1.15x OpenBLAS, where the packed
-   path reached 0.2-1.05x (bench/NOTES_cpu_gemm.md, "Small products unpacked").  A benchmark
-   knob: 0 keeps only the portable rule (GPUML__GEMM_SMALL_MNK). */
+   multiply-adds (at K = 16, 1024 x 1024 ran at 0.73 of the packed path).  Figures in
+   bench/NOTES_cpu_gemm.md, "Small products unpacked".  A benchmark knob: 0 keeps only the
+   portable rule (GPUML__GEMM_SMALL_MNK). */
 #ifndef GPUML__GEMM_SMALL_A512
-#define GPUML__GEMM_SMALL_A512 (1 << 20)
+#define GPUML__GEMM_SMALL_A512 (768 << 10)   /* 384^3 unpacked; 512^3 (1 MB each) ran level, so packed */
 #endif
 static int gpuml__gemm_small_rule = -1;
 
