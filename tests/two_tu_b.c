@@ -1,6 +1,7 @@
 /* ... and the API used from another (declarations only) */
 #include "../gpuml.h"
 #include <stdio.h>
+#include <string.h>
 int two_tu_b(void)
 {
     gpuml_ctx *ctx;
@@ -9,6 +10,9 @@ int two_tu_b(void)
     gpuml_tensor *t;
     float v[6];
     int rc;
+    /* every field: the ones added later (profile, trace_file, graphs_off) were once left as stack
+       garbage here, and a garbage trace_file crashed at shutdown on the GPU host */
+    memset(&d, 0, sizeof d);
     d.backend = GPUML_BACKEND_CPU; d.device = 0; d.cuda_lib = NULL; d.nvrtc_lib = NULL; d.cache_dir = NULL;
     d.num_threads = 1; d.log_fn = NULL; d.log_user = NULL; d.log_level = GPUML_LOG_WARN;
     if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("%s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
