@@ -8499,7 +8499,7 @@ static void gpuml__gemm_small_avx2(const gpuml__gemm_args *g)
    rows stream), i inner over 12-, 8- or 4-row tiles; row pointers past M
    repeat the last row (read, never stored), the N edge is masked.  On a
    Zen 4 core 32-80^3 ran at 0.53-0.84 of OpenBLAS through the packed path
-   (bench/NOTES_cpu_gemm.md, "Small products"). */
+   (bench/NOTES_cpu_gemm.md, "Small products unpacked"). */
 #define GPUML__GS_R4(X) X(0) X(1) X(2) X(3)
 #define GPUML__GS_R8(X) GPUML__GS_R4(X) X(4) X(5) X(6) X(7)
 #define GPUML__GS_R12(X) GPUML__GS_R8(X) X(8) X(9) X(10) X(11)
@@ -8621,6 +8621,16 @@ static void gpuml__gemm_small_task(void *arg, int64_t begin, int64_t end, int th
 }
 #endif
 
+/* how many threads the work is worth (before the pool's size caps it); avx512: the AVX-512
+   kernels.  The packed path's rule, which the unpacked path shares (its threads stream A and B
+   as the packing would). */
+static int64_t gpuml__gemm_work_threads(const gpuml__gemm_args *g, int avx512)
+{
+    int64_t pm = gpuml__gemm_pack_madds >= 0 ? gpuml__gemm_pack_madds : avx512 ? 16 : 8;
+    int64_t work = g->M * g->N * g->K + pm * (g->M * g->K + g->K * g->N);
+    return work / (avx512 ? GPUML__GEMM_THREAD_MNK512 : GPUML__GEMM_THREAD_MNK);
+}
+
 /* the AVX-512 unpacked path's shapes (gpuml__gemm_small_rule) */
 static int gpuml__gemm_small512_fits(const gpuml__gemm_args *g)
 {
@@ -8690,9 +8700,7 @@ static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K
 #if GPUML__GEMM_AVX2
         if (small512) {
             gpuml__gemm_small_job sj;
-            int64_t work = mnk + 16 * (g.M * g.K + g.K * g.N);   /* as the packed path counts it */
-            nt = pool ? gpuml__pool_size(pool) : 1;
-            nt = gpuml__gemm_min(nt, work / GPUML__GEMM_THREAD_MNK512);
+            nt = gpuml__gemm_min(pool ? gpuml__pool_size(pool) : 1, gpuml__gemm_work_threads(&g, 1));
             sj.g = &g;
             sj.tm = gpuml__gemm_max(1, gpuml__gemm_min(nt, gpuml__gemm_ceil(g.M, 12)));
             sj.tn = gpuml__gemm_max(1, gpuml__gemm_min(nt / sj.tm, gpuml__gemm_ceil(g.N, 32)));
@@ -8743,11 +8751,7 @@ static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K
 #endif
     /* Thread count: enough work per thread, and at least a register tile each. */
     nt = pool ? gpuml__pool_size(pool) : 1;
-    {
-        int64_t pm = gpuml__gemm_pack_madds >= 0 ? gpuml__gemm_pack_madds : simd == 2 ? 16 : 8;
-        int64_t work = mnk + pm * (g.M * g.K + g.K * g.N);
-        nt = gpuml__gemm_min(nt, work / (simd == 2 ? GPUML__GEMM_THREAD_MNK512 : GPUML__GEMM_THREAD_MNK));
-    }
+    nt = gpuml__gemm_min(nt, gpuml__gemm_work_threads(&g, simd == 2));
     nt = gpuml__gemm_min(nt, gpuml__gemm_ceil(g.M, job.kr.mr) * gpuml__gemm_ceil(g.N, job.kr.nr));
     if (nt < 1) nt = 1;
     /* Grid tm x tn = nt minimising per-thread packing (wa*M/tm + wb*N/tn)*K,
