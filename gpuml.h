@@ -5452,7 +5452,7 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
     int k, vec = gpuml__vec_for(it->base, it->dt, it->nops), natural;
     size_t maxes = 1;
     gpuml_dtype dt[4] = {GPUML_F32, GPUML_F32, GPUML_F32, GPUML_F32};
-    for (k = 0; k < it->nops && k < 4; k++) {
+    for (k = 0; k < it->nops; k++) {
         ptr[k] = (gpuml__CUdeviceptr)(uintptr_t)it->base[k];
         dt[k] = it->dt[k];
         maxes = GPUML__MAX(maxes, gpuml__dtype_sizes[dt[k]]);
