@@ -10114,6 +10114,9 @@ GPUML__FN int gpuml__cw_rn(void)
                                     TMA-store epilogue could write y (GPUML_CW_TMA_Y=0 in the environment: always) */
 #define GPUML__CW_Y_FULL 2048   /* or'ed into a configuration: configuration 3's TMA-store epilogue stages the whole
                                    64 x 128 tile (3 stages) instead of one 64 x 64 box at a time (4 stages) */
+/* tests: at most this many CTAs in the wgmma conv kernel's persistent grid (0: the usual one a slot),
+   so that small problems run many units a CTA (ring and staging-buffer phases wrap) */
+static int gpuml__cw_grid_cap;
 #define GPUML__CW_FLAGS (GPUML__CW_GATHER | GPUML__CW_IM2COL | GPUML__CW_NO_TMA_Y | GPUML__CW_Y_FULL)
 static const gpuml__cw_cfg gpuml__cw_cfgs[GPUML__CW_NCFG] = {
     /* the model's constants for f32 (tf32 / 3xTF32), and for 16-bit under GPUML_CW_FIT=old: fitted
@@ -10139,12 +10142,13 @@ GPUML__FN int64_t gpuml__cw_bke(const gpuml__conv_problem *p) { return p->x && p
 /* the kernel's GPUML_CW_SMEM: with the TMA-store epilogue (tma_y, the kernel's GPUML_CW_TMA_Y) 16-bit
    staging per consumer warpgroup replaces the f32 slab: 1, the whole 64 x BN tile (configurations 0
    and 3 keep 3 stages to fit); 2, one 64 x 64 box (configuration 3 keeps its 4) */
-GPUML__FN unsigned gpuml__cw_smem(int cfg, int tma_y)
+GPUML__FN unsigned gpuml__cw_smem(int cfg, int tma_y, int has_bias)
 {
     const gpuml__cw_cfg *c = &gpuml__cw_cfgs[cfg];
     int stages = (tma_y && cfg == 0) || (tma_y == 1 && cfg == 3) ? 3 : c->stages;
     int epi = tma_y == 2 ? 64 * 64 * 2 : tma_y ? 64 * c->bn * 2 : 64 * 40 * 4;
-    return (unsigned)(1024 + stages * (c->bm + c->bn) * 128 + (c->bm / 64) * epi + 256);
+    /* has_bias: the kernel's GPUML_CW_BIAS_BYTES, each consumer warpgroup's bias staged in smem */
+    return (unsigned)(1024 + stages * (c->bm + c->bn) * 128 + (c->bm / 64) * (epi + (has_bias ? c->bn * 4 : 0)) + 256);
 }
 /* NULL when configuration cfg of the wgmma kernel can run problem p, else why not */
 GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg)
@@ -10167,7 +10171,7 @@ GPUML__FN const char *gpuml__conv_sm90_why(gpuml_ctx *ctx, const gpuml__conv_pro
 #ifndef GPUML_NO_CUDA
     if (!ctx->cu.TensorMapEncodeTiled) return "the driver has no cuTensorMapEncodeTiled";
 #endif
-    if (ctx->smem_optin < (int)gpuml__cw_smem(cfg, 0)) return "not enough shared memory per block";
+    if (ctx->smem_optin < (int)gpuml__cw_smem(cfg, 0, p->bias != NULL)) return "not enough shared memory per block";
     if (p->c % gpuml__cw_bke(p)) return f32 ? "C % 32 != 0 (f32: a k tile is 32 channels of one tap)" : "C % 64 != 0 (a k tile is 64 channels of one tap)";
     if (gpuml_tensor_numel(p->x) >= ((int64_t)1 << 31)) return "x has 2^31 elements or more (32-bit offsets)";
     return NULL;
@@ -10280,7 +10284,7 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
             p->k % 8 == 0 && (gpuml__dptr(p->y) & 15) == 0 && (!p->residual || (gpuml__dptr(p->residual) & 15) == 0) &&
             (cfg != 3 || kt <= (y_full ? 4 : 8));
     if (tma_y && cfg == 3 && !y_full) tma_y = 2;
-    if (tma_y && ctx->smem_optin < (int)gpuml__cw_smem(cfg, tma_y)) tma_y = 0;
+    if (tma_y && ctx->smem_optin < (int)gpuml__cw_smem(cfg, tma_y, p->bias != NULL)) tma_y = 0;
     memset(ymap, 0, 128);
     memset(rmap, 0, 128);
     if (tma_y) {
@@ -10302,11 +10306,12 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
     gpuml__conv_kparams_fill(&kp, p, splits);
     units = ((M + c->bm - 1) / c->bm) * ((p->k + c->bn - 1) / c->bn) * splits;
     slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * c->per_sm;
+    if (gpuml__cw_grid_cap > 0) slots = GPUML__MIN(slots, gpuml__cw_grid_cap);
     grid[0] = (unsigned)GPUML__MIN(units, slots);
     grid[1] = grid[2] = 1;
     block[0] = (unsigned)(128 + 2 * c->bm); block[1] = block[2] = 1;
     args[0] = map; args[1] = xmap; args[2] = &kp; args[3] = ymap; args[4] = rmap;
-    if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg, tma_y), args, "conv2d (wgmma implicit GEMM)");
+    if (splits == 1) return gpuml__launch(ctx, fn, grid, block, gpuml__cw_smem(cfg, tma_y, p->bias != NULL), args, "conv2d (wgmma implicit GEMM)");
     /* split-K: f32 partial sums, then conv_igemm's reduce applies the epilogue */
     snprintf(ropts, sizeof ropts, "-DGPUML_CONV_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_CONV_CFG=1",
              (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL);
@@ -10314,9 +10319,9 @@ GPUML__FN gpuml_status gpuml__conv2d_sm90_cfg(gpuml_ctx *ctx, const gpuml__conv_
         size_t lo = strlen(ropts);
         snprintf(ropts + lo, sizeof ropts - lo, " -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=%d", p->y_nchw != 0);
     }
-    return gpuml__conv_splitk_run(ctx, p, &kp, fn, grid, block, gpuml__cw_smem(cfg, 0), args, ropts, "conv2d (wgmma implicit GEMM, split-K)");
+    return gpuml__conv_splitk_run(ctx, p, &kp, fn, grid, block, gpuml__cw_smem(cfg, 0, 0), args, ropts, "conv2d (wgmma implicit GEMM, split-K)");
 #else
-    (void)ctx; (void)p; (void)cfg; (void)splits;
+    (void)ctx; (void)p; (void)cfg; (void)splits; (void)gpuml__cw_grid_cap;
     return GPUML_ERROR_NOT_SUPPORTED;
 #endif
 }

@@ -95,6 +95,8 @@ if want("resnet"):
             for dt, name, nhwc in variants:
                 if os.environ.get("BENCH_CONV_1X1", "0") != "0" and nhwc:
                     continue
+                if os.environ.get("BENCH_CONV_F16", "0") != "0" and not nhwc:
+                    continue   # the f16 NHWC rows only, as bench_conv.c's BENCH_CONV_F16=1
                 js = jobs(32, c, h, k, r, s, p, 1, dt, nhwc, 2)
                 # the convolution alone: gpuml's rows include a fused bias + ReLU, PyTorch would
                 # add an unfused bias and ReLU pass (timed before 2026-11-22, it inflated the

@@ -52,7 +52,8 @@
             1 230656, 2 214272, 3 91392, 4 107776, 5 214272 bytes.  GPUML_CW_TMA_Y 2: one 64 x 64 box
             (8192 bytes) per consumer warpgroup, used box after box; configuration 3 keeps its
             4 stages: 107776 bytes (the whole tile with 4 stages, 115968, is 256 bytes more
-            than 2 CTAs an SM may have).
+            than 2 CTAs an SM may have).  GPUML_HAS_BIAS adds BN x 4 bytes per consumer warpgroup
+            (the staged bias): at most 231680 bytes (configuration 1 with TMA_Y 1).
             (GPUML_CW_SMEM below; set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it).
    Block:   (GPUML_CW_THREADS, 1, 1) = 128 x (1 + consumer WGs): warpgroup 0 is the producer.
    Grid:    (G, 1, 1), persistent: CTA b walks work units b, b + G, ...; any G >= 1 is correct;
@@ -160,7 +161,19 @@
 #else
 #define GPUML_CW_EPI_BYTES (GPUML_CW_CWG * GPUML_CW_SLAB_BYTES)
 #endif
-#define GPUML_CW_SMEM (1024 + GPUML_CW_STAGES * GPUML_CW_STAGE_BYTES + GPUML_CW_EPI_BYTES + 256)
+/* the bias of each consumer warpgroup's block, staged in smem (bench/NOTES_conv_igemm.md, "the bias in
+   shared memory"): each thread loads its BN/128 values from global memory when the unit starts, so the
+   load's latency hides behind the unit's k loop, and the epilogue reads them from smem */
+#if GPUML_HAS_BIAS
+#define GPUML_CW_BIAS_BYTES (GPUML_CW_CWG * GPUML_CW_BN * 4)
+#else
+#define GPUML_CW_BIAS_BYTES 0
+#endif
+#define GPUML_CW_BPT ((GPUML_CW_BN + 127) / 128)                 /* bias values a consumer thread loads */
+#ifndef GPUML_CW_EJ
+#define GPUML_CW_EJ (GPUML_CW_CWG == 2 ? 8 : 4)   /* TMA_Y epilogue: column groups of 8 whose loads are batched */
+#endif
+#define GPUML_CW_SMEM (1024 + GPUML_CW_STAGES * GPUML_CW_STAGE_BYTES + GPUML_CW_EPI_BYTES + GPUML_CW_BIAS_BYTES + 256)
 /* k tiles the producer keeps in flight before it signals one (LAG + 1 gathers in flight).  At
    most STAGES - 2: consumers free a stage only after the next tile's wgmmas are issued, so
    with LAG = STAGES - 1 the producer would wait for a slot the consumer frees only after the
@@ -304,11 +317,12 @@ static __device__ __forceinline__ void gpuml__cw_unit(const gpuml__conv_params &
    not for DRAM). */
 static __device__ __forceinline__ void gpuml__cw_epi_tma(const gpuml__conv_params &p, const float *acc, const gpuml__cw_tmap *tma_y,
                                                          const gpuml__cw_tmap *tma_r, gpuml__u32 stg, gpuml__u32 bar_res,
-                                                         gpuml__u32 &rphase, int row0, int col0, int ltid)
+                                                         gpuml__u32 &rphase, int row0, int col0, int ltid, const float *sb)
 {
     typedef typename gpuml__dt<GPUML_CONV_YDT>::T CT;
     constexpr int BN = GPUML_CW_BN;
     const int K = p.K, lane = ltid & 31, warp = ltid >> 5, cw = (int)(threadIdx.x >> 7) - 1;
+    (void)sb;
     const int nbox = (K - col0 + 63) / 64 < BN / 64 ? (K - col0 + 63) / 64 : BN / 64;
     constexpr int SB = GPUML_CW_YBOXES;
 #pragma unroll
@@ -329,28 +343,48 @@ static __device__ __forceinline__ void gpuml__cw_epi_tma(const gpuml__conv_param
 #else
         (void)tma_r; (void)bar_res; (void)rphase;
 #endif
+        /* box by box, GPUML_CW_EJ column groups of 8 at a time: the group's bias pairs (smem) and
+           residual words are all loaded before its first store, so their latencies overlap (the
+           st.shared asm is a compiler barrier: loads written after it wait for it) */
 #pragma unroll
-        for (int jb = 0; jb < 8 * SB; ++jb) {
-            const int j = 8 * b0 + jb, b = jb >> 3, jj = jb & 7, n = col0 + 8 * j + 2 * (lane & 3);
+        for (int b = 0; b < SB; ++b) {
             if (b >= nb) break;         /* uniform */
-            float b0v = 0.0f, b1v = 0.0f;
-            if (GPUML_HAS_BIAS) {
-                if (n < K) b0v = __ldg(p.bias + n);
-                if (n + 1 < K) b1v = __ldg(p.bias + n + 1);
-            }
 #pragma unroll
-            for (int i = 0; i < 2; ++i) {
-                const int rr = 16 * warp + (lane >> 2) + 8 * i;
-                const gpuml__u32 addr = stg + (gpuml__u32)(b * 8192 + rr * 128 + ((jj ^ (rr & 7)) << 4) + (lane & 3) * 4);
-                float v0 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i] + b0v), v1 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i + 1] + b1v);
+            for (int g = 0; g < 8; g += GPUML_CW_EJ) {
+                float2 bv[GPUML_CW_EJ];
 #if GPUML_HAS_RESID
-                gpuml__u32 r;
-                asm volatile("ld.shared.b32 %0, [%1];" : "=r"(r) : "r"(addr) : "memory");
-                v0 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(r & 0xffffu));
-                v1 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(r >> 16));
+                gpuml__u32 rv[GPUML_CW_EJ][2];
 #endif
-                const gpuml__u32 w = (gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v0) | ((gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v1) << 16);
-                asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(w) : "memory");
+#pragma unroll
+                for (int jj = g; jj < g + GPUML_CW_EJ; ++jj) {
+                    const int c = 64 * (b0 + b) + 8 * jj + 2 * (lane & 3);   /* this thread's column pair in the block */
+                    bv[jj - g] = GPUML_HAS_BIAS ? *(const float2 *)(sb + c) : make_float2(0.0f, 0.0f);
+#if GPUML_HAS_RESID
+#pragma unroll
+                    for (int i = 0; i < 2; ++i) {
+                        const int rr = 16 * warp + (lane >> 2) + 8 * i;
+                        const gpuml__u32 addr = stg + (gpuml__u32)(b * 8192 + rr * 128 + ((jj ^ (rr & 7)) << 4) + (lane & 3) * 4);
+                        asm volatile("ld.shared.b32 %0, [%1];" : "=r"(rv[jj - g][i]) : "r"(addr) : "memory");
+                    }
+#endif
+                }
+#pragma unroll
+                for (int jj = g; jj < g + GPUML_CW_EJ; ++jj) {
+                    const int j = 8 * (b0 + b) + jj;
+#pragma unroll
+                    for (int i = 0; i < 2; ++i) {
+                        const int rr = 16 * warp + (lane >> 2) + 8 * i;
+                        const gpuml__u32 addr = stg + (gpuml__u32)(b * 8192 + rr * 128 + ((jj ^ (rr & 7)) << 4) + (lane & 3) * 4);
+                        float v0 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i] + bv[jj - g].x);
+                        float v1 = gpuml__mma_act<GPUML_EPI>(acc[4 * j + 2 * i + 1] + bv[jj - g].y);
+#if GPUML_HAS_RESID
+                        v0 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(rv[jj - g][i] & 0xffffu));
+                        v1 += gpuml__mma_ld<GPUML_CONV_YDT>((CT)(rv[jj - g][i] >> 16));
+#endif
+                        const gpuml__u32 w = (gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v0) | ((gpuml__u32)gpuml__mma_st<GPUML_CONV_YDT>(v1) << 16);
+                        asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(w) : "memory");
+                    }
+                }
             }
         }
         gpuml__proxy_fence();           /* the generic-proxy writes, visible to the TMA store */
@@ -418,9 +452,11 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
     const gpuml__u32 base = (gpuml__mma_smem_addr(gpuml__cw_smem) + 1023u) & ~1023u;
     const gpuml__u32 smem_a = base, smem_b = base + STAGES * GPUML_CW_A_BYTES;
     const gpuml__u32 smem_slab = base + STAGES * GPUML_CW_STAGE_BYTES;   /* the slab, or TMA_Y's staging tiles */
-    const gpuml__u32 bar_full = smem_slab + GPUML_CW_EPI_BYTES, bar_empty = bar_full + 8 * STAGES;
+    const gpuml__u32 smem_bias = smem_slab + GPUML_CW_EPI_BYTES;                /* GPUML_CW_BIAS_BYTES */
+    const gpuml__u32 bar_full = smem_bias + GPUML_CW_BIAS_BYTES, bar_empty = bar_full + 8 * STAGES;
     const gpuml__u32 bar_res = bar_empty + 8 * STAGES;   /* TMA_Y with a residual: one per consumer warpgroup */
     unsigned char *slab_ptr = gpuml__cw_smem + (smem_slab - gpuml__mma_smem_addr(gpuml__cw_smem));
+    float *bias_ptr = (float *)(gpuml__cw_smem + (smem_bias - gpuml__mma_smem_addr(gpuml__cw_smem)));
 
     const int tid = (int)threadIdx.x, wg = tid >> 7, lane = tid & 31;
     const int M = p.M, K = p.K, C = p.C, S = p.S, H = p.H, W = p.W, PQ = p.P * p.Q;
@@ -572,9 +608,20 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
 #endif
         int stage = 0;
         gpuml__u32 phase = 0;
+        float *sb = bias_ptr + cw * BN;   /* this warpgroup's staged bias */
+        (void)sb;
         for (int u = (int)blockIdx.x; u < units; u += (int)gridDim.x) {
             int z, tm, tn, kb0, kb1;
             gpuml__cw_unit(p, u, tiles_m, tiles_n, KT, z, tm, tn, kb0, kb1);
+#if GPUML_HAS_BIAS
+            /* the block's bias, loaded now (its latency hides behind the k loop), staged in smem below */
+            float bpre[GPUML_CW_BPT];
+#pragma unroll
+            for (int t = 0; t < GPUML_CW_BPT; t++) {
+                const int c = ltid + 128 * t, n = tn * BN + c;
+                bpre[t] = c < BN && n < K ? __ldg(p.bias + n) : 0.0f;
+            }
+#endif
 #if GPUML_CW_RN
             gpuml__cw_mainloop_rn(acc, accr, kb0, kb1, stage, phase, bar_full, bar_empty, smem_a + cw * (64 * 128), smem_b, lane);
 #else
@@ -600,10 +647,18 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
             /* ---- epilogue.  acc[4j + 2i + c] is row 16 warp + lane/4 + 8i, column 8j + 2(lane%4) + c
                of this warpgroup's 64 x BN block ---- */
             const int row0 = tm * BM + cw * 64, col0 = tn * BN;
+#if GPUML_HAS_BIAS
+            /* every thread of the warpgroup has passed the previous block's last named barrier, after
+               its last read of sb; the epilogue's first named barrier orders these writes before the
+               reads */
+#pragma unroll
+            for (int t = 0; t < GPUML_CW_BPT; t++)
+                if (ltid + 128 * t < BN) sb[ltid + 128 * t] = bpre[t];
+#endif
 #if GPUML_CW_TMA_Y
             (void)z;
             if (row0 < M)   /* uniform over the warpgroup */
-                gpuml__cw_epi_tma(p, acc, &tma_y, &tma_r, smem_slab + cw * GPUML_CW_Y_BYTES, bar_res + 8 * cw, rphase, row0, col0, ltid);
+                gpuml__cw_epi_tma(p, acc, &tma_y, &tma_r, smem_slab + cw * GPUML_CW_Y_BYTES, bar_res + 8 * cw, rphase, row0, col0, ltid, sb);
 #else
             CT *Y = (CT *)p.y + (gpuml__i64)z * M * K;
 #pragma unroll
@@ -613,11 +668,10 @@ gpuml_conv_sm90(const __grid_constant__ gpuml__cw_tmap tma_w, const __grid_const
 #pragma unroll
                 for (int jj = 0; jj < GPUML_CW_EPI_COLS / 8; jj++) {
                     const int j = ch * (GPUML_CW_EPI_COLS / 8) + jj, col = jj * 8 + 2 * (lane & 3);
-                    const int n = col0 + ch * GPUML_CW_EPI_COLS + col;
                     float b0 = 0.0f, b1 = 0.0f;
                     if (GPUML_HAS_BIAS) {
-                        if (n < K) b0 = __ldg(p.bias + n);
-                        if (n + 1 < K) b1 = __ldg(p.bias + n + 1);
+                        const float2 bb = *(const float2 *)(sb + ch * GPUML_CW_EPI_COLS + col);
+                        b0 = bb.x; b1 = bb.y;
                     }
 #pragma unroll
                     for (int i = 0; i < 2; i++) {

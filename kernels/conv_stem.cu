@@ -173,6 +173,15 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
         tile_at((int)blockIdx.x, ni, p0, q0);
         win_load(pf, 0, p0 * p.stride_h - p.pad_h, q0 * p.stride_w - p.pad_w, (gpuml__i64)ni * H * W * C);
     }
+    /* the block's bias pairs, once: loaded in the epilogue they stalled every tile (~5% of the
+       ResNet-50 stem on an H200, bench/NOTES_conv_igemm.md "the bias in shared memory") */
+    float bsv[NT][2];
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++) {
+        const int n = n0 + nt * 8 + 2 * tig;
+        bsv[nt][0] = GPUML_HAS_BIAS && n < K ? __ldg(p.bias + n) : 0.0f;
+        bsv[nt][1] = GPUML_HAS_BIAS && n + 1 < K ? __ldg(p.bias + n + 1) : 0.0f;
+    }
     for (int t = (int)blockIdx.x; t < ntiles; t += (int)gridDim.x) {
         int ni, p0, q0;
         tile_at(t, ni, p0, q0);
@@ -230,9 +239,7 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
             for (int h = 0; h < 2; h++) {
 #pragma unroll
                 for (int nt = 0; nt < NT; nt++) {
-                    const int n = n0 + nt * 8 + 2 * tig;
-                    const float b0 = GPUML_HAS_BIAS && n < K ? __ldg(p.bias + n) : 0.0f;
-                    const float b1 = GPUML_HAS_BIAS && n + 1 < K ? __ldg(p.bias + n + 1) : 0.0f;
+                    const float b0 = bsv[nt][0], b1 = bsv[nt][1];
                     float2 v;
                     v.x = gpuml__mma_act<GPUML_EPI>(acc[mt][nt][2 * h] + b0);
                     v.y = gpuml__mma_act<GPUML_EPI>(acc[mt][nt][2 * h + 1] + b1);

@@ -599,6 +599,20 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             void *const cbase = p.c;
 #endif
             const int tm = um * GPUML_MM_CLUSTER + (int)crank;
+#if GPUML_HAS_BIAS && GPUML__EPI_EXTRA
+            /* the tile's bias, loaded now so that its latency hides behind the k loop: lane l of
+               every warp holds column pairs l, l + 32, l + 64, l + 96 of the 128; the epilogue takes
+               each pair from its lane by shuffle.  (Loaded in the epilogue, 32 dependent loads a
+               tile cost bf16 8192 x 4096 x 4096 +30% on an H200: bench/NOTES_matmul_sm90.md) */
+            float2 bpre[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const int col = tn * GPUML_MM_BN + 2 * (lane + 32 * q);
+                bpre[q] = make_float2(0.0f, 0.0f);
+                if (col + 1 < p.N) bpre[q] = __ldg((const float2 *)(p.bias + col));
+                else if (col < p.N) bpre[q].x = __ldg(p.bias + col);
+            }
+#endif
 
             int prev = 0;
             for (int kb = kb0; kb < kb1; ++kb) {
@@ -676,13 +690,9 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                 float b0 = 0.0f, b1 = 0.0f;
                 (void)col;
 #if GPUML_HAS_BIAS
-                if (col + 1 < p.N) {
-                    const float2 b = __ldg((const float2 *)(p.bias + col));
-                    b0 = b.x;
-                    b1 = b.y;
-                } else if (col < p.N) {
-                    b0 = __ldg(p.bias + col);
-                }
+                /* pair 4j + lane%4 of the tile's 128: register j/8 of lane 4(j%8) + lane%4 */
+                b0 = __shfl_sync(0xffffffffu, bpre[j >> 3].x, 4 * (j & 7) + (lane & 3));
+                b1 = __shfl_sync(0xffffffffu, bpre[j >> 3].y, 4 * (j & 7) + (lane & 3));
 #endif
 #pragma unroll
                 for (int i = 0; i < 2; ++i) {

@@ -475,25 +475,32 @@ static void wgmma_im2col(void)
    (the second warpgroup's block wholly past M), K below one box, K ending inside a box, several
    units a CTA (the staging tile reused after the previous unit's stores read it); configuration 3
    both with its one reused staging box (4 stages) and with the whole tile staged
-   (GPUML__CW_Y_FULL, 3 stages); past 8 k tiles (shape 2: 9) it takes the slab either way */
+   (GPUML__CW_Y_FULL, 3 stages); past 8 k tiles (shape 2: 9) it takes the slab either way.  Then the same with the
+   grid capped at 2 CTAs (gpuml__cw_grid_cap): up to 74 units a CTA, so the staging tile, the bulk groups
+   and the stage ring go round many times (in shape 3 the last unit's second warpgroup is wholly past M) */
 static void wgmma_tma_y(void)
 {
     static const int sh[][8] = { /* n, h, w, c, k, r, stride, pad */
-        {3, 19, 23, 64, 256, 1, 1, 0}, {2, 17, 13, 128, 8, 1, 1, 0}, {2, 11, 9, 64, 200, 3, 1, 1}, {12, 28, 28, 64, 264, 1, 1, 0} };
+        {3, 19, 23, 64, 256, 1, 1, 0}, {2, 17, 13, 128, 8, 1, 1, 0}, {2, 11, 9, 64, 200, 3, 1, 1}, {12, 28, 28, 64, 264, 1, 1, 0},
+        {12, 11, 13, 64, 136, 1, 1, 0} };
     static const int specs[] = { 0, 6, 2, 3, 9, 5 };   /* wspec rows: configurations 0-5, 16-bit y */
-    size_t i, k;
-    int resid, old;
+    static const int ncase = (int)(sizeof sh / sizeof sh[0]);
+    size_t k;
+    int i, resid, old;
     NEED_SM90();
-    for (i = 0; i < sizeof sh / sizeof sh[0]; i++)
+    for (i = 0; i < ncase + 2; i++)   /* the last two: shapes 3 and 4 again, at 2 CTAs */
         for (k = 0; k < sizeof specs / sizeof specs[0]; k++)
             for (resid = 0; resid < 2; resid++)
                 for (old = 0; old < 3; old++) {
-                    ccase cc = mk(sh[i][0], sh[i][1], sh[i][2], sh[i][3], sh[i][4], sh[i][5], sh[i][5], sh[i][6], sh[i][7], GPUML_F16, GPUML_F16);
+                    const int *d = sh[i < ncase ? i : i - 2];
+                    ccase cc = mk(d[0], d[1], d[2], d[3], d[4], d[5], d[5], d[6], d[7], GPUML_F16, GPUML_F16);
                     set_spec(&cc, specs[k]);
                     cc.resid = resid;
                     if (old == 1) cc.cfg |= GPUML__CW_NO_TMA_Y;
                     if (old == 2) cc.cfg |= GPUML__CW_Y_FULL;
-                    CHECK(run_case(tu_gpu, &cc), "tma_y cfg %d shape %d resid %d old %d declined: %s", wspec[specs[k]][0], (int)i, resid, old, last_why);
+                    gpuml__cw_grid_cap = i >= ncase ? 2 : 0;
+                    CHECK(run_case(tu_gpu, &cc), "tma_y cfg %d shape %d resid %d old %d declined: %s", wspec[specs[k]][0], i, resid, old, last_why);
+                    gpuml__cw_grid_cap = 0;
                 }
 }
 /* the wgmma kernel declines what it cannot take, with a reason */
