@@ -3001,6 +3001,13 @@ GPUML__FN gpuml_status gpuml__cuda_fill(gpuml_ctx *ctx, const gpuml_tensor *dst,
     else if (es == 2) { gpuml__u16 h; memcpy(&h, bits, 2); b32 = h; }
     else b32 = bits[0];
     snprintf(opts, sizeof opts, "-DGPUML_ELEM_BYTES=%d", (int)es);
+    if (gpuml__is_contig(dst)) {   /* 16-byte stores */
+        int64_t n = it.n;
+        args[0] = &dp; args[1] = &n; args[2] = &b32;
+        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_fill_contig", &fn));
+        grid[0] = gpuml__grid_for(ctx, (it.n * (int64_t)es + 15) / 16, 256);
+        return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_fill");
+    }
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_fill", &fn));
     args[0] = &ks; args[1] = &kv[0]; args[2] = &dp; args[3] = &b32;
     grid[0] = gpuml__grid_for(ctx, it.n, 256);
@@ -5394,6 +5401,22 @@ GPUML__FN void gpuml__xkparams(const gpuml__xiter *it, gpuml__kshape *ks, gpuml_
     memcpy(ks->dims, it->dims, sizeof ks->dims);
     for (k = 0; k < it->nops; k++) memcpy(kv[k].strides, it->strides[k], sizeof kv[k].strides);
 }
+/* 1 where gpuml_ew_rows takes the iteration (vec: gpuml__vec_for's, the 16-byte vector for the
+   dtypes, > 1 when every base is aligned for it): 2+ dims; along the innermost one, L elements
+   (L % vec == 0), the output has stride 1 and each input 1 or 0 (broadcast); for the output and the
+   inputs of stride 1 there, every outer stride is a multiple of vec (so every row starts aligned) */
+GPUML__FN int gpuml__ew_rows_ok(const gpuml__xiter *it, int vec)
+{
+    int k, d, last = it->ndim - 1;
+    if (vec < 2 || it->ndim < 2 || it->dims[last] % vec != 0) return 0;
+    for (k = 0; k < it->nops; k++) {
+        int64_t st = it->strides[k][last];
+        if (st != 1 && (k == 0 || st != 0)) return 0;
+        if (st == 1)
+            for (d = 0; d < last; d++) if (it->strides[k][d] % vec != 0) return 0;
+    }
+    return 1;
+}
 /* elements per 16-byte vector for these operands, or 1 when a pointer is not aligned for it */
 GPUML__FN int gpuml__vec_for(char *const *base, const gpuml_dtype *dt, int nops)
 {
@@ -5469,6 +5492,28 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
         args[0] = &n; args[1] = &ptr[0]; args[2] = &ptr[1]; args[3] = &ptr[2]; args[4] = &ptr[3]; args[5] = &s0; args[6] = &s1;
         GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_ew_contig", &fn));
         return gpuml__launch(ctx, fn, grid, block, 0, args, "elementwise op");
+    } else if (gpuml__ew_rows_ok(it, vec)) {
+        /* broadcasts along whole rows (gpuml_ew_rows): the outer dims as the shape, the inner one as L */
+        gpuml__kshape ks;
+        gpuml__kview kv[4];
+        void *args[10];
+        float s0 = e->s0, s1 = e->s1;
+        int64_t L = it->dims[it->ndim - 1];
+        int unit = 0;
+        gpuml__xkparams(it, &ks, kv);
+        ks.ndim = it->ndim - 1;
+        ks.dims[it->ndim - 1] = 0;
+        ks.n = it->n / L;
+        for (k = 0; k < it->nops; k++) {
+            if (it->strides[k][it->ndim - 1] == 1) unit |= 1 << k;
+            kv[k].strides[it->ndim - 1] = 0;
+        }
+        args[0] = &ks; args[1] = kv; args[2] = &L; args[3] = &unit; args[4] = &ptr[0]; args[5] = &ptr[1]; args[6] = &ptr[2];
+        args[7] = &ptr[3]; args[8] = &s0; args[9] = &s1;
+        GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_ew_rows", &fn));
+        grid[0] = gpuml__grid_wave(ctx, it->n / vec, 256);
+        block[0] = 256;
+        return gpuml__launch(ctx, fn, grid, block, 0, args, "elementwise op (rows)");
     } else {
         gpuml__kshape ks;
         gpuml__kview kv[4];

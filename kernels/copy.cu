@@ -74,6 +74,24 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_copy_t(gpuml__i64 nu, gp
         if (u < nu && v < nv) dst[u * du + v] = tile[tx][j];
     }
 }
+/* n contiguous elements from dst set to one bit pattern: 16-byte stores from the first 16-byte
+   boundary, element stores for the head before it and the tail (a strided store of 2 bytes a
+   thread filled 51 MB of f16 at 0.22 of copy on an H200) */
+extern "C" __global__ void gpuml_fill_contig(gpuml__E *dst, gpuml__i64 n, gpuml__u32 bits)
+{
+    constexpr int PER = 16 / (int)sizeof(gpuml__E);
+    gpuml__i64 head = (gpuml__i64)(((16u - ((unsigned)(gpuml__u64)dst & 15u)) & 15u) / sizeof(gpuml__E));
+    if (head > n) head = n;
+    const gpuml__i64 nv = (n - head) / PER, tid = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x;
+    const gpuml__i64 stride = (gpuml__i64)gridDim.x * blockDim.x;
+    const gpuml__u32 w = sizeof(gpuml__E) == 1 ? (bits & 0xffu) * 0x01010101u : sizeof(gpuml__E) == 2 ? (bits & 0xffffu) * 0x00010001u : bits;
+    uint4 pat;
+    pat.x = pat.y = pat.z = pat.w = w;
+    uint4 *vp = (uint4 *)(dst + head);
+    for (gpuml__i64 i = tid; i < nv; i += stride) vp[i] = pat;
+    if (tid < head) dst[tid] = (gpuml__E)bits;
+    for (gpuml__i64 i = head + nv * PER + tid; i < n; i += stride) dst[i] = (gpuml__E)bits;
+}
 /* every element of a strided view set to one bit pattern */
 extern "C" __global__ void gpuml_fill(gpuml__kshape s, gpuml__kview dv, gpuml__E *dst, gpuml__u32 bits)
 {

@@ -319,6 +319,101 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_ew_strided(gpuml__kshape
         o[off[0]] = gpuml__O::st(gpuml__apply(gpuml__A::ld(a[off[1]]), fb, fc, s0, s1));
     }
 }
+
+/* gpuml__offsets with 32-bit division (the index and every dim below 2^31): a 64-bit division is a
+   long instruction sequence, and the rows kernel does one per outer dim per vector */
+template <int K>
+static __device__ __forceinline__ void gpuml__offsets32(const gpuml__kshape &s, const gpuml__kview *v, unsigned i, gpuml__i64 *off)
+{
+#pragma unroll
+    for (int k = 0; k < K; k++) off[k] = v[k].offset;
+#pragma unroll
+    for (int d = GPUML_MAX_DIMS - 1; d >= 0; d--) {
+        if (d < s.ndim) {
+            const unsigned q = i / (unsigned)s.dims[d], r = i - q * (unsigned)s.dims[d];
+#pragma unroll
+            for (int k = 0; k < K; k++) off[k] += (gpuml__i64)r * v[k].strides[d];
+            i = q;
+        }
+    }
+}
+
+/* broadcasts along whole rows: the innermost dim (L elements, L % VEC == 0) has stride 1 in the
+   output and stride 1 or 0 in each input (bit k of `unit`: input k is contiguous along the row,
+   else one element repeated); the outer dims (s: ndim - 1 of them, s.n = rows) take any strides,
+   and for the contiguous inputs and the output they are multiples of VEC (the host checks those
+   and 16-byte aligned bases).  A thread takes VEC outputs of one row: the row's offsets cost one
+   division per outer dim per VEC elements, not per element (y[M][N] = x[M][N] + b[N], or
+   a[M][1][C] + b[1][4][C]: gpuml_ew_strided ran the latter at 0.06 of copy on an H200). */
+extern "C" __global__ void __launch_bounds__(256) gpuml_ew_rows(gpuml__kshape s, gpuml__views4 vw, gpuml__i64 L, int unit,
+        gpuml__O::T *o, const gpuml__A::T *a, const gpuml__B::T *b, const gpuml__C::T *c, float s0, float s1)
+{
+    typedef gpuml__vec<gpuml__A::T, VEC> VA;
+    typedef gpuml__vec<gpuml__B::T, VEC> VB;
+    typedef gpuml__vec<gpuml__C::T, VEC> VC;
+    const gpuml__i64 cpr = L / VEC, nc = s.n * cpr;
+    (void)b; (void)c;
+    const bool narrow = nc < 0x7fffffff;   /* uniform: 32-bit division */
+    for (gpuml__i64 ci = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; ci < nc; ci += (gpuml__i64)gridDim.x * blockDim.x) {
+        gpuml__i64 off[NIN + 1], j;
+        if (narrow) {
+            const unsigned row = (unsigned)ci / (unsigned)cpr;
+            j = (gpuml__i64)((unsigned)ci - row * (unsigned)cpr) * VEC;
+            gpuml__offsets32<NIN + 1>(s, vw.v, row, off);
+        } else {
+            const gpuml__i64 row = ci / cpr;
+            j = (ci - row * cpr) * VEC;
+            gpuml__offsets<NIN + 1>(s, vw.v, row, off);
+        }
+        float fa[VEC], fb[VEC], fc[VEC], r[VEC];
+        if (unit & 2) {
+            const VA va = gpuml__ldg_stream((const VA *)(a + off[1] + j));
+#pragma unroll
+            for (int k = 0; k < VEC; k++) fa[k] = gpuml__A::ld(va.v[k]);
+        } else {
+            const float x = gpuml__A::ld(a[off[1]]);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) fa[k] = x;
+        }
+#pragma unroll
+        for (int k = 0; k < VEC; k++) fb[k] = fc[k] = 0.0f;
+#if NIN >= 2 && SCAL == 0
+        if (unit & 4) {
+            const VB vb = gpuml__ldg_stream((const VB *)(b + off[2] + j));
+#pragma unroll
+            for (int k = 0; k < VEC; k++) fb[k] = gpuml__B::ld(vb.v[k]);
+        } else {
+            const float x = gpuml__B::ld(b[off[2]]);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) fb[k] = x;
+        }
+#endif
+#if NIN >= 3
+        if (unit & 8) {
+            const VC vc = gpuml__ldg_stream((const VC *)(c + off[3] + j));
+#pragma unroll
+            for (int k = 0; k < VEC; k++) fc[k] = gpuml__C::ld(vc.v[k]);
+        } else {
+            const float x = gpuml__C::ld(c[off[3]]);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) fc[k] = x;
+        }
+#endif
+#pragma unroll
+        for (int k = 0; k < VEC; k++) r[k] = gpuml__apply(fa[k], fb[k], fc[k], s0, s1);
+        if ((DT_O == 1 || DT_O == 2) && VEC % 2 == 0) {     /* f16 / bf16: two to a word */
+            gpuml__vec<gpuml__u32, (VEC + 1) / 2> vo;
+#pragma unroll
+            for (int k = 0; k < VEC / 2; k++) vo.v[k] = gpuml__pack2(DT_O, r[2 * k], r[2 * k + 1]);
+            gpuml__st_stream((gpuml__vec<gpuml__u32, (VEC + 1) / 2> *)(o + off[0] + j), vo);
+        } else {
+            gpuml__vec<gpuml__O::T, VEC> vo;
+#pragma unroll
+            for (int k = 0; k < VEC; k++) vo.v[k] = gpuml__O::st(r[k]);
+            gpuml__st_stream((gpuml__vec<gpuml__O::T, VEC> *)(o + off[0] + j), vo);
+        }
+    }
+}
 #endif /* OP */
 
 #ifdef OPT

@@ -393,6 +393,42 @@ static void test_fill(void)
     }
 }
 
+/* contiguous fills (16-byte stores from the first 16-byte boundary; element stores before it and
+   after the last whole vector): 1-D views starting 0-17 elements into a buffer, of lengths around the
+   vector width and a large odd one, every dtype; the elements around the view keep their value */
+static void test_fill_contig(void)
+{
+    static const int64_t lens[] = { 1, 2, 7, 8, 15, 16, 17, 33, 1000003 };
+    const int nl = (int)(sizeof lens / sizeof lens[0]);
+    int gpu, k;
+    for (gpu = 0; gpu < 2; gpu++) {
+        gpuml_ctx *ctx = ctx_of(gpu);
+        if (!ctx) continue;
+        for (k = 0; k < NDT; k++) {
+            int li, off;
+            for (li = 0; li < nl; li++)
+                for (off = 0; off < 18; off += li == nl - 1 ? 5 : 1) {
+                    int64_t total = lens[li] + 40, i;
+                    gpuml_tensor *t = gpuml_tensor_new(ctx, all_dtypes[k], 1, &total), *sl = gpuml_tensor_slice(t, 0, off, off + lens[li], 1);
+                    double *got, want = ref_round(all_dtypes[k], 5.0), old = ref_round(all_dtypes[k], -1);
+                    CHECK(gpuml_tensor_is_contiguous(sl), "the slice is contiguous");
+                    CHECK(gpuml_fill(ctx, t, -1) == GPUML_SUCCESS && gpuml_fill(ctx, sl, 5.0) == GPUML_SUCCESS, "fill: %s", gpuml_last_error(ctx));
+                    got = download(t);
+                    for (i = 0; i < total; i++) {
+                        double w = i >= off && i < off + lens[li] ? want : old;
+                        if (got[i] != w) {
+                            CHECK(0, "%s fill %s len %lld at +%d: elem %lld got %g want %g", gpu ? "GPU" : "CPU", gpuml_dtype_name(all_dtypes[k]),
+                                  (long long)lens[li], off, (long long)i, got[i], w);
+                            break;
+                        }
+                    }
+                    free(got);
+                    gpuml_tensor_free(t); gpuml_tensor_free(sl);
+                }
+        }
+    }
+}
+
 static void test_rand(void)
 {
     enum { N = 1 << 20 };
@@ -868,6 +904,7 @@ static const tu_test tests[] = {
     { "cast_all_pairs", test_cast_all_pairs },
     { "bf16_row_conversions", test_bf16_row_conversions },
     { "fill", test_fill },
+    { "fill_contig", test_fill_contig },
     { "rand", test_rand },
     { "misuse", test_misuse },
     { "env_backend", test_env_backend },

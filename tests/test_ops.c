@@ -31,10 +31,15 @@ static gpuml_tensor *tt_new(gpuml_ctx *ctx, gpuml_dtype dt, int ndim, const int6
         s[ndim - 1] = shape[ndim - 2]; s[ndim - 2] = shape[ndim - 1];
         base = gpuml_tensor_new(ctx, dt, ndim, s);
         v = gpuml_tensor_transpose(base, ndim - 2, ndim - 1);
-    } else {
+    } else if (layout == 2) {
         s[ndim - 1] = shape[ndim - 1] * 2 + 1;
         base = gpuml_tensor_new(ctx, dt, ndim, s);
         v = gpuml_tensor_slice(base, ndim - 1, 1, s[ndim - 1], 2);
+    } else {   /* 3: rows padded by 8 elements, starting 8 in (16-byte aligned for 16-bit); 4: by 1, 1 in */
+        const int pad = layout == 3 ? 8 : 1;
+        s[ndim - 1] = shape[ndim - 1] + pad;
+        base = gpuml_tensor_new(ctx, dt, ndim, s);
+        v = gpuml_tensor_slice(base, ndim - 1, pad, s[ndim - 1], 1);
     }
     gpuml_tensor_free(base);
     return v;
@@ -200,6 +205,30 @@ static void test_binary(void)
                 binary_case(ctx_at(c), cname(c), op, FDT[t], 2, s5, 2, s5, 1, 2);
                 binary_case(ctx_at(c), cname(c), op, FDT[t], 2, s5, 2, s6, 2, 0);
             }
+}
+
+/* broadcasts along whole rows (the GPU's gpuml_ew_rows: inner dim a multiple of the 16-byte vector,
+   stride 1 in the output, 1 or 0 in each input) and the shapes next to it that take the strided
+   kernel: a bias row, [M][1][C] with [4][C], a column broadcast along the row (inner stride 0) on
+   either side, padded rows (row stride 72), rows one element off alignment, and 60 columns
+   (a whole number of f32 vectors, not of 16-bit ones) */
+static void test_binary_rows(void)
+{
+    static const int64_t m64[2] = {37, 64}, b64[1] = {64}, a3[3] = {33, 1, 64}, b3[2] = {4, 64}, m40[2] = {37, 40}, c40[2] = {37, 1};
+    static const int64_t m60[2] = {9, 60}, b60[1] = {60}, a4[4] = {2, 1, 3, 16}, b4[3] = {5, 1, 16};
+    int c, t;
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++) {
+            gpuml_ctx *ctx = ctx_at(c);
+            binary_case(ctx, cname(c), GPUML_BINARY_ADD, FDT[t], 2, m64, 1, b64, 0, 0);
+            binary_case(ctx, cname(c), GPUML_BINARY_MUL, FDT[t], 3, a3, 2, b3, 0, 0);
+            binary_case(ctx, cname(c), GPUML_BINARY_SUB, FDT[t], 2, m40, 2, c40, 0, 0);
+            binary_case(ctx, cname(c), GPUML_BINARY_DIV, FDT[t], 2, c40, 2, m40, 0, 0);
+            binary_case(ctx, cname(c), GPUML_BINARY_ADD, FDT[t], 2, m64, 1, b64, 3, 0);
+            binary_case(ctx, cname(c), GPUML_BINARY_MAXIMUM, FDT[t], 2, m64, 1, b64, 4, 0);
+            binary_case(ctx, cname(c), GPUML_BINARY_MINIMUM, FDT[t], 2, m60, 1, b60, 0, 0);
+            binary_case(ctx, cname(c), GPUML_BINARY_POW, FDT[t], 4, a4, 3, b4, 0, 0);
+        }
 }
 
 /* mixed dtypes promote; scalar forms; in place */
@@ -1491,7 +1520,7 @@ static const tu_test tests[] = {
     {"activation_backward", test_activation_backward},
     {"cross_entropy", test_cross_entropy},
     {"optimizers", test_optimizers},
-    {"ew_shapes", test_ew_shapes},
+    {"ew_shapes", test_ew_shapes}, {"binary_rows", test_binary_rows},
     {"errors", test_errors},
     {"cpu_gpu_agree", test_cpu_gpu_agree},
     {"cpu_rows_edges", test_cpu_rows_edges},
