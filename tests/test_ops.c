@@ -1318,6 +1318,53 @@ static void test_cpu_bf16_avx512_bits(void)
 #endif
 }
 
+/* the CPU's F16C conversions (gpuml__cpu_ld / gpuml__cpu_st of dense f16) bit for bit against the scalar
+   gpuml__f16_to_f32 / gpuml__f32_to_f16: every f16 pattern loaded; f32 patterns across the whole range
+   stored, with NaNs of both signs and payloads, infinities, the overflow edge (65504, 65519.996, 65520),
+   subnormal results and ties; then an f16 add through gpuml_add against the scalar reference */
+static void test_cpu_f16_f16c_bits(void)
+{
+#if GPUML__HAVE_AVX2_PATH
+    enum { N = 4099 + 16 };
+    static float v[N], got32[65536 + 8];
+    static unsigned short h16[65536 + 8], out16[N + 8];
+    static const float spec[16] = { 65504.0f, 65519.996f, 65520.0f, -65520.0f, 5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f, 8.940697e-8f,
+                                    6.1035156e-5f, 6.1035152e-5f, 1.00048828125f, 1.00146484375f, -0.0f, INFINITY, -INFINITY, 1e-30f };
+    unsigned long long x;
+    int i = 0, bad = 0, n;
+    if (gpuml__cpu_simd() < 1 || !gpuml__cpu_has_f16c()) SKIP("no AVX2 + F16C on this CPU (or GPUML_CPU_SIMD caps it)");
+    for (i = 0; i < 65536; i++) h16[i] = (unsigned short)i;
+    n = (int)gpuml__f16_ld_f16c((const char *)h16, 65536, got32);
+    CHECK(n == 65536, "loaded %d of 65536", n);
+    for (i = 0; i < n; i++) {
+        float w = gpuml__f16_to_f32(h16[i]);
+        bad += memcmp(&w, &got32[i], 4) != 0;
+    }
+    CHECK(bad == 0, "%d of 65536 f16 -> f32 F16C conversions differ from the scalar ones", bad);
+    bad = 0;
+    for (x = 0, i = 0; x < 0x100000000ULL && i < 4099; x += 1048573ULL, i++) { unsigned u = (unsigned)x; memcpy(&v[i], &u, 4); }
+    for (x = 0; x < 16; x++) v[i++] = spec[x];
+    { unsigned u = 0xffc00001u; memcpy(&v[0], &u, 4); u = 0x7f800001u; memcpy(&v[1], &u, 4); }   /* -qNaN with payload, sNaN */
+    n = (int)gpuml__f16_st_f16c((char *)out16, i, v);
+    CHECK(n == i - i % 8, "stored %d of %d", n, i);
+    for (x = 0; (int)x < n; x++) bad += out16[x] != gpuml__f32_to_f16(v[x]);
+    CHECK(bad == 0, "%d of %d f32 -> f16 F16C conversions differ from the scalar ones", bad, n);
+    {   /* through the op: rows of 13 (a vector and a tail each) */
+        int64_t s2[2] = {37, 13};
+        gpuml_tensor *a = gpuml_tensor_new(tu_cpu, GPUML_F16, 2, s2), *b = gpuml_tensor_new(tu_cpu, GPUML_F16, 2, s2), *o = gpuml_tensor_new(tu_cpu, GPUML_F16, 2, s2);
+        unsigned short *pa = (unsigned short *)gpuml_tensor_data(a), *pb = (unsigned short *)gpuml_tensor_data(b), *po = (unsigned short *)gpuml_tensor_data(o);
+        bad = 0;
+        for (i = 0; i < 37 * 13; i++) { pa[i] = (unsigned short)(i * 2654435761u >> 16); pb[i] = (unsigned short)(i * 40503u + 7u); }
+        CHECK(gpuml_add(tu_cpu, o, a, b) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+        for (i = 0; i < 37 * 13; i++) bad += po[i] != gpuml__f32_to_f16(gpuml__f16_to_f32(pa[i]) + gpuml__f16_to_f32(pb[i]));
+        CHECK(bad == 0, "%d of %d f16 sums differ from the scalar reference", bad, 37 * 13);
+        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(o);
+    }
+#else
+    SKIP("no x86 SIMD paths in this build");
+#endif
+}
+
 /* the CPU activations against float64 over a dense sweep of [-10, 10] (2^20 + 1 points, every SIMD level
    through cpu_simd_paths) plus the extremes: gelu (erf form) to 1e-6 relative (the vector erfc: ~5 ulp at
    worst, 80 before), exp and sigmoid to 3e-7; the tanh form's argument 2u = 2 sqrt(2/pi)(x + 0.044715 x^3)
@@ -1524,7 +1571,7 @@ static const tu_test tests[] = {
     {"errors", test_errors},
     {"cpu_gpu_agree", test_cpu_gpu_agree},
     {"cpu_rows_edges", test_cpu_rows_edges},
-    {"cpu_bf16_avx512_bits", test_cpu_bf16_avx512_bits},
+    {"cpu_bf16_avx512_bits", test_cpu_bf16_avx512_bits}, {"cpu_f16_f16c_bits", test_cpu_f16_f16c_bits},
     {"cpu_act_ulp", test_cpu_act_ulp},
     {"gelu_bf16_paths", test_gelu_bf16_paths},
     {"cpu_rows_odd", test_cpu_rows_odd},
