@@ -1341,6 +1341,16 @@ static void test_cpu_f16_f16c_bits(void)
         bad += memcmp(&w, &got32[i], 4) != 0;
     }
     CHECK(bad == 0, "%d of 65536 f16 -> f32 F16C conversions differ from the scalar ones", bad);
+    bad = 0;   /* the CPU GEMM's packing conversions: inline, and F16C runs (8 at a time, the rest inline) */
+    n = gpuml__gemm_f16c() ? (int)gpuml__gemm_h2f_run(got32, h16, 65536 - 3) : 0;
+    for (i = n; i < 65536; i++) got32[i] = gpuml__gemm_h2f(h16[i]);
+    for (i = 0; i < 65536; i++) {
+        float w = gpuml__f16_to_f32(h16[i]), w2 = gpuml__gemm_h2f(h16[i]);
+        bad += memcmp(&w, &got32[i], 4) != 0 || memcmp(&w, &w2, 4) != 0;
+        w = gpuml__bf16_to_f32(h16[i]); w2 = gpuml__gemm_b2f(h16[i]);
+        bad += memcmp(&w, &w2, 4) != 0;
+    }
+    CHECK(bad == 0, "%d of 65536 f16 / bf16 patterns convert differently in the GEMM's packing", bad);
     bad = 0;
     for (x = 0, i = 0; x < 0x100000000ULL && i < 4099; x += 1048573ULL, i++) { unsigned u = (unsigned)x; memcpy(&v[i], &u, 4); }
     for (x = 0; x < 16; x++) v[i++] = spec[x];
