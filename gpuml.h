@@ -9067,6 +9067,23 @@ GPUML__FN void gpuml__mm_int_rows(void *arg, int64_t r0, int64_t r1, int tid)
             C[m * p->sc_m + n * p->sc_n] = s;
         }
 }
+/* v[i] = act(v[i]), the switch outside the loop (relu inline) */
+GPUML__FN void gpuml__act_rows(int act, float *v, int64_t n)
+{
+    int64_t i;
+    if (act == GPUML_ACT_NONE) return;
+    if (act == GPUML_ACT_RELU) {
+        i = 0;
+#if GPUML__HAVE_AVX2_PATH && (defined(__x86_64__) || defined(__SSE__))
+        /* maxps(x, 0) is x > 0 ? x : 0 exactly (NaN and -0 give 0, as below); gcc compiled the loop to a
+           compare and branch, mispredicted on every other element of random-signed data */
+        for (; i + 4 <= n; i += 4) _mm_storeu_ps(v + i, _mm_max_ps(_mm_loadu_ps(v + i), _mm_setzero_ps()));
+#endif
+        for (; i < n; i++) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+        return;
+    }
+    for (i = 0; i < n; i++) v[i] = gpuml__act_f32(act, v[i]);
+}
 /* epilogue over rows: T (f32 results, ldt) or C itself (when T is NULL) -> C */
 GPUML__FN void gpuml__mm_epi_rows(void *arg, int64_t r0, int64_t r1, int tid)
 {
@@ -9075,17 +9092,28 @@ GPUML__FN void gpuml__mm_epi_rows(void *arg, int64_t r0, int64_t r1, int tid)
     gpuml_dtype ct = p->c->dtype;
     size_t ce = gpuml__dtype_sizes[ct];
     const float *bias = p->bias ? (const float *)gpuml_tensor_data(p->bias) : NULL;
-    int64_t bstride = p->bias ? p->bias->strides[0] : 0, m, n;
+    int64_t bstride = p->bias ? p->bias->strides[0] : 0, m;
     (void)tid;
-    for (m = r0; m < r1; m++)
-        for (n = 0; n < p->N; n++) {
-            char *c = w->C + (m * p->sc_m + n * p->sc_n) * (int64_t)ce;
-            float v = w->T ? w->T[m * w->ldt + n] : gpuml__ld_f32(ct, c);
-            if (bias) v += bias[n * bstride];
-            v = gpuml__act_f32(p->act, v);
-            if (w->R) v += gpuml__ld_f32(ct, w->R + (m * p->sr_m + n * p->sr_n) * (int64_t)ce);
-            gpuml__st_f32(ct, c, v);
+    /* a row at a time, loop by loop, through gpuml__cpu_ld / gpuml__cpu_st (vector conversions of
+       16-bit C and R; the act's switch outside the loop: per element it cost a 1x1 conv's epilogue
+       half the layer's time) */
+    for (m = r0; m < r1; m++) {
+        float vb[GPUML__TILE], rb[GPUML__TILE];
+        int64_t n0, i;
+        for (n0 = 0; n0 < p->N; n0 += GPUML__TILE) {
+            const int64_t nn = GPUML__MIN((int64_t)GPUML__TILE, p->N - n0);
+            char *c = w->C + (m * p->sc_m + n0 * p->sc_n) * (int64_t)ce;
+            const float *v = w->T ? w->T + m * w->ldt + n0 : gpuml__cpu_ld(ct, c, p->sc_n * (int64_t)ce, nn, vb);
+            if (bias) for (i = 0; i < nn; i++) vb[i] = v[i] + bias[(n0 + i) * bstride];
+            else if (v != vb) memcpy(vb, v, sizeof(float) * (size_t)nn);
+            gpuml__act_rows(p->act, vb, nn);
+            if (w->R) {
+                const float *r = gpuml__cpu_ld(ct, w->R + (m * p->sr_m + n0 * p->sr_n) * (int64_t)ce, p->sr_n * (int64_t)ce, nn, rb);
+                for (i = 0; i < nn; i++) vb[i] += r[i];
+            }
+            gpuml__cpu_st(ct, c, p->sc_n * (int64_t)ce, nn, vb);
         }
+    }
 }
 /* f32 copy of a strided fp8 matrix (rows x cols) */
 GPUML__FN float *gpuml__to_f32(const char *src, gpuml_dtype dt, int64_t rows, int64_t cols, int64_t rs, int64_t cs)
@@ -10748,6 +10776,14 @@ GPUML__FN void gpuml__cv_epi_rows(void *arg, int64_t b, int64_t e, int tid)
             float *y = (float *)gpuml_tensor_data(cv->y) + yo + j->g * cv->kg * cv->ys[3];
             const float *r = cv->res ? (const float *)gpuml_tensor_data(cv->res) + ro + j->g * cv->kg * cv->rs[3] : NULL;
             const float *bb = bias ? bias + j->g * cv->kg : NULL, *t = j->t ? j->t + m * j->ldt : NULL;
+            if (cv->ys[3] == 1 && (!r || cv->rs[3] == 1)) {   /* channels contiguous: loop by loop (one act
+                                                                 call an element halved a 1x1 layer's rate) */
+                if (bb) for (kk = 0; kk < cv->kg; kk++) y[kk] = (t ? t[kk] : y[kk]) + bb[kk];
+                else if (t) memcpy(y, t, sizeof(float) * (size_t)cv->kg);
+                gpuml__act_rows(cv->act, y, cv->kg);
+                if (r) for (kk = 0; kk < cv->kg; kk++) y[kk] += r[kk];
+                continue;
+            }
             for (kk = 0; kk < cv->kg; kk++) {
                 float v = t ? t[kk] : y[kk * cv->ys[3]];
                 if (bb) v += bb[kk];
@@ -10757,13 +10793,23 @@ GPUML__FN void gpuml__cv_epi_rows(void *arg, int64_t b, int64_t e, int tid)
             }
             continue;
         }
-        for (kk = 0; kk < cv->kg; kk++) {
-            int64_t k = j->g * cv->kg + kk;
-            float v = j->t ? j->t[m * j->ldt + kk] : gpuml__cv_ld(cv->dt, cv->y, yo + k * cv->ys[3]);
-            if (bias) v += bias[k];
-            v = gpuml__act_f32(cv->act, v);
-            if (cv->res) v += gpuml__cv_ld(cv->dt, cv->res, ro + k * cv->rs[3]);
-            gpuml__cv_st(cv->dt, cv->y, yo + k * cv->ys[3], v);
+        {   /* 16-bit y: a row's values through gpuml__cpu_ld / gpuml__cpu_st (vector conversions where the
+               channels are contiguous; one conversion call an element was ~25% of an f16 3x3 layer) */
+            const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
+            char *yb = (char *)gpuml_tensor_data(cv->y);
+            const char *rb = cv->res ? (const char *)gpuml_tensor_data(cv->res) : NULL;
+            float vb[GPUML__TILE], rbuf[GPUML__TILE];
+            int64_t k0, i;
+            for (k0 = 0; k0 < cv->kg; k0 += GPUML__TILE) {
+                const int64_t kn = GPUML__MIN((int64_t)GPUML__TILE, cv->kg - k0), k = j->g * cv->kg + k0;
+                const float *v = j->t ? j->t + m * j->ldt + k0 : gpuml__cpu_ld(cv->dt, yb + (yo + k * cv->ys[3]) * es, cv->ys[3] * es, kn, vb);
+                const float *rr = rb ? gpuml__cpu_ld(cv->dt, rb + (ro + k * cv->rs[3]) * es, cv->rs[3] * es, kn, rbuf) : NULL;
+                if (bias) for (i = 0; i < kn; i++) vb[i] = v[i] + bias[k + i];
+                else if (v != vb) memcpy(vb, v, sizeof(float) * (size_t)kn);
+                gpuml__act_rows(cv->act, vb, kn);
+                if (rr) for (i = 0; i < kn; i++) vb[i] += rr[i];
+                gpuml__cpu_st(cv->dt, yb + (yo + k * cv->ys[3]) * es, cv->ys[3] * es, kn, vb);
+            }
         }
     }
 }
@@ -10953,7 +10999,14 @@ GPUML__FN void gpuml__cv_pad_rows(void *arg, int64_t b, int64_t e, int tid)
             int64_t off = n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2];
             float *d = o + (cv->pl + w) * cv->c;
             if (cv->dt == GPUML_F32 && cv->xs[3] == 1) memcpy(d, (const float *)gpuml_tensor_data(cv->x) + off, sizeof(float) * (size_t)cv->c);
-            else for (c = 0; c < cv->c; c++) d[c] = gpuml__cv_ld(cv->dt, cv->x, off + c * cv->xs[3]);
+            else if ((cv->dt == GPUML_F16 || cv->dt == GPUML_BF16) && cv->xs[3] == 1) {   /* vector conversions */
+                int64_t c0;
+                for (c0 = 0; c0 < cv->c; c0 += GPUML__TILE) {
+                    const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->c - c0);
+                    const float *v = gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->x) + (off + c0) * 2, 2, cn, d + c0);
+                    if (v != d + c0) memcpy(d + c0, v, sizeof(float) * (size_t)cn);
+                }
+            } else for (c = 0; c < cv->c; c++) d[c] = gpuml__cv_ld(cv->dt, cv->x, off + c * cv->xs[3]);
         }
         memset(o + (cv->pl + cv->w) * cv->c, 0, sizeof(float) * (size_t)(cv->pr * cv->c));
     }
