@@ -21,17 +21,4 @@ echo "sanitizers: $(( $(date +%s) - T0 )) s"
 BENCH_CONV_F16=1 ./build/bench_conv resnet > "$O/ab.txt" 2>&1
 BENCH_CONV_F16=1 python3 bench/conv_torch.py resnet > "$O/torch.txt" 2>&1
 echo "bench: $(( $(date +%s) - T0 )) s"
-python3 - "$O/ab.txt" "$O/torch.txt" <<'PY'
-import re, sys
-rows = {}
-pat = re.compile(r'^(\S+)\s+resnet f16 NHWC (c\d+)\s+(\d+) (k\d+)\s+(r\d) (s\d)\s+([\d.]+) us')
-for fn in sys.argv[1:]:
-    for line in open(fn):
-        m = pat.match(line)
-        if m:
-            rows.setdefault(m.group(2, 3, 4, 5, 6), {})[m.group(1)] = float(m.group(7))
-print("%-24s %9s %9s  %s" % ("layer (us)", "gpuml", "cuDNN", "cuDNN/gpuml"))
-for k, v in rows.items():
-    g, c = v.get('gpuml', 0), v.get('torch', float('nan'))
-    print("%-24s %9.1f %9.1f  %5.2f" % (" ".join(k), g, c, c / g if g else 0))
-PY
+python3 bench/conv_compare.py "$O/ab.txt" "$O/torch.txt"

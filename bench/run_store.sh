@@ -24,21 +24,7 @@ M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throug
 ncu --clock-control none --metrics $M -k regex:conv_sm90 --launch-skip 4 --launch-count 1 ./build/prof_store ncu > "$O/ncu_gpuml.txt" 2>&1
 grep -E '^  [^ ].*\([0-9]+, [0-9]+, [0-9]+\)|  (gpu__|dram__|lts__|sm__)' "$O/ncu_gpuml.txt" | head -20
 echo "prof: $(( $(date +%s) - T0 )) s"
-for i in 1 2; do BENCH_CONV_F16=1 ./build/bench_conv resnet 2>&1 | sed "s/^gpuml /gpuml-new$i /" >> "$O/ab.txt"; done
+BENCH_CONV_F16=1 ./build/bench_conv resnet > "$O/ab.txt" 2>&1
 BENCH_CONV_F16=1 python3 bench/conv_torch.py resnet > "$O/torch.txt" 2>&1
 echo "bench: $(( $(date +%s) - T0 )) s"
-python3 - "$O/ab.txt" "$O/torch.txt" <<'PY'
-import re, sys
-rows = {}
-pat = re.compile(r'^(\S+)\s+resnet f16 NHWC (c\d+)\s+(\d+) (k\d+)\s+(r\d) (s\d)\s+([\d.]+) us')
-for fn in sys.argv[1:]:
-    for line in open(fn):
-        m = pat.match(line)
-        if m:
-            who = re.sub(r'\d$', '', m.group(1).replace('gpuml-', ''))
-            rows.setdefault(m.group(2, 3, 4, 5, 6), {}).setdefault(who, []).append(float(m.group(7)))
-print("%-24s %9s %9s  %s" % ("layer (us, best of 2)", "gpuml", "cuDNN", "cuDNN/gpuml"))
-for k, v in rows.items():
-    g, c = min(v.get('new', [0])), min(v.get('torch', [float('nan')]))
-    print("%-24s %9.1f %9.1f  %5.2f" % (" ".join(k), g, c, c / g if g else 0))
-PY
+python3 bench/conv_compare.py "$O/ab.txt" "$O/torch.txt"
