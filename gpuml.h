@@ -7387,7 +7387,8 @@ GPUML__FN double gpuml__bench_elapsed(gpuml_ctx *ctx, gpuml__CUevent a, gpuml__C
  *
  * Pasted verbatim into the implementation section of gpuml.h.  Relies on the
  * core's gpuml__parallel_for, gpuml__pool_size, gpuml__cpu_has_avx2_fma,
- * gpuml__f16_to_f32, gpuml__bf16_to_f32, gpuml__aligned_alloc/free and on
+ * gpuml__f16_to_f32, gpuml__bf16_to_f32, gpuml__aligned_alloc/free, (x86-64)
+ * gpuml__cpu_has_f16c and gpuml__f16_ld_f16c, and on
  * <stdint.h>/<stddef.h> being included by the host.
  *
  * Structure (Goto/BLIS): jc (NC cols of B) -> pc (KC of K) -> pack B ->
@@ -7461,7 +7462,6 @@ static int gpuml__gemm_small_rule = -1;
    types unless the whole TU is built with -mavx2: keep it portable there. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_MSC_VER)
 #include <immintrin.h>
-#include <cpuid.h>
 #define GPUML__GEMM_AVX2 1
 #define GPUML__GEMM_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #endif
@@ -7593,33 +7593,6 @@ static float gpuml__gemm_h2f(uint16_t h)
     return f;
 }
 
-#if GPUML__GEMM_AVX2
-/* F16C, checked once (CPUID leaf 1, ECX bit 29) */
-static int gpuml__gemm_f16c(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        unsigned a = 0, b = 0, c = 0, d = 0;
-        cached = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
-    }
-    return cached;
-}
-/* out[i] = f16 x[i] as f32 for the first n rounded down to 8, by F16C, bit-identical to
-   gpuml__gemm_h2f (NaN -> sign | 0x7fc00000); returns how many */
-__attribute__((target("avx2,fma,f16c")))
-static int64_t gpuml__gemm_h2f_run(float *out, const uint16_t *x, int64_t n)
-{
-    const __m256 sgn = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)), qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000));
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(x + i)));
-        v = _mm256_blendv_ps(v, _mm256_or_ps(_mm256_and_ps(v, sgn), qnan), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-        _mm256_storeu_ps(out + i, v);
-    }
-    return i;
-}
-#endif
-
 static float gpuml__gemm_ld(const void *x, int type, int64_t idx)
 {
     switch (type) {
@@ -7684,13 +7657,13 @@ static void gpuml__gemm_pack_panel(float *dst, int64_t W, int64_t width, int64_t
             }
         } else {
 #if GPUML__GEMM_AVX2
-            /* runs contiguous in memory convert 8 at a time by F16C */
-            if (gpuml__gemm_f16c() && (sw == 1 || sk == 1)) {
+            /* runs contiguous in memory convert 8 at a time by F16C (the core's gpuml__f16_ld_f16c) */
+            if (gpuml__cpu_has_f16c() && (sw == 1 || sk == 1)) {
                 float run[64];
                 if (sw == 1) {
                     for (k = 0; k < kc; ++k) {
                         float *d = dst + k * W;
-                        w = gpuml__gemm_h2f_run(d, x + k * sk, width);
+                        w = gpuml__f16_ld_f16c((const char *)(x + k * sk), width, d);
                         for (; w < width; ++w) d[w] = gpuml__gemm_h2f(x[w + k * sk]);
                         for (; w < W; ++w) d[w] = 0.0f;
                     }
@@ -7699,7 +7672,7 @@ static void gpuml__gemm_pack_panel(float *dst, int64_t W, int64_t width, int64_t
                     for (w = 0; w < width; ++w)
                         for (k0 = 0; k0 < kc; k0 += 64) {
                             kn = gpuml__gemm_min(64, kc - k0);
-                            j = gpuml__gemm_h2f_run(run, x + w * sw + k0, kn);
+                            j = gpuml__f16_ld_f16c((const char *)(x + w * sw + k0), kn, run);
                             for (; j < kn; ++j) run[j] = gpuml__gemm_h2f(x[w * sw + k0 + j]);
                             for (j = 0; j < kn; ++j) dst[(k0 + j) * W + w] = run[j];
                         }
