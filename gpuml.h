@@ -9057,6 +9057,22 @@ GPUML__FN void gpuml__act_rows(int act, float *v, int64_t n)
     }
     for (i = 0; i < n; i++) v[i] = gpuml__act_f32(act, v[i]);
 }
+/* the CPU epilogue on a run of n values, loop by loop: o[i] = act(v[i] + bias[i * bstride]) + r[i]
+   (bias and r may be NULL; v and r may each be o itself: a residual given as the output, in place,
+   is read before o[i] is written -- hence the staging buffer) -- the matmul's and the conv's */
+GPUML__FN void gpuml__epi_run(float *o, const float *v, const float *bias, int64_t bstride, int act, const float *r, int64_t n)
+{
+    float tmp[GPUML__TILE];
+    int64_t i0, i;
+    for (i0 = 0; i0 < n; i0 += GPUML__TILE) {
+        const int64_t m = GPUML__MIN((int64_t)GPUML__TILE, n - i0);
+        if (bias) for (i = 0; i < m; i++) tmp[i] = v[i0 + i] + bias[(i0 + i) * bstride];
+        else memcpy(tmp, v + i0, sizeof(float) * (size_t)m);
+        gpuml__act_rows(act, tmp, m);
+        if (r) for (i = 0; i < m; i++) o[i0 + i] = tmp[i] + r[i0 + i];
+        else memcpy(o + i0, tmp, sizeof(float) * (size_t)m);
+    }
+}
 /* epilogue over rows: T (f32 results, ldt) or C itself (when T is NULL) -> C */
 GPUML__FN void gpuml__mm_epi_rows(void *arg, int64_t r0, int64_t r1, int tid)
 {
@@ -9072,18 +9088,13 @@ GPUML__FN void gpuml__mm_epi_rows(void *arg, int64_t r0, int64_t r1, int tid)
        half the layer's time) */
     for (m = r0; m < r1; m++) {
         float vb[GPUML__TILE], rb[GPUML__TILE];
-        int64_t n0, i;
+        int64_t n0;
         for (n0 = 0; n0 < p->N; n0 += GPUML__TILE) {
             const int64_t nn = GPUML__MIN((int64_t)GPUML__TILE, p->N - n0);
             char *c = w->C + (m * p->sc_m + n0 * p->sc_n) * (int64_t)ce;
             const float *v = w->T ? w->T + m * w->ldt + n0 : gpuml__cpu_ld(ct, c, p->sc_n * (int64_t)ce, nn, vb);
-            if (bias) for (i = 0; i < nn; i++) vb[i] = v[i] + bias[(n0 + i) * bstride];
-            else if (v != vb) memcpy(vb, v, sizeof(float) * (size_t)nn);
-            gpuml__act_rows(p->act, vb, nn);
-            if (w->R) {
-                const float *r = gpuml__cpu_ld(ct, w->R + (m * p->sr_m + n0 * p->sr_n) * (int64_t)ce, p->sr_n * (int64_t)ce, nn, rb);
-                for (i = 0; i < nn; i++) vb[i] += r[i];
-            }
+            const float *r = w->R ? gpuml__cpu_ld(ct, w->R + (m * p->sr_m + n0 * p->sr_n) * (int64_t)ce, p->sr_n * (int64_t)ce, nn, rb) : NULL;
+            gpuml__epi_run(vb, v, bias ? bias + n0 * bstride : NULL, bstride, p->act, r, nn);
             gpuml__cpu_st(ct, c, p->sc_n * (int64_t)ce, nn, vb);
         }
     }
@@ -10751,10 +10762,7 @@ GPUML__FN void gpuml__cv_epi_rows(void *arg, int64_t b, int64_t e, int tid)
             const float *bb = bias ? bias + j->g * cv->kg : NULL, *t = j->t ? j->t + m * j->ldt : NULL;
             if (cv->ys[3] == 1 && (!r || cv->rs[3] == 1)) {   /* channels contiguous: loop by loop (one act
                                                                  call an element halved a 1x1 layer's rate) */
-                if (bb) for (kk = 0; kk < cv->kg; kk++) y[kk] = (t ? t[kk] : y[kk]) + bb[kk];
-                else if (t) memcpy(y, t, sizeof(float) * (size_t)cv->kg);
-                gpuml__act_rows(cv->act, y, cv->kg);
-                if (r) for (kk = 0; kk < cv->kg; kk++) y[kk] += r[kk];
+                gpuml__epi_run(y, t ? t : y, bb, 1, cv->act, r, cv->kg);
                 continue;
             }
             for (kk = 0; kk < cv->kg; kk++) {
@@ -10772,15 +10780,12 @@ GPUML__FN void gpuml__cv_epi_rows(void *arg, int64_t b, int64_t e, int tid)
             char *yb = (char *)gpuml_tensor_data(cv->y);
             const char *rb = cv->res ? (const char *)gpuml_tensor_data(cv->res) : NULL;
             float vb[GPUML__TILE], rbuf[GPUML__TILE];
-            int64_t k0, i;
+            int64_t k0;
             for (k0 = 0; k0 < cv->kg; k0 += GPUML__TILE) {
                 const int64_t kn = GPUML__MIN((int64_t)GPUML__TILE, cv->kg - k0), k = j->g * cv->kg + k0;
                 const float *v = j->t ? j->t + m * j->ldt + k0 : gpuml__cpu_ld(cv->dt, yb + (yo + k * cv->ys[3]) * es, cv->ys[3] * es, kn, vb);
                 const float *rr = rb ? gpuml__cpu_ld(cv->dt, rb + (ro + k * cv->rs[3]) * es, cv->rs[3] * es, kn, rbuf) : NULL;
-                if (bias) for (i = 0; i < kn; i++) vb[i] = v[i] + bias[k + i];
-                else if (v != vb) memcpy(vb, v, sizeof(float) * (size_t)kn);
-                gpuml__act_rows(cv->act, vb, kn);
-                if (rr) for (i = 0; i < kn; i++) vb[i] += rr[i];
+                gpuml__epi_run(vb, v, bias ? bias + k : NULL, 1, cv->act, rr, kn);
                 gpuml__cpu_st(cv->dt, yb + (yo + k * cv->ys[3]) * es, cv->ys[3] * es, kn, vb);
             }
         }
@@ -11048,7 +11053,8 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
        for 1x1 stride-1 unpadded convs); across the batch as well, or else (NCHW with N > 1)
        the forward runs one image per chunk where images are large enough to amortize packing
        the weights once per image -- instead of a temporary and a transposing epilogue (3-4x) */
-    int y_img = kind == 0 && cv->dt == GPUML_F32 && gpuml__cv_rows_merge(cv->ys, 1, cv->p, cv->q);
+    int y_img = kind == 0 && cv->dt == GPUML_F32 && gpuml__cv_rows_merge(cv->ys, 1, cv->p, cv->q) &&
+                !(cv->res && gpuml__overlap(cv->y, cv->res));   /* a residual given in place: the GEMM would overwrite it */
     int x_img = kind == 0 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
                 gpuml__cv_rows_merge(cv->xs, 1, cv->h, cv->w);
     int per_image = kind == 0 && cv->cg > 1 && cv->n > 1 && pq >= GPUML__CV_CPU_IMG &&

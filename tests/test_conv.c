@@ -1508,6 +1508,45 @@ next:
                 }
 }
 /* the bias gradient is a gpuml_reduce over N, H, W (documented recipe) */
+/* a residual given as y itself (in place, the only overlap allowed): the same values as with a separate
+   copy of it, on each context, f32 and f16, NHWC and NCHW, 3x3 padded and 1x1 (the CPU's f32 GEMM used
+   to write y in place and overwrite the residual before the epilogue read it) */
+static void residual_in_place(void)
+{
+    static const int L[2][3] = { { 3, 1, 32 }, { 1, 0, 48 } };   /* r, pad, c */
+    int ci, di, lay, l;
+    for (ci = 0; ci < nctx(); ci++)
+        for (di = 0; di < 2; di++)
+            for (lay = 0; lay < 2; lay++)
+                for (l = 0; l < 2; l++) {
+                    gpuml_ctx *ctx = ctx_at(ci);
+                    gpuml_dtype dt = di ? GPUML_F16 : GPUML_F32;
+                    const int r = L[l][0], pad = L[l][1], c = L[l][2], k = 40;
+                    int64_t xs[4] = { 2, 9, 11, c }, ws[4] = { k, r, r, c }, ys[4] = { 2, 9, 11, k }, bs[1] = { k };
+                    gpuml_tensor *x, *w, *y, *y2, *res, *b;
+                    gpuml_conv2d_desc d;
+                    double *want, *got;
+                    char what[160];
+                    if (lay) { xs[1] = c; xs[2] = 9; xs[3] = 11; ys[1] = k; ys[2] = 9; ys[3] = 11; ws[1] = c; ws[2] = ws[3] = r; }
+                    x = gpuml_tensor_new(ctx, dt, 4, xs); w = gpuml_tensor_new(ctx, dt, 4, ws); y = gpuml_tensor_new(ctx, dt, 4, ys);
+                    y2 = gpuml_tensor_new(ctx, dt, 4, ys); res = gpuml_tensor_new(ctx, dt, 4, ys); b = gpuml_tensor_new(ctx, GPUML_F32, 1, bs);
+                    free(t_rand(x)); free(t_rand(w)); free(t_rand(res)); free(t_rand(b));
+                    memset(&d, 0, sizeof d);
+                    d.stride[0] = d.stride[1] = 1; d.pad[0] = d.pad[1] = d.pad[2] = d.pad[3] = pad; d.groups = 1;
+                    d.layout = (gpuml_layout)lay; d.bias = b; d.act = GPUML_ACT_RELU; d.residual = res;
+                    CHECK(gpuml_conv2d(ctx, y, x, w, &d) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                    CHECK(gpuml_copy(ctx, y2, res) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                    d.residual = y2;
+                    CHECK(gpuml_conv2d(ctx, y2, x, w, &d) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                    want = t_read(y); got = t_read(y2);
+                    snprintf(what, sizeof what, "%s %s %s %dx%d residual in place", cname(ci), gpuml_dtype_name(dt), lay ? "NCHW" : "NHWC", r, r);
+                    tu_close(what, got, want, gpuml_tensor_numel(y), tol_of(dt), tol_of(dt) * 1e-1);
+                    free(want); free(got);
+                    gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(y2);
+                    gpuml_tensor_free(res); gpuml_tensor_free(b);
+                }
+}
+
 static void test_bias_grad(void)
 {
     int ci;
@@ -1634,6 +1673,7 @@ int main(int argc, char **argv)
         { "pool_run", test_pool_run },
         { "pool_ceil_mode", test_pool_ceil_mode },
         { "bias_grad", test_bias_grad },
+        { "residual_in_place", residual_in_place },
     };
     return TU_RUN("test_conv", tests, argc, argv);
 }
