@@ -2915,6 +2915,16 @@ GPUML__FN void gpuml__scalar_bits(gpuml_dtype d, double value, unsigned char *bi
    ops use them as plain data too) */
 typedef struct gpuml__kshape { int64_t n; int ndim; int64_t dims[GPUML_MAX_DIMS]; } gpuml__kshape;
 typedef struct gpuml__kview { int64_t offset; int64_t strides[GPUML_MAX_DIMS]; } gpuml__kview;
+/* divisors as multiply and shift (kernels/elementwise.cu, gpuml__fdiv): n / d = (n * m) >> sh
+   for n < 2^31, 1 <= d < 2^31 */
+typedef struct gpuml__kdiv { uint32_t m[GPUML_MAX_DIMS + 1]; uint32_t sh[GPUML_MAX_DIMS + 1]; } gpuml__kdiv;
+GPUML__FN void gpuml__kdiv_set(gpuml__kdiv *k, int i, int64_t d)
+{
+    unsigned l = 0;
+    while (((int64_t)1 << l) < d) l++;
+    k->m[i] = (uint32_t)((((uint64_t)1 << (31 + l)) + (uint64_t)d - 1) / (uint64_t)d);
+    k->sh[i] = 31 + l;
+}
 
 /* ---------------------------------------------------------------- CUDA backend ---- */
 #ifndef GPUML_NO_CUDA
@@ -5497,8 +5507,9 @@ GPUML__FN unsigned gpuml__grid_wave(gpuml_ctx *ctx, int64_t items, unsigned bloc
 /* Overrides of the contiguous elementwise/optimizer kernels' shape, for the tests and
    benchmarks (0: the rule): [0] threads a block (32..1024, a multiple of 32), [1] vectors in
    flight a thread (1..8), [2] grid: 1 a block per chunk (one shot), 2 one wave of blocks
-   walking the chunks, [3] streaming cache hints: 1 on, 2 off */
-static int gpuml__ew_tune[4];
+   walking the chunks, [3] streaming cache hints: 1 on, 2 off; [4] gpuml_ew_rows: 2 streams the
+   inputs it re-reads for other rows too (no L1 lines kept) */
+static int gpuml__ew_tune[5];
 /* the shape of a contiguous kernel over nvec vectors: appends -DEW_* to opts, sets block and grid */
 GPUML__FN void gpuml__ew_shape(gpuml_ctx *ctx, int64_t nvec, char *opts, size_t cap, unsigned *grid, unsigned *block)
 {
@@ -5556,7 +5567,8 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
         /* broadcasts along whole rows (gpuml_ew_rows): the outer dims as the shape, the inner one as L */
         gpuml__kshape ks;
         gpuml__kview kv[4];
-        void *args[10];
+        gpuml__kdiv dv;
+        void *args[11];
         float s0 = e->s0, s1 = e->s1;
         int64_t L = it->dims[it->ndim - 1];
         int unit = 0;
@@ -5565,11 +5577,21 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
         ks.dims[it->ndim - 1] = 0;
         ks.n = it->n / L;
         for (k = 0; k < it->nops; k++) {
+            int d;
             if (it->strides[k][it->ndim - 1] == 1) unit |= 1 << k;
             kv[k].strides[it->ndim - 1] = 0;
+            /* an input read again for other rows (stride 0 in an outer dim) keeps its L1 lines:
+               streamed past L1, every warp re-read a bias row from the one L2 slice holding it */
+            for (d = 0; k > 0 && d < it->ndim - 1 && gpuml__ew_tune[4] != 2; d++)
+                if (it->dims[d] > 1 && it->strides[k][d] == 0) { unit |= 16 << k; break; }
         }
-        args[0] = &ks; args[1] = kv; args[2] = &L; args[3] = &unit; args[4] = &ptr[0]; args[5] = &ptr[1]; args[6] = &ptr[2];
-        args[7] = &ptr[3]; args[8] = &s0; args[9] = &s1;
+        memset(&dv, 0, sizeof dv);
+        if (it->n / vec < 0x7fffffff) {   /* the kernel's narrow path: every index below 2^31 */
+            for (k = 0; k < ks.ndim; k++) gpuml__kdiv_set(&dv, k, ks.dims[k]);
+            gpuml__kdiv_set(&dv, GPUML_MAX_DIMS, L / natural);
+        }
+        args[0] = &ks; args[1] = kv; args[2] = &dv; args[3] = &L; args[4] = &unit; args[5] = &ptr[0]; args[6] = &ptr[1];
+        args[7] = &ptr[2]; args[8] = &ptr[3]; args[9] = &s0; args[10] = &s1;
         GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_ew_rows", &fn));
         grid[0] = gpuml__grid_wave(ctx, it->n / vec, 256);
         block[0] = 256;

@@ -320,84 +320,141 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_ew_strided(gpuml__kshape
     }
 }
 
-/* gpuml__offsets with 32-bit division (the index and every dim below 2^31): a 64-bit division is a
-   long instruction sequence, and the rows kernel does one per outer dim per vector */
-template <int K>
-static __device__ __forceinline__ void gpuml__offsets32(const gpuml__kshape &s, const gpuml__kview *v, unsigned i, gpuml__i64 *off)
+/* one vector of 4, 8 or 16 bytes read through the non-coherent path keeping its L1 line: for the
+   inputs the rows kernel reads again for other rows (a bias row, a[M][1][C] under [M][4][C]) */
+template <typename V>
+static __device__ __forceinline__ V gpuml__ldg_keep(const V *p)
 {
+#if defined(__CUDA_ARCH__)
+    union { V v; gpuml__u32 w[sizeof(V) / 4 > 0 ? sizeof(V) / 4 : 1]; } u;
+    if (sizeof(V) == 16) {
+        asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(u.w[0]), "=r"(u.w[1]), "=r"(u.w[2]), "=r"(u.w[3]) : "l"(p));
+        return u.v;
+    }
+    if (sizeof(V) == 8) {
+        asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(u.w[0]), "=r"(u.w[1]) : "l"(p));
+        return u.v;
+    }
+    if (sizeof(V) == 4) {
+        asm("ld.global.nc.u32 %0, [%1];" : "=r"(u.w[0]) : "l"(p));
+        return u.v;
+    }
+#endif
+    return *p;
+}
+
+/* The VEC elements of dtype DT held in W 32-bit words to f32, from the words (a vector of 16-bit
+   elements unpacked into 16-bit registers cost a PRMT an element).  f16: one test for NaNs over
+   the vector (a half h is a NaN when (h & 0x7fff) + 0x3ff reaches 0x8000; two halves a word, no
+   carry between them), then bare cvts; a vector holding a NaN takes gpuml__f16_to_f32, which
+   brings NaNs to the portable code's bits (that fix-up on every element, 4-5 instructions, kept
+   the rows kernel issue-bound). */
+template <int DT, int W>
+static __device__ __forceinline__ void gpuml__words_to_f(const gpuml__vec<gpuml__u32, W> &w, float *f)
+{
+    typedef typename gpuml__dt<DT>::T T;
+    if (DT == 0) {
 #pragma unroll
-    for (int k = 0; k < K; k++) off[k] = v[k].offset;
+        for (int k = 0; k < VEC; k++) f[k] = gpuml__bitsf(w.v[k]);
+        return;
+    }
+    if (DT == 2 && 2 * W == VEC) {
 #pragma unroll
-    for (int d = GPUML_MAX_DIMS - 1; d >= 0; d--) {
-        if (d < s.ndim) {
-            const unsigned q = i / (unsigned)s.dims[d], r = i - q * (unsigned)s.dims[d];
+        for (int k = 0; k < W; k++) { f[2 * k] = gpuml__bitsf(w.v[k] << 16); f[2 * k + 1] = gpuml__bitsf(w.v[k] & 0xffff0000u); }
+        return;
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530
+    if (DT == 1 && 2 * W == VEC) {
+        gpuml__u32 nan = 0;
 #pragma unroll
-            for (int k = 0; k < K; k++) off[k] += (gpuml__i64)r * v[k].strides[d];
-            i = q;
+        for (int k = 0; k < W; k++) nan |= ((w.v[k] & 0x7fff7fffu) + 0x03ff03ffu) & 0x80008000u;
+        if (nan == 0) {
+#pragma unroll
+            for (int k = 0; k < W; k++)
+                asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %2; cvt.f32.f16 %0, lo; cvt.f32.f16 %1, hi; }"
+                    : "=f"(f[2 * k]), "=f"(f[2 * k + 1]) : "r"(w.v[k]));
+            return;
         }
     }
+#endif
+    union { gpuml__vec<gpuml__u32, W> w; gpuml__vec<T, VEC> v; } u;
+    u.w = w;
+#pragma unroll
+    for (int k = 0; k < VEC; k++) f[k] = gpuml__dt<DT>::ld(u.v.v[k]);
+}
+
+/* input of the rows kernel into f[VEC]: VEC elements of the row from p + off + j (unit), or the
+   row's one element p[off] repeated; keep: read through L1 (other rows read it again) */
+template <int DT>
+static __device__ __forceinline__ void gpuml__row_in(const typename gpuml__dt<DT>::T *p, gpuml__i64 off, gpuml__i64 j, bool unit, bool keep, float *f)
+{
+    enum { W = (int)(sizeof(gpuml__vec<typename gpuml__dt<DT>::T, VEC>) / 4) };   /* >= 1: VEC * size >= 4 */
+    typedef gpuml__vec<gpuml__u32, W> VW;
+    if (unit) {
+        const VW *q = (const VW *)(p + off + j);
+        gpuml__words_to_f<DT, W>(keep ? gpuml__ldg_keep(q) : gpuml__ldg_stream(q), f);
+    } else {
+        const float x = gpuml__dt<DT>::ld(p[off]);
+#pragma unroll
+        for (int k = 0; k < VEC; k++) f[k] = x;
+    }
+}
+
+/* Division by a run-time constant d (1 <= d < 2^31) of any n < 2^31, by a multiply and a shift
+   (the host's gpuml__kdiv_make): m = ceil(2^(31 + l) / d) with l = ceil(log2 d) fits 32 bits, and
+   floor(n * m / 2^(31 + l)) = floor(n / d) because m * d - 2^(31 + l) < d <= 2^l */
+struct gpuml__kdiv { gpuml__u32 m[GPUML_MAX_DIMS + 1]; gpuml__u32 sh[GPUML_MAX_DIMS + 1]; };
+static __device__ __forceinline__ unsigned gpuml__fdiv(unsigned n, gpuml__u32 m, gpuml__u32 sh)
+{
+    return (unsigned)(((gpuml__u64)n * m) >> sh);
 }
 
 /* broadcasts along whole rows: the innermost dim (L elements, L % VEC == 0) has stride 1 in the
    output and stride 1 or 0 in each input (bit k of `unit`: input k is contiguous along the row,
    else one element repeated); the outer dims (s: ndim - 1 of them, s.n = rows) take any strides,
    and for the contiguous inputs and the output they are multiples of VEC (the host checks those
-   and 16-byte aligned bases).  A thread takes VEC outputs of one row: the row's offsets cost one
-   division per outer dim per VEC elements, not per element (y[M][N] = x[M][N] + b[N], or
-   a[M][1][C] + b[1][4][C]: gpuml_ew_strided ran the latter at 0.06 of copy on an H200). */
-extern "C" __global__ void __launch_bounds__(256) gpuml_ew_rows(gpuml__kshape s, gpuml__views4 vw, gpuml__i64 L, int unit,
+   and 16-byte aligned bases).  Bit 4 + k of `unit`: input k has stride 0 in an outer dim (its rows
+   are read again for other output rows), read keeping L1 lines.  A thread takes VEC outputs of
+   one row: the row's offsets cost one division per outer dim per VEC elements, not per element
+   (y[M][N] = x[M][N] + b[N], or a[M][1][C] + b[1][4][C]: gpuml_ew_strided ran the latter at 0.06
+   of copy on an H200).  Below 2^31 vectors the divisions are by multiply and shift (dv: the outer
+   dims' in dv[d], the vectors a row's in dv[GPUML_MAX_DIMS]); the rest, 64-bit divisions. */
+extern "C" __global__ void __launch_bounds__(256) gpuml_ew_rows(gpuml__kshape s, gpuml__views4 vw, gpuml__kdiv dv, gpuml__i64 L, int unit,
         gpuml__O::T *o, const gpuml__A::T *a, const gpuml__B::T *b, const gpuml__C::T *c, float s0, float s1)
 {
-    typedef gpuml__vec<gpuml__A::T, VEC> VA;
-    typedef gpuml__vec<gpuml__B::T, VEC> VB;
-    typedef gpuml__vec<gpuml__C::T, VEC> VC;
     const gpuml__i64 cpr = L / VEC, nc = s.n * cpr;
     (void)b; (void)c;
-    const bool narrow = nc < 0x7fffffff;   /* uniform: 32-bit division */
+    const bool narrow = nc < 0x7fffffff;   /* uniform */
     for (gpuml__i64 ci = (gpuml__i64)blockIdx.x * blockDim.x + threadIdx.x; ci < nc; ci += (gpuml__i64)gridDim.x * blockDim.x) {
         gpuml__i64 off[NIN + 1], j;
         if (narrow) {
-            const unsigned row = (unsigned)ci / (unsigned)cpr;
+            unsigned row = gpuml__fdiv((unsigned)ci, dv.m[GPUML_MAX_DIMS], dv.sh[GPUML_MAX_DIMS]);
             j = (gpuml__i64)((unsigned)ci - row * (unsigned)cpr) * VEC;
-            gpuml__offsets32<NIN + 1>(s, vw.v, row, off);
+#pragma unroll
+            for (int k = 0; k <= NIN; k++) off[k] = vw.v[k].offset;
+#pragma unroll
+            for (int d = GPUML_MAX_DIMS - 1; d >= 0; d--) {
+                if (d < s.ndim) {
+                    const unsigned q = gpuml__fdiv(row, dv.m[d], dv.sh[d]), r = row - q * (unsigned)s.dims[d];
+#pragma unroll
+                    for (int k = 0; k <= NIN; k++) off[k] += (gpuml__i64)r * vw.v[k].strides[d];
+                    row = q;
+                }
+            }
         } else {
             const gpuml__i64 row = ci / cpr;
             j = (ci - row * cpr) * VEC;
             gpuml__offsets<NIN + 1>(s, vw.v, row, off);
         }
         float fa[VEC], fb[VEC], fc[VEC], r[VEC];
-        if (unit & 2) {
-            const VA va = gpuml__ldg_stream((const VA *)(a + off[1] + j));
-#pragma unroll
-            for (int k = 0; k < VEC; k++) fa[k] = gpuml__A::ld(va.v[k]);
-        } else {
-            const float x = gpuml__A::ld(a[off[1]]);
-#pragma unroll
-            for (int k = 0; k < VEC; k++) fa[k] = x;
-        }
+        gpuml__row_in<DT_A>(a, off[1], j, (unit & 2) != 0, (unit & 32) != 0, fa);
 #pragma unroll
         for (int k = 0; k < VEC; k++) fb[k] = fc[k] = 0.0f;
 #if NIN >= 2 && SCAL == 0
-        if (unit & 4) {
-            const VB vb = gpuml__ldg_stream((const VB *)(b + off[2] + j));
-#pragma unroll
-            for (int k = 0; k < VEC; k++) fb[k] = gpuml__B::ld(vb.v[k]);
-        } else {
-            const float x = gpuml__B::ld(b[off[2]]);
-#pragma unroll
-            for (int k = 0; k < VEC; k++) fb[k] = x;
-        }
+        gpuml__row_in<DT_B>(b, off[2], j, (unit & 4) != 0, (unit & 64) != 0, fb);
 #endif
 #if NIN >= 3
-        if (unit & 8) {
-            const VC vc = gpuml__ldg_stream((const VC *)(c + off[3] + j));
-#pragma unroll
-            for (int k = 0; k < VEC; k++) fc[k] = gpuml__C::ld(vc.v[k]);
-        } else {
-            const float x = gpuml__C::ld(c[off[3]]);
-#pragma unroll
-            for (int k = 0; k < VEC; k++) fc[k] = x;
-        }
+        gpuml__row_in<DT_C>(c, off[3], j, (unit & 8) != 0, (unit & 128) != 0, fc);
 #endif
 #pragma unroll
         for (int k = 0; k < VEC; k++) r[k] = gpuml__apply(fa[k], fb[k], fc[k], s0, s1);

@@ -7,4 +7,5 @@ typedef int gpuml__i32;
 typedef unsigned long long gpuml__u64;
 typedef long long gpuml__i64;
 #define GPUML__HD static __device__ __forceinline__
+#define GPUML__KERNEL_CODE 1   /* shared.h: the device forms of its conversions */
 #define GPUML_MAX_DIMS 8

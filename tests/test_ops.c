@@ -229,6 +229,14 @@ static void test_binary_rows(void)
             binary_case(ctx, cname(c), GPUML_BINARY_MINIMUM, FDT[t], 2, m60, 1, b60, 0, 0);
             binary_case(ctx, cname(c), GPUML_BINARY_POW, FDT[t], 4, a4, 3, b4, 0, 0);
         }
+    if (tu_gpu) {   /* the re-read inputs streamed past L1 too (gpuml__ew_tune[4]), not only kept there */
+        gpuml__ew_tune[4] = 2;
+        for (t = 0; t < 3; t++) {
+            binary_case(tu_gpu, "gpu (rows streamed)", GPUML_BINARY_ADD, FDT[t], 2, m64, 1, b64, 0, 0);
+            binary_case(tu_gpu, "gpu (rows streamed)", GPUML_BINARY_MUL, FDT[t], 3, a3, 2, b3, 0, 0);
+        }
+        gpuml__ew_tune[4] = 0;
+    }
 }
 
 /* mixed dtypes promote; scalar forms; in place */
@@ -1079,8 +1087,8 @@ static void test_optimizers(void)
    gelu (f32, f16, bf16), AdamW and SGD (f32 and bf16 gradients), sum and max. */
 static void test_ew_shapes(void)
 {
-    static const int tunes[7][4] = { {0, 0, 0, 0}, {128, 1, 1, 1}, {128, 4, 1, 1}, {256, 2, 2, 1}, {512, 8, 1, 2},
-                                     {64, 3, 2, 1}, {1024, 1, 1, 2} };
+    static const int tunes[7][5] = { {0, 0, 0, 0, 0}, {128, 1, 1, 1, 0}, {128, 4, 1, 1, 0}, {256, 2, 2, 1, 0}, {512, 8, 1, 2, 0},
+                                     {64, 3, 2, 1, 0}, {1024, 1, 1, 2, 0} };
     static const int64_t sizes[5] = { 1, 7, 4097, 100003, (1 << 20) + 5 };
     static const int rtunes[5][3] = { {0, 0, 0}, {0, 0, 1}, {2, 1, 0}, {64, 3, 0}, {5, 8, 1} };
     static const int64_t sl[1] = {(1 << 22) + 3}, sr[2] = {3, (1 << 20) + 1};
