@@ -4377,6 +4377,9 @@ GPUML__FN void gpuml__xforeach_task(void *a, int64_t b, int64_t e, int tid)
         idx[last] += cnt;
         for (d = last; d > 0 && idx[d] == it->dims[d]; d--) { idx[d] = 0; idx[d - 1]++; }
     }
+#if GPUML__HAVE_AVX2_PATH
+    _mm_sfence();   /* the rows' non-temporal stores (gpuml__ew_row), once a task, before the pool hands back */
+#endif
 }
 GPUML__FN void gpuml__xforeach(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, void *arg)
 {
@@ -5205,7 +5208,9 @@ GPUML__V16_INLINE __m512 gpuml__v16_ew(int op, __m512 x, __m512 y)
 }
 /* o[i] = op(a[i], b[i]) over n dense elements, each operand f32 or bf16 (the *b flags); b may be
    NULL.  stream: non-temporal stores once o is aligned (the caller's output is far larger than
-   the caches).  The loop is inlined once per op so that the op's switch folds away. */
+   the caches), not fenced here: gpuml__xforeach_task fences once after its rows (a fence a
+   call, on rows of 64 elements, took an f32 broadcast add to 8x a plain add's time).  The loop
+   is inlined once per op so that the op's switch folds away. */
 GPUML__V16_INLINE void gpuml__ew_avx512_loop(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb, int stream)
 {
     const int64_t eo = bo ? 2 : 4, ea = ba ? 2 : 4, eb = bb ? 2 : 4;
@@ -5230,7 +5235,6 @@ GPUML__V16_INLINE void gpuml__ew_avx512_loop(int op, int64_t n, char *o, int bo,
         __m512 x = gpuml__v16_ld(a + i * ea, ba, m), y = b ? gpuml__v16_ld(b + i * eb, bb, m) : x;
         gpuml__v16_st(o + i * eo, bo, gpuml__v16_ew(op, x, y), m, 0);
     }
-    if (stream) _mm_sfence();
 }
 static int gpuml__gelu_bf16_generic;   /* A/B runs and tests: 1 takes the generic loop below */
 /* gelu from bf16 into bf16, the loop of gpuml__ew_avx512 made for it: a vector whose lanes all
@@ -5286,7 +5290,6 @@ GPUML__V16_INLINE void gpuml__gelu_bf16_avx512(int64_t n, char *o, const char *a
         else _mm256_storeu_si256((__m256i *)(void *)(o + 2 * i), r);
     }
     if (i < n) gpuml__ew_avx512_loop(GPUML__EW16_GELU_BF16, n - i, o + 2 * i, 1, a + 2 * i, 1, NULL, 0, 0);
-    if (stream) _mm_sfence();
 }
 GPUML__FN GPUML__AVX512_TARGET void gpuml__ew_avx512(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb,
                                                     int stream)
@@ -5455,9 +5458,6 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
 #endif
         gpuml__cpu_st(e->dt[0], p[0] + done * step[0], step[0], n, o);
     }
-#if GPUML__HAVE_AVX2_PATH
-    if (stream) _mm_sfence();
-#endif
 }
 
 #ifndef GPUML_NO_CUDA
