@@ -4359,23 +4359,26 @@ GPUML__FN void gpuml__xforeach_task(void *a, int64_t b, int64_t e, int tid)
 {
     const gpuml__xjob *j = (const gpuml__xjob *)a;
     const gpuml__xiter *it = j->it;
-    int64_t idx[GPUML_MAX_DIMS], step[4], rem = b;
+    int64_t idx[GPUML_MAX_DIMS], step[4], off[4], rem = b;
     int last = it->ndim - 1, d, k;
     (void)tid;
     for (d = last; d >= 0; d--) { idx[d] = rem % it->dims[d]; rem /= it->dims[d]; }
-    for (k = 0; k < it->nops; k++) step[k] = it->strides[k][last] * (int64_t)gpuml__dtype_sizes[it->dt[k]];
-    while (b < e) {
+    for (k = 0; k < it->nops; k++) {
+        step[k] = it->strides[k][last] * (int64_t)gpuml__dtype_sizes[it->dt[k]];
+        for (off[k] = 0, d = 0; d <= last; d++) off[k] += idx[d] * it->strides[k][d];
+    }
+    while (b < e) {   /* the offsets (elements) follow the index, a carry at a time (short rows: a broadcast) */
         char *p[4];
         int64_t cnt = GPUML__MIN(it->dims[last] - idx[last], e - b);
-        for (k = 0; k < it->nops; k++) {
-            int64_t off = 0;
-            for (d = 0; d <= last; d++) off += idx[d] * it->strides[k][d];
-            p[k] = it->base[k] ? it->base[k] + off * (int64_t)gpuml__dtype_sizes[it->dt[k]] : NULL;
-        }
+        for (k = 0; k < it->nops; k++) p[k] = it->base[k] ? it->base[k] + off[k] * (int64_t)gpuml__dtype_sizes[it->dt[k]] : NULL;
         j->fn(j->arg, p, step, cnt);
         b += cnt;
         idx[last] += cnt;
-        for (d = last; d > 0 && idx[d] == it->dims[d]; d--) { idx[d] = 0; idx[d - 1]++; }
+        for (k = 0; k < it->nops; k++) off[k] += cnt * it->strides[k][last];
+        for (d = last; d > 0 && idx[d] == it->dims[d]; d--) {
+            idx[d] = 0; idx[d - 1]++;
+            for (k = 0; k < it->nops; k++) off[k] += it->strides[k][d - 1] - it->dims[d] * it->strides[k][d];
+        }
     }
 #if GPUML__HAVE_AVX2_PATH
     _mm_sfence();   /* the rows' non-temporal stores (gpuml__ew_row), once a task, before the pool hands back */
@@ -4394,10 +4397,10 @@ GPUML__FN void gpuml__xforeach(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xr
 #if GPUML__HAVE_AVX2_PATH
 #define GPUML__AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
 #endif
+static int gpuml__simd_level = -1;   /* gpuml__cpu_simd_ctl's answer, -1 before the first */
 GPUML__FN int gpuml__cpu_simd_ctl(int set)
 {
-    static int level = -1;
-    int hw = 0;
+    int level = gpuml__simd_level, hw = 0;
     if (set >= -1 || level < 0) {
         const char *env = gpuml__getenv("GPUML_CPU_SIMD");
 #if GPUML__HAVE_AVX2_PATH
@@ -4411,11 +4414,12 @@ GPUML__FN int gpuml__cpu_simd_ctl(int set)
         if (set >= 0) hw = GPUML__MIN(hw, set);
         else if (env && strcmp(env, "scalar") == 0) hw = 0;
         else if (env && strcmp(env, "avx2") == 0) hw = GPUML__MIN(hw, 1);
-        level = hw;
+        level = gpuml__simd_level = hw;
     }
     return level;
 }
-GPUML__FN int gpuml__cpu_simd(void) { return gpuml__cpu_simd_ctl(-2); }
+/* (read on every row of the memory-bound ops: the cached level without a call) */
+GPUML__FN int gpuml__cpu_simd(void) { return gpuml__simd_level >= 0 ? gpuml__simd_level : gpuml__cpu_simd_ctl(-2); }
 
 #define GPUML__TILE 512
 /* n elements of dtype d at p (byte step) as floats: returns p itself for dense f32, else buf */
