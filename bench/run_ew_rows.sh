@@ -29,15 +29,9 @@ echo "tests: $(( $(date +%s) - T0 )) s, $(grep -c ': rc=0' "$O/tests.txt") of $(
 grep -v ": rc=0" "$O/tests.txt"
 ./build/prof_store 2>&1 | head -8 | tee "$O/routes.txt"
 cat > "$O/t.py" <<'PY'
-import torch
-def t(fn, n=200):
-    for _ in range(10): fn(0)
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    for i in range(n): fn(i)
-    b.record(); torch.cuda.synchronize()
-    return a.elapsed_time(b) * 1e3 / n
+import sys, torch
+sys.path.insert(0, "bench")
+from torch_events import t
 M = 32 * 56 * 56
 ys = [torch.empty(M, 4, 64, device="cuda", dtype=torch.float16) for _ in range(2)]
 xs = [torch.randn(M, 1, 64, device="cuda", dtype=torch.float16) for _ in range(2)]

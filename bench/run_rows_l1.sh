@@ -24,15 +24,9 @@ grep -v ": rc=0" "$O/tests.txt"; echo "$(grep -c ': rc=0' "$O/tests.txt") of $(g
 echo "tests: $(( $(date +%s) - T0 )) s"
 ./build/prof_rows 2>&1 | tee "$O/prof.txt"
 cat > build/rows_t.py <<'PY'
-import torch
-def t(fn, n=200):
-    for _ in range(10): fn(0)
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    for i in range(n): fn(i)
-    b.record(); torch.cuda.synchronize()
-    return a.elapsed_time(b) * 1e3 / n
+import sys, torch
+sys.path.insert(0, "bench")
+from torch_events import t
 M = 32 * 56 * 56
 def case(name, dt, so, sa, sb):
     os_ = [torch.empty(*so, device="cuda", dtype=dt) for _ in range(2)]
