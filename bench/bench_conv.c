@@ -166,13 +166,21 @@ int main(int argc, char **argv)
                 int layout, di;
                 for (di = 0; di < 2; di++)
                     for (layout = 0; layout < 2; layout++) {
-                        job js[4];
+                        job js[4], cj[4];
                         gpuml_dtype dt = di ? GPUML_F16 : GPUML_F32;
-                        int c0 = MBV2[l][0], h = MBV2[l][1], s = MBV2[l][2], p = make_jobs(js, 4, 32, c0, h, c0, 3, s, 1, c0, layout, dt);
-                        double es = di ? 2 : 4, bytes = es * (32.0 * h * h * c0 + 32.0 * p * p * c0 + 9.0 * c0), t = time_it(js, 4, 50);
-                        printf("gpuml  depthwise %-4s %s c%-4d %3dx%-3d s%d  %9.1f us %8.1f GB/s  %5.3f of copy\n", di ? "f16" : "f32",
-                               layout ? "NCHW" : "NHWC", c0, h, h, s, t * 1e6, bytes / t * 1e-9, bytes / t * 1e-9 / roof);
+                        int c0 = MBV2[l][0], h = MBV2[l][1], s = MBV2[l][2], p = make_jobs(js, 4, 32, c0, h, c0, 3, s, 1, c0, layout, dt), i;
+                        double es = di ? 2 : 4, bytes = es * (32.0 * h * h * c0 + 32.0 * p * p * c0 + 9.0 * c0), t = time_it(js, 4, 50), tc;
+                        /* a copy moving the same bytes, rotated the same way: what these small layers can reach
+                           (launch and ramp cost the same fraction of a copy of their size) */
+                        int64_t cn = (int64_t)(bytes / 8.0);
+                        memset(cj, 0, sizeof cj);
+                        for (i = 0; i < 4; i++) { cj[i].copy = 1; cj[i].x = rnd(GPUML_F32, 1, &cn, 40 + (uint64_t)i); cj[i].y = gpuml_tensor_new(ctx, GPUML_F32, 1, &cn); }
+                        tc = time_it(cj, 4, 50);
+                        printf("gpuml  depthwise %-4s %s c%-4d %3dx%-3d s%d  %9.1f us %8.1f GB/s  %5.3f of copy  same-bytes copy %6.1f us, %5.3f of it\n",
+                               di ? "f16" : "f32", layout ? "NCHW" : "NHWC", c0, h, h, s, t * 1e6, bytes / t * 1e-9, bytes / t * 1e-9 / roof,
+                               tc * 1e6, tc / t);
                         free_jobs(js, 4);
+                        free_jobs(cj, 4);
                     }
             }
         if (want("resnet"))
