@@ -239,6 +239,65 @@ static void test_binary_rows(void)
     }
 }
 
+/* f16 through the broadcast rows kernel (the GPU converts whole vectors, with one NaN test a vector
+   and a per-element path for vectors that hold one): a [9][64] of f16 bit patterns -- every
+   16-element run a different mix of normals, subnormals, +-0, +-inf and NaNs of either sign and
+   several payloads -- times a row of ones and plus a row of zeros.  Results: the same bits for every
+   non-NaN (subnormals and -0 kept), a NaN for every NaN, on each context, and an f16 -> f32
+   maximum: the f16 values exactly (f32 bits), NaN for NaN. */
+static void test_f16_rows_specials(void)
+{
+    static const int64_t sa[2] = {9, 64}, sb[1] = {64};
+    static const uint16_t special[12] = { 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01, 0xfd55, 0x0001, 0x83ff, 0x0000, 0x8000,
+                                          0x7bff, 0x0400 };
+    uint16_t in[9 * 64], out[9 * 64], row[64];
+    int c, i, k;
+    for (i = 0; i < 9 * 64; i++) {   /* normals of magnitude [0.5, 2), a third negative; then specials in most runs */
+        uint16_t h = (uint16_t)(0x3800 + (unsigned)((tu_rand() + 1.0) * 0.5 * 2047.0));
+        in[i] = (uint16_t)(h | (i % 3 == 0 ? 0x8000 : 0));
+    }
+    for (k = 0; k < 9 * 64 / 16; k++)
+        if (k % 3 != 1)   /* every third run stays all finite normals: the vector fast path */
+            for (i = 0; i < 1 + k % 4; i++) in[k * 16 + (k * 5 + i * 7) % 16] = special[(k + i) % 12];
+    for (c = 0; c < nctx(); c++) {
+        gpuml_ctx *ctx = ctx_at(c);
+        gpuml_tensor *a = gpuml_tensor_new(ctx, GPUML_F16, 2, sa), *b = gpuml_tensor_new(ctx, GPUML_F16, 1, sb);
+        gpuml_tensor *o = gpuml_tensor_new(ctx, GPUML_F16, 2, sa), *o32 = gpuml_tensor_new(ctx, GPUML_F32, 2, sa);
+        gpuml_tensor *b32 = gpuml_tensor_new(ctx, GPUML_F32, 1, sb);
+        float f32row[64], got32[9 * 64];
+        int op, bad = 0, first = -1;
+        CHECK(gpuml_tensor_write(a, in, sizeof in) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        for (op = 0; op < 2; op++) {
+            for (i = 0; i < 64; i++) row[i] = op == 0 ? 0x3c00 : 0x8000;   /* * 1, + (-0): exact, keeps -0 */
+            CHECK(gpuml_tensor_write(b, row, sizeof row) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            poison(ctx, o);
+            CHECK(gpuml_binary(ctx, op == 0 ? GPUML_BINARY_MUL : GPUML_BINARY_ADD, o, a, b) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            CHECK(gpuml_tensor_read(o, out, sizeof out) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            for (i = 0, bad = 0, first = -1; i < 9 * 64; i++) {
+                const int nan_in = (in[i] & 0x7fff) > 0x7c00, nan_out = (out[i] & 0x7fff) > 0x7c00;
+                if (nan_in ? !nan_out : out[i] != in[i]) { bad++; if (first < 0) first = i; }
+            }
+            CHECK(bad == 0, "%s f16 rows %s: %d of %d off (first at %d: in 0x%04x, out 0x%04x)", cname(c), op == 0 ? "* 1" : "+ -0",
+                  bad, 9 * 64, first, first >= 0 ? in[first] : 0, first >= 0 ? out[first] : 0);
+        }
+        /* max(f16, a row of f32 -inf) -> f32: the f16 value itself (bits), a NaN for a NaN */
+        for (i = 0; i < 64; i++) f32row[i] = -INFINITY;
+        CHECK(gpuml_tensor_write(b32, f32row, sizeof f32row) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        poison(ctx, o32);
+        CHECK(gpuml_maximum(ctx, o32, a, b32) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        CHECK(gpuml_tensor_read(o32, got32, sizeof got32) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+        for (i = 0, bad = 0, first = -1; i < 9 * 64; i++) {
+            float want = gpuml__f16_to_f32(in[i]);
+            uint32_t wb, gb;
+            memcpy(&wb, &want, 4); memcpy(&gb, &got32[i], 4);
+            if ((in[i] & 0x7fff) > 0x7c00 ? !(got32[i] != got32[i]) : wb != gb) { bad++; if (first < 0) first = i; }
+        }
+        CHECK(bad == 0, "%s f16 rows max -> f32: %d of %d off (first at %d: in 0x%04x)", cname(c), bad, 9 * 64, first,
+              first >= 0 ? in[first] : 0);
+        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(o); gpuml_tensor_free(o32); gpuml_tensor_free(b32);
+    }
+}
+
 /* mixed dtypes promote; scalar forms; in place */
 static void test_binary_mixed_scalar_inplace(void)
 {
@@ -1583,7 +1642,7 @@ static const tu_test tests[] = {
     {"activation_backward", test_activation_backward},
     {"cross_entropy", test_cross_entropy},
     {"optimizers", test_optimizers},
-    {"ew_shapes", test_ew_shapes}, {"binary_rows", test_binary_rows},
+    {"ew_shapes", test_ew_shapes}, {"binary_rows", test_binary_rows}, {"f16_rows_specials", test_f16_rows_specials},
     {"errors", test_errors},
     {"cpu_gpu_agree", test_cpu_gpu_agree},
     {"cpu_rows_edges", test_cpu_rows_edges},
