@@ -4353,8 +4353,11 @@ GPUML__FN int gpuml__xiter_contig(const gpuml__xiter *it)
 
 /* ---- CPU: rows of the iteration space on the thread pool ---- */
 typedef void (*gpuml__xrow_fn)(void *arg, char **ptrs, const int64_t *step, int64_t count);
-typedef struct gpuml__xjob { const gpuml__xiter *it; gpuml__xrow_fn fn; void *arg; } gpuml__xjob;
+/* several whole short rows at once: rows of count elements, row r of operand k at ptrs[k] + r * rstep[k] */
+typedef void (*gpuml__xrows_fn)(void *arg, char **ptrs, const int64_t *step, int64_t count, int64_t rows, const int64_t *rstep);
+typedef struct gpuml__xjob { const gpuml__xiter *it; gpuml__xrow_fn fn; gpuml__xrows_fn fn2; void *arg; } gpuml__xjob;
 
+#define GPUML__XROWS_MAX 512   /* elements a gpuml__xrows_fn call at most (GPUML__TILE) */
 GPUML__FN void gpuml__xforeach_task(void *a, int64_t b, int64_t e, int tid)
 {
     const gpuml__xjob *j = (const gpuml__xjob *)a;
@@ -4369,8 +4372,23 @@ GPUML__FN void gpuml__xforeach_task(void *a, int64_t b, int64_t e, int tid)
     }
     while (b < e) {   /* the offsets (elements) follow the index, a carry at a time (short rows: a broadcast) */
         char *p[4];
-        int64_t cnt = GPUML__MIN(it->dims[last] - idx[last], e - b);
+        int64_t cnt = GPUML__MIN(it->dims[last] - idx[last], e - b), rows = 1;
         for (k = 0; k < it->nops; k++) p[k] = it->base[k] ? it->base[k] + off[k] * (int64_t)gpuml__dtype_sizes[it->dt[k]] : NULL;
+        if (j->fn2 && last > 0 && idx[last] == 0 && it->dims[last] <= GPUML__XROWS_MAX / 4)
+            rows = GPUML__MIN(GPUML__MIN(it->dims[last - 1] - idx[last - 1], (e - b) / it->dims[last]), GPUML__XROWS_MAX / it->dims[last]);
+        if (rows > 1) {   /* whole rows along dim last - 1 in one call */
+            int64_t rstep[4];
+            for (k = 0; k < it->nops; k++) rstep[k] = it->strides[k][last - 1] * (int64_t)gpuml__dtype_sizes[it->dt[k]];
+            j->fn2(j->arg, p, step, cnt, rows, rstep);
+            b += rows * cnt;
+            idx[last - 1] += rows;
+            for (k = 0; k < it->nops; k++) off[k] += rows * it->strides[k][last - 1];
+            for (d = last - 1; d > 0 && idx[d] == it->dims[d]; d--) {
+                idx[d] = 0; idx[d - 1]++;
+                for (k = 0; k < it->nops; k++) off[k] += it->strides[k][d - 1] - it->dims[d] * it->strides[k][d];
+            }
+            continue;
+        }
         j->fn(j->arg, p, step, cnt);
         b += cnt;
         idx[last] += cnt;
@@ -4384,11 +4402,16 @@ GPUML__FN void gpuml__xforeach_task(void *a, int64_t b, int64_t e, int tid)
     _mm_sfence();   /* the rows' non-temporal stores (gpuml__ew_row), once a task, before the pool hands back */
 #endif
 }
-GPUML__FN void gpuml__xforeach(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, void *arg)
+/* fn a row; fn2 (may be NULL), where given, takes runs of whole rows of at most GPUML__XROWS_MAX / 4 elements */
+GPUML__FN void gpuml__xforeach2(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, gpuml__xrows_fn fn2, void *arg)
 {
     gpuml__xjob j;
-    j.it = it; j.fn = fn; j.arg = arg;
+    j.it = it; j.fn = fn; j.fn2 = fn2; j.arg = arg;
     if (it->n > 0) gpuml__parallel_for(ctx->pool, it->n, 1 << 14, gpuml__xforeach_task, &j);
+}
+GPUML__FN void gpuml__xforeach(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, void *arg)
+{
+    gpuml__xforeach2(ctx, it, fn, NULL, arg);
 }
 
 /* SIMD level of the CPU memory-bound ops: 2 = AVX-512 (F, BW, VL, DQ), 1 = AVX2+FMA, 0 = scalar.
@@ -5401,6 +5424,28 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__stream_f32(float *dst, const float *src
 #define GPUML__STREAM_BYTES ((int64_t)16 << 20)
 #endif
 
+/* the paths of gpuml__ew_row that convert in registers, no tile buffers (0: the tiles): 2, AVX-512 on
+   dense f32 / bf16 operands; 1, AVX2 for binary ops with bf16 among dense f32 / bf16 operands
+   (all-f32 jobs stay on the tiles, which stream large outputs; so do the activations, whose
+   constants leave no ymm registers for the conversions: 10% slower in registers) */
+GPUML__FN int gpuml__ew_direct(const gpuml__ew *e, const int64_t *step)
+{
+#if GPUML__HAVE_AVX2_PATH
+    int k, ok = 1, bf = 0;
+    if (e->scal) return 0;
+    for (k = 0; k <= e->nin; k++) {
+        ok &= (e->dt[k] == GPUML_F32 || e->dt[k] == GPUML_BF16) && step[k] == (int64_t)gpuml__dtype_sizes[e->dt[k]];
+        bf |= e->dt[k] == GPUML_BF16;
+    }
+    if (!ok) return 0;
+    if (gpuml__cpu_simd() >= 2 && gpuml__ew_avx512_has(e->op)) return 2;
+    if (gpuml__cpu_simd() == 1 && e->op < GPUML__EW_UNARY && e->nin > 1 && gpuml__ew_avx2_has(e->op) && bf) return 1;
+    return 0;
+#else
+    (void)e; (void)step;
+    return 0;
+#endif
+}
 GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t count)
 {
     const gpuml__ew *e = (const gpuml__ew *)arg;
@@ -5408,31 +5453,15 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
     int64_t done, i;
     int stream = e->stream && e->dt[0] == GPUML_F32 && step[0] == 4 && gpuml__cpu_simd() >= 1;
 #if GPUML__HAVE_AVX2_PATH
-    /* AVX-512: dense f32 / bf16 operands converted in registers, no tile buffers */
-    if (gpuml__cpu_simd() >= 2 && !e->scal && gpuml__ew_avx512_has(e->op)) {
-        int k, ok = 1;
-        for (k = 0; k <= e->nin; k++)
-            ok &= (e->dt[k] == GPUML_F32 || e->dt[k] == GPUML_BF16) && step[k] == (int64_t)gpuml__dtype_sizes[e->dt[k]];
-        if (ok) {
-            gpuml__ew_avx512(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
-                             e->nin > 1 && e->dt[2] == GPUML_BF16, e->stream);
-            return;
-        }
-    }
-    /* AVX2: binary ops with bf16 among dense f32 / bf16 operands, also converted in registers
-       (all-f32 jobs stay on the tiles below, which stream large outputs; so do the activations,
-       whose constants leave no ymm registers for the conversions: 10% slower in registers) */
-    if (gpuml__cpu_simd() == 1 && !e->scal && e->op < GPUML__EW_UNARY && e->nin > 1 && gpuml__ew_avx2_has(e->op)) {
-        int k, ok = 1, bf = 0;
-        for (k = 0; k <= e->nin; k++) {
-            ok &= (e->dt[k] == GPUML_F32 || e->dt[k] == GPUML_BF16) && step[k] == (int64_t)gpuml__dtype_sizes[e->dt[k]];
-            bf |= e->dt[k] == GPUML_BF16;
-        }
-        if (ok && bf) {
-            gpuml__ew_avx2(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
-                           e->nin > 1 && e->dt[2] == GPUML_BF16);
-            return;
-        }
+    switch (gpuml__ew_direct(e, step)) {
+    case 2:
+        gpuml__ew_avx512(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
+                         e->nin > 1 && e->dt[2] == GPUML_BF16, e->stream);
+        return;
+    case 1:
+        gpuml__ew_avx2(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
+                       e->nin > 1 && e->dt[2] == GPUML_BF16);
+        return;
     }
 #endif
     /* the tiles below hold f32: the AVX-512 math runs on them too (f16 and strided operands; the scalar
@@ -5462,6 +5491,46 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
 #endif
         gpuml__cpu_st(e->dt[0], p[0] + done * step[0], step[0], n, o);
     }
+}
+/* rows rows of count elements (rows * count <= GPUML__TILE) through one tile: each input's rows
+   gathered, the op run once, the rows stored (a 64-element row a call cost ~180 cycles of calls
+   and checks, an f16 broadcast 3x a plain add).  Where gpuml__ew_row would convert in registers,
+   or stream its output, the rows go to it one at a time. */
+GPUML__FN void gpuml__ew_rows(void *arg, char **p, const int64_t *step, int64_t count, int64_t rows, const int64_t *rstep)
+{
+    const gpuml__ew *e = (const gpuml__ew *)arg;
+    float buf[4][GPUML__TILE], sc[GPUML__TILE];
+    const float *in[3] = {NULL, NULL, NULL};
+    int64_t r, n = rows * count, i;
+    int k;
+    if (gpuml__ew_direct(e, step) || (e->stream && e->dt[0] == GPUML_F32 && gpuml__cpu_simd() >= 1)) {
+        for (r = 0; r < rows; r++) {
+            char *q[4];
+            for (k = 0; k <= e->nin; k++) q[k] = p[k] + r * rstep[k];
+            gpuml__ew_row(arg, q, step, count);
+        }
+        return;
+    }
+    for (k = 0; k < e->nin; k++) {
+        for (r = 0; r < rows; r++) {
+            float *dst = buf[k + 1] + r * count;
+            const float *src = gpuml__cpu_ld(e->dt[k + 1], p[k + 1] + r * rstep[k + 1], step[k + 1], count, dst);
+            if (src != dst) memcpy(dst, src, sizeof(float) * (size_t)count);
+        }
+        in[k] = buf[k + 1];
+    }
+    if (e->scal) {
+        for (i = 0; i < n; i++) sc[i] = e->s0;
+        if (e->scal == 1) in[1] = sc;
+        else { in[1] = in[0]; in[0] = sc; }
+    }
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2 && !e->scal && gpuml__ew_avx512_has(e->op))
+        gpuml__ew_avx512(e->op, n, (char *)buf[0], 0, (const char *)in[0], 0, e->nin > 1 ? (const char *)in[1] : NULL, 0, 0);
+    else
+#endif
+        gpuml__cpu_ew(e->op, n, buf[0], in[0], in[1], in[2], e->s0, e->s1);
+    for (r = 0; r < rows; r++) gpuml__cpu_st(e->dt[0], p[0] + r * rstep[0], step[0], count, buf[0] + r * count);
 }
 
 #ifndef GPUML_NO_CUDA
@@ -5626,7 +5695,7 @@ GPUML__FN gpuml_status gpuml__ew_run(gpuml_ctx *ctx, gpuml__ew *e, const gpuml_t
     if (it.n == 0) return GPUML_SUCCESS;
     if (ctx->backend == GPUML_BACKEND_CPU) {
         e->stream = it.n * (int64_t)gpuml__dtype_sizes[e->dt[0]] >= GPUML__STREAM_BYTES;
-        gpuml__xforeach(ctx, &it, gpuml__ew_row, e);
+        gpuml__xforeach2(ctx, &it, gpuml__ew_row, gpuml__ew_rows, e);
         return GPUML_SUCCESS;
     }
 #ifndef GPUML_NO_CUDA

@@ -298,6 +298,72 @@ static void test_f16_rows_specials(void)
     }
 }
 
+/* short rows (the CPU gathers up to 512 elements of whole rows of <= 128 into one tile,
+   gpuml__ew_rows): gelu of a transposed view (rows of 40, input stride 33), 3 - x and x - 3 on
+   a sliced view (rows of 33, every other element), clamp on rows of 8, where with a mask row and a
+   column broadcast (rows of 24), each against float64 on each context and dtype */
+static void test_short_rows(void)
+{
+    static const int64_t st[2] = {33, 40}, ss[2] = {50, 33}, sc[2] = {70, 8}, sw[2] = {45, 24}, smk[1] = {24}, scol[2] = {45, 1};
+    int c, t, k;
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 3; t++) {
+            gpuml_ctx *ctx = ctx_at(c);
+            gpuml_dtype dt = FDT[t];
+            char what[120];
+            long long n, i;
+            gpuml_tensor *x, *o, *m, *a, *b;
+            double *vx, *vo, *ref, *va, *vb, vm[24];
+            /* gelu, input transposed: out [33][40] contiguous, x a [40][33] tensor's transpose */
+            x = tt_new(ctx, dt, 2, st, 1); o = tt_new(ctx, dt, 2, st, 0); n = 33 * 40;
+            vx = tt_rand(x, -3, 3); ref = (double *)malloc(sizeof(double) * (size_t)n);
+            poison(ctx, o);
+            CHECK(gpuml_gelu(ctx, o, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            vo = tt_read(o);
+            for (i = 0; i < n; i++) ref[i] = ref_unary(GPUML_UNARY_GELU, vx[i]);
+            snprintf(what, sizeof what, "%s short rows gelu %s", cname(c), gpuml_dtype_name(dt));
+            tu_close(what, vo, ref, n, dt == GPUML_F32 ? 2e-5 : tol_of(dt), dt == GPUML_F32 ? 1e-6 : 1e-3);
+            free(vx); free(vo); free(ref); gpuml_tensor_free(x); gpuml_tensor_free(o);
+            /* x - 3 and 3 - x, x every other element of wider rows */
+            x = tt_new(ctx, dt, 2, ss, 2); o = tt_new(ctx, dt, 2, ss, 0); n = 50 * 33;
+            vx = tt_rand(x, -2, 2); ref = (double *)malloc(sizeof(double) * (size_t)n);
+            for (k = 0; k < 2; k++) {
+                poison(ctx, o);
+                CHECK((k ? gpuml_scalar_binary(ctx, GPUML_BINARY_SUB, o, 3.0, x) : gpuml_binary_scalar(ctx, GPUML_BINARY_SUB, o, x, 3.0))
+                      == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                vo = tt_read(o);
+                for (i = 0; i < n; i++) ref[i] = k ? 3.0 - vx[i] : vx[i] - 3.0;
+                snprintf(what, sizeof what, "%s short rows %s %s", cname(c), k ? "3 - x" : "x - 3", gpuml_dtype_name(dt));
+                tu_close(what, vo, ref, n, tol_of(dt), tol_of(dt) * 1e-1);
+                free(vo);
+            }
+            free(vx); free(ref); gpuml_tensor_free(x); gpuml_tensor_free(o);
+            /* clamp, rows of 8 of a padded view */
+            x = tt_new(ctx, dt, 2, sc, 3); o = tt_new(ctx, dt, 2, sc, 0); n = 70 * 8;
+            vx = tt_rand(x, -2, 2); ref = (double *)malloc(sizeof(double) * (size_t)n);
+            poison(ctx, o);
+            CHECK(gpuml_clamp(ctx, o, x, -0.5, 0.75) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            vo = tt_read(o);
+            for (i = 0; i < n; i++) ref[i] = vx[i] < -0.5 ? -0.5 : vx[i] > 0.75 ? 0.75 : vx[i];
+            snprintf(what, sizeof what, "%s short rows clamp %s", cname(c), gpuml_dtype_name(dt));
+            tu_close(what, vo, ref, n, 0, 0);
+            free(vx); free(vo); free(ref); gpuml_tensor_free(x); gpuml_tensor_free(o);
+            /* where(mask[24], a[45][24], b[45][1]) */
+            m = tt_new(ctx, GPUML_U8, 1, smk, 0); a = tt_new(ctx, dt, 2, sw, 0); b = tt_new(ctx, dt, 2, scol, 0); o = tt_new(ctx, dt, 2, sw, 0);
+            for (i = 0; i < 24; i++) vm[i] = tu_rand() > 0 ? 1 : 0;
+            tt_write(m, vm);
+            va = tt_rand(a, -2, 2); vb = tt_rand(b, 5, 6); n = 45 * 24; ref = (double *)malloc(sizeof(double) * (size_t)n);
+            poison(ctx, o);
+            CHECK(gpuml_where(ctx, o, m, a, b) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            vo = tt_read(o);
+            for (i = 0; i < n; i++) ref[i] = vm[i % 24] != 0 ? va[i] : vb[i / 24];
+            snprintf(what, sizeof what, "%s short rows where %s", cname(c), gpuml_dtype_name(dt));
+            tu_close(what, vo, ref, n, 0, 0);
+            free(va); free(vb); free(vo); free(ref);
+            gpuml_tensor_free(m); gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(o);
+        }
+}
+
 /* mixed dtypes promote; scalar forms; in place */
 static void test_binary_mixed_scalar_inplace(void)
 {
@@ -1642,7 +1708,7 @@ static const tu_test tests[] = {
     {"activation_backward", test_activation_backward},
     {"cross_entropy", test_cross_entropy},
     {"optimizers", test_optimizers},
-    {"ew_shapes", test_ew_shapes}, {"binary_rows", test_binary_rows}, {"f16_rows_specials", test_f16_rows_specials},
+    {"ew_shapes", test_ew_shapes}, {"binary_rows", test_binary_rows}, {"f16_rows_specials", test_f16_rows_specials}, {"short_rows", test_short_rows},
     {"errors", test_errors},
     {"cpu_gpu_agree", test_cpu_gpu_agree},
     {"cpu_rows_edges", test_cpu_rows_edges},
