@@ -3,12 +3,8 @@
 # a copy moving the layer's bytes, rotated the same way) and cuDNN's through bench/conv_torch.py; then
 # ncu's pipe and warp-state view of the rows kernel's f16 broadcast (bench/prof_rows.c ncu), for the
 # next step there.  Logs to $OUT (or build/dwcopy).
-set -u
-cd "$(dirname "$0")/.."
-O=${OUT:-build/dwcopy}
-mkdir -p "$O" build
-export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
-T0=$(date +%s)
+cd "$(dirname "$0")/.." || exit 1
+. bench/run_env.sh dwcopy
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 cc -std=c99 -O2 -I. bench/bench_conv.c -o build/bench_conv -ldl -lpthread -lm || exit 1
 cc -std=c99 -O2 bench/prof_rows.c -o build/prof_rows -ldl -lpthread -lm || exit 1

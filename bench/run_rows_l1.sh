@@ -4,12 +4,8 @@
 # memcheck / racecheck of binary_rows, bench/prof_rows.c (rule, streamed, no hints, against copy and a
 # plain add), PyTorch on the same shapes, ncu of the f16 broadcast by both load rules; with CONV=1 also
 # bench_conv's depthwise (with cuDNN's) and ResNet-50 lines.  Logs to $OUT (or build/rowsl1).
-set -u
-cd "$(dirname "$0")/.."
-O=${OUT:-build/rowsl1}
-mkdir -p "$O" build
-export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
-T0=$(date +%s)
+cd "$(dirname "$0")/.." || exit 1
+. bench/run_env.sh rowsl1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 make -s -j16 build/test_ops build/test_core build/test_conv > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 1; }
 cc -std=c99 -O2 -Wall -Wextra bench/prof_rows.c -o build/prof_rows -ldl -lpthread -lm || exit 1
