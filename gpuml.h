@@ -5496,7 +5496,7 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
    gathered, the op run once, the rows stored (a 64-element row a call cost ~180 cycles of calls
    and checks, an f16 broadcast 3x a plain add).  Where gpuml__ew_row would convert in registers,
    or stream its output, the rows go to it one at a time. */
-GPUML__FN void gpuml__ew_rows(void *arg, char **p, const int64_t *step, int64_t count, int64_t rows, const int64_t *rstep)
+GPUML__FN void gpuml__ew_row_block(void *arg, char **p, const int64_t *step, int64_t count, int64_t rows, const int64_t *rstep)
 {
     const gpuml__ew *e = (const gpuml__ew *)arg;
     float buf[4][GPUML__TILE], sc[GPUML__TILE];
@@ -5695,7 +5695,7 @@ GPUML__FN gpuml_status gpuml__ew_run(gpuml_ctx *ctx, gpuml__ew *e, const gpuml_t
     if (it.n == 0) return GPUML_SUCCESS;
     if (ctx->backend == GPUML_BACKEND_CPU) {
         e->stream = it.n * (int64_t)gpuml__dtype_sizes[e->dt[0]] >= GPUML__STREAM_BYTES;
-        gpuml__xforeach2(ctx, &it, gpuml__ew_row, gpuml__ew_rows, e);
+        gpuml__xforeach2(ctx, &it, gpuml__ew_row, gpuml__ew_row_block, e);
         return GPUML_SUCCESS;
     }
 #ifndef GPUML_NO_CUDA

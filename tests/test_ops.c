@@ -299,7 +299,7 @@ static void test_f16_rows_specials(void)
 }
 
 /* short rows (the CPU gathers up to 512 elements of whole rows of <= 128 into one tile,
-   gpuml__ew_rows): gelu of a transposed view (rows of 40, input stride 33), 3 - x and x - 3 on
+   gpuml__ew_row_block): gelu of a transposed view (rows of 40, input stride 33), 3 - x and x - 3 on
    a sliced view (rows of 33, every other element), clamp on rows of 8, where with a mask row and a
    column broadcast (rows of 24), each against float64 on each context and dtype */
 static void test_short_rows(void)
