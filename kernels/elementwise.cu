@@ -401,7 +401,7 @@ static __device__ __forceinline__ void gpuml__row_in(const typename gpuml__dt<DT
 }
 
 /* Division by a run-time constant d (1 <= d < 2^31) of any n < 2^31, by a multiply and a shift
-   (the host's gpuml__kdiv_make): m = ceil(2^(31 + l) / d) with l = ceil(log2 d) fits 32 bits, and
+   (the host's gpuml__kdiv_set): m = ceil(2^(31 + l) / d) with l = ceil(log2 d) fits 32 bits, and
    floor(n * m / 2^(31 + l)) = floor(n / d) because m * d - 2^(31 + l) < d <= 2^l */
 struct gpuml__kdiv { gpuml__u32 m[GPUML_MAX_DIMS + 1]; gpuml__u32 sh[GPUML_MAX_DIMS + 1]; };
 static __device__ __forceinline__ unsigned gpuml__fdiv(unsigned n, gpuml__u32 m, gpuml__u32 sh)
