@@ -57,6 +57,9 @@ if [ -z "$FROM" ]; then
     # (a device snapshot) would otherwise report that checkout's HEAD
     gitc=""
     [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] && gitc=$(git rev-parse --short HEAD 2>/dev/null)
+    # tracked files that differ from that commit: the tree measured is not the commit (a device
+    # copy of a working tree whose .git is older named the session's first commit on 2026-11-29)
+    [ -n "$gitc" ] && ! git diff --quiet HEAD -- . 2>/dev/null && gitc="$gitc with uncommitted changes"
     commit=${GPUML_COMMIT:-$gitc}
     {
         echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
