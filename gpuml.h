@@ -5446,6 +5446,22 @@ GPUML__FN int gpuml__ew_direct(const gpuml__ew *e, const int64_t *step)
     return 0;
 #endif
 }
+/* o[0..n) = op on one tile of f32 inputs in[0..nin) (sc: the scalar operand's tile, where e->scal
+   says which side it takes), by the AVX-512 math where the op has it, else the portable loop */
+GPUML__FN void gpuml__ew_tile(const gpuml__ew *e, int64_t n, float *o, const float *const *in_, const float *sc)
+{
+    const float *in[3];
+    in[0] = in_[0]; in[1] = in_[1]; in[2] = in_[2];
+    if (e->scal == 1) in[1] = sc;
+    if (e->scal == 2) { in[1] = in[0]; in[0] = sc; }
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2 && !e->scal && gpuml__ew_avx512_has(e->op)) {
+        gpuml__ew_avx512(e->op, n, (char *)o, 0, (const char *)in[0], 0, e->nin > 1 ? (const char *)in[1] : NULL, 0, 0);
+        return;
+    }
+#endif
+    gpuml__cpu_ew(e->op, n, o, in[0], in[1], in[2], e->s0, e->s1);
+}
 GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t count)
 {
     const gpuml__ew *e = (const gpuml__ew *)arg;
@@ -5466,11 +5482,6 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
 #endif
     /* the tiles below hold f32: the AVX-512 math runs on them too (f16 and strided operands; the scalar
        loop took an f16 gelu on the CPU to 5x the time of the bf16 one) */
-#if GPUML__HAVE_AVX2_PATH
-    const int v512 = gpuml__cpu_simd() >= 2 && !e->scal && gpuml__ew_avx512_has(e->op);
-#else
-    const int v512 = 0;
-#endif
     if (e->scal) for (i = 0; i < GPUML__TILE; i++) sc[i] = e->s0;
     for (done = 0; done < count; done += GPUML__TILE) {
         int64_t n = GPUML__MIN((int64_t)GPUML__TILE, count - done);
@@ -5478,14 +5489,8 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
         float *o;
         int k;
         for (k = 0; k < e->nin; k++) in[k] = gpuml__cpu_ld(e->dt[k + 1], p[k + 1] + done * step[k + 1], step[k + 1], n, buf[k + 1]);
-        if (e->scal == 1) in[1] = sc;
-        if (e->scal == 2) { in[1] = in[0]; in[0] = sc; }
         o = (e->dt[0] == GPUML_F32 && step[0] == 4 && !stream) ? (float *)(void *)(p[0] + done * 4) : buf[0];
-#if GPUML__HAVE_AVX2_PATH
-        if (v512) gpuml__ew_avx512(e->op, n, (char *)o, 0, (const char *)in[0], 0, e->nin > 1 ? (const char *)in[1] : NULL, 0, 0);
-        else
-#endif
-            gpuml__cpu_ew(e->op, n, o, in[0], in[1], in[2], e->s0, e->s1);
+        gpuml__ew_tile(e, n, o, in, sc);
 #if GPUML__HAVE_AVX2_PATH
         if (stream) { gpuml__stream_f32((float *)(void *)(p[0] + done * 4), o, n); continue; }
 #endif
@@ -5519,17 +5524,8 @@ GPUML__FN void gpuml__ew_row_block(void *arg, char **p, const int64_t *step, int
         }
         in[k] = buf[k + 1];
     }
-    if (e->scal) {
-        for (i = 0; i < n; i++) sc[i] = e->s0;
-        if (e->scal == 1) in[1] = sc;
-        else { in[1] = in[0]; in[0] = sc; }
-    }
-#if GPUML__HAVE_AVX2_PATH
-    if (gpuml__cpu_simd() >= 2 && !e->scal && gpuml__ew_avx512_has(e->op))
-        gpuml__ew_avx512(e->op, n, (char *)buf[0], 0, (const char *)in[0], 0, e->nin > 1 ? (const char *)in[1] : NULL, 0, 0);
-    else
-#endif
-        gpuml__cpu_ew(e->op, n, buf[0], in[0], in[1], in[2], e->s0, e->s1);
+    if (e->scal) for (i = 0; i < n; i++) sc[i] = e->s0;
+    gpuml__ew_tile(e, n, buf[0], in, sc);
     for (r = 0; r < rows; r++) gpuml__cpu_st(e->dt[0], p[0] + r * rstep[0], step[0], count, buf[0] + r * count);
 }
 
