@@ -12069,8 +12069,11 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, co
 
 /* forward as GEMM for outputs whose q dim has unit stride (NCHW): y[n] = w_g [kg, ncol] @ col[n]
    [ncol, pq] with the transposed im2col (or x itself for 1x1 stride-1 unpadded), an NN GEMM
-   with rows of y contiguous; bias, act and residual follow in one pass (the GEMM's epilogue adds
-   bias per column, not per row).  Not for a residual that overlaps y (the GEMM overwrites it). */
+   with rows of y contiguous.  Without a bias, act and residual ride on the GEMM's epilogue (one
+   rounding of the sum into y, no second pass over it); with one they follow in one pass (the
+   GEMM's epilogue adds bias per column, not per row, so a 16-bit y holds the conv sum rounded
+   before bias, act and residual are applied).  Not for a residual that overlaps y (the GEMM
+   overwrites it). */
 GPUML__FN gpuml_status gpuml__cv_gemm_fwd_t(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     gpuml_tensor *wtmp = NULL, *col = NULL;
@@ -12078,7 +12081,10 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd_t(gpuml_ctx *ctx, const gpuml__cv *cv,
     gpuml_status st = GPUML_SUCCESS;
     int64_t pq = cv->p * cv->q, nb, n0, g;
     int direct = cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
-                 (cv->xs[1] == cv->w * cv->xs[2] || cv->h == 1);
+                 (cv->xs[1] == cv->w * cv->xs[2] || cv->h == 1), fuse = !cv->bias;
+    gpuml_matmul_desc md;
+    memset(&md, 0, sizeof md);   /* allow_tf32 0, as before */
+    if (fuse) md.act = (gpuml_activation)cv->act;
     GPUML__TRY(gpuml__cv_krsc(ctx, cv, cv->wt, &wtmp, &wk, cv->dt, op));
     nb = direct ? cv->n : GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), cv->n), (int64_t)1);
     if (!direct) {
@@ -12090,8 +12096,8 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd_t(gpuml_ctx *ctx, const gpuml__cv *cv,
     for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
         int64_t cnt = GPUML__MIN(nb, cv->n - n0);
         for (g = 0; st == GPUML_SUCCESS && g < cv->groups; g++) {
-            gpuml_tensor a, b, c;
-            int64_t da[2], sa[2], db[3], sb[3], dc[3], sc[3];
+            gpuml_tensor a, b, c, r;
+            int64_t da[2], sa[2], db[3], sb[3], dc[3], sc[3], sr[3];
             if (!direct) {
                 gpuml__conv_params kp;
                 gpuml__cv_kparams(cv, &kp);
@@ -12109,12 +12115,17 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd_t(gpuml_ctx *ctx, const gpuml__cv *cv,
             dc[0] = cnt; dc[1] = cv->kg; dc[2] = pq; sc[0] = cv->ys[0]; sc[1] = cv->ys[3]; sc[2] = cv->ys[2];
             a = gpuml__cv_view(wk, 2, da, sa, g * cv->kg * cv->ncol);
             c = gpuml__cv_view(cv->y, 3, dc, sc, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
-            st = gpuml_matmul(ctx, &c, &a, &b, NULL);
+            if (fuse && cv->res) {
+                sr[0] = cv->rs[0]; sr[1] = cv->rs[3]; sr[2] = cv->rs[2];
+                r = gpuml__cv_view(cv->res, 3, dc, sr, n0 * cv->rs[0] + g * cv->kg * cv->rs[3]);
+                md.residual = &r;
+            }
+            st = gpuml_matmul(ctx, &c, &a, &b, &md);
         }
     }
     gpuml_tensor_free(col);
     gpuml_tensor_free(wtmp);
-    if (st == GPUML_SUCCESS && (cv->bias || cv->act || cv->res)) {
+    if (st == GPUML_SUCCESS && !fuse) {
         gpuml__conv_params kp;
         gpuml__cv_kparams(cv, &kp);
         kp.order = 1;

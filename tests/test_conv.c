@@ -1558,6 +1558,71 @@ static void residual_in_place(void)
                 }
 }
 
+/* y = residual + act(conv) without a bias, 16-bit: one rounding of the sum into y.  The residual
+   cancels the conv's value to within a small d (residual = -conv + d, rounded), so y is small and a
+   path that rounded the conv to f16/bf16 before adding the residual would be off by up to half an
+   ulp of the conv (4.9e-4 of it in f16) instead of half an ulp of y; allowed: half an ulp of y plus
+   2e-5 of the sum of |terms| (f32 accumulation).  Each context, f16 and bf16, NCHW and NHWC, 1x1
+   and 3x3 padded, act none and ReLU. */
+static void residual_one_rounding(void)
+{
+    int ci, di, lay, l, act;
+    for (ci = 0; ci < nctx(); ci++)
+        for (di = 0; di < 2; di++)
+            for (lay = 0; lay < 2; lay++)
+                for (l = 0; l < 2; l++)
+                    for (act = 0; act < 2; act++) {
+                        gpuml_ctx *ctx = ctx_at(ci);
+                        cv_case c;
+                        int64_t xs[4], wsh[4], ysh[4];
+                        gpuml_tensor *x, *w, *y, *res;
+                        gpuml_conv2d_desc d;
+                        double *xv, *wv, *rv, *got, *cv, *as;
+                        long long i, ny, bad = 0, first = -1;
+                        char what[160];
+                        memset(&c, 0, sizeof c);
+                        c.n = 2; c.c = 24; c.h = 7; c.w = 9; c.k = 20; c.r = c.s = l ? 3 : 1; c.sh = c.sw = 1; c.dh = c.dw = 1;
+                        c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = l; c.groups = 1; c.layout = lay; c.act = act ? GPUML_ACT_RELU : 0;
+                        c.res = 1; c.dt = di ? GPUML_BF16 : GPUML_F16;
+                        cv_out(&c);
+                        shape_act(&c, c.c, c.h, c.w, xs); shape_w(&c, wsh); shape_act(&c, c.k, c.p, c.q, ysh);
+                        x = gpuml_tensor_new(ctx, c.dt, 4, xs); w = gpuml_tensor_new(ctx, c.dt, 4, wsh);
+                        y = gpuml_tensor_new(ctx, c.dt, 4, ysh); res = gpuml_tensor_new(ctx, c.dt, 4, ysh);
+                        xv = t_rand(x); wv = t_rand(w);
+                        ny = gpuml_tensor_numel(y);
+                        cv = (double *)malloc(sizeof(double) * (size_t)ny); as = (double *)malloc(sizeof(double) * (size_t)ny);
+                        rv = (double *)malloc(sizeof(double) * (size_t)ny);
+                        for (i = 0; i < ny; i++) {
+                            long long t = i;
+                            int n, p, q, k;
+                            if (c.layout) { q = (int)(t % c.q); t /= c.q; p = (int)(t % c.p); t /= c.p; k = (int)(t % c.k); n = (int)(t / c.k); }
+                            else { k = (int)(t % c.k); t /= c.k; q = (int)(t % c.q); t /= c.q; p = (int)(t % c.p); n = (int)(t / c.p); }
+                            cv[i] = ref_y(&c, xv, wv, n, p, q, k, &as[i]);
+                            rv[i] = round_to(c.dt, -act_ref(c.act, cv[i]) + 0.05 * tu_rand());
+                        }
+                        t_write(res, rv);
+                        memset(&d, 0, sizeof d);
+                        d.stride[0] = d.stride[1] = 1; d.pad[0] = d.pad[1] = d.pad[2] = d.pad[3] = l; d.groups = 1;
+                        d.layout = (gpuml_layout)lay; d.act = (gpuml_activation)c.act; d.residual = res;
+                        poison(ctx, y);
+                        CHECK(gpuml_conv2d(ctx, y, x, w, &d) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+                        got = t_read(y);
+                        for (i = 0; i < ny; i++) {
+                            double want = act_ref(c.act, cv[i]) + rv[i];
+                            if (!(fabs(got[i] - want) <= (di ? 3.95e-3 : 4.9e-4) * fabs(want) + 2e-5 * (as[i] + fabs(rv[i])) + 1e-7)) {
+                                if (first < 0) first = i;
+                                bad++;
+                            }
+                        }
+                        snprintf(what, sizeof what, "%s %s %s %dx%d act %d", cname(ci), gpuml_dtype_name(c.dt), lay ? "NCHW" : "NHWC", c.r, c.r, c.act);
+                        CHECK(bad == 0, "%s: %lld of %lld elements off one rounding of conv + residual (first at %lld: got %.9g, want %.9g, "
+                              "conv %.9g)", what, bad, ny, first, first >= 0 ? got[first] : 0.0,
+                              first >= 0 ? act_ref(c.act, cv[first]) + rv[first] : 0.0, first >= 0 ? cv[first] : 0.0);
+                        free(xv); free(wv); free(rv); free(got); free(cv); free(as);
+                        gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(res);
+                    }
+}
+
 static void test_bias_grad(void)
 {
     int ci;
@@ -1685,6 +1750,7 @@ int main(int argc, char **argv)
         { "pool_ceil_mode", test_pool_ceil_mode },
         { "bias_grad", test_bias_grad },
         { "residual_in_place", residual_in_place },
+        { "residual_one_rounding", residual_one_rounding },
     };
     return TU_RUN("test_conv", tests, argc, argv);
 }

@@ -1560,6 +1560,55 @@ static void test_cpu_act_ulp(void)
         }
 }
 
+/* gelu from f16 into f16 and bf16 into bf16 over every 16-bit value (NaNs, infinities, subnormals
+   included), on each context: within half an ulp of the float64 result plus the approximation's
+   error (bf16 4e-3 relative, f16 5.2e-4; results below the f16 normals within 3.1e-8, f32-level
+   tiny ones may flush: 1e-36), NaN where the reference is NaN (NaN in, gelu(-inf) = -inf * 0),
+   +inf for +inf, and at most 0.2% of the results one ulp off the correctly rounded value (the
+   GPU's 16-bit GELU takes a cheaper Phi than f32, ~2e-5) */
+static void test_gelu_16bit_all(void)
+{
+    const int64_t n = 65536;
+    int64_t s[1];
+    int c, t;
+    s[0] = n;
+    for (c = 0; c < nctx(); c++)
+        for (t = 0; t < 2; t++) {
+            gpuml_ctx *ctx = ctx_at(c);
+            gpuml_dtype dt = t ? GPUML_BF16 : GPUML_F16;
+            gpuml_tensor *x = tt_new(ctx, dt, 1, s, 0), *o = tt_new(ctx, dt, 1, s, 0);
+            uint16_t *h = (uint16_t *)malloc(sizeof(uint16_t) * (size_t)n);
+            double *vx, *vo;
+            int64_t i, bad = 0, first = -1, off = 0;
+            for (i = 0; i < n; i++) h[i] = (uint16_t)i;
+            CHECK(gpuml_tensor_write(x, h, (size_t)n * 2) == GPUML_SUCCESS, "write");
+            free(h);
+            vx = tt_read(x);
+            poison(ctx, o);
+            CHECK(gpuml_unary(ctx, GPUML_UNARY_GELU, o, x) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            vo = tt_read(o);
+            for (i = 0; i < n; i++) {
+                double r = ref_unary(GPUML_UNARY_GELU, vx[i]), rr;
+                int ok;
+                if (vx[i] != vx[i] || isinf(vx[i])) ok = r != r ? vo[i] != vo[i] : vo[i] == r;
+                else {
+                    rr = round_to(dt, r);
+                    if (isinf(rr)) ok = vo[i] == rr || fabs(vo[i]) >= 65504.0;
+                    else ok = fabs(vo[i] - r) <= (t ? 4e-3 : 5.2e-4) * fabs(r) + (t ? 1e-36 : 3.1e-8);
+                    off += vo[i] != rr;
+                }
+                if (!ok) { bad++; if (first < 0) first = i; }
+            }
+            CHECK(bad == 0, "%s gelu %s: %lld of %lld off, first x = %.9g: got %.9g want %.9g", cname(c), gpuml_dtype_name(dt),
+                  (long long)bad, (long long)n, vx[first < 0 ? 0 : first], vo[first < 0 ? 0 : first], ref_unary(GPUML_UNARY_GELU, vx[first < 0 ? 0 : first]));
+            CHECK(off <= n / 500, "%s gelu %s: %lld of %lld results not the correctly rounded value", cname(c), gpuml_dtype_name(dt),
+                  (long long)off, (long long)n);
+            if (getenv("TEST_VERBOSE")) printf("    %s gelu %s: %lld of %lld not correctly rounded\n", cname(c), gpuml_dtype_name(dt), (long long)off, (long long)n);
+            free(vx); free(vo);
+            gpuml_tensor_free(x); gpuml_tensor_free(o);
+        }
+}
+
 /* CPU gelu from bf16 into bf16: the loop made for it (AVX-512: a rebased degree-3 table, one FMA for
    x Phi(x), rounding without a NaN fix-up) against the generic loop, on every bf16 value in order
    (vectors of like magnitudes: the fast path where all are below 4, the generic one at the tails,
@@ -1715,6 +1764,7 @@ static const tu_test tests[] = {
     {"cpu_bf16_avx512_bits", test_cpu_bf16_avx512_bits}, {"cpu_f16_f16c_bits", test_cpu_f16_f16c_bits},
     {"cpu_act_ulp", test_cpu_act_ulp},
     {"gelu_bf16_paths", test_gelu_bf16_paths},
+    {"gelu_16bit_all", test_gelu_16bit_all},
     {"cpu_rows_odd", test_cpu_rows_odd},
     {"cpu_layernorm_shift", test_cpu_layernorm_shift},
     {"cpu_simd_paths", test_cpu_simd_paths},
