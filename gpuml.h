@@ -6908,7 +6908,7 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
    [0] bytes of row per thread to start from, [1] 1: no clusters, [2] 1: no warp-per-row,
    [3] 1: the old rule (a block per row, up to 512 threads and 64 elements each),
    [4] registers per thread to cap at (launch bounds; -1: none), [5] bytes of row per thread at
-   most where a cluster takes the rest of a long row (0: 128), [6] rows ahead to prefetch into
+   most where a cluster or the block of 1024 ([10]) takes the rest of a long row (0: 128), [6] rows ahead to prefetch into
    L2 (-1: none; 0: the rule), [7] 1: layernorm / rmsnorm weight and bias held in registers from
    before the first row (WBE; registers capped at 128 unless [4]), -1: never (0: the rule), [8] blocks a SM for a
    persistent grid (0: a block or cluster per row), [9] XNA (rows held in registers, forward kinds):
@@ -6973,7 +6973,7 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
                                      : clusters && ctx->arch == 90 && es == 4 && n == (int64_t)1024 * 128 / es &&
                                        gpuml__rows_tune[0] == 0 && gpuml__rows_tune[5] == 0 && gpuml__rows_tune[11] == 0);
     if (big) clusters = 0;
-    maxb = clusters ? (gpuml__rows_tune[5] > 0 ? gpuml__rows_tune[5] : 128) : big ? 128 : 256;
+    maxb = clusters || big ? (gpuml__rows_tune[5] > 0 ? gpuml__rows_tune[5] : 128) : 256;
     if (gpuml__rows_tune[3] == 1 || vec == 1) maxb = 256;
     nv = 1;
     while (((int64_t)vec * nv * es < tb || (n + (int64_t)vec * nv - 1) / ((int64_t)vec * nv) > 256) &&

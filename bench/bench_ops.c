@@ -138,7 +138,7 @@ int main(int argc, char **argv)
         if (e && *e) {
             int *t = gpuml__rows_tune;
             if (sscanf(e, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], &t[8], &t[9], &t[10], &t[11]) < 1) { printf("bad BENCH_ROWS_TUNE\n"); return 1; }
-            printf("row-kernel overrides: %d %d %d %d %d %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9]);
+            printf("row-kernel overrides: %d %d %d %d %d %d %d %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11]);
         }
         e = getenv("BENCH_EW_TUNE");
         if (e && *e) {
