@@ -5582,11 +5582,14 @@ static int gpuml__ew_tune[5];
 /* the shape of a contiguous kernel over nvec vectors: appends -DEW_* to opts, sets block and grid */
 GPUML__FN void gpuml__ew_shape(gpuml_ctx *ctx, int64_t nvec, char *opts, size_t cap, unsigned *grid, unsigned *block)
 {
-    /* the rule: 256 threads, one vector a thread, a block per chunk, streaming hints.  Measured
+    /* the rule: 128 threads, one vector a thread, a block per chunk, streaming hints.  Measured
        on an H100 (bench/NOTES_ops.md, issue 3): add/mul f32 0.94 -> 1.01 of copy, gelu f32 0.91
        -> 0.995, bf16 0.83 -> 0.98, AdamW 0.93 -> 0.998, against the old one wave of 256-thread
-       blocks walking the array (grid-stride) */
-    int bs = 256, u = 1, oneshot = 1, hint = 1;
+       blocks walking the array (grid-stride); 128 and 256 threads within 0.006 there.  On an
+       H200 (1.4x the bandwidth, the same SMs) the 16-bit GELU is issue-bound and smaller blocks
+       retire and refill sooner: 256 -> 128 threads, bf16 GELU 0.925 -> 0.948 of copy, f32 0.989 ->
+       0.993, add / mul / AdamW unchanged (+-0.002) */
+    int bs = 128, u = 1, oneshot = 1, hint = 1;
     int64_t chunks;
     size_t l = strlen(opts);
     if (gpuml__ew_tune[0] >= 32 && gpuml__ew_tune[0] <= 1024 && gpuml__ew_tune[0] % 32 == 0) bs = gpuml__ew_tune[0];
