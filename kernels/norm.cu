@@ -221,15 +221,29 @@ typedef int gpuml__ri;          /* index within a row: rows held in registers ar
 typedef gpuml__i64 gpuml__ri;
 #endif
 
-template <typename D>
-static __device__ __forceinline__ void gpuml__ldvec(float *r, const typename D::T *p, gpuml__i64 e0, gpuml__i64 st)
+/* element k (a constant once unrolled) of a vector held as loaded, as f32.  bf16 straight from its
+   32-bit word (the low half shifted up, the high half masked: one instruction); taking the 16-bit
+   element out first cost a PRMT and a shift for every high half, and the bf16 rows are issue-bound */
+template <int DT, typename V>
+static __device__ __forceinline__ float gpuml__vel(const V &v, int k)
+{
+    if (DT == 2 && sizeof(V) >= 4) {
+        union { V v; gpuml__u32 w[sizeof(V) >= 4 ? sizeof(V) / 4 : 1]; } u;
+        u.v = v;
+        const gpuml__u32 w = u.w[k >> 1];
+        return __uint_as_float(k & 1 ? w & 0xffff0000u : w << 16);
+    }
+    return gpuml__dt<DT>::ld(v.v[k]);
+}
+template <int DT>
+static __device__ __forceinline__ void gpuml__ldvec(float *r, const typename gpuml__dt<DT>::T *p, gpuml__i64 e0, gpuml__i64 st)
 {
     if (VEC > 1) {
-        gpuml__vec<typename D::T, VEC> v = *(const gpuml__vec<typename D::T, VEC> *)(p + e0);
+        gpuml__vec<typename gpuml__dt<DT>::T, VEC> v = *(const gpuml__vec<typename gpuml__dt<DT>::T, VEC> *)(p + e0);
 #pragma unroll
-        for (int k = 0; k < VEC; k++) r[k] = D::ld(v.v[k]);
+        for (int k = 0; k < VEC; k++) r[k] = gpuml__vel<DT>(v, k);
     } else {
-        r[0] = D::ld(p[e0 * st]);
+        r[0] = gpuml__dt<DT>::ld(p[e0 * st]);
     }
 }
 /* raw elements (kept in registers as loaded: two bf16/f16 to a register) */
@@ -379,8 +393,8 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
             }
         }
         /* element (j, k) of this thread: from registers, or reloaded */
-#define GPUML__XV(j, k, e) (NV > 0 ? gpuml__X::ld(xr[(j) % NVR].v[k]) : gpuml__X::ld(xp[(e) * p.xs]))
-#define GPUML__DV(j, k, e) (NV > 0 ? gpuml__X::ld(dr[(j) % NVR].v[k]) : gpuml__X::ld(dp[(e) * p.dys]))
+#define GPUML__XV(j, k, e) (NV > 0 ? gpuml__vel<DT_X>(xr[(j) % NVR], k) : gpuml__X::ld(xp[(e) * p.xs]))
+#define GPUML__DV(j, k, e) (NV > 0 ? gpuml__vel<DT_X>(dr[(j) % NVR], k) : gpuml__X::ld(dp[(e) * p.dys]))
 /* bounds per vector (VEC > 1 only when VEC divides n), per element for VEC = 1 */
 #define GPUML__FOR_ROW \
         for (int j = 0; j < nch; j++) if (FULL || (tr + j * TR) * VEC < n) _Pragma("unroll") for (int k = 0; k < VEC; k++) \
@@ -463,18 +477,18 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
             if (!FULL && e0 >= n) continue;
 #if GPUML__WBE && HAS_W
 #pragma unroll
-            for (int k = 0; k < VEC; k++) wv[k] = gpuml__W::ld(wr[j % NVR].v[k]);
+            for (int k = 0; k < VEC; k++) wv[k] = gpuml__vel<DT_W>(wr[j % NVR], k);
 #elif HAS_W && RK >= 2 && RK <= 5
-            gpuml__ldvec<gpuml__W>(wv, w, e0, p.ws);
+            gpuml__ldvec<DT_W>(wv, w, e0, p.ws);
 #else
 #pragma unroll
             for (int k = 0; k < VEC; k++) wv[k] = 1.0f;
 #endif
 #if GPUML__WBE && HAS_B && RK == 2
 #pragma unroll
-            for (int k = 0; k < VEC; k++) bv[k] = gpuml__B::ld(br[j % NVR].v[k]);
+            for (int k = 0; k < VEC; k++) bv[k] = gpuml__vel<DT_B>(br[j % NVR], k);
 #elif HAS_B && RK == 2
-            gpuml__ldvec<gpuml__B>(bv, b, e0, p.bs);
+            gpuml__ldvec<DT_B>(bv, b, e0, p.bs);
 #else
 #pragma unroll
             for (int k = 0; k < VEC; k++) bv[k] = 0.0f;
