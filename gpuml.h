@@ -12073,28 +12073,36 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, co
 /* forward as GEMM for outputs whose q dim has unit stride (NCHW): y[n] = w_g [kg, ncol] @ col[n]
    [ncol, pq] with the transposed im2col (or x itself for 1x1 stride-1 unpadded), an NN GEMM
    with rows of y contiguous.  Without a bias, act and residual ride on the GEMM's epilogue (one
-   rounding of the sum into y, no second pass over it); with one they follow in one pass (the
-   GEMM's epilogue adds bias per column, not per row, so a 16-bit y holds the conv sum rounded
-   before bias, act and residual are applied).  Not for a residual that overlaps y (the GEMM
+   rounding of the sum into y, no second pass over it).  With one (the GEMM's epilogue adds bias
+   per column, not per row) bias, act and residual follow in one pass: over y itself for f32, and
+   for f16 / bf16 from f32 sums that the GEMM writes to a scratch buffer (chunks of whole images,
+   at most 64 MiB), so that y is rounded once.  Not for a residual that overlaps y (the GEMM
    overwrites it). */
 GPUML__FN gpuml_status gpuml__cv_gemm_fwd_t(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
-    gpuml_tensor *wtmp = NULL, *col = NULL;
+    gpuml_tensor *wtmp = NULL, *col = NULL, *sums = NULL;
     const gpuml_tensor *wk;
     gpuml_status st = GPUML_SUCCESS;
     int64_t pq = cv->p * cv->q, nb, n0, g;
     int direct = cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
-                 (cv->xs[1] == cv->w * cv->xs[2] || cv->h == 1), fuse = !cv->bias;
+                 (cv->xs[1] == cv->w * cv->xs[2] || cv->h == 1), fuse = !cv->bias, f32sums = cv->bias && cv->dt != GPUML_F32;
     gpuml_matmul_desc md;
     memset(&md, 0, sizeof md);   /* allow_tf32 0, as before */
     if (fuse) md.act = (gpuml_activation)cv->act;
     GPUML__TRY(gpuml__cv_krsc(ctx, cv, cv->wt, &wtmp, &wk, cv->dt, op));
     nb = direct ? cv->n : GPUML__MAX(GPUML__MIN(GPUML__CV_GPU_COL / (pq * cv->ncol), cv->n), (int64_t)1);
+    if (f32sums) nb = GPUML__MAX(GPUML__MIN(nb, GPUML__CV_GPU_COL / 4 / GPUML__MAX(pq * cv->k, (int64_t)1)), (int64_t)1);
     if (!direct) {
         int64_t shape[1];
         shape[0] = nb * pq * cv->ncol;
         col = gpuml__tensor_new(ctx, cv->dt, 1, shape, op);
         if (!col) { gpuml_tensor_free(wtmp); return ctx->status; }
+    }
+    if (f32sums) {
+        int64_t shape[1];
+        shape[0] = nb * pq * cv->k;
+        sums = gpuml__tensor_new(ctx, GPUML_F32, 1, shape, op);
+        if (!sums) { gpuml_tensor_free(col); gpuml_tensor_free(wtmp); return ctx->status; }
     }
     for (n0 = 0; st == GPUML_SUCCESS && n0 < cv->n; n0 += nb) {
         int64_t cnt = GPUML__MIN(nb, cv->n - n0);
@@ -12117,7 +12125,12 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd_t(gpuml_ctx *ctx, const gpuml__cv *cv,
             da[0] = cv->kg; da[1] = cv->ncol; sa[0] = cv->ncol; sa[1] = 1;
             dc[0] = cnt; dc[1] = cv->kg; dc[2] = pq; sc[0] = cv->ys[0]; sc[1] = cv->ys[3]; sc[2] = cv->ys[2];
             a = gpuml__cv_view(wk, 2, da, sa, g * cv->kg * cv->ncol);
-            c = gpuml__cv_view(cv->y, 3, dc, sc, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            if (f32sums) {   /* [cnt][k][pq] f32, this group's channels */
+                sc[0] = cv->k * pq; sc[1] = pq; sc[2] = 1;
+                c = gpuml__cv_view(sums, 3, dc, sc, g * cv->kg * pq);
+            } else {
+                c = gpuml__cv_view(cv->y, 3, dc, sc, n0 * cv->ys[0] + g * cv->kg * cv->ys[3]);
+            }
             if (fuse && cv->res) {
                 sr[0] = cv->rs[0]; sr[1] = cv->rs[3]; sr[2] = cv->rs[2];
                 r = gpuml__cv_view(cv->res, 3, dc, sr, n0 * cv->rs[0] + g * cv->kg * cv->rs[3]);
@@ -12125,10 +12138,17 @@ GPUML__FN gpuml_status gpuml__cv_gemm_fwd_t(gpuml_ctx *ctx, const gpuml__cv *cv,
             }
             st = gpuml_matmul(ctx, &c, &a, &b, &md);
         }
+        if (st == GPUML_SUCCESS && f32sums) {   /* y = residual + act(sums + bias), rounded once */
+            gpuml__conv_params kp;
+            gpuml__cv_kparams(cv, &kp);
+            kp.order = 1; kp.col = gpuml__dptr(sums); kp.n0 = n0; kp.total = cnt * pq * cv->k;
+            st = gpuml__cv_launch_x(ctx, cv, "gpuml_conv_epi", &kp, 1, 0, 0, " -DCONV_EPI_SRC=1", op);
+        }
     }
+    gpuml_tensor_free(sums);
     gpuml_tensor_free(col);
     gpuml_tensor_free(wtmp);
-    if (st == GPUML_SUCCESS && !fuse) {
+    if (st == GPUML_SUCCESS && !fuse && !f32sums) {
         gpuml__conv_params kp;
         gpuml__cv_kparams(cv, &kp);
         kp.order = 1;

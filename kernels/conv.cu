@@ -1496,13 +1496,22 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_conv_col2im(gpuml__conv_
 
 /* the forward epilogue as its own pass, in place on y: y = residual + act(y + bias)
    (after a GEMM whose own epilogue cannot add a per-row bias) */
+/* CONV_EPI_SRC=1: the sums come from p.col, f32, item i of the chunk of images starting at p.n0
+   (order 1: [n][k][p][q] dense), not from y: a 16-bit y is rounded once, after the epilogue */
+#ifndef CONV_EPI_SRC
+#define CONV_EPI_SRC 0
+#endif
 extern "C" __global__ void __launch_bounds__(256) gpuml_conv_epi(gpuml__conv_params p)
 {
     const gpuml__ix stride = (gpuml__ix)gridDim.x * blockDim.x;
     for (gpuml__ix i = (gpuml__ix)blockIdx.x * blockDim.x + threadIdx.x; i < (gpuml__ix)p.total; i += stride) {
         gpuml__ix n, pp, q, k;
         gpuml__conv_split(i, p.order, (gpuml__ix)p.p, (gpuml__ix)p.q, (gpuml__ix)p.k, n, pp, q, k);
+#if CONV_EPI_SRC
+        gpuml__conv_store(p, n + (gpuml__ix)p.n0, pp, q, k, ((const float *)p.col)[i]);
+#else
         gpuml__conv_store(p, n, pp, q, k, gpuml__ldc(p.y, n * (gpuml__ix)p.yn + pp * (gpuml__ix)p.yp + q * (gpuml__ix)p.yq + k * (gpuml__ix)p.yk));
+#endif
     }
 }
 

@@ -1542,8 +1542,9 @@ static void residual_in_place(void)
                     want = t_read(y); got = t_read(y2); rv = t_read(res);
                     snprintf(what, sizeof what, "%s %s %s %dx%d residual in place", cname(ci), gpuml_dtype_name(dt), lay ? "NCHW" : "NHWC", r, r);
                     /* the tolerance scales with the residual too: a path may round the conv's sum to the
-                       dtype before adding the residual (the GPU's f16 NCHW GEMM path, as an unfused
-                       conv + add would), and where the two cancel the result keeps only that rounding */
+                       dtype before adding the residual (as an unfused conv + add would; the GPU's f16
+                       NCHW GEMM path did until residual_one_rounding), and where the two cancel the
+                       result keeps only that rounding */
                     for (i = 0, bad = 0, first = -1; i < gpuml_tensor_numel(y); i++)
                         if (!(fabs(got[i] - want[i]) <= tol_of(dt) * (fabs(want[i]) + fabs(rv[i])) + tol_of(dt) * 1e-1)) {
                             if (first < 0) first = i;
@@ -1558,37 +1559,41 @@ static void residual_in_place(void)
                 }
 }
 
-/* y = residual + act(conv) without a bias, 16-bit: one rounding of the sum into y.  The residual
-   cancels the conv's value to within a small d (residual = -conv + d, rounded), so y is small and a
-   path that rounded the conv to f16/bf16 before adding the residual would be off by up to half an
-   ulp of the conv (4.9e-4 of it in f16) instead of half an ulp of y; allowed: half an ulp of y plus
-   2e-5 of the sum of |terms| (f32 accumulation).  Each context, f16 and bf16, NCHW and NHWC, 1x1
-   and 3x3 padded, act none and ReLU. */
+/* y = residual + act(conv + bias), 16-bit: one rounding of the sum into y.  The residual cancels
+   act(conv + bias) to within a small d (residual = -act(...) + d, rounded), so y is small and a
+   path that rounded the conv to f16/bf16 before the epilogue would be off by up to half an ulp of
+   the conv (4.9e-4 of it in f16) instead of half an ulp of y; allowed: half an ulp of y plus 2e-5
+   of the sum of |terms| (f32 accumulation).  Each context, f16 and bf16, NCHW and NHWC, 1x1 and
+   3x3 padded, act none and ReLU, with and without a bias. */
 static void residual_one_rounding(void)
 {
-    int ci, di, lay, l, act;
+    int ci, di, lay, l, act, bi;
     for (ci = 0; ci < nctx(); ci++)
         for (di = 0; di < 2; di++)
             for (lay = 0; lay < 2; lay++)
                 for (l = 0; l < 2; l++)
-                    for (act = 0; act < 2; act++) {
+                    for (act = 0; act < 4; act++) {
                         gpuml_ctx *ctx = ctx_at(ci);
                         cv_case c;
                         int64_t xs[4], wsh[4], ysh[4];
-                        gpuml_tensor *x, *w, *y, *res;
+                        gpuml_tensor *x, *w, *y, *res, *bias = NULL;
+                        int64_t bs[1];
+                        double *bv = NULL;
                         gpuml_conv2d_desc d;
                         double *xv, *wv, *rv, *got, *cv, *as;
                         long long i, ny, bad = 0, first = -1;
                         char what[160];
                         memset(&c, 0, sizeof c);
                         c.n = 2; c.c = 24; c.h = 7; c.w = 9; c.k = 20; c.r = c.s = l ? 3 : 1; c.sh = c.sw = 1; c.dh = c.dw = 1;
-                        c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = l; c.groups = 1; c.layout = lay; c.act = act ? GPUML_ACT_RELU : 0;
+                        c.pad[0] = c.pad[1] = c.pad[2] = c.pad[3] = l; c.groups = 1; c.layout = lay; c.act = act & 1 ? GPUML_ACT_RELU : 0;
+                        bi = act >> 1;
                         c.res = 1; c.dt = di ? GPUML_BF16 : GPUML_F16;
                         cv_out(&c);
                         shape_act(&c, c.c, c.h, c.w, xs); shape_w(&c, wsh); shape_act(&c, c.k, c.p, c.q, ysh);
                         x = gpuml_tensor_new(ctx, c.dt, 4, xs); w = gpuml_tensor_new(ctx, c.dt, 4, wsh);
                         y = gpuml_tensor_new(ctx, c.dt, 4, ysh); res = gpuml_tensor_new(ctx, c.dt, 4, ysh);
                         xv = t_rand(x); wv = t_rand(w);
+                        if (bi) { bs[0] = c.k; bias = gpuml_tensor_new(ctx, GPUML_F32, 1, bs); bv = t_rand(bias); }
                         ny = gpuml_tensor_numel(y);
                         cv = (double *)malloc(sizeof(double) * (size_t)ny); as = (double *)malloc(sizeof(double) * (size_t)ny);
                         rv = (double *)malloc(sizeof(double) * (size_t)ny);
@@ -1598,12 +1603,13 @@ static void residual_one_rounding(void)
                             if (c.layout) { q = (int)(t % c.q); t /= c.q; p = (int)(t % c.p); t /= c.p; k = (int)(t % c.k); n = (int)(t / c.k); }
                             else { k = (int)(t % c.k); t /= c.k; q = (int)(t % c.q); t /= c.q; p = (int)(t % c.p); n = (int)(t / c.p); }
                             cv[i] = ref_y(&c, xv, wv, n, p, q, k, &as[i]);
+                            if (bv) { cv[i] += bv[k]; as[i] += fabs(bv[k]); }
                             rv[i] = round_to(c.dt, -act_ref(c.act, cv[i]) + 0.05 * tu_rand());
                         }
                         t_write(res, rv);
                         memset(&d, 0, sizeof d);
                         d.stride[0] = d.stride[1] = 1; d.pad[0] = d.pad[1] = d.pad[2] = d.pad[3] = l; d.groups = 1;
-                        d.layout = (gpuml_layout)lay; d.act = (gpuml_activation)c.act; d.residual = res;
+                        d.layout = (gpuml_layout)lay; d.act = (gpuml_activation)c.act; d.residual = res; d.bias = bias;
                         poison(ctx, y);
                         CHECK(gpuml_conv2d(ctx, y, x, w, &d) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
                         got = t_read(y);
@@ -1614,12 +1620,13 @@ static void residual_one_rounding(void)
                                 bad++;
                             }
                         }
-                        snprintf(what, sizeof what, "%s %s %s %dx%d act %d", cname(ci), gpuml_dtype_name(c.dt), lay ? "NCHW" : "NHWC", c.r, c.r, c.act);
+                        snprintf(what, sizeof what, "%s %s %s %dx%d act %d%s", cname(ci), gpuml_dtype_name(c.dt), lay ? "NCHW" : "NHWC", c.r, c.r, c.act,
+                                 bi ? " bias" : "");
                         CHECK(bad == 0, "%s: %lld of %lld elements off one rounding of conv + residual (first at %lld: got %.9g, want %.9g, "
                               "conv %.9g)", what, bad, ny, first, first >= 0 ? got[first] : 0.0,
                               first >= 0 ? act_ref(c.act, cv[first]) + rv[first] : 0.0, first >= 0 ? cv[first] : 0.0);
-                        free(xv); free(wv); free(rv); free(got); free(cv); free(as);
-                        gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(res);
+                        free(xv); free(wv); free(rv); free(got); free(cv); free(as); free(bv);
+                        gpuml_tensor_free(x); gpuml_tensor_free(w); gpuml_tensor_free(y); gpuml_tensor_free(res); gpuml_tensor_free(bias);
                     }
 }
 
