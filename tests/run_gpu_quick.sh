@@ -8,6 +8,7 @@
 #   tests/run_gpu_quick.sh                     everything
 #   SUITES="test_ops test_matmul" tests/run_gpu_quick.sh   some suites (no sanitizers)
 #   NO_SAN=1 tests/run_gpu_quick.sh            every test, no sanitizers; SAN_ONLY=1: the sanitizer jobs only
+#   SAN_ONLY=1 SAN_SPECS="memcheck:test_ops:unary racecheck:test_ops:unary" tests/run_gpu_quick.sh   some sanitizer jobs
 #   (at ~220 jobs the whole pass is near the 10-minute call limit: two calls, NO_SAN=1 then SAN_ONLY=1,
 #   or JOBS=10, keep it inside; 552 s at 217 jobs on 2026-11-27, one racecheck at its 240 s limit;
 #   NO_SAN 567 s and SAN_ONLY 505 s from a cold kernel cache on 2026-11-28)
@@ -43,7 +44,7 @@ dw="depthwise3x3 depthwise3x3_cfg depthwise3x3_staged depthwise3x3_flat"
 if [ -n "${SAN_ONLY:-}" ]; then : > "$jobs_file"; fi
 if [ -z "${SUITES:-}" ] && [ -z "${NO_SAN:-}" ]; then
     # sanitizer jobs: "san TOOL SUITE TEST"
-    for spec in memcheck:test_conv_igemm:wgmma racecheck:test_conv_igemm:wgmma_fuzz racecheck:test_conv_igemm:wgmma_tma_y memcheck:test_conv:forced_wgmma \
+    for spec in ${SAN_SPECS:-memcheck:test_conv_igemm:wgmma racecheck:test_conv_igemm:wgmma_fuzz racecheck:test_conv_igemm:wgmma_tma_y memcheck:test_conv:forced_wgmma \
                 memcheck:test_matmul:small_m racecheck:test_matmul:small_m_shapes memcheck:test_matmul:f32_special_values \
                 racecheck:test_matmul:f32_special_values memcheck:test_ops:row_variants racecheck:test_ops:row_variants \
                 memcheck:test_ops:unary memcheck:test_ops:reduce racecheck:test_ops:reduce memcheck:test_ops:softmax \
@@ -61,7 +62,10 @@ if [ -z "${SUITES:-}" ] && [ -z "${NO_SAN:-}" ]; then
                 memcheck:test_conv_tf32:wgmma_1x1 racecheck:test_conv_tf32:wgmma_1x1 memcheck:test_conv:bwf_1x1 racecheck:test_conv:bwf_1x1 \
                 memcheck:test_conv:bwf_1x1_wgmma racecheck:test_conv:bwf_1x1_wgmma \
                 memcheck:test_conv:bwf_1x1_specials racecheck:test_conv:bwf_1x1_specials memcheck:test_conv:pool_backward memcheck:test_conv:pool_run \
-                memcheck:test_conv:depthwise3x3_flat racecheck:test_conv:depthwise3x3_flat; do
+                memcheck:test_conv:depthwise3x3_flat racecheck:test_conv:depthwise3x3_flat \
+                memcheck:test_ops:binary_rows racecheck:test_ops:binary_rows memcheck:test_ops:f16_rows_specials \
+                memcheck:test_ops:short_rows racecheck:test_ops:short_rows memcheck:test_ops:gelu_16bit_all \
+                memcheck:test_conv:residual_one_rounding racecheck:test_conv:residual_one_rounding}; do
         IFS=: read -r tool s t <<< "$spec"
         # (the test programs take the name as a substring: wgmma runs every wgmma_* test)
         if awk -v s="$s" -v t="$t" '$1 == s && index($2, t) { f = 1 } END { exit !f }' "$L/all_tests.txt"; then echo "san $tool $s $t" >> "$jobs_file"
