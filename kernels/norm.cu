@@ -433,26 +433,14 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
         const float sh0 = DT_X == 0 && n > 0 ? gpuml__X::ld(xp[0]) : 0.0f, sh = fabsf(sh0) <= 3.0e38f ? sh0 : 0.0f;
         {
             float c = 0.0f, s = 0.0f, q = 0.0f, mu;
+            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E) - sh;
             for (int j = 0; j < nch; j++) {      /* this thread's element count */
                 gpuml__ri e0 = (tr + j * TR) * VEC;
                 c += FULL ? (float)VEC : e0 >= n ? 0.0f : (float)(n - e0 < VEC ? n - e0 : VEC);
             }
-#if DT_X != 0 && NV > 0 && VEC > 1
-            /* 16-bit rows in registers: one pass, the sums of d = x - t and d^2 with t this thread's
-               first element (finite, else 0), M2 = sum d^2 - (sum d)^2 / c: d is about the spread of
-               the thread's values, so nothing large cancels (a bf16 row carries 8 bits; its f32 sums
-               keep far more).  The two passes cost bf16 rows 5 instructions an element, this 4. */
-            const float t0 = FULL || tr * VEC < n ? gpuml__vel<DT_X>(xr[0], 0) : 0.0f, t = fabsf(t0) <= 3.0e38f ? t0 : 0.0f;
-            GPUML__FOR_ROW { float d = GPUML__XV(j, k, GPUML__E) - t; s += d; q = fmaf(d, d, q); }
-            mu = c > 0.0f ? s / c : 0.0f;
-            q = q - s * mu;
-            st.a = c; st.b = c > 0.0f ? t + mu : 0.0f; st.c = q < 0.0f ? 0.0f : q;   /* a NaN stays */
-#else
-            GPUML__FOR_ROW s += GPUML__XV(j, k, GPUML__E) - sh;
             mu = c > 0.0f ? s / c : 0.0f;
             GPUML__FOR_ROW { float d = (GPUML__XV(j, k, GPUML__E) - sh) - mu; q = fmaf(d, d, q); }
             st.a = c; st.b = mu; st.c = q;
-#endif
         }
         st = gpuml__st_reduce(st, par);
         float mean = st.b, rstd = rsqrtf(st.c / (float)n + p.eps);
