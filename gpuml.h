@@ -8970,10 +8970,13 @@ static int gpuml__cpu_gemm_ex(gpuml__pool *pool, int64_t M, int64_t N, int64_t K
 #if GPUML__GEMM_AVX2
         if (small512) {
             gpuml__gemm_small_job sj;
-            nt = gpuml__gemm_min(pool ? gpuml__pool_size(pool) : 1, gpuml__gemm_work_threads(&g, 1));
+            nt = pool && gpuml__pool_size(pool) > 1 ? gpuml__gemm_min(gpuml__pool_size(pool), gpuml__gemm_work_threads(&g, 1)) : 1;
             sj.g = &g;
-            sj.tm = gpuml__gemm_max(1, gpuml__gemm_min(nt, gpuml__gemm_ceil(g.M, 12)));
-            sj.tn = gpuml__gemm_max(1, gpuml__gemm_min(nt / sj.tm, gpuml__gemm_ceil(g.N, 32)));
+            sj.tm = sj.tn = 1;   /* one thread: no divisions (an idiv was ~3% of an 8^3 call) */
+            if (nt > 1) {
+                sj.tm = gpuml__gemm_max(1, gpuml__gemm_min(nt, gpuml__gemm_ceil(g.M, 12)));
+                sj.tn = gpuml__gemm_max(1, gpuml__gemm_min(nt / sj.tm, gpuml__gemm_ceil(g.N, 32)));
+            }
             if (sj.tm * sj.tn > 1)
                 gpuml__parallel_for(pool, sj.tm * sj.tn, 1, gpuml__gemm_small_task, &sj);
             else
@@ -9993,8 +9996,10 @@ GPUML__DEF gpuml_status gpuml_matmul(gpuml_ctx *ctx, gpuml_tensor *c, const gpum
             bd[n++] = dim;
         }
         p.nb = n;
-        memcpy(p.bdims, bd, sizeof bd);
-        memcpy(p.bs, bs, sizeof bs);
+        if (n > 0) {   /* (p is zeroed; a plain 2-D product copies nothing: the copies cost small CPU products ~5 ns) */
+            memcpy(p.bdims, bd, sizeof bd);
+            memcpy(p.bs, bs, sizeof bs);
+        }
     }
     p.sa_m = a->strides[a->ndim - 2]; p.sa_k = a->strides[a->ndim - 1];
     p.sb_k = b->strides[b->ndim - 2]; p.sb_n = b->strides[b->ndim - 1];
