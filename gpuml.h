@@ -8816,12 +8816,48 @@ static void name(int64_t K, const float *a, int64_t rsa, int64_t csa, const floa
     }                                                                           \
     ROWS(GPUML__GS_ST##NV)                                                      \
 }
+/* N edges of at most 8 columns: 8-wide (ymm) multiply-adds, half the cost of 16-wide ones on a
+   core that splits a zmm FMA in two (Zen 4), the same elsewhere.  m0 has at most 8 bits set.  B
+   and C are read by AVX masked loads (AVX-512F has no ymm masking without VL, and gcc 12's C++
+   flags a zmm-to-ymm cast's undefined upper half as maybe-uninitialized); C is written by a
+   masked zmm store of the tile widened by a cast (its upper half undefined and masked off; an AVX
+   masked store cost Zen 4 the whole gain) */
+#define GPUML__GS_DECLY(r) __m256 c##r##_0 = _mm256_setzero_ps(); const float *a##r = GPUML__GS_ROW(r);
+#define GPUML__GS_FMAY(r)                                                       \
+    av = _mm256_set1_ps(a##r[ak]);                                             \
+    c##r##_0 = _mm256_fmadd_ps(av, b0, c##r##_0);
+#define GPUML__GS_STY(r)                                                        \
+    if ((r) < mrows) {                                                          \
+        float *cr = c + (r) * rsc;                                              \
+        __m256 x = _mm256_mul_ps(va, c##r##_0);                                 \
+        if (beta != 0.0f) x = _mm256_fmadd_ps(vb, _mm256_maskload_ps(cr, mk), x); \
+        _mm512_mask_storeu_ps(cr, m0, _mm512_castps256_ps512(x));              \
+    }
+#define GPUML__GS_KERNELY(name, ROWS)                                           \
+GPUML__GEMM_TARGET_AVX512                                                       \
+static void name(int64_t K, const float *a, int64_t rsa, int64_t csa, const float *b, int64_t rsb, \
+                 __mmask16 m0, __mmask16 m1, float *c, int64_t rsc, int mrows, float alpha, float beta) \
+{                                                                               \
+    ROWS(GPUML__GS_DECLY)                                                       \
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);        \
+    const __m256i mk = _mm256_cmpgt_epi32(_mm256_set1_epi32(__builtin_popcount((unsigned)m0)), \
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); \
+    int64_t k, ak = 0;                                                          \
+    (void)m1;                                                                   \
+    for (k = 0; k < K; ++k, ak += csa, b += rsb) {                              \
+        const __m256 b0 = _mm256_maskload_ps(b, mk);                            \
+        __m256 av;                                                              \
+        ROWS(GPUML__GS_FMAY)                                                    \
+    }                                                                           \
+    ROWS(GPUML__GS_STY)                                                         \
+}
 /* whole 12-row tiles: rows A + r * rsa, so the compiler addresses them from one base (given 12
    separate pointers, gcc spilled them through xmm registers and the loop ran ~12% slower) */
 #define GPUML__GS_ROW GPUML__GS_ROW_U
 GPUML__GS_KERNEL(gpuml__gemm_small12x32_avx512, GPUML__GS_R12, 2, 2F)
 GPUML__GS_KERNEL(gpuml__gemm_small12x32m_avx512, GPUML__GS_R12, 2, 2M)
 GPUML__GS_KERNEL(gpuml__gemm_small12x16_avx512, GPUML__GS_R12, 1, 1M)
+GPUML__GS_KERNELY(gpuml__gemm_small12x8_avx512, GPUML__GS_R12)
 #undef GPUML__GS_ROW
 /* the M edge (mrows < 12 rows left): 4, 8 or 12 rows, the ones past mrows repeat the last */
 #define GPUML__GS_ROW GPUML__GS_ROW_E
@@ -8831,6 +8867,9 @@ GPUML__GS_KERNEL(gpuml__gemm_small12x32e_avx512, GPUML__GS_R12, 2, 2M)
 GPUML__GS_KERNEL(gpuml__gemm_small4x16e_avx512, GPUML__GS_R4, 1, 1M)
 GPUML__GS_KERNEL(gpuml__gemm_small8x16e_avx512, GPUML__GS_R8, 1, 1M)
 GPUML__GS_KERNEL(gpuml__gemm_small12x16e_avx512, GPUML__GS_R12, 1, 1M)
+GPUML__GS_KERNELY(gpuml__gemm_small4x8e_avx512, GPUML__GS_R4)
+GPUML__GS_KERNELY(gpuml__gemm_small8x8e_avx512, GPUML__GS_R8)
+GPUML__GS_KERNELY(gpuml__gemm_small12x8e_avx512, GPUML__GS_R12)
 #undef GPUML__GS_ROW
 #undef GPUML__GS_ROW_U
 #undef GPUML__GS_ROW_E
@@ -8847,6 +8886,10 @@ GPUML__GS_KERNEL(gpuml__gemm_small12x16e_avx512, GPUML__GS_R12, 1, 1M)
 #undef GPUML__GS_FMA2
 #undef GPUML__GS_ST1
 #undef GPUML__GS_ST2
+#undef GPUML__GS_DECLY
+#undef GPUML__GS_FMAY
+#undef GPUML__GS_STY
+#undef GPUML__GS_KERNELY
 
 typedef void (*gpuml__gemm_small_fn)(int64_t, const float *, int64_t, int64_t, const float *, int64_t,
                                      __mmask16, __mmask16, float *, int64_t, int, float, float);
@@ -8854,21 +8897,24 @@ typedef void (*gpuml__gemm_small_fn)(int64_t, const float *, int64_t, int64_t, c
 GPUML__GEMM_TARGET_AVX512
 static void gpuml__gemm_small_avx512(const gpuml__gemm_args *g, int64_t i0, int64_t i1, int64_t j0, int64_t j1)
 {
-    /* [32 wide | 16 wide][4 | 8 | 12 rows], for the M edge */
-    static const gpuml__gemm_small_fn ke[2][3] = {
+    /* [32 wide | 16 wide | 8 wide][4 | 8 | 12 rows], for the M edge */
+    static const gpuml__gemm_small_fn ke[3][3] = {
         { gpuml__gemm_small4x32e_avx512, gpuml__gemm_small8x32e_avx512, gpuml__gemm_small12x32e_avx512 },
-        { gpuml__gemm_small4x16e_avx512, gpuml__gemm_small8x16e_avx512, gpuml__gemm_small12x16e_avx512 } };
+        { gpuml__gemm_small4x16e_avx512, gpuml__gemm_small8x16e_avx512, gpuml__gemm_small12x16e_avx512 },
+        { gpuml__gemm_small4x8e_avx512, gpuml__gemm_small8x8e_avx512, gpuml__gemm_small12x8e_avx512 } };
     const float *A = (const float *)g->A, *B = (const float *)g->B;
     int64_t i, j;
     for (j = j0; j < j1; j += 32) {
         int64_t nr = gpuml__gemm_min(32, j1 - j);
         __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
         __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFF : nr > 16 ? (1u << (nr - 16)) - 1 : 0);
+        const int w = nr > 16 ? 0 : nr > 8 ? 1 : 2;
         gpuml__gemm_small_fn whole = nr == 32 ? gpuml__gemm_small12x32_avx512
-                                   : nr > 16 ? gpuml__gemm_small12x32m_avx512 : gpuml__gemm_small12x16_avx512;
+                                   : w == 0 ? gpuml__gemm_small12x32m_avx512 : w == 1 ? gpuml__gemm_small12x16_avx512
+                                   : gpuml__gemm_small12x8_avx512;
         for (i = i0; i < i1; i += 12) {
             int64_t left = gpuml__gemm_min(12, i1 - i);
-            gpuml__gemm_small_fn f = left == 12 ? whole : ke[nr > 16 ? 0 : 1][left > 8 ? 2 : left > 4 ? 1 : 0];
+            gpuml__gemm_small_fn f = left == 12 ? whole : ke[w][left > 8 ? 2 : left > 4 ? 1 : 0];
             f(g->K, A + i * g->rsa, g->rsa, g->csa, B + j, g->rsb, m0, m1, g->C + i * g->rsc + j, g->rsc, (int)left,
               g->alpha, g->beta);
         }

@@ -549,11 +549,12 @@ static int run_tests(void)
 
     /* 3d. the unpacked path (AVX-512 where the CPU has it, else AVX2 or portable) forced on
           larger shapes: 12-row tiles and their 4/8/12-row edges, 32-column strips and their
-          masked 32/16-wide edges, 1-3 threads over rows and column strips, every layout */
-    for (i = 0; i < 4; ++i)
+          masked 32/16/8-wide edges, 1-3 threads over rows and column strips, every layout */
+    for (i = 0; i < 6; ++i)
         for (a = 0; a < N_LAYOUTS; ++a)
             for (b = 0; b < N_LAYOUTS; ++b) {
-                static const int64_t ud[][3] = {{131, 77, 129}, {2, 1000, 70}, {25, 33, 300}, {300, 49, 17}};
+                static const int64_t ud[][3] = {{131, 77, 129}, {2, 1000, 70}, {25, 33, 300}, {300, 49, 17},
+                                                {20, 40, 50}, {23, 7, 64}};
                 run_case(pools[(a + b + i) % 3], ud[i][0], ud[i][1], ud[i][2], 0, 0, a, b, (a + b) % 2 ? 5 : 0,
                          pick_alpha(), pick_beta(), GPUML__GEMM_OPT_FORCE_SMALL);
             }
