@@ -6917,8 +6917,8 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
    [0] bytes of row per thread to start from, [1] 1: no clusters, [2] 1: no warp-per-row,
    [3] 1: the old rule (a block per row, up to 512 threads and 64 elements each),
    [4] registers per thread to cap at (launch bounds; -1: none), [5] bytes of row per thread at
-   most where a cluster or the block of 1024 ([10]) takes the rest of a long row (0: 128), [6] rows ahead to prefetch into
-   L2 (-1: none; 0: the rule), [7] 1: layernorm / rmsnorm weight and bias held in registers from
+   most where a cluster or the block of 1024 ([10]) takes the rest of a long row (0: 128),
+   [6] rows ahead to prefetch into L2 (-1: none; 0: the rule), [7] 1: layernorm / rmsnorm weight and bias held in registers from
    before the first row (WBE; registers capped at 128 unless [4]), -1: never (0: the rule), [8] blocks a SM for a
    persistent grid (0: a block or cluster per row), [9] XNA (rows held in registers, forward kinds):
    1 x read past L1, 2 y stored streaming, 3 both (H100: 1 lost 1-25%, 2 within +-0.6%; not taken),

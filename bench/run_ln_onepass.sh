@@ -1,7 +1,8 @@
 #!/bin/bash
 # One device call (2026-11-29, twenty-fifth session): 16-bit layernorm statistics in one pass against
 # the previous kernels (build/old_kernels.cu.inc, carried), alternated twice; then the row tests and
-# memcheck / racecheck of row_variants, in parallel.
+# memcheck / racecheck of row_variants, in parallel.  The change it measured lost 2-8% and was
+# reverted (bench/NOTES_ops.md); run against a tree that carries it again.
 cd "$(dirname "$0")/.." || exit 1
 . bench/run_env.sh ln_onepass
 make -s build/test_ops > "$O/build.log" 2>&1 || { tail -20 "$O/build.log"; exit 1; }
