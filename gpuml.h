@@ -4234,6 +4234,8 @@ static const gpuml__family gpuml__fam_norm = { "norm", gpuml__ksrc_norm, 50, 0, 
     { "norm", "-DRK=2 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=1 -DVEC=4 -DNV=16 -DFULL=1" }, \
     { "norm", "-DRK=1 -DDT_X=2 -DDT_W=0 -DDT_B=0 -DHAS_W=0 -DHAS_B=0 -DHAS_Y=1 -DVEC=8 -DNV=4 -DWPR=1 -DFULL=1 -DLBT=256 -DLBB=4" }, \
     { "norm", "-DRK=3 -DDT_X=0 -DDT_W=0 -DDT_B=0 -DHAS_W=1 -DHAS_B=0 -DHAS_Y=1 -DVEC=4 -DNV=8 -DFULL=1 -DLBT=1024 -DLBB=1" }, \
+    { "norm", "-DRK=2 -DDT_X=1 -DDT_W=1 -DDT_B=1 -DHAS_W=1 -DHAS_B=1 -DHAS_Y=1 -DVEC=8 -DNV=4 -DFULL=1 -DLBT=256 -DLBB=4" }, \
+    { "norm", "-DRK=3 -DDT_X=1 -DDT_W=1 -DDT_B=0 -DHAS_W=1 -DHAS_B=0 -DHAS_Y=1 -DVEC=8 -DNV=4 -DWPR=1 -DFULL=1 -DLBT=256 -DLBB=4" }, \
     { "norm", "-DCOLSUM=1 -DDT_O=0" },
 
 /* elementwise op codes (the OP of kernels/elementwise.cu): binary ops are gpuml_binary_op,
@@ -7062,10 +7064,11 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
        0.93; bf16 rows of 8192 layernorm 0.79 -> 0.88, softmax 0.89 -> 0.93; of 4096 layernorm bf16
        0.82 -> 0.91, f32 0.91 -> 0.97.  f32 softmax of 128 bytes a thread or more loses a little
        (rows of 8192 0.975 -> 0.970, of 32768 0.920 -> 0.911) and keeps the checks
-       (bench/NOTES_ops.md).  Only on sm_90, not for f16 rows nor f32 layernorm in warp rows: there
-       ptxas spills with it (f16 rows 130-210 bytes; sm_80 spills in most f32 configurations too) */
+       (bench/NOTES_ops.md).  Only on sm_90, not for f32 layernorm in warp rows: there ptxas
+       spills with it (sm_80 spills in most f32 configurations too).  f16 rows spilled 36-108 bytes
+       with it until their elements were converted from the words (gpuml__vel): none now */
     full = !bwd && !wbe && nv > 0 && vec > 1 && r->kind != GPUML__ROW_XENT && gpuml__rows_tune[11] != 1 && ctx->arch == 90 &&
-           r->x->dtype != GPUML_F16 && !(wpr && es == 4 && r->kind == GPUML__ROW_LAYERNORM) &&
+           !(wpr && es == 4 && r->kind == GPUML__ROW_LAYERNORM) &&
            (wpr ? n == (int64_t)32 * vec * nv : n == (int64_t)cl * block[0] * vec * nv) &&
            ((int64_t)vec * nv * es <= 64 || (es == 4 && cl == 1 && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM)));
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d -DWPR=%d -DCL=%d "

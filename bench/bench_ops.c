@@ -8,9 +8,10 @@
    Run:   build/bench_ops [filter]            (GPUML_BACKEND=cpu for the CPU; filter: parts of op
           names, comma-separated; BENCH_ROWS_TUNE=a,b,c,d,e[,f,g,h,i,j,k,l] sets gpuml__rows_tune,
           BENCH_NORM_NOWB=1 adds layernorm- / rmsnorm- rows without weight and bias,
-          BENCH_EW_TUNE=block,vectors,grid,hints gpuml__ew_tune, BENCH_REDUCE_TUNE=per_sm,vectors,nofuse
+          BENCH_EW_TUNE=block,vectors,grid,hints[,rows] gpuml__ew_tune, BENCH_REDUCE_TUNE=per_sm,vectors,nofuse
           gpuml__reduce_tune; BENCH_ITERS=n timed calls, default 50; BENCH_COLS=a,b,.. the row
-          lengths, default 1024,4096,8192,32768) */
+          lengths, default 1024,4096,8192,32768; BENCH_DTYPES=f32,bf16,f16 the dtypes, default
+          f32,bf16) */
 #define _POSIX_C_SOURCE 200809L
 #define GPUML_IMPLEMENTATION
 #include "../gpuml.h"
@@ -128,7 +129,8 @@ int main(int argc, char **argv)
 {
     int gpu, t, iters;
     int64_t n;
-    const gpuml_dtype dts[2] = { GPUML_F32, GPUML_BF16 };
+    gpuml_dtype dts[3] = { GPUML_F32, GPUML_BF16, GPUML_F16 };
+    int ndts = 2;
     int64_t cols[8] = { 1024, 4096, 8192, 32768 };
     int ncols = 4;
     filter = argc > 1 ? argv[1] : NULL;
@@ -143,8 +145,8 @@ int main(int argc, char **argv)
         e = getenv("BENCH_EW_TUNE");
         if (e && *e) {
             int *t = gpuml__ew_tune;
-            if (sscanf(e, "%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3]) < 1) { printf("bad BENCH_EW_TUNE\n"); return 1; }
-            printf("elementwise-kernel overrides: %d %d %d %d\n", t[0], t[1], t[2], t[3]);
+            if (sscanf(e, "%d,%d,%d,%d,%d", &t[0], &t[1], &t[2], &t[3], &t[4]) < 1) { printf("bad BENCH_EW_TUNE\n"); return 1; }
+            printf("elementwise-kernel overrides: %d %d %d %d %d\n", t[0], t[1], t[2], t[3], t[4]);
         }
         e = getenv("BENCH_REDUCE_TUNE");
         if (e && *e) {
@@ -200,7 +202,15 @@ int main(int argc, char **argv)
         free(s); free(d);
     }
     printf("copy roof: %.1f GB/s (read + write)\n", roof_gbs);
-    for (t = 0; t < 2; t++) {
+    if (getenv("BENCH_DTYPES") && *getenv("BENCH_DTYPES")) {   /* e.g. f16 or bf16,f16 */
+        char buf[64], *tok;
+        snprintf(buf, sizeof buf, "%s", getenv("BENCH_DTYPES"));
+        ndts = 0;
+        for (tok = strtok(buf, ","); tok && ndts < 3; tok = strtok(NULL, ","))
+            if (!strcmp(tok, "f32") || !strcmp(tok, "bf16") || !strcmp(tok, "f16"))
+                dts[ndts++] = !strcmp(tok, "f32") ? GPUML_F32 : !strcmp(tok, "bf16") ? GPUML_BF16 : GPUML_F16;
+    }
+    for (t = 0; t < ndts; t++) {
         gpuml_dtype dt = dts[t];
         const char *dn = gpuml_dtype_name(dt);
         double es = (double)gpuml_dtype_size(dt);

@@ -2,6 +2,7 @@
 CUDA events around back-to-back calls after warm-up, and the fraction of the copy bandwidth
 measured in the same run.  Usage: python3 bench/bench_ops_torch.py [filter]"""
 import sys
+import os
 import torch
 import torch.nn.functional as F
 
@@ -43,7 +44,9 @@ def report(op, dt, shape, sec, nbytes):
 
 
 n = 1 << 26
-for dt, dn in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+dts = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+names = [d for d in os.environ.get("BENCH_DTYPES", "f32,bf16").split(",") if d in dts]
+for dt, dn in [(dts[d], d) for d in names]:
     es = 4 if dt == torch.float32 else 2
     a = torch.empty(n, device=dev, dtype=dt).uniform_(-2, 2)
     b = torch.empty(n, device=dev, dtype=dt).uniform_(-2, 2)

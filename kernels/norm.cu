@@ -223,7 +223,8 @@ typedef gpuml__i64 gpuml__ri;
 
 /* element k (a constant once unrolled) of a vector held as loaded, as f32.  bf16 straight from its
    32-bit word (the low half shifted up, the high half masked: one instruction); taking the 16-bit
-   element out first cost a PRMT and a shift for every high half, and the bf16 rows are issue-bound */
+   element out first cost a PRMT and a shift for every high half, and the bf16 rows are issue-bound.
+   f16 likewise from the word, one cvt (below) */
 template <int DT, typename V>
 static __device__ __forceinline__ float gpuml__vel(const V &v, int k)
 {
@@ -233,6 +234,20 @@ static __device__ __forceinline__ float gpuml__vel(const V &v, int k)
         const gpuml__u32 w = u.w[k >> 1];
         return __uint_as_float(k & 1 ? w & 0xffff0000u : w << 16);
     }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530
+    if (DT == 1 && sizeof(V) >= 4) {
+        /* f16: a bare cvt from the word's half.  gpuml__f16_to_f32 also rewrites a NaN to the
+           portable code's bits (4-5 instructions an element); every output of these kernels is
+           arithmetic on its inputs, which gives the canonical NaN whatever the payload, so the
+           rewrite never reaches memory here */
+        union { V v; gpuml__u32 w[sizeof(V) >= 4 ? sizeof(V) / 4 : 1]; } u;
+        u.v = v;
+        float f;
+        if (k & 1) asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, hi; }" : "=f"(f) : "r"(u.w[k >> 1]));
+        else asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, lo; }" : "=f"(f) : "r"(u.w[k >> 1]));
+        return f;
+    }
+#endif
     return gpuml__dt<DT>::ld(v.v[k]);
 }
 template <int DT>

@@ -859,6 +859,10 @@ static void row_variants(int t0, int t1)
                     rows_one(k, FDT[d], 5, 1024, 0, tnames[t], 1);
                 }
                 if (t == 0 || t == 2) rows_one(k, FDT[d], 4, 32768, 0, tnames[t], 1);
+                if (t == 0 || t == 16) {   /* NaN / inf rows where every vector lies in the row (FULL on sm_90) */
+                    rows_one(k, FDT[d], 5, 4096, 0, tnames[t], 1);
+                    rows_one(k, FDT[d], 5, 8192, 0, tnames[t], 1);
+                }
                 if (t == 0) {
                     rows_one(k, FDT[d], 3, 16384, 0, tnames[t], 0);    /* f32: one block, not a cluster */
                     rows_one(k, FDT[d], 3, 20000, 0, tnames[t], 0);
