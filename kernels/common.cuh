@@ -167,3 +167,62 @@ static __device__ __forceinline__ float gpuml__mma_ld(typename gpuml__dt<CDT>::T
     }
     return gpuml__dt<CDT>::ld(x);
 }
+
+/* N elements of T in one aligned load or store */
+template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
+
+/* The N elements of dtype DT held in W 32-bit words to f32, from the words (a vector of 16-bit
+   elements unpacked into 16-bit registers cost a PRMT an element).  f16: one test for NaNs over
+   the vector (a half h is a NaN when (h & 0x7fff) + 0x3ff reaches 0x8000; two halves a word, no
+   carry between them), then bare cvts; a vector holding a NaN takes gpuml__f16_to_f32, which
+   brings NaNs to the portable code's bits (that fix-up on every element, 4-5 instructions, kept
+   the rows kernel issue-bound). */
+template <int DT, int W, int N>
+static __device__ __forceinline__ void gpuml__words_to_f(const gpuml__vec<gpuml__u32, W> &w, float *f)
+{
+    typedef typename gpuml__dt<DT>::T T;
+    if (DT == 0) {
+#pragma unroll
+        for (int k = 0; k < N; k++) f[k] = gpuml__bitsf(w.v[k]);
+        return;
+    }
+    if (DT == 2 && 2 * W == N) {
+#pragma unroll
+        for (int k = 0; k < W; k++) { f[2 * k] = gpuml__bitsf(w.v[k] << 16); f[2 * k + 1] = gpuml__bitsf(w.v[k] & 0xffff0000u); }
+        return;
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530
+    if (DT == 1 && 2 * W == N) {
+        gpuml__u32 nan = 0;
+#pragma unroll
+        for (int k = 0; k < W; k++) nan |= ((w.v[k] & 0x7fff7fffu) + 0x03ff03ffu) & 0x80008000u;
+        if (nan == 0) {
+#pragma unroll
+            for (int k = 0; k < W; k++)
+                asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %2; cvt.f32.f16 %0, lo; cvt.f32.f16 %1, hi; }"
+                    : "=f"(f[2 * k]), "=f"(f[2 * k + 1]) : "r"(w.v[k]));
+            return;
+        }
+    }
+#endif
+    union { gpuml__vec<gpuml__u32, W> w; gpuml__vec<T, N> v; } u;
+    u.w = w;
+#pragma unroll
+    for (int k = 0; k < N; k++) f[k] = gpuml__dt<DT>::ld(u.v.v[k]);
+}
+
+/* a loaded vector of N elements of dtype DT to f32: 16-bit types through their 32-bit words
+   (gpuml__words_to_f), the others element by element */
+template <int DT, int N, typename V>
+static __device__ __forceinline__ void gpuml__vec_to_f(const V &v, float *f)
+{
+    enum { W = sizeof(V) / 4 > 0 ? (int)(sizeof(V) / 4) : 1 };
+    if ((DT == 1 || DT == 2) && sizeof(V) % 4 == 0 && sizeof(V) >= 4) {
+        union { V v; gpuml__vec<gpuml__u32, W> w; } u;
+        u.v = v;
+        gpuml__words_to_f<DT, W, N>(u.w, f);
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < N; k++) f[k] = gpuml__dt<DT>::ld(v.v[k]);
+}

@@ -20,8 +20,7 @@
 #define VEC 1
 #endif
 
-/* VEC elements of T in one aligned load or store */
-template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
+/* (gpuml__vec, gpuml__words_to_f and gpuml__vec_to_f: common.cuh) */
 
 /* The shape of the contiguous kernels (gpuml_ew_contig, gpuml_opt_contig), chosen by the host:
      -DEW_BS=<threads a block> -DEW_U=<vectors in flight a thread> -DEW_HINT=0|1
@@ -269,19 +268,19 @@ extern "C" __global__ void __launch_bounds__(EW_BS) gpuml_ew_contig(gpuml__i64 n
 #pragma unroll
         for (int u = 0; u < EW_U; u++) {
             const gpuml__i64 i = c0 + (gpuml__i64)u * EW_BS;
-            float r[VEC];
+            float r[VEC], fa[VEC], fb[VEC], fc[VEC];
             if (EW_U > 1 && i >= nv) break;
+            gpuml__vec_to_f<DT_A, VEC>(va[u], fa);
 #pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                float fb = 0.0f, fc = 0.0f;
+            for (int k = 0; k < VEC; k++) fb[k] = fc[k] = 0.0f;
 #if NIN >= 2 && SCAL == 0
-                fb = gpuml__B::ld(vb[u].v[k]);
+            gpuml__vec_to_f<DT_B, VEC>(vb[u], fb);
 #endif
 #if NIN >= 3
-                fc = gpuml__C::ld(vc[u].v[k]);
+            gpuml__vec_to_f<DT_C, VEC>(vc[u], fc);
 #endif
-                r[k] = gpuml__apply(gpuml__A::ld(va[u].v[k]), fb, fc, s0, s1);
-            }
+#pragma unroll
+            for (int k = 0; k < VEC; k++) r[k] = gpuml__apply(fa[k], fb[k], fc[k], s0, s1);
             if ((DT_O == 1 || DT_O == 2) && VEC % 2 == 0) {     /* f16 / bf16: two to a word */
                 gpuml__vec<gpuml__u32, (VEC + 1) / 2> vo;
 #pragma unroll
@@ -353,46 +352,6 @@ static __device__ __forceinline__ V gpuml__ldg_keep(const V *p)
     return *p;
 }
 
-/* The VEC elements of dtype DT held in W 32-bit words to f32, from the words (a vector of 16-bit
-   elements unpacked into 16-bit registers cost a PRMT an element).  f16: one test for NaNs over
-   the vector (a half h is a NaN when (h & 0x7fff) + 0x3ff reaches 0x8000; two halves a word, no
-   carry between them), then bare cvts; a vector holding a NaN takes gpuml__f16_to_f32, which
-   brings NaNs to the portable code's bits (that fix-up on every element, 4-5 instructions, kept
-   the rows kernel issue-bound). */
-template <int DT, int W>
-static __device__ __forceinline__ void gpuml__words_to_f(const gpuml__vec<gpuml__u32, W> &w, float *f)
-{
-    typedef typename gpuml__dt<DT>::T T;
-    if (DT == 0) {
-#pragma unroll
-        for (int k = 0; k < VEC; k++) f[k] = gpuml__bitsf(w.v[k]);
-        return;
-    }
-    if (DT == 2 && 2 * W == VEC) {
-#pragma unroll
-        for (int k = 0; k < W; k++) { f[2 * k] = gpuml__bitsf(w.v[k] << 16); f[2 * k + 1] = gpuml__bitsf(w.v[k] & 0xffff0000u); }
-        return;
-    }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530
-    if (DT == 1 && 2 * W == VEC) {
-        gpuml__u32 nan = 0;
-#pragma unroll
-        for (int k = 0; k < W; k++) nan |= ((w.v[k] & 0x7fff7fffu) + 0x03ff03ffu) & 0x80008000u;
-        if (nan == 0) {
-#pragma unroll
-            for (int k = 0; k < W; k++)
-                asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %2; cvt.f32.f16 %0, lo; cvt.f32.f16 %1, hi; }"
-                    : "=f"(f[2 * k]), "=f"(f[2 * k + 1]) : "r"(w.v[k]));
-            return;
-        }
-    }
-#endif
-    union { gpuml__vec<gpuml__u32, W> w; gpuml__vec<T, VEC> v; } u;
-    u.w = w;
-#pragma unroll
-    for (int k = 0; k < VEC; k++) f[k] = gpuml__dt<DT>::ld(u.v.v[k]);
-}
-
 /* input of the rows kernel into f[VEC]: VEC elements of the row from p + off + j (unit), or the
    row's one element p[off] repeated; keep: read through L1 (other rows read it again) */
 template <int DT>
@@ -402,7 +361,7 @@ static __device__ __forceinline__ void gpuml__row_in(const typename gpuml__dt<DT
     typedef gpuml__vec<gpuml__u32, W> VW;
     if (unit) {
         const VW *q = (const VW *)(p + off + j);
-        gpuml__words_to_f<DT, W>(keep ? gpuml__ldg_keep(q) : gpuml__ldg_stream(q), f);
+        gpuml__words_to_f<DT, W, VEC>(keep ? gpuml__ldg_keep(q) : gpuml__ldg_stream(q), f);
     } else {
         const float x = gpuml__dt<DT>::ld(p[off]);
 #pragma unroll

@@ -64,7 +64,6 @@
 #ifndef HAS_Y
 #define HAS_Y 1
 #endif
-template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
 
 #ifdef COLSUM
 typedef gpuml__dt<DT_O> gpuml__O;

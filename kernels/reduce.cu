@@ -13,7 +13,6 @@
 #endif
 typedef gpuml__dt<DT_X> gpuml__X;
 typedef gpuml__dt<DT_O> gpuml__O;
-template <typename T, int N> struct alignas(sizeof(T) * N) gpuml__vec { T v[N]; };
 
 /* a partial result: value (sum, extreme or mean), M2 and count (var), index (argmax) */
 struct gpuml__acc { float v, m2, n; int idx; };
