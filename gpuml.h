@@ -4926,10 +4926,19 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, f
 #define GPUML__V16_INLINE static __inline__ __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
 GPUML__V16_INLINE __mmask16 gpuml__v16_mask(int64_t k) { return (__mmask16)(k >= 16 ? 0xffff : (1u << k) - 1u); }
 /* 16 (masked: k) elements at p, f32 (bf = 0) or bf16 (bf = 1), as floats; lanes masked off are 0 */
+/* The 16-lane helpers take the element type as bf: 0 f32, 1 bf16, 2 f16 (gpuml__v16_kind).  f16
+   converts as gpuml__f16_ld_f16c / gpuml__f16_st_f16c do, bit for bit the scalar converters: a NaN
+   loads as its sign and 0x7fc00000 and stores as 0x7fff (vcvtph2ps / vcvtps2ph keep the payload). */
+#define gpuml__v16_kind(dt) ((dt) == GPUML_BF16 ? 1 : (dt) == GPUML_F16 ? 2 : 0)
 GPUML__V16_INLINE __m512 gpuml__v16_ld(const char *p, int bf, __mmask16 m)
 {
     /* bf16 word i to the upper half of lane i, the lower halves zeroed: one vpermw */
     const __m512i up = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3, 0, 2, 0, 1, 0, 0, 0);
+    if (bf == 2) {   /* NaN lanes: (v & sign) | 0x7fc00000, one vpternlogd */
+        const __m512 v = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
+        return _mm512_castsi512_ps(_mm512_mask_ternarylogic_epi32(_mm512_castps_si512(v), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                                                                  _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x7fc00000), 0xea));
+    }
     if (bf) return _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xaaaaaaaau, up, _mm512_castsi256_si512(_mm256_maskz_loadu_epi16(m, p))));
     return _mm512_maskz_loadu_ps(m, p);
 }
@@ -4946,7 +4955,12 @@ GPUML__V16_INLINE __m256i gpuml__v16_to_bf16(__m512 v)
 /* stores the lanes of m; nt: a non-temporal store of all 16 (p aligned to 64 bytes for f32, 32 for bf16) */
 GPUML__V16_INLINE void gpuml__v16_st(char *p, int bf, __m512 v, __mmask16 m, int nt)
 {
-    if (bf) {
+    if (bf == 2) {   /* round to nearest even; NaN lanes 0x7fff */
+        const __m256i h = _mm256_mask_mov_epi16(_mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                                                _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm256_set1_epi16(0x7fff));
+        if (nt) _mm256_stream_si256((__m256i *)(void *)p, h);
+        else _mm256_mask_storeu_epi16(p, m, h);
+    } else if (bf) {
         if (nt) _mm256_stream_si256((__m256i *)(void *)p, gpuml__v16_to_bf16(v));
         else _mm256_mask_storeu_epi16(p, m, gpuml__v16_to_bf16(v));
     } else {
@@ -5330,8 +5344,8 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__ew_avx512(int op, int64_t n, char *o,
                                                     int stream)
 {
     int f32 = !bo && !ba && !bb;   /* all f32: a copy of the loop without the dtype branches */
-    if (op == GPUML__EW_UNARY + GPUML_UNARY_GELU && bo) {
-        if (ba && !gpuml__gelu_bf16_generic) gpuml__gelu_bf16_avx512(n, o, a, stream);
+    if (op == GPUML__EW_UNARY + GPUML_UNARY_GELU && bo == 1) {   /* into bf16 (not f16: its 11 bits need the f32 form) */
+        if (ba == 1 && !gpuml__gelu_bf16_generic) gpuml__gelu_bf16_avx512(n, o, a, stream);
         else gpuml__ew_avx512_loop(GPUML__EW16_GELU_BF16, n, o, 1, a, ba, NULL, 0, stream);
         return;
     }
@@ -5349,7 +5363,7 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__ew_avx512(int op, int64_t n, char *o,
     default: break;
     }
 }
-/* sum of n dense f32 / bf16 values: f32 partial sums over blocks of 512 (8 adds per lane), the
+/* sum of n dense f32 / bf16 / f16 values (bf: gpuml__v16_kind): f32 partial sums over blocks of 512 (8 adds per lane), the
    blocks added in double.  bf16 needs no widening: the even elements of 32 are the 32-bit lanes
    shifted left by 16, the odd ones the lanes with the low 16 bits cleared. */
 GPUML__FN GPUML__AVX512_TARGET double gpuml__vsum_avx512(const char *x, int bf, int64_t n)
@@ -5360,11 +5374,25 @@ GPUML__FN GPUML__AVX512_TARGET double gpuml__vsum_avx512(const char *x, int bf, 
     for (b0 = 0; b0 < n; b0 += 512) {
         const int64_t b1 = GPUML__MIN(b0 + 512, n);
         __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-        if (bf) {
+        if (bf == 2) {   /* f16: vcvtph2ps, NaNs left as converted (a sum holding one is a NaN either way) */
+            for (i = b0; i + 64 <= b1; i += 64) {
+                a0 = _mm512_add_ps(a0, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(x + 2 * i))));
+                a1 = _mm512_add_ps(a1, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(x + 2 * i + 32))));
+                a2 = _mm512_add_ps(a2, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(x + 2 * i + 64))));
+                a3 = _mm512_add_ps(a3, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(x + 2 * i + 96))));
+            }
+            for (; i < b1; i += 16) a0 = _mm512_add_ps(a0, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(gpuml__v16_mask(b1 - i), x + 2 * i)));
+        } else if (bf) {   /* whole steps of 64 with plain loads (the masks computed each step cost 2x in time), then one masked step */
             for (i = b0; i < b1; i += 64) {
                 int64_t k = b1 - i;
-                __m512i u = _mm512_maskz_loadu_epi16(k >= 32 ? 0xffffffffu : (__mmask32)((1ull << k) - 1), x + 2 * i);
-                __m512i v = _mm512_maskz_loadu_epi16(k >= 64 ? 0xffffffffu : k <= 32 ? 0 : (__mmask32)((1ull << (k - 32)) - 1), x + 2 * i + 64);
+                __m512i u, v;
+                if (k >= 64) {
+                    u = _mm512_loadu_si512((const void *)(x + 2 * i));
+                    v = _mm512_loadu_si512((const void *)(x + 2 * i + 64));
+                } else {
+                    u = _mm512_maskz_loadu_epi16(k >= 32 ? 0xffffffffu : (__mmask32)((1ull << k) - 1), x + 2 * i);
+                    v = _mm512_maskz_loadu_epi16(k <= 32 ? 0 : (__mmask32)((1ull << (k - 32)) - 1), x + 2 * i + 64);
+                }
                 a0 = _mm512_add_ps(a0, _mm512_castsi512_ps(_mm512_slli_epi32(u, 16)));
                 a1 = _mm512_add_ps(a1, _mm512_castsi512_ps(_mm512_and_si512(u, hi16)));
                 a2 = _mm512_add_ps(a2, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
@@ -5439,15 +5467,16 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__stream_f32(float *dst, const float *src
 GPUML__FN int gpuml__ew_direct(const gpuml__ew *e, const int64_t *step)
 {
 #if GPUML__HAVE_AVX2_PATH
-    int k, ok = 1, bf = 0;
+    int k, ok = 1, bf = 0, f16 = 0;
     if (e->scal) return 0;
     for (k = 0; k <= e->nin; k++) {
-        ok &= (e->dt[k] == GPUML_F32 || e->dt[k] == GPUML_BF16) && step[k] == (int64_t)gpuml__dtype_sizes[e->dt[k]];
+        ok &= (e->dt[k] == GPUML_F32 || e->dt[k] == GPUML_BF16 || e->dt[k] == GPUML_F16) && step[k] == (int64_t)gpuml__dtype_sizes[e->dt[k]];
         bf |= e->dt[k] == GPUML_BF16;
+        f16 |= e->dt[k] == GPUML_F16;
     }
     if (!ok) return 0;
-    if (gpuml__cpu_simd() >= 2 && gpuml__ew_avx512_has(e->op)) return 2;
-    if (gpuml__cpu_simd() == 1 && e->op < GPUML__EW_UNARY && e->nin > 1 && gpuml__ew_avx2_has(e->op) && bf) return 1;
+    if (gpuml__cpu_simd() >= 2 && gpuml__ew_avx512_has(e->op)) return 2;   /* f16 too (gpuml__v16_ld / st) */
+    if (gpuml__cpu_simd() == 1 && e->op < GPUML__EW_UNARY && e->nin > 1 && gpuml__ew_avx2_has(e->op) && bf && !f16) return 1;
     return 0;
 #else
     (void)e; (void)step;
@@ -5479,8 +5508,8 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
 #if GPUML__HAVE_AVX2_PATH
     switch (gpuml__ew_direct(e, step)) {
     case 2:
-        gpuml__ew_avx512(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
-                         e->nin > 1 && e->dt[2] == GPUML_BF16, e->stream);
+        gpuml__ew_avx512(e->op, count, p[0], gpuml__v16_kind(e->dt[0]), p[1], gpuml__v16_kind(e->dt[1]), e->nin > 1 ? p[2] : NULL,
+                         e->nin > 1 ? gpuml__v16_kind(e->dt[2]) : 0, e->stream);
         return;
     case 1:
         gpuml__ew_avx2(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
@@ -6060,7 +6089,7 @@ GPUML__FN void gpuml__reduce_task(void *arg, int64_t b, int64_t e, int tid)
     int last = p->is.ndim - 1;
 #if GPUML__HAVE_AVX2_PATH
     int sum16 = gpuml__cpu_simd() >= 2 && (j->kind == GPUML_REDUCE_SUM || j->kind == GPUML_REDUCE_MEAN) &&
-                (j->xdt == GPUML_F32 || j->xdt == GPUML_BF16);
+                (j->xdt == GPUML_F32 || j->xdt == GPUML_BF16 || j->xdt == GPUML_F16);
 #endif
     (void)tid;
     for (w = b; w < e; w++) {
@@ -6080,7 +6109,7 @@ GPUML__FN void gpuml__reduce_task(void *arg, int64_t b, int64_t e, int tid)
             }
 #if GPUML__HAVE_AVX2_PATH
             if (sum16 && st == 1) {   /* AVX-512, straight from memory */
-                a.v += gpuml__vsum_avx512(xr + off * es, j->xdt == GPUML_BF16, run);
+                a.v += gpuml__vsum_avx512(xr + off * es, gpuml__v16_kind(j->xdt), run);
                 pos += run;
                 continue;
             }
@@ -6496,7 +6525,7 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
         }
         s += (double)_mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
     }
-    if (loss) *loss = (double)mx + log(s) - c * 0.69314718055994531 - (double)gpuml__ld_f32(xb ? GPUML_BF16 : GPUML_F32, x + lab * ex);
+    if (loss) *loss = (double)mx + log(s) - c * 0.69314718055994531 - (double)gpuml__ld_f32(xb == 2 ? GPUML_F16 : xb ? GPUML_BF16 : GPUML_F32, x + lab * ex);
     if (!y) return;
     if (logsm) {   /* s = sum exp(x - M) 2^c */
         const __m512 cc = _mm512_set1_ps((float)(-(double)mx - log(s) + c * 0.69314718055994531));
@@ -6524,7 +6553,7 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
                 gpuml__v16_st(yp, yb, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, e + i), f), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
             }
             if (lab >= b0 && lab < b1)   /* cross-entropy: (p - 1) scale at the label */
-                gpuml__st_f32(yb ? GPUML_BF16 : GPUML_F32, y + lab * ey, (float)(((double)e[lab] * fb / s - 1.0) * scale));
+                gpuml__st_f32(yb == 2 ? GPUML_F16 : yb ? GPUML_BF16 : GPUML_F32, y + lab * ey, (float)(((double)e[lab] * fb / s - 1.0) * scale));
         }
     }
 }
@@ -6698,11 +6727,11 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
 #if GPUML__HAVE_AVX2_PATH
     int vec = gpuml__cpu_simd() >= 1 && (!r->w || j->w) && (!r->b || j->b);
     /* AVX-512: forward softmax, log-softmax and norms of dense f32 / bf16 rows, no row buffers */
-    int rows16 = vec && gpuml__cpu_simd() >= 2 && (dt == GPUML_F32 || dt == GPUML_BF16) && p->xs == 1 && p->ys == 1 &&
+    int rows16 = vec && gpuml__cpu_simd() >= 2 && (dt == GPUML_F32 || dt == GPUML_BF16 || dt == GPUML_F16) && p->xs == 1 && p->ys == 1 &&
                  (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX || r->kind == GPUML__ROW_LAYERNORM ||
                   r->kind == GPUML__ROW_RMSNORM || r->kind == GPUML__ROW_XENT ||
                   ((r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD) && p->dys == 1));
-    int stream = p->rs.n * n * es >= GPUML__STREAM_BYTES;
+    int stream = p->rs.n * n * es >= GPUML__STREAM_BYTES, k16 = gpuml__v16_kind(dt);
 #endif
     if (!buf) return;   /* cannot happen on any real machine; leaves the output as it was */
     xb = buf; yb = buf + n; db = buf + 2 * n;
@@ -6717,22 +6746,22 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             int32_t lab;
             memcpy(&lab, (const char *)gpuml_tensor_data(r->labels) + row * p->ls * 4, 4);
             if (lab >= 0 && lab < n) {
-                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, 0, yb, db, 0, NULL, p->scale, lab, &j->loss[row]);
+                gpuml__softmax_row_avx512(xp, k16, yp, k16, n, 0, yb, db, 0, NULL, p->scale, lab, &j->loss[row]);
                 continue;
             }
         } else if (rows16 && yp && n >= 16 && (r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD)) {
             /* (rows shorter than a vector keep the double path: a row of 1 cancels in f32, rmsnorm's dx = rstd g (1 - xh^2)) */
             const char *dyp = (const char *)gpuml_tensor_data(r->dy) + gpuml__row_off(&p->rs, &p->v[2], row) * es;
-            gpuml__norm_bwd_row_avx512(xp, dt == GPUML_BF16, dyp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_RMSNORM_BWD,
+            gpuml__norm_bwd_row_avx512(xp, k16, dyp, k16, yp, k16, n, r->kind == GPUML__ROW_RMSNORM_BWD,
                                        r->eps, j->w, j->acc + (size_t)tid * 2 * (size_t)n);
             continue;
         } else if (rows16 && yp && r->kind != GPUML__ROW_XENT && r->kind != GPUML__ROW_LAYERNORM_BWD && r->kind != GPUML__ROW_RMSNORM_BWD) {
             const char *pf = row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX)
-                gpuml__softmax_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_LOG_SOFTMAX, yb, db, stream, pf,
+                gpuml__softmax_row_avx512(xp, k16, yp, k16, n, r->kind == GPUML__ROW_LOG_SOFTMAX, yb, db, stream, pf,
                                           1.0f, -1, NULL);
             else
-                gpuml__norm_row_avx512(xp, dt == GPUML_BF16, yp, dt == GPUML_BF16, n, r->kind == GPUML__ROW_RMSNORM, r->eps, j->w, j->b, stream, pf);
+                gpuml__norm_row_avx512(xp, k16, yp, k16, n, r->kind == GPUML__ROW_RMSNORM, r->eps, j->w, j->b, stream, pf);
             continue;
         }
 #endif

@@ -1455,6 +1455,56 @@ static void test_cpu_bf16_avx512_bits(void)
 #endif
 }
 
+/* the AVX-512 loops' f16 (gpuml__v16_ld / gpuml__v16_st, kind 2) bit for bit against the scalar
+   converters: every f16 pattern through an f16 * 1 -> f32 (NaNs as sign | 0x7fc00000) and f32 patterns
+   across the range, with NaNs of both signs and payloads, the overflow edge, subnormals and ties,
+   through f32 * 1 -> f16 (NaNs as 0x7fff), stored plainly and streamed; then an f16 sum of 64K + 5
+   values against the scalar sum in double */
+static void test_cpu_f16_avx512_bits(void)
+{
+#if GPUML__HAVE_AVX2_PATH
+    enum { N = 4099 + 16 };
+    static float v[N], one[65536], got32[65536 + 16];
+    static unsigned short h16[65536 + 8], one16[65536];
+    static unsigned char o[2 * N + 64];
+    static const float spec[16] = { 65504.0f, 65519.996f, 65520.0f, -65520.0f, 5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f, 8.940697e-8f,
+                                    6.1035156e-5f, 6.1035152e-5f, 1.00048828125f, 1.00146484375f, -0.0f, INFINITY, -INFINITY, 1e-30f };
+    unsigned long long x;
+    int i = 0, bad = 0, nt;
+    double ref = 0, got;
+    if (gpuml__cpu_simd() < 2) SKIP("no AVX-512 on this CPU (or GPUML_CPU_SIMD caps it)");
+    for (i = 0; i < 65536; i++) { h16[i] = (unsigned short)i; one16[i] = 0x3c00; one[i] = 1.0f; }
+    gpuml__ew_avx512(GPUML_BINARY_MUL, 65536 - 3, (char *)(got32 + 1), 0, (const char *)h16, 2, (const char *)one16, 2, 0);
+    for (i = 0; i < 65536 - 3; i++) {
+        float w = gpuml__f16_to_f32(h16[i]);
+        if (w == w) w = w * 1.0f;
+        bad += memcmp(&w, &got32[i + 1], 4) != 0;
+    }
+    CHECK(bad == 0, "%d of 65533 AVX-512 f16 loads differ from the scalar conversion", bad);
+    bad = 0;
+    for (x = 0, i = 0; x < 0x100000000ULL && i < 4099; x += 1048573ULL, i++) { unsigned u = (unsigned)x; memcpy(&v[i], &u, 4); }
+    for (x = 0; x < 16; x++) v[i++] = spec[x];
+    { unsigned u = 0xffc00001u; memcpy(&v[0], &u, 4); u = 0x7f800001u; memcpy(&v[1], &u, 4); }   /* -qNaN with payload, sNaN */
+    for (nt = 0; nt < 2; nt++) {
+        unsigned char *op = o + 2 + 2 * nt;   /* not aligned: the stream path stores a head first */
+        gpuml__ew_avx512(GPUML_BINARY_MUL, i, (char *)op, 2, (const char *)v, 0, (const char *)one, 0, nt);
+        for (x = 0; (int)x < i; x++) {
+            unsigned short h;
+            memcpy(&h, op + 2 * x, 2);
+            bad += h != gpuml__f32_to_f16(v[x] == v[x] ? v[x] * 1.0f : v[x]);
+        }
+    }
+    _mm_sfence();
+    CHECK(bad == 0, "%d of %d AVX-512 f32 -> f16 stores differ from the scalar conversion", bad, 2 * i);
+    for (i = 0; i < 65536; i++) h16[i] = (unsigned short)(0x3000 + (i * 7919) % 0x1800 + (i % 3 == 0 ? 0x8000 : 0));   /* finite */
+    for (i = 0; i < 65536 - 5; i++) ref += (double)gpuml__f16_to_f32(h16[i]);
+    got = gpuml__vsum_avx512((const char *)h16, 2, 65536 - 5);
+    CHECK(fabs(got - ref) <= 1e-5 * (1.0 + fabs(ref)), "AVX-512 f16 sum %.9g, scalar %.9g", got, ref);
+#else
+    SKIP("no x86 SIMD paths in this build");
+#endif
+}
+
 /* the CPU's F16C conversions (gpuml__cpu_ld / gpuml__cpu_st of dense f16) bit for bit against the scalar
    gpuml__f16_to_f32 / gpuml__f32_to_f16: every f16 pattern loaded; f32 patterns across the whole range
    stored, with NaNs of both signs and payloads, infinities, the overflow edge (65504, 65519.996, 65520),
@@ -1767,7 +1817,7 @@ static const tu_test tests[] = {
     {"errors", test_errors},
     {"cpu_gpu_agree", test_cpu_gpu_agree},
     {"cpu_rows_edges", test_cpu_rows_edges},
-    {"cpu_bf16_avx512_bits", test_cpu_bf16_avx512_bits}, {"cpu_f16_f16c_bits", test_cpu_f16_f16c_bits},
+    {"cpu_bf16_avx512_bits", test_cpu_bf16_avx512_bits}, {"cpu_f16_avx512_bits", test_cpu_f16_avx512_bits}, {"cpu_f16_f16c_bits", test_cpu_f16_f16c_bits},
     {"cpu_act_ulp", test_cpu_act_ulp},
     {"gelu_bf16_paths", test_gelu_bf16_paths},
     {"gelu_16bit_all", test_gelu_16bit_all},
