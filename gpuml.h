@@ -6955,7 +6955,8 @@ GPUML__FN int gpuml__aligned16(gpuml__CUdeviceptr p) { return p % 16 == 0; }
    1 x read past L1, 2 y stored streaming, 3 both (H100: 1 lost 1-25%, 2 within +-0.6%; not taken),
    [10] 1: long forward rows in one block of up to 1024 threads at up to 128 bytes a thread (no
    cluster, no WBE), -1: never (0: the rule), [11] 1: no FULL (bounds checks kept where every
-   vector is in the row) */
+   vector is in the row), 2: FULL wherever every vector is in the row (sm_90; with WBE and at any
+   bytes a thread too) */
 static int gpuml__rows_tune[12];
 
 GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, gpuml__nplan *p)
@@ -7100,6 +7101,9 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
            !(wpr && es == 4 && r->kind == GPUML__ROW_LAYERNORM) &&
            (wpr ? n == (int64_t)32 * vec * nv : n == (int64_t)cl * block[0] * vec * nv) &&
            ((int64_t)vec * nv * es <= 64 || (es == 4 && cl == 1 && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM)));
+    if (gpuml__rows_tune[11] == 2 && !bwd && nv > 0 && vec > 1 && r->kind != GPUML__ROW_XENT && ctx->arch == 90 &&
+        (wpr ? n == (int64_t)32 * vec * nv : n == (int64_t)cl * block[0] * vec * nv))
+        full = 1;
     snprintf(opts, sizeof opts, "-DRK=%d -DDT_X=%d -DDT_W=%d -DDT_B=%d -DHAS_W=%d -DHAS_B=%d -DHAS_Y=%d -DVEC=%d -DNV=%d -DWPR=%d -DCL=%d "
              "-DLBT=%d -DLBB=%d -DWBE=%d -DXNA=%d -DFULL=%d", r->kind, (int)r->x->dtype, r->w ? (int)r->w->dtype : 0, r->b ? (int)r->b->dtype : 0,
              r->w != NULL, r->b != NULL, r->y != NULL, vec, nv, wpr, cl, lbt, lbb, wbe, xna, full);

@@ -825,7 +825,7 @@ static void rows_one(int kind, gpuml_dtype dt, long long R, long long n, int lay
 static void row_variants(int t0, int t1)
 {
     static const long long widths[] = { 1, 3, 1023, 1024, 4097, 8192, 32768, 40000 };
-    static const int tunes[19][12] = { {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+    static const int tunes[20][12] = { {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
                                       {0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, {128, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, -1, 0, 0, 0, 0, 0},
                                       {64, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {64, 0, 0, 0, 40, 64, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, -1, 0, 0, 0},
                                       {0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 1, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 1, 2, 0},
@@ -834,15 +834,17 @@ static void row_variants(int t0, int t1)
                                       {0, 0, 0, 0, 0, 0, 0, 0, 0, 3},
                                       {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
                                       {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
-                                      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0} };
-    static const int tw[19] = { 0xff, 0x68, 0xc0, 0x0c, 0x68, 0x2c, 0xc0, 0xe0, 0xf0, 0xff, 0xe8, 0xe8, 0xff, 0xe8, 0xe8, 0xe8, 0xff, 0xe0, 0x40 };   /* bits of widths[] */
-    static const char *const tnames[19] = { "rule", "old rule", "no clusters", "no warp rows", "128 bytes a thread", "no register cap",
+                                      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0},
+                                      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2} };
+    static const int tw[20] = { 0xff, 0x68, 0xc0, 0x0c, 0x68, 0x2c, 0xc0, 0xe0, 0xf0, 0xff, 0xe8, 0xe8, 0xff, 0xe8, 0xe8, 0xe8, 0xff, 0xe0, 0x40, 0x68 };   /* bits of widths[] */
+    static const char *const tnames[20] = { "rule", "old rule", "no clusters", "no warp rows", "128 bytes a thread", "no register cap",
                                             "clusters for every long row", "clusters of 64 bytes a thread, 40 registers",
                                             "no L2 prefetch", "L2 prefetch of the next row", "weight and bias in registers",
                                             "weight and bias in registers, persistent 2 a SM", "persistent 1 a SM",
                                             "x past L1", "weight never in registers",
                                             "x past L1, y streaming", "bounds checked where every vector is in the row",
-                                            "one block of up to 1024 threads", "never one block of 1024 threads" };
+                                            "one block of up to 1024 threads", "never one block of 1024 threads",
+                                            "no bounds checks wherever every vector is in the row" };
     int t, d, k, wi;
     if (!tu_gpu) SKIP("no GPU: %s", tu_gpu_reason);
     for (t = t0; t <= t1; t++) {
@@ -859,7 +861,7 @@ static void row_variants(int t0, int t1)
                     rows_one(k, FDT[d], 5, 1024, 0, tnames[t], 1);
                 }
                 if (t == 0 || t == 2) rows_one(k, FDT[d], 4, 32768, 0, tnames[t], 1);
-                if (t == 0 || t == 16) {   /* NaN / inf rows where every vector lies in the row (FULL on sm_90) */
+                if (t == 0 || t == 16 || t == 19) {   /* NaN / inf rows where every vector lies in the row (FULL on sm_90) */
                     rows_one(k, FDT[d], 5, 4096, 0, tnames[t], 1);
                     rows_one(k, FDT[d], 5, 8192, 0, tnames[t], 1);
                 }
@@ -879,7 +881,7 @@ static void row_variants(int t0, int t1)
             for (k = 0; k < 4; k++) rows_one(k, FDT[d], 2, 200000, 0, "rule", 0);
 }
 static void test_row_variants(void) { row_variants(0, 0); }
-static void test_row_overrides(void) { row_variants(1, 18); }
+static void test_row_overrides(void) { row_variants(1, 19); }
 
 /* ---------------------------------------------------------------- training ---- */
 /* float64 forward of the norms on one row and its analytic gradients; the analytic ones are
