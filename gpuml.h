@@ -7071,9 +7071,15 @@ GPUML__FN gpuml_status gpuml__cuda_rows(gpuml_ctx *ctx, const gpuml__rowop *r, g
        -> 0.859; bf16 rows of 8192 (64-66) layernorm 0.930 -> 0.949, rmsnorm 0.943 -> 0.953; f32 rows
        of 1024 (132) softmax / rmsnorm 0.983 / 0.984 -> 0.994 / 0.995; 8 MB or more ahead lost up to
        25%: the prefetched rows pushed each other out of L2) */
+    /* 16-bit rmsnorm rows of 16384 or more with WBE (one block of 512 an SM at 128 registers): 4 MB
+       ahead (H200, bench/NOTES_ops.md, fraction of copy 1.5 MB -> 4 MB: bf16 rows of 32768 0.881 ->
+       0.910, 16384 0.925 -> 0.936; f16 0.873 -> 0.905, 0.929 -> 0.940; the other kinds and f32 lose
+       with it: f32 32768 softmax 0.92 -> 0.86) */
     p->pf = 0;
-    if (ctx->arch >= 90 && !bwd && !wpr && nv > 0 && vec > 1 && p->rs.ndim == 1 && gpuml__rows_tune[6] >= 0)
-        p->pf = gpuml__rows_tune[6] > 0 ? gpuml__rows_tune[6] : GPUML__MAX(1, GPUML__MIN(132, (int64_t)1536 * 1024 / (n * es)));
+    if (ctx->arch >= 90 && !bwd && !wpr && nv > 0 && vec > 1 && p->rs.ndim == 1 && gpuml__rows_tune[6] >= 0) {
+        const int64_t ahead = wbe && es == 2 && r->kind == GPUML__ROW_RMSNORM && n >= 16384 ? (int64_t)4096 * 1024 : (int64_t)1536 * 1024;
+        p->pf = gpuml__rows_tune[6] > 0 ? gpuml__rows_tune[6] : GPUML__MAX(1, GPUML__MIN(132, ahead / (n * es)));
+    }
     if (bwd) grid[0] = (unsigned)GPUML__MIN(nrows, (int64_t)GPUML__MAX(ctx->sm_count, 1) * GPUML__MAX(1, 2048 / (int)block[0]));
     else if (wpr) grid[0] = (unsigned)GPUML__MIN((nrows + 7) / 8, (int64_t)1 << 30);
     else grid[0] = (unsigned)(GPUML__MIN(nrows, ((int64_t)1 << 30) / cl) * cl);
