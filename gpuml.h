@@ -4908,7 +4908,7 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, f
     for (; i < n; i++) y[i] = x[i] * sc + c;
 }
 #endif
-/* ---- CPU vector math, AVX-512: the same functions 16 lanes wide, dense f32 or bf16 in and out ----
+/* ---- CPU vector math, AVX-512: the same functions 16 lanes wide, dense f32, bf16 or f16 in and out ----
    The reductions and polynomials are those of the AVX2 versions above (exp's evaluated by Horner
    to the end); 2^k is applied with vscalefps (no overflow split), reciprocals are rcp14 and one
    Newton step, sigmoid is built from exp(-|x|) (no division), the tails are masked.  exp still
@@ -5255,7 +5255,7 @@ GPUML__V16_INLINE __m512 gpuml__v16_ew(int op, __m512 x, __m512 y)
     default: return x;
     }
 }
-/* o[i] = op(a[i], b[i]) over n dense elements, each operand f32 or bf16 (the *b flags); b may be
+/* o[i] = op(a[i], b[i]) over n dense elements, each operand f32, bf16 or f16 (the *b flags: gpuml__v16_kind); b may be
    NULL.  stream: non-temporal stores once o is aligned (the caller's output is far larger than
    the caches), not fenced here: gpuml__xforeach_task fences once after its rows (a fence a
    call, on rows of 64 elements, took an f32 broadcast add to 8x a plain add's time).  The loop
@@ -5461,7 +5461,7 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__stream_f32(float *dst, const float *src
 #endif
 
 /* the paths of gpuml__ew_row that convert in registers, no tile buffers (0: the tiles): 2, AVX-512 on
-   dense f32 / bf16 operands; 1, AVX2 for binary ops with bf16 among dense f32 / bf16 operands
+   dense f32 / bf16 / f16 operands; 1, AVX2 for binary ops with bf16 among dense f32 / bf16 operands
    (all-f32 jobs stay on the tiles, which stream large outputs; so do the activations, whose
    constants leave no ymm registers for the conversions: 10% slower in registers) */
 GPUML__FN int gpuml__ew_direct(const gpuml__ew *e, const int64_t *step)
@@ -6436,7 +6436,7 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
-/* AVX-512 forward rows, x and y dense f32 or bf16 (xb, yb), converted in registers.  Softmax reads
+/* AVX-512 forward rows, x and y dense f32, bf16 or f16 (xb, yb: gpuml__v16_kind), converted in registers.  Softmax reads
    the row from memory once: per block of GPUML__SM_BLK elements the block max updates the running
    max M (the running sum is rescaled by exp(M_old - M) in double), exp(x - M) goes to the scratch e
    and into the sum, and M is kept per block in bm; the output pass (from e, in cache) scales block
@@ -6661,7 +6661,7 @@ GPUML__V16_INLINE void gpuml__v16_acc_pd(double *acc, __m512 v, __mmask16 m)
     _mm512_mask_storeu_pd(acc, lo, _mm512_add_pd(_mm512_maskz_loadu_pd(lo, acc), _mm512_cvtps_pd(_mm512_castps512_ps256(v))));
     _mm512_mask_storeu_pd(acc + 8, hi, _mm512_add_pd(_mm512_maskz_loadu_pd(hi, acc + 8), _mm512_cvtps_pd(vh)));
 }
-/* layernorm / rmsnorm backward of one dense row (x, dy, dx f32 or bf16; w f32 or NULL): xh = (x - mean) rstd,
+/* layernorm / rmsnorm backward of one dense row (x, dy, dx f32, bf16 or f16; w f32 or NULL): xh = (x - mean) rstd,
    g = dy w, dx = rstd (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); dweight and dbias accumulate
    in double (acc[i] += dy xh, acc[n + i] += dy), the row sums in f32 per block of GPUML__SM_BLK and in
    double across blocks.  Three passes over the row: statistics, sums, output (the row stays in L2). */
@@ -6726,7 +6726,7 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
     float *xb, *yb, *db;
 #if GPUML__HAVE_AVX2_PATH
     int vec = gpuml__cpu_simd() >= 1 && (!r->w || j->w) && (!r->b || j->b);
-    /* AVX-512: forward softmax, log-softmax and norms of dense f32 / bf16 rows, no row buffers */
+    /* AVX-512: forward softmax, log-softmax and norms of dense f32 / bf16 / f16 rows, no row buffers */
     int rows16 = vec && gpuml__cpu_simd() >= 2 && (dt == GPUML_F32 || dt == GPUML_BF16 || dt == GPUML_F16) && p->xs == 1 && p->ys == 1 &&
                  (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX || r->kind == GPUML__ROW_LAYERNORM ||
                   r->kind == GPUML__ROW_RMSNORM || r->kind == GPUML__ROW_XENT ||
