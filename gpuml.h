@@ -4803,53 +4803,114 @@ GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, floa
 /* AVX2 row helpers for the CPU reductions, softmax and norms (the row is in cache by then: rows
    up to 32768 f32 fit in L2): sums in double, elementwise passes in f32 */
 #if GPUML__HAVE_AVX2_PATH
-GPUML__FN GPUML__AVX2_TARGET float gpuml__vmax_avx2(const float *x, int64_t n)
+/* The row functions below read x (and write y) as dense f32, bf16 or f16 (kx, ky: gpuml__v16_kind),
+   converted in registers: the 16-bit rows of a CPU without AVX-512 took a pass through an f32 row
+   buffer on each side (bench/NOTES_ops.md).  Each is one body inlined per input kind, so the f32 loop
+   keeps no kind branch; the *_avx2 names on float arrays call them with kind 0.  f16 needs F16C (the
+   callers check gpuml__cpu_has_f16c); NaN loads keep F16C's bits (every output here is arithmetic
+   on them, and the 16-bit stores write 0x7fff for any NaN, as gpuml__f32_to_f16 / _bf16 do). */
+#define GPUML__V8K_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma,f16c")))
+#define GPUML__V8K_TARGET __attribute__((target("avx2,fma,f16c")))
+#define gpuml__k_dtype(k) ((k) == 1 ? GPUML_BF16 : (k) == 2 ? GPUML_F16 : GPUML_F32)
+GPUML__V8K_INLINE __m256 gpuml__v8_ldk(const char *p, int k)
 {
+    if (k == 1) return gpuml__v8_ld_bf16(p);
+    if (k == 2) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_loadu_ps((const float *)(const void *)p);
+}
+GPUML__V8K_INLINE void gpuml__v8_stk(char *p, int k, __m256 v)
+{
+    if (k == 1) {
+        _mm_storeu_si128((__m128i *)(void *)p, gpuml__v8_to_bf16(v));
+    } else if (k == 2) {
+        const __m256 un = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+        const __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m128i m = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(un)), _mm256_extractf128_si256(_mm256_castps_si256(un), 1));
+        _mm_storeu_si128((__m128i *)(void *)p, _mm_blendv_epi8(h, _mm_set1_epi16(0x7fff), m));
+    } else {
+        _mm256_storeu_ps((float *)(void *)p, v);
+    }
+}
+/* the kind's element at p + i (the tails) */
+#define GPUML__KLD(k, p, i) gpuml__ld_f32(gpuml__k_dtype(k), (p) + (i) * ((k) ? 2 : 4))
+#define GPUML__KST(k, p, i, v) gpuml__st_f32(gpuml__k_dtype(k), (p) + (i) * ((k) ? 2 : 4), (v))
+#define GPUML__K3(call) (kx == 1 ? call(1) : kx == 2 ? call(2) : call(0))
+GPUML__V8K_INLINE float gpuml__vmax_body(const char *x, int kx, int64_t n)
+{
+    const int64_t ex = kx ? 2 : 4;
     __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0;
     float t[8], mx;
     int64_t i = 0;
     /* max_ps(x, m) returns m when x is NaN: NaN is skipped, as the scalar loop does */
     for (; i + 16 <= n; i += 16) {
-        m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
-        m1 = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), m1);
+        m0 = _mm256_max_ps(gpuml__v8_ldk(x + i * ex, kx), m0);
+        m1 = _mm256_max_ps(gpuml__v8_ldk(x + (i + 8) * ex, kx), m1);
     }
     _mm256_storeu_ps(t, _mm256_max_ps(m0, m1));
     mx = t[0];
     for (i = 1; i < 8; i++) if (t[i] > mx) mx = t[i];
-    for (i = n & ~(int64_t)15; i < n; i++) if (x[i] > mx) mx = x[i];
+    for (i = n & ~(int64_t)15; i < n; i++) { const float v = GPUML__KLD(kx, x, i); if (v > mx) mx = v; }
     return mx;
 }
-/* sum of x[i] - c (c = 0: plain sum) or, with sq, of (x[i] - c)^2; in double */
-GPUML__FN GPUML__AVX2_TARGET double gpuml__vsum_avx2(const float *x, int64_t n, float c, int sq)
+GPUML__FN GPUML__V8K_TARGET float gpuml__vmax_k_avx2(const char *x, int kx, int64_t n)
 {
+#define GPUML__C(k) gpuml__vmax_body(x, k, n)
+    return GPUML__K3(GPUML__C);
+#undef GPUML__C
+}
+GPUML__FN float gpuml__vmax_avx2(const float *x, int64_t n) { return gpuml__vmax_k_avx2((const char *)(const void *)x, 0, n); }
+/* sum of x[i] - c (c = 0: plain sum) or, with sq, of (x[i] - c)^2; in double */
+GPUML__V8K_INLINE double gpuml__vsum_body(const char *x, int kx, int64_t n, float c, int sq)
+{
+    const int64_t ex = kx ? 2 : 4;
     __m256d a0 = _mm256_setzero_pd(), a1 = a0;
     const __m256 vc = _mm256_set1_ps(c);
     double t[4], s;
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vc);
+        __m256 d = _mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vc);
         __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(d)), hi = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
         if (sq) { a0 = _mm256_fmadd_pd(lo, lo, a0); a1 = _mm256_fmadd_pd(hi, hi, a1); }
         else { a0 = _mm256_add_pd(a0, lo); a1 = _mm256_add_pd(a1, hi); }
     }
     _mm256_storeu_pd(t, _mm256_add_pd(a0, a1));
     s = (t[0] + t[1]) + (t[2] + t[3]);
-    for (; i < n; i++) { double d = (double)(x[i] - c); s += sq ? d * d : d; }
+    for (; i < n; i++) { double d = (double)(GPUML__KLD(kx, x, i) - c); s += sq ? d * d : d; }
     return s;
 }
+GPUML__FN GPUML__V8K_TARGET double gpuml__vsum_k_avx2(const char *x, int kx, int64_t n, float c, int sq)
+{
+#define GPUML__C(k) gpuml__vsum_body(x, k, n, c, sq)
+    return GPUML__K3(GPUML__C);
+#undef GPUML__C
+}
+GPUML__FN double gpuml__vsum_avx2(const float *x, int64_t n, float c, int sq) { return gpuml__vsum_k_avx2((const char *)(const void *)x, 0, n, c, sq); }
 /* y = (x - m) * r * w + b (w, b may be NULL); m as two floats (x - m stays accurate when |m| is
    much larger than the spread of x) */
-GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_out_avx2(const float *x, int64_t n, double m, float r, const float *w, const float *b, float *y)
+GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky)
 {
+    const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vm = _mm256_set1_ps((float)m), vl = _mm256_set1_ps((float)(m - (double)(float)m)), vr = _mm256_set1_ps(r);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vl), vr);
+        __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vm), vl), vr);
         if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + i));
         if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + i));
-        _mm256_storeu_ps(y + i, v);
+        gpuml__v8_stk(y + i * ey, ky, v);
     }
-    for (; i < n; i++) y[i] = (float)(x[i] - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f);
+    for (; i < n; i++) GPUML__KST(ky, y, i, (float)(GPUML__KLD(kx, x, i) - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f));
+}
+GPUML__FN GPUML__V8K_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b,
+                                                        char *y, int ky)
+{
+#define GPUML__C(k) gpuml__vnorm_out_body(x, k, n, m, r, w, b, y, k)
+    if (kx == ky) { GPUML__K3(GPUML__C); return; }
+#undef GPUML__C
+    gpuml__vnorm_out_body(x, kx, n, m, r, w, b, y, ky);
+}
+GPUML__FN void gpuml__vnorm_out_avx2(const float *x, int64_t n, double m, float r, const float *w, const float *b, float *y)
+{
+    gpuml__vnorm_out_k_avx2((const char *)(const void *)x, 0, n, m, r, w, b, (char *)(void *)y, 0);
 }
 /* layernorm (rms = 0) / rmsnorm backward of one f32 row: xh = (x - m) r, g = dy w (w may be NULL),
    dx = r (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); acc[i] += dy xh and acc[n + i] += dy
@@ -4900,12 +4961,23 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_bwd_avx2(const float *x, const fl
     }
 }
 /* y = x * s + c */
-GPUML__FN GPUML__AVX2_TARGET void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
+GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky)
 {
+    const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vs = _mm256_set1_ps(sc), vc = _mm256_set1_ps(c);
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, vc));
-    for (; i < n; i++) y[i] = x[i] * sc + c;
+    for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * ey, ky, _mm256_fmadd_ps(gpuml__v8_ldk(x + i * ex, kx), vs, vc));
+    for (; i < n; i++) GPUML__KST(ky, y, i, GPUML__KLD(kx, x, i) * sc + c);
+}
+GPUML__FN GPUML__V8K_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky)
+{
+    if (kx == 0 && ky == 0) gpuml__vaxpc_body(x, 0, n, sc, c, y, 0);
+    else if (kx == 0) gpuml__vaxpc_body(x, 0, n, sc, c, y, ky);
+    else gpuml__vaxpc_body(x, kx, n, sc, c, y, ky);
+}
+GPUML__FN void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
+{
+    gpuml__vaxpc_k_avx2((const char *)(const void *)x, 0, n, sc, c, (char *)(void *)y, 0);
 }
 #endif
 /* ---- CPU vector math, AVX-512: the same functions 16 lanes wide, dense f32, bf16 or f16 in and out ----
@@ -6396,14 +6468,15 @@ GPUML__FN void gpuml__nplan_make(gpuml__nplan *p, const gpuml__rowop *r)
    path uses gpuml__v8_exp_small (~1 ulp; 0 below -87.3, where f32 would go subnormal); the scalar
    path uses expf. */
 #if GPUML__HAVE_AVX2_PATH
-GPUML__FN GPUML__AVX2_TARGET double gpuml__exp_shift_avx2(const float *x, float mx, float *out, int64_t n)
+GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n)
 {
+    const int64_t ex = kx ? 2 : 4;
     const __m256 vmx = _mm256_set1_ps(mx);
     __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
     double s = 0;
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m256 y = gpuml__v8_exp_small(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmx));
+        __m256 y = gpuml__v8_exp_small(_mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vmx));
         _mm256_storeu_ps(out + i, y);
         acc0 = _mm256_add_pd(acc0, _mm256_cvtps_pd(_mm256_castps256_ps128(y)));
         acc1 = _mm256_add_pd(acc1, _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)));
@@ -6413,8 +6486,18 @@ GPUML__FN GPUML__AVX2_TARGET double gpuml__exp_shift_avx2(const float *x, float 
         _mm256_storeu_pd(t, _mm256_add_pd(acc0, acc1));
         s = (t[0] + t[1]) + (t[2] + t[3]);
     }
-    for (; i < n; i++) { out[i] = expf(x[i] - mx); s += out[i]; }
+    for (; i < n; i++) { out[i] = expf(GPUML__KLD(kx, x, i) - mx); s += out[i]; }
     return s;
+}
+GPUML__FN GPUML__V8K_TARGET double gpuml__exp_shift_k_avx2(const char *x, int kx, float mx, float *out, int64_t n)
+{
+#define GPUML__C(k) gpuml__exp_shift_body(x, k, mx, out, n)
+    return GPUML__K3(GPUML__C);
+#undef GPUML__C
+}
+GPUML__FN double gpuml__exp_shift_avx2(const float *x, float mx, float *out, int64_t n)
+{
+    return gpuml__exp_shift_k_avx2((const char *)(const void *)x, 0, mx, out, n);
 }
 #endif
 GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t n)
@@ -6732,6 +6815,7 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                   r->kind == GPUML__ROW_RMSNORM || r->kind == GPUML__ROW_XENT ||
                   ((r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD) && p->dys == 1));
     int stream = p->rs.n * n * es >= GPUML__STREAM_BYTES, k16 = gpuml__v16_kind(dt);
+    int dense16 = vec && !rows16 && k16 && p->xs == 1 && p->ys == 1 && (k16 == 1 || gpuml__cpu_has_f16c());
 #endif
     if (!buf) return;   /* cannot happen on any real machine; leaves the output as it was */
     xb = buf; yb = buf + n; db = buf + 2 * n;
@@ -6762,6 +6846,23 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                                           1.0f, -1, NULL);
             else
                 gpuml__norm_row_avx512(xp, k16, yp, k16, n, r->kind == GPUML__ROW_RMSNORM, r->eps, j->w, j->b, stream, pf);
+            continue;
+        }
+        /* AVX2, dense 16-bit rows: forward softmax, log-softmax and norms converted in registers (the
+           softmax's exponentials in the row buffer) */
+        if (dense16 && yp && (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX)) {
+            const float mf = gpuml__vmax_k_avx2(xp, k16, n);
+            s = gpuml__exp_shift_k_avx2(xp, k16, mf, yb, n);
+            if (r->kind == GPUML__ROW_SOFTMAX) gpuml__vaxpc_k_avx2((const char *)yb, 0, n, (float)(1.0 / s), 0.0f, yp, k16);
+            else gpuml__vaxpc_k_avx2(xp, k16, n, 1.0f, (float)(-(double)mf - log(s)), yp, k16);
+            continue;
+        }
+        if (dense16 && yp && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM)) {
+            float mf;
+            if (r->kind == GPUML__ROW_LAYERNORM) mean = gpuml__vsum_k_avx2(xp, k16, n, 0.0f, 0) / (double)n;
+            mf = (float)mean;
+            rstd = 1.0 / sqrt(gpuml__vsum_k_avx2(xp, k16, n, mf, 1) / (double)n - (mean - mf) * (mean - mf) + r->eps);
+            gpuml__vnorm_out_k_avx2(xp, k16, n, mean, (float)rstd, j->w, j->b, yp, k16);
             continue;
         }
 #endif
