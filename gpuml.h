@@ -4866,12 +4866,32 @@ GPUML__V8K_INLINE double gpuml__vsum_body(const char *x, int kx, int64_t n, floa
     __m256d a0 = _mm256_setzero_pd(), a1 = a0;
     const __m256 vc = _mm256_set1_ps(c);
     double t[4], s;
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 d = _mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vc);
-        __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(d)), hi = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
-        if (sq) { a0 = _mm256_fmadd_pd(lo, lo, a0); a1 = _mm256_fmadd_pd(hi, hi, a1); }
-        else { a0 = _mm256_add_pd(a0, lo); a1 = _mm256_add_pd(a1, hi); }
+    int64_t i = 0, b0;
+    if (sq) {   /* squares (around the mean: no cancellation) in f32 per block of 1024, the blocks in double */
+        for (b0 = 0; b0 + 8 <= n; b0 += 1024) {
+            const int64_t b1 = GPUML__MIN(b0 + 1024, n);
+            __m256 f0 = _mm256_setzero_ps(), f1 = f0, d, e;
+            for (i = b0; i + 16 <= b1; i += 16) {
+                d = _mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vc);
+                e = _mm256_sub_ps(gpuml__v8_ldk(x + (i + 8) * ex, kx), vc);
+                f0 = _mm256_fmadd_ps(d, d, f0);
+                f1 = _mm256_fmadd_ps(e, e, f1);
+            }
+            for (; i + 8 <= b1; i += 8) {
+                d = _mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vc);
+                f0 = _mm256_fmadd_ps(d, d, f0);
+            }
+            f0 = _mm256_add_ps(f0, f1);
+            a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(f0)));
+            a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(f0, 1)));
+            if (i < b1) break;   /* the last few elements: below */
+        }
+    } else {   /* plain sums in double (the mean of values far from 0 must not lose bits) */
+        for (; i + 8 <= n; i += 8) {
+            __m256 d = _mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vc);
+            a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(d)));
+            a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1)));
+        }
     }
     _mm256_storeu_pd(t, _mm256_add_pd(a0, a1));
     s = (t[0] + t[1]) + (t[2] + t[3]);
