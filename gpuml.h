@@ -4492,6 +4492,27 @@ GPUML__FN GPUML__AVX2_TARGET int64_t gpuml__bf16_st_avx2(char *p, int64_t n, con
    payload); the rest converts exactly / rounds to nearest even in both.  The scalar loops (one call a
    conversion) ran an f16 add on the CPU at ~16 ns an element. */
 #define GPUML__F16C_TARGET __attribute__((target("avx2,fma,f16c")))
+#define GPUML__V8K_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma,f16c")))
+#define gpuml__k_dtype(k) ((k) == 1 ? GPUML_BF16 : (k) == 2 ? GPUML_F16 : GPUML_F32)
+GPUML__V8K_INLINE __m256 gpuml__v8_ldk(const char *p, int k)
+{
+    if (k == 1) return gpuml__v8_ld_bf16(p);
+    if (k == 2) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_loadu_ps((const float *)(const void *)p);
+}
+GPUML__V8K_INLINE void gpuml__v8_stk(char *p, int k, __m256 v)
+{
+    if (k == 1) {
+        _mm_storeu_si128((__m128i *)(void *)p, gpuml__v8_to_bf16(v));
+    } else if (k == 2) {
+        const __m256 un = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+        const __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m128i m = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(un)), _mm256_extractf128_si256(_mm256_castps_si256(un), 1));
+        _mm_storeu_si128((__m128i *)(void *)p, _mm_blendv_epi8(h, _mm_set1_epi16(0x7fff), m));
+    } else {
+        _mm256_storeu_ps((float *)(void *)p, v);
+    }
+}
 GPUML__FN GPUML__F16C_TARGET int64_t gpuml__f16_ld_f16c(const char *p, int64_t n, float *buf)
 {
     const __m256 sgn = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)), qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000));
@@ -4505,14 +4526,8 @@ GPUML__FN GPUML__F16C_TARGET int64_t gpuml__f16_ld_f16c(const char *p, int64_t n
 }
 GPUML__FN GPUML__F16C_TARGET int64_t gpuml__f16_st_f16c(char *p, int64_t n, const float *v)
 {
-    const __m128i nan16 = _mm_set1_epi16(0x7fff);
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 x = _mm256_loadu_ps(v + i), un = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-        const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const __m128i m = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(un)), _mm256_extractf128_si256(_mm256_castps_si256(un), 1));
-        _mm_storeu_si128((__m128i *)(void *)(p + 2 * i), _mm_blendv_epi8(h, nan16, m));
-    }
+    for (; i + 8 <= n; i += 8) gpuml__v8_stk(p + 2 * i, 2, _mm256_loadu_ps(v + i));
     return i;
 }
 #endif
@@ -4809,32 +4824,11 @@ GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, floa
    keeps no kind branch; the *_avx2 names on float arrays call them with kind 0.  f16 needs F16C (the
    callers check gpuml__cpu_has_f16c); NaN loads keep F16C's bits (every output here is arithmetic
    on them, and the 16-bit stores write 0x7fff for any NaN, as gpuml__f32_to_f16 / _bf16 do). */
-#define GPUML__V8K_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma,f16c")))
-#define GPUML__V8K_TARGET __attribute__((target("avx2,fma,f16c")))
-#define gpuml__k_dtype(k) ((k) == 1 ? GPUML_BF16 : (k) == 2 ? GPUML_F16 : GPUML_F32)
-GPUML__V8K_INLINE __m256 gpuml__v8_ldk(const char *p, int k)
-{
-    if (k == 1) return gpuml__v8_ld_bf16(p);
-    if (k == 2) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
-    return _mm256_loadu_ps((const float *)(const void *)p);
-}
-GPUML__V8K_INLINE void gpuml__v8_stk(char *p, int k, __m256 v)
-{
-    if (k == 1) {
-        _mm_storeu_si128((__m128i *)(void *)p, gpuml__v8_to_bf16(v));
-    } else if (k == 2) {
-        const __m256 un = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
-        const __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const __m128i m = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(un)), _mm256_extractf128_si256(_mm256_castps_si256(un), 1));
-        _mm_storeu_si128((__m128i *)(void *)p, _mm_blendv_epi8(h, _mm_set1_epi16(0x7fff), m));
-    } else {
-        _mm256_storeu_ps((float *)(void *)p, v);
-    }
-}
 /* the kind's element at p + i (the tails) */
 #define GPUML__KLD(k, p, i) gpuml__ld_f32(gpuml__k_dtype(k), (p) + (i) * ((k) ? 2 : 4))
 #define GPUML__KST(k, p, i, v) gpuml__st_f32(gpuml__k_dtype(k), (p) + (i) * ((k) ? 2 : 4), (v))
-#define GPUML__K3(call) (kx == 1 ? call(1) : kx == 2 ? call(2) : call(0))
+/* call(k) with k the constant equal to kind (0, 1 or 2): one inlined body per kind */
+#define GPUML__K3(kind, call) ((kind) == 1 ? call(1) : (kind) == 2 ? call(2) : call(0))
 GPUML__V8K_INLINE float gpuml__vmax_body(const char *x, int kx, int64_t n)
 {
     const int64_t ex = kx ? 2 : 4;
@@ -4852,10 +4846,10 @@ GPUML__V8K_INLINE float gpuml__vmax_body(const char *x, int kx, int64_t n)
     for (i = n & ~(int64_t)15; i < n; i++) { const float v = GPUML__KLD(kx, x, i); if (v > mx) mx = v; }
     return mx;
 }
-GPUML__FN GPUML__V8K_TARGET float gpuml__vmax_k_avx2(const char *x, int kx, int64_t n)
+GPUML__FN GPUML__F16C_TARGET float gpuml__vmax_k_avx2(const char *x, int kx, int64_t n)
 {
 #define GPUML__C(k) gpuml__vmax_body(x, k, n)
-    return GPUML__K3(GPUML__C);
+    return GPUML__K3(kx, GPUML__C);
 #undef GPUML__C
 }
 GPUML__FN float gpuml__vmax_avx2(const float *x, int64_t n) { return gpuml__vmax_k_avx2((const char *)(const void *)x, 0, n); }
@@ -4898,10 +4892,10 @@ GPUML__V8K_INLINE double gpuml__vsum_body(const char *x, int kx, int64_t n, floa
     for (; i < n; i++) { double d = (double)(GPUML__KLD(kx, x, i) - c); s += sq ? d * d : d; }
     return s;
 }
-GPUML__FN GPUML__V8K_TARGET double gpuml__vsum_k_avx2(const char *x, int kx, int64_t n, float c, int sq)
+GPUML__FN GPUML__F16C_TARGET double gpuml__vsum_k_avx2(const char *x, int kx, int64_t n, float c, int sq)
 {
 #define GPUML__C(k) gpuml__vsum_body(x, k, n, c, sq)
-    return GPUML__K3(GPUML__C);
+    return GPUML__K3(kx, GPUML__C);
 #undef GPUML__C
 }
 GPUML__FN double gpuml__vsum_avx2(const float *x, int64_t n, float c, int sq) { return gpuml__vsum_k_avx2((const char *)(const void *)x, 0, n, c, sq); }
@@ -4920,11 +4914,11 @@ GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, d
     }
     for (; i < n; i++) GPUML__KST(ky, y, i, (float)(GPUML__KLD(kx, x, i) - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f));
 }
-GPUML__FN GPUML__V8K_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b,
+GPUML__FN GPUML__F16C_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b,
                                                         char *y, int ky)
 {
 #define GPUML__C(k) gpuml__vnorm_out_body(x, k, n, m, r, w, b, y, k)
-    if (kx == ky) { GPUML__K3(GPUML__C); return; }
+    if (kx == ky) { GPUML__K3(kx, GPUML__C); return; }
 #undef GPUML__C
     gpuml__vnorm_out_body(x, kx, n, m, r, w, b, y, ky);
 }
@@ -4989,11 +4983,16 @@ GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float
     for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * ey, ky, _mm256_fmadd_ps(gpuml__v8_ldk(x + i * ex, kx), vs, vc));
     for (; i < n; i++) GPUML__KST(ky, y, i, GPUML__KLD(kx, x, i) * sc + c);
 }
-GPUML__FN GPUML__V8K_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky)
+GPUML__FN GPUML__F16C_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky)
 {
-    if (kx == 0 && ky == 0) gpuml__vaxpc_body(x, 0, n, sc, c, y, 0);
-    else if (kx == 0) gpuml__vaxpc_body(x, 0, n, sc, c, y, ky);
+    /* the pairs the rows take: (kind, kind) and (0, kind) (the softmax's f32 exponentials out) */
+#define GPUML__C(k) gpuml__vaxpc_body(x, k, n, sc, c, y, k)
+#define GPUML__C0(k) gpuml__vaxpc_body(x, 0, n, sc, c, y, k)
+    if (kx == ky) GPUML__K3(kx, GPUML__C);
+    else if (kx == 0) GPUML__K3(ky, GPUML__C0);
     else gpuml__vaxpc_body(x, kx, n, sc, c, y, ky);
+#undef GPUML__C
+#undef GPUML__C0
 }
 GPUML__FN void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
 {
@@ -6537,10 +6536,10 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
     for (; i < n; i++) { out[i] = expf(GPUML__KLD(kx, x, i) - mx); s += out[i]; }
     return s;
 }
-GPUML__FN GPUML__V8K_TARGET double gpuml__exp_shift_k_avx2(const char *x, int kx, float mx, float *out, int64_t n)
+GPUML__FN GPUML__F16C_TARGET double gpuml__exp_shift_k_avx2(const char *x, int kx, float mx, float *out, int64_t n)
 {
 #define GPUML__C(k) gpuml__exp_shift_body(x, k, mx, out, n)
-    return GPUML__K3(GPUML__C);
+    return GPUML__K3(kx, GPUML__C);
 #undef GPUML__C
 }
 GPUML__FN double gpuml__exp_shift_avx2(const float *x, float mx, float *out, int64_t n)
@@ -6863,7 +6862,6 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                   r->kind == GPUML__ROW_RMSNORM || r->kind == GPUML__ROW_XENT ||
                   ((r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD) && p->dys == 1));
     int stream = p->rs.n * n * es >= GPUML__STREAM_BYTES, k16 = gpuml__v16_kind(dt);
-    int dense16 = vec && !rows16 && k16 && p->xs == 1 && p->ys == 1 && (k16 == 1 || gpuml__cpu_has_f16c());
 #endif
     if (!buf) return;   /* cannot happen on any real machine; leaves the output as it was */
     xb = buf; yb = buf + n; db = buf + 2 * n;
@@ -6872,7 +6870,6 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
         char *yp = r->y ? (char *)gpuml_tensor_data(r->y) + gpuml__row_off(&p->rs, &p->v[1], row) * es : NULL;
         const float *x = NULL, *dy = NULL;
         double mean = 0, rstd = 0, s = 0, mx = -HUGE_VAL;
-        float *yo = yb;
 #if GPUML__HAVE_AVX2_PATH
         if (rows16 && r->kind == GPUML__ROW_XENT) {   /* a valid label: the vector softmax with the loss; else the scalar path (NaN) */
             int32_t lab;
@@ -6896,28 +6893,34 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                 gpuml__norm_row_avx512(xp, k16, yp, k16, n, r->kind == GPUML__ROW_RMSNORM, r->eps, j->w, j->b, stream, pf);
             continue;
         }
-        /* AVX2, dense 16-bit rows: forward softmax, log-softmax and norms converted in registers (the
-           softmax's exponentials in the row buffer) */
-        if (dense16 && yp && (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX)) {
-            const float mf = gpuml__vmax_k_avx2(xp, k16, n);
-            s = gpuml__exp_shift_k_avx2(xp, k16, mf, yb, n);
-            if (r->kind == GPUML__ROW_SOFTMAX) gpuml__vaxpc_k_avx2((const char *)yb, 0, n, (float)(1.0 / s), 0.0f, yp, k16);
-            else gpuml__vaxpc_k_avx2(xp, k16, n, 1.0f, (float)(-(double)mf - log(s)), yp, k16);
-            continue;
-        }
-        if (dense16 && yp && (r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM)) {
-            float mf;
-            if (r->kind == GPUML__ROW_LAYERNORM) mean = gpuml__vsum_k_avx2(xp, k16, n, 0.0f, 0) / (double)n;
-            mf = (float)mean;
-            rstd = 1.0 / sqrt(gpuml__vsum_k_avx2(xp, k16, n, mf, 1) / (double)n - (mean - mf) * (mean - mf) + r->eps);
-            gpuml__vnorm_out_k_avx2(xp, k16, n, mean, (float)rstd, j->w, j->b, yp, k16);
+        /* AVX2 forward softmax, log-softmax and norms: dense rows of any dtype read and written in
+           registers, others through the row buffers (x in xb, the result in yb); the softmax's
+           exponentials go to a dense f32 output itself (unless a log-softmax in place), else to yb
+           (through yb, the f32 softmax took 1.2x the time) */
+        if (vec && yp && (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX || r->kind == GPUML__ROW_LAYERNORM ||
+                          r->kind == GPUML__ROW_RMSNORM)) {
+            const int dense = p->xs == 1 && p->ys == 1 && (k16 != 2 || gpuml__cpu_has_f16c()), kx = dense ? k16 : 0;
+            const char *xr = dense ? xp : (const char *)(const void *)gpuml__cpu_ld(dt, xp, p->xs * es, n, xb);
+            char *yr = dense ? yp : (char *)(void *)yb;
+            float mf, *e = dense && kx == 0 && (r->kind == GPUML__ROW_SOFTMAX || yp != xp) ? (float *)(void *)yp : yb;
+            if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) {
+                mf = gpuml__vmax_k_avx2(xr, kx, n);
+                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n);
+                if (r->kind == GPUML__ROW_SOFTMAX) gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, (float)(1.0 / s), 0.0f, yr, kx);
+                else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s)), yr, kx);
+            } else {
+                if (r->kind == GPUML__ROW_LAYERNORM) mean = gpuml__vsum_k_avx2(xr, kx, n, 0.0f, 0) / (double)n;
+                mf = (float)mean;
+                rstd = 1.0 / sqrt(gpuml__vsum_k_avx2(xr, kx, n, mf, 1) / (double)n - (mean - mf) * (mean - mf) + r->eps);
+                gpuml__vnorm_out_k_avx2(xr, kx, n, mean, (float)rstd, j->w, j->b, yr, kx);
+            }
+            if (!dense) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
             continue;
         }
 #endif
         x = gpuml__cpu_ld(dt, xp, p->xs * es, n, xb);
 #if GPUML__HAVE_AVX2_PATH
-        /* forward softmax and norms with AVX2, straight into a dense f32 output; the backward norms and
-           cross-entropy (a valid label) into the row buffer */
+        /* AVX2: the backward norms and cross-entropy (a valid label) into the row buffer */
         if (vec && n >= 16 && (r->kind == GPUML__ROW_LAYERNORM_BWD || r->kind == GPUML__ROW_RMSNORM_BWD)) {
             /* (rows shorter than 16 keep the double path, as on AVX-512: a row of 1 cancels in f32) */
             const int ln = r->kind == GPUML__ROW_LAYERNORM_BWD;
@@ -6945,27 +6948,6 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                 gpuml__vaxpc_avx2(yb, n, (float)(inv * p->scale), 0.0f, yb);
                 yb[lab] = (float)(((double)el * inv - 1.0) * p->scale);
                 gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
-                continue;
-            }
-        }
-        if (vec) {
-            int fwd_norm = r->kind == GPUML__ROW_LAYERNORM || r->kind == GPUML__ROW_RMSNORM;
-            if (dt == GPUML_F32 && p->ys == 1 && (r->kind != GPUML__ROW_LOG_SOFTMAX || (const char *)yp != xp)) yo = (float *)(void *)yp;
-            if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) {
-                float mf = gpuml__vmax_avx2(x, n);
-                s = gpuml__exp_shift_avx2(x, mf, yo, n);
-                if (r->kind == GPUML__ROW_SOFTMAX) gpuml__vaxpc_avx2(yo, n, (float)(1.0 / s), 0.0f, yo);
-                else gpuml__vaxpc_avx2(x, n, 1.0f, (float)(-(double)mf - log(s)), yo);
-                if (yo != (float *)(void *)yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yo);
-                continue;
-            }
-            if (fwd_norm) {
-                float mf = 0.0f;
-                if (r->kind == GPUML__ROW_LAYERNORM) mean = gpuml__vsum_avx2(x, n, 0.0f, 0) / (double)n;
-                mf = (float)mean;
-                rstd = 1.0 / sqrt(gpuml__vsum_avx2(x, n, mf, 1) / (double)n - (mean - mf) * (mean - mf) + r->eps);
-                gpuml__vnorm_out_avx2(x, n, mean, (float)rstd, j->w, j->b, yo);
-                if (yo != (float *)(void *)yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yo);
                 continue;
             }
         }
