@@ -1264,6 +1264,8 @@ struct gpuml_ctx {
     gpuml__CUcontext cuctx;
     int have_cuctx;
     gpuml__CUstream stream;
+    gpuml__CUdeviceptr tail_cnt; /* GPUML__TAIL_CNT 64-bit counters, zero when allocated, for the kernels
+                                    whose split tail tiles pair up (gpuml_conv_1x1w); 0 until needed */
     void *stage;                 /* pinned staging buffer for host transfers */
     size_t stage_size;
     gpuml__CUevent stage_event;
@@ -12054,15 +12056,33 @@ GPUML__FN gpuml_status gpuml__cv_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, int m
 /* f32 NCHW 1x1 stride-1 unpadded conv with groups 1 on Hopper's tensor cores for allow_tf32, x read
    as it is (gpuml_conv_1x1w in kernels/conv_1x1w.cu: y^T = x^T w^T by wgmma, x^T's fragments in
    registers; bias / act / residual fused).  Tile configurations {warpgroups (64 pixels each),
-   output channels, ring depth, blocks an SM}; cfg 1..6 picks one (tests, GPUML_CONV_1X1W_CFG=n),
+   output channels, ring depth, blocks an SM}; cfg 1..9 picks one (tests, GPUML_CONV_1X1W_CFG=n),
    0 the rule below.  Two forms, each on unless turned off (gpuml__cv_1x1w_var = 1 + tma + 2 eps,
    or GPUML_CONV_1X1W_VAR=tma,eps): w's tiles by TMA (else cp.async), the epilogue staged through
    shared memory for 16-byte stores (else 4-byte stores from the accumulators).
    NOT_SUPPORTED (no message) where the device or the layout does not fit */
 static const int gpuml__c1w_cfgs[][4] = {
     { 2, 128, 3, 2 }, { 2, 256, 3, 1 }, { 1, 128, 4, 2 }, { 1, 256, 2, 2 }, { 1, 64, 4, 3 }, { 2, 64, 4, 2 },
+    /* two-slot rings, more blocks an SM: short channel loops (C <= 64), where a block's life is its loads */
+    { 2, 64, 2, 3 }, { 1, 128, 2, 4 }, { 1, 64, 2, 6 },
 };
-static int gpuml__cv_1x1w_cfg, gpuml__cv_1x1w_var, gpuml__cv_1x1w_img;
+static int gpuml__cv_1x1w_cfg, gpuml__cv_1x1w_var, gpuml__cv_1x1w_img, gpuml__cv_1x1w_split;
+static int gpuml__cv_1x1w_split_last;   /* the tiles the last launch split (tests) */
+#define GPUML__TAIL_CNT 1024
+/* the context's pair counters for split tail tiles (allocated and zeroed once; never inside a
+   stream capture, where the zeroing copy cannot go): 0 where there are none */
+GPUML__FN gpuml__CUdeviceptr gpuml__tail_counters(gpuml_ctx *ctx)
+{
+    static const unsigned long long zero[GPUML__TAIL_CNT] = {0};
+    gpuml__CUdeviceptr d = 0;
+    if (ctx->tail_cnt || ctx->capturing) return ctx->tail_cnt;
+    if (ctx->cu.MemAlloc(&d, sizeof zero) != 0) return 0;
+    if (ctx->cu.MemcpyHtoDAsync(d, zero, sizeof zero, ctx->stream) != 0 || ctx->cu.StreamSynchronize(ctx->stream) != 0) {
+        ctx->cu.MemFree(d);
+        return 0;
+    }
+    return ctx->tail_cnt = d;
+}
 GPUML__FN unsigned gpuml__c1w_smem(int c)
 {
     const int *f = gpuml__c1w_cfgs[c];
@@ -12076,12 +12096,15 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
     unsigned char mapbuf[128 + 64];
     void *map = mapbuf + (64 - ((uintptr_t)mapbuf & 63)) % 64;
     unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};
-    void *args[2];
+    void *args[3];
     int64_t pq = cv->p * cv->q, np = cv->n * pq, tiles;
     const int64_t *st[3];
     const gpuml_tensor *t[3];
     const int *f;
-    int i, tma = 1, eps = 1, v16 = 1, img = 0, pipe = 0;
+    int i, tma = 1, eps = 1, v16 = 1, img = 0, pipe = 0, split = 0;
+    struct { gpuml__CUdeviceptr cnt, ws; int full, pad; } sk;
+    gpuml_tensor *ws = NULL;
+    gpuml_status rc;
     if (ctx->arch != 90 || cv->dt != GPUML_F32 || cv->layout != GPUML_LAYOUT_NCHW || cv->groups != 1 || cv->r != 1 || cv->s != 1 ||
         cv->sh != 1 || cv->sw != 1 || cv->pt || cv->pb || cv->pl || cv->pr || np > INT32_MAX - 256 || cv->k > INT32_MAX ||
         cv->c > INT32_MAX || cv->c % 4 || cv->ws[3] != 1 || cv->ws[0] % 4 || !gpuml__aligned16(gpuml__dptr(cv->wt)))
@@ -12116,9 +12139,12 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
         /* the rule (H100, ResNet-50's 1x1 layers at batch 32, every configuration forced: 128 x 128
            tiles fastest on all but the K = 64 layers, where 128 x 64 tiles are 3-6% faster;
            bench/NOTES_conv.md); one image a block: 64-pixel tiles, 256 output channels where K >=
-           1024, else 64 (512->2048 @7 30.1 us against 32.5 with 128; 2048->512 @7 33.1 against 34.9) */
+           1024, else 64 (512->2048 @7 30.1 us against 32.5 with 128; 2048->512 @7 33.1 against 34.9).
+           K <= 64 or C <= 64 (short loops or narrow tiles: a block's life is mostly its loads and
+           stores): 64 x 64 tiles in a two-slot ring, six blocks an SM (H200, batch 32, us: 64->64 @56
+           23.3 -> 20.1, 64->256 @56 56.5 -> 49.9, 256->64 @56 42.3 -> 39.9; bench/NOTES_conv.md) */
         if (cfg < 1 || cfg > (int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0])) {
-            cfg = img && pq <= 64 ? (cv->k >= 1024 ? 4 : 5) : cv->k <= 64 ? 6 : 1;
+            cfg = img && pq <= 64 ? (cv->k >= 1024 ? 4 : 5) : (cv->k <= 64 || cv->c <= 64) && !img ? 9 : cv->k <= 64 ? 6 : 1;
             /* 128 x 128 tiles that leave SMs idle: 64 x 128 ones, twice the blocks (1024->256 @14:
                98 blocks on 132 SMs, 33.4-34.0 us; 196 blocks 29.3-30.3 us, three calls, H100) */
             if (cfg == 1 && !img && (np + 127) / 128 * ((cv->k + 127) / 128) < GPUML__MAX(ctx->sm_count, 1)) cfg = 3;
@@ -12141,6 +12167,22 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
         img = 0;
         tiles = (np + 64 * f[0] - 1) / (64 * f[0]) * ((cv->k + f[1] - 1) / f[1]);
     }
+    {   /* a tail of tiles that would leave most block slots idle in the last wave (tiles % slots <=
+           slots / 2): its tiles split in two along the channel steps, each half a block, the pair's
+           second finisher adding the first's partial sums (the gpuml__c1w_split comment in
+           kernels/conv_1x1w.cu), so the tail costs about half a wave (H200, 512->256 @28 at batch 32:
+           392 tiles of 128 x 128 on 264 slots took 49.4 us, 258 tiles at batch 21 26.8, split 45.4;
+           at 8 channel steps a tile, 256->1024 @14, no gain: 16 steps or more; bench/NOTES_conv.md).  gpuml__cv_1x1w_split / GPUML_CONV_1X1W_SPLIT: n > 0 splits the last
+           n tiles (tests), -1 (off) never */
+        const char *env = gpuml__getenv("GPUML_CONV_1X1W_SPLIT");
+        int64_t slots = (int64_t)GPUML__MAX(ctx->sm_count, 1) * GPUML__MIN(f[3], (ctx->smem_optin + 1024) / (int)gpuml__c1w_smem(cfg - 1));
+        int force = gpuml__cv_1x1w_split ? gpuml__cv_1x1w_split : env ? (strcmp(env, "off") == 0 ? -1 : atoi(env)) : 0;
+        if (force > 0) split = (int)GPUML__MIN((int64_t)force, tiles);
+        else if (force == 0 && tiles > slots && (cv->c + 31) / 32 >= 16 && tiles % slots * 2 <= slots) split = (int)(tiles % slots);
+        if (split > GPUML__TAIL_CNT) split = 0;
+        if (split > 0 && !gpuml__tail_counters(ctx)) split = 0;
+        gpuml__cv_1x1w_split_last = split;
+    }
     {   /* a step's wgmmas in flight across the next step's fragment loads (two fragment register sets):
            on for one-warpgroup tiles (H100: 1024->256 @14, 64 x 128 tiles, 29.5 -> 28.4 us; 2048->512 @7,
            one image a block, 33.4 -> 29.7), off for two (512->256 @28, 128 x 128 tiles, 50.5 -> 55.2:
@@ -12149,13 +12191,22 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
         pipe = (env ? atoi(env) > 0 : f[0] == 1) && f[2] >= 3;
     }
     snprintf(opts, sizeof opts, "-DGPUML_C1W=1 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DC1W_WG=%d -DC1W_BN=%d -DC1W_ST=%d -DC1W_MINB=%d "
-             "-DC1W_TMA=%d -DC1W_EPS=%d -DC1W_IMG=%d -DC1W_PIPE=%d", cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3], tma != 0,
-             eps != 0, img, pipe);
+             "-DC1W_TMA=%d -DC1W_EPS=%d -DC1W_IMG=%d -DC1W_PIPE=%d -DC1W_SPLIT=%d", cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3],
+             tma != 0, eps != 0, img, pipe, split > 0);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_1x1w, opts, "gpuml_conv_1x1w", &fn));
     if (np == 0 || cv->k == 0) return GPUML_SUCCESS;
-    grid[0] = (unsigned)tiles; block[0] = (unsigned)(128 * f[0]);
-    args[0] = map; args[1] = &kp;
-    return gpuml__launch(ctx, fn, grid, block, gpuml__c1w_smem(cfg - 1), args, op);
+    grid[0] = (unsigned)(tiles + split); block[0] = (unsigned)(128 * f[0]);
+    args[0] = map; args[1] = &kp; args[2] = &sk;
+    memset(&sk, 0, sizeof sk);
+    if (split > 0) {   /* the first finisher of each pair leaves its BN x BP partial sums here */
+        int64_t n = (int64_t)split * f[1] * 64 * f[0];
+        ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, "gpuml_conv2d (split tail)");
+        if (!ws) return ctx->status;
+        sk.cnt = ctx->tail_cnt; sk.ws = gpuml__dptr(ws); sk.full = (int)(tiles - split);
+    }
+    rc = gpuml__launch(ctx, fn, grid, block, gpuml__c1w_smem(cfg - 1), args, op);
+    gpuml_tensor_free(ws);   /* stream-ordered: the next user of the block runs after the kernel */
+    return rc;
 }
 
 /* f32 backward filter of a 1x1 stride-1 unpadded conv (groups 1) on the tensor cores with x and dy
@@ -13900,9 +13951,10 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
 
 #define GPUML__CONV_FAMILIES &gpuml__fam_conv, &gpuml__fam_conv_1x1w,
 #define GPUML__CONV_VARIANTS \
-    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=2 -DC1W_BN=128 -DC1W_ST=3 -DC1W_MINB=2 -DC1W_TMA=1 -DC1W_EPS=1" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=2 -DC1W_BN=128 -DC1W_ST=3 -DC1W_MINB=2 -DC1W_TMA=1 -DC1W_EPS=1 -DC1W_SPLIT=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DC1W_WG=2 -DC1W_BN=256 -DC1W_ST=3 -DC1W_MINB=1 -DC1W_TMA=0 -DC1W_EPS=1" }, \
-    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3 -DC1W_TMA=1 -DC1W_EPS=0" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=2 -DC1W_MINB=6 -DC1W_TMA=1 -DC1W_EPS=1" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3 -DC1W_TMA=1 -DC1W_EPS=0 -DC1W_PIPE=1 -DC1W_SPLIT=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3 -DC1W_TMA=1 -DC1W_EPS=0 -DC1W_IMG=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=1 -DC1W_BN=256 -DC1W_ST=2 -DC1W_MINB=2 -DC1W_TMA=1 -DC1W_EPS=0 -DC1W_IMG=1" }, \
     { "conv", "-DCONV_DT=0 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DCONV_I32=0 -DPOOL_MAX=1" }, \
@@ -14048,6 +14100,7 @@ GPUML__FN void gpuml__cuda_close(gpuml_ctx *ctx)
         gpuml__release_blocks(ctx);
         if (ctx->stage) ctx->cu.MemFreeHost(ctx->stage);
         if (ctx->stage_event) ctx->cu.EventDestroy(ctx->stage_event);
+        if (ctx->tail_cnt) ctx->cu.MemFree(ctx->tail_cnt);
         for (m = ctx->modules; m; m = mn) { mn = m->next; ctx->cu.ModuleUnload(m->mod); gpuml__free(m); }
         if (ctx->stream) ctx->cu.StreamDestroy(ctx->stream);
         ctx->cu.PrimaryCtxRelease(ctx->dev);
@@ -14057,6 +14110,7 @@ GPUML__FN void gpuml__cuda_close(gpuml_ctx *ctx)
     ctx->modules = NULL;
     ctx->stage = NULL;
     ctx->stage_event = NULL;
+    ctx->tail_cnt = 0;
     ctx->stream = NULL;
     ctx->have_cuctx = 0;
     if (ctx->cuda_lib) gpuml__dlclose(ctx->cuda_lib);

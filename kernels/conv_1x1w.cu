@@ -85,12 +85,22 @@
 #ifndef C1W_IMG
 #define C1W_IMG 0    /* 1: a block takes one image (PQ <= 64 * C1W_WG) and x's step arrives by one bulk copy */
 #endif
+#ifndef C1W_SPLIT
+#define C1W_SPLIT 0  /* 1: the blocks past sk.full take half of a tile's channel steps each (the tail's tiles
+                        split in two); the pair's last block to finish adds the other's partial sums */
+#endif
 #ifndef C1W_EPS
 #define C1W_EPS 1    /* 1: the epilogue stages each warpgroup's tile in shared memory, 16-byte stores;
                         0: 4-byte stores straight from the accumulators */
 #endif
 
 struct __align__(64) gpuml__c1w_tmap { unsigned long long opaque[16]; };
+/* the split tail (C1W_SPLIT): tiles [0, full) one block each; tile full + u / 2 is blocks full + u
+   (channel steps [0, KT / 2)) and full + u + 1 ([KT / 2, KT)).  cnt[u / 2] is a 64-bit counter the
+   pair advances by 3 a launch, never reset (zero when allocated): its first arrival (value 3L on
+   arrival), the first one's partial sums written to ws + (u / 2) * (BN * BP) floats (+1), the second
+   arrival (+1) -- so the arrival that reads 3L is the first, and the second waits for 3L + 3 */
+struct gpuml__c1w_split { unsigned long long *cnt; float *ws; int full, pad; };
 
 static __device__ __forceinline__ void gpuml__c1w_cp16(gpuml__u32 dst, const void *src, gpuml__u32 bytes)
 {
@@ -157,7 +167,11 @@ static __device__ __forceinline__ void gpuml__c1w_wgmma256(float *d, const gpuml
 }
 
 extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
-    gpuml_conv_1x1w(const __grid_constant__ gpuml__c1w_tmap tma_w, const gpuml__conv_params p)
+    gpuml_conv_1x1w(const __grid_constant__ gpuml__c1w_tmap tma_w, const gpuml__conv_params p
+#if C1W_SPLIT
+                    , const gpuml__c1w_split sk
+#endif
+    )
 {
     constexpr int WG = C1W_WG, BN = C1W_BN, ST = C1W_ST, T = 128 * WG, BP = 64 * WG, XP = BP + 8;
     constexpr int W_BYTES = BN * 128, X_BYTES = 32 * XP * 4, STAGE = W_BYTES + X_BYTES;
@@ -171,15 +185,24 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     extern __shared__ __align__(1024) unsigned char gpuml__c1w_smem[];
     const gpuml__u32 base = ((gpuml__u32)__cvta_generic_to_shared(gpuml__c1w_smem) + 1023u) & ~1023u;
     const int tid = (int)threadIdx.x, wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
-    const int M = (int)p.k, C = (int)p.c, PQ = (int)(p.p * p.q), NP = (int)(p.n * PQ), KT = (C + 31) / 32;
-    const int KB = (M + BN - 1) / BN, kb = (int)(blockIdx.x % (unsigned)KB);
+    const int M = (int)p.k, C = (int)p.c, PQ = (int)(p.p * p.q), NP = (int)(p.n * PQ), KT0 = (C + 31) / 32;
+#if C1W_SPLIT
+    /* a tail block: half of its tile's channel steps (KT0 >= 2: the host splits only long K loops) */
+    const int half = (int)blockIdx.x < sk.full ? -1 : (int)(blockIdx.x - (unsigned)sk.full) & 1;
+    const unsigned tile = half < 0 ? blockIdx.x : (unsigned)sk.full + ((blockIdx.x - (unsigned)sk.full) >> 1);
+    const int k0 = half > 0 ? KT0 / 2 : 0, KT = half < 0 ? KT0 : half ? KT0 - KT0 / 2 : KT0 / 2;
+#else
+    const unsigned tile = blockIdx.x;
+    const int k0 = 0, KT = KT0;
+#endif
+    const int KB = (M + BN - 1) / BN, kb = (int)(tile % (unsigned)KB);
 #if C1W_IMG
     /* one image a block: its PQ pixels are the tile's first rows (the rest read leftovers and are
        never stored); x's step is 32 channel rows of PQ pixels, contiguous, [channel][pixel] at a
        pitch of PQ floats */
-    const int n0 = (int)(blockIdx.x / (unsigned)KB) * PQ, lim = n0 + PQ, xpitch = PQ;
+    const int n0 = (int)(tile / (unsigned)KB) * PQ, lim = n0 + PQ, xpitch = PQ;
 #else
-    const int n0 = (int)(blockIdx.x / (unsigned)KB) * BP, lim = NP, xpitch = XP;
+    const int n0 = (int)(tile / (unsigned)KB) * BP, lim = NP, xpitch = XP;
 #endif
     const int m0 = kb * BN;
     const float *const X = (const float *)p.x, *const W = (const float *)p.wt;
@@ -205,7 +228,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     auto load = [&](int kt) {
         if (kt < KT) {
             const gpuml__u32 ws = base + (gpuml__u32)((kt % ST) * STAGE), xs = ws + W_BYTES;
-            const int c0 = kt * 32;
+            const int c0 = (k0 + kt) * 32;
 #if C1W_TMA
             if (tid == 0) {   /* the slot's previous wgmmas were waited for before the last barrier */
 #if C1W_IMG
@@ -253,8 +276,13 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
 #pragma unroll
     for (int s = 0; s < ST - 2; s++) load(s);
 #else
+    /* ST - 1 steps ahead; step kt refills the slot of step kt - 1 (its wgmmas waited for, everyone
+       past this step's barrier) with step kt + ST - 1.  A loop of at most ST steps (short channel
+       loops: a two-slot ring of C <= 64) has every step in flight before the first wait instead */
+    const bool whole = KT <= ST;
 #pragma unroll
     for (int s = 0; s < ST - 1; s++) load(s);
+    if (whole) load(ST - 1);
 #endif
     /* this thread's fragment rows: pixels pr and pr + 8 of the tile; channels t4 and t4 + 4 of a k8 step */
     const int pr = wg * 64 + warp * 16 + g;
@@ -263,7 +291,8 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
 #if C1W_PIPE
         gpuml__c1w_wait<ST - 3>();   /* this thread's x copies of step kt have landed */
 #else
-        gpuml__c1w_wait<ST - 2>();
+        if (whole && kt == 0) gpuml__c1w_wait<ST - 1>();   /* ST groups committed, step 0's landed */
+        else gpuml__c1w_wait<ST - 2>();   /* ST - 1 + kt committed (whole: ST + kt - 1, step 0 loading none), steps 0..kt landed */
 #endif
 #if C1W_TMA
         gpuml__mbar_wait(bars + 8 * (kt % ST), (unsigned)((kt / ST) & 1));   /* and w's tile */
@@ -275,7 +304,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
 #if C1W_PIPE
         load(kt + ST - 2);
 #else
-        load(kt + ST - 1);
+        if (!whole || kt > 0) load(kt + ST - 1);
 #endif
         const gpuml__u32 ws = base + (gpuml__u32)((kt % ST) * STAGE), xs = ws + W_BYTES + frag;
 #pragma unroll
@@ -318,6 +347,43 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     for (int kt = 0; kt < KT; kt++) step(kt, a0);
 #endif
     gpuml__c1w_wait<0>();   /* the trailing (empty) groups */
+#if C1W_SPLIT
+    if (half >= 0) {
+        /* the pair's partial sums: the first to finish leaves its accumulators (a float4 of them
+           at [i][thread], coalesced) and returns; the second adds them (acc + partner: the same
+           f32 sums whichever half comes second) and stores the tile */
+        __shared__ unsigned long long arrived;
+        unsigned long long *const cnt = sk.cnt + (tile - (unsigned)sk.full);
+        float4 *const wsp = (float4 *)(sk.ws + (gpuml__i64)(tile - (unsigned)sk.full) * (BN * BP));
+        if (tid == 0) arrived = atomicAdd(cnt, 1ull);
+        __syncthreads();
+        const unsigned long long a = arrived;
+        if (a % 3 == 0) {
+#pragma unroll
+            for (int i = 0; i < BN / 8; i++)
+                __stcg(wsp + i * T + tid, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+            __threadfence();
+            __syncthreads();
+            if (tid == 0) atomicAdd(cnt, 1ull);
+            return;
+        }
+        if (tid == 0) {
+            const unsigned long long want = a - a % 3 + 3;
+            unsigned long long v;
+            for (;;) {
+                asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(cnt) : "memory");
+                if (v >= want) break;
+                __nanosleep(64);
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < BN / 8; i++) {
+            const float4 v = __ldcg(wsp + i * T + tid);
+            acc[4 * i] += v.x; acc[4 * i + 1] += v.y; acc[4 * i + 2] += v.z; acc[4 * i + 3] += v.w;
+        }
+    }
+#endif
     float *const Y = (float *)p.y;
 #if CONV_RES
     const float *const R = (const float *)p.res;

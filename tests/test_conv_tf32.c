@@ -443,6 +443,7 @@ static void simt_1x1(void)
    declined; that form also forced on images of 16-byte rows); epilogues rotated (bias, activations, residual); Inf / NaN
    classes; AUTO with allow_tf32 (which takes it); the layouts it declines (C % 4, PQ % 4 with
    C % 32, stride, padding, NHWC) */
+#define NC1W ((int)(sizeof gpuml__c1w_cfgs / sizeof gpuml__c1w_cfgs[0]))
 static void wgmma_1x1(void)
 {
     static const int S[][5] = {   /* n c h w k */
@@ -456,7 +457,7 @@ static void wgmma_1x1(void)
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90");
     for (var = 1; var <= 4; var++)   /* w by cp.async / TMA x epilogue from registers / staged */
-    for (cfg = 1; cfg <= 6; cfg++)
+    for (cfg = 1; cfg <= NC1W; cfg++)
         for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {
             tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
             how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, cfg, 0 };
@@ -551,6 +552,79 @@ static void fallbacks(void)
     }
 }
 
+/* gpuml_conv_1x1w with its tail tiles split in two along the channel steps (each half a block, the
+   pair's second finisher adding the first's partial sums through a workspace and the context's pair
+   counters): forced on the last 1 / 3 / all tiles of every configuration in three forms (w by
+   cp.async, TMA with either epilogue), one image a block, odd channel counts (half steps of unequal
+   length, C = 36: 2 steps, C = 8: one, so one half has none), epilogues rotated, Inf / NaN classes;
+   the counters carry over from call to call (never reset), so every call after the first checks that
+   too; then a shape whose tail the automatic rule splits (sampled check, the split seen taken) */
+static void wgmma_1x1_split(void)
+{
+    static const int S[][5] = {   /* n c h w k */
+        { 2, 64, 8, 16, 64 }, { 3, 36, 9, 12, 70 }, { 5, 512, 7, 8, 300 }, { 4, 128, 14, 14, 256 }, { 33, 8, 1, 4, 260 },
+        { 3, 96, 7, 7, 96 },
+    };
+    static const int F[] = { 1, 3, 100000 };
+    int i, cfg, var, f, ran = 0;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernel needs sm_90");
+    for (var = 1; var <= 4; var++) {
+        if (var == 3) continue;   /* cp.async w with the staged epilogue: covered by wgmma_1x1 */
+        for (cfg = 1; cfg <= NC1W; cfg++)
+            for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++)
+                for (f = 0; f < 3; f++) {
+                    tcase t = tc(S[i][0], S[i][1], S[i][2], S[i][3], S[i][4], 1, 1, 1, 0, 1, 0);
+                    how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, cfg, 0 };
+                    double e;
+                    const int pq = S[i][2] * S[i][3];
+                    if (pq % 4 && !(var % 2 == 0 && pq <= 64 * gpuml__c1w_cfgs[cfg - 1][0])) continue;   /* declined (wgmma_1x1) */
+                    t.act = (i + cfg + f) % 4; t.bias = (i + f) % 2 == 0; t.res = (i + cfg + var) % 3 == 1; t.tf32 = 1;
+                    gpuml__cv_1x1w_var = var;
+                    gpuml__cv_1x1w_split = F[f];
+                    gpuml__cv_1x1w_split_last = -1;
+                    e = run_one(tu_gpu, t, hw, 0, 0, 0, tol_for(1));
+                    CHECK(e >= 0, "variant %d cfg %d case %d split %d: %s", var, cfg, i, F[f], e == -2 ? "declined" : "failed");
+                    CHECK(gpuml__cv_1x1w_split_last >= 1 && gpuml__cv_1x1w_split_last <= F[f], "variant %d cfg %d case %d: split %d taken as %d",
+                          var, cfg, i, F[f], gpuml__cv_1x1w_split_last);
+                    if (f == 2 && (i == 1 || i == 2)) {   /* Inf and NaN in x, -Inf in w (exact classes checked) */
+                        t.act = GPUML_ACT_NONE;
+                        e = run_one(tu_gpu, t, hw, 0, 0, 1, tol_for(1));
+                        CHECK(e >= 0, "variant %d cfg %d specials %d, split", var, cfg, i);
+                    }
+                    gpuml__cv_1x1w_var = 0;
+                    gpuml__cv_1x1w_split = 0;
+                    ran++;
+                }
+    }
+    for (cfg = 1; cfg <= 5; cfg += 2) {   /* one image a block (bulk-copied x), split */
+        tcase t = tc(6, 64, 8, 8, 200, 1, 1, 1, 0, 1, 0);
+        how hw = { GPUML_CONV_AUTO, GPUML__TEST_1X1W, cfg, 0 };
+        t.tf32 = 1; t.bias = 1; t.res = cfg == 3; t.act = GPUML_ACT_GELU;
+        gpuml__cv_1x1w_img = 1;
+        gpuml__cv_1x1w_split = 5;
+        gpuml__cv_1x1w_split_last = -1;
+        CHECK(run_one(tu_gpu, t, hw, 0, 0, 0, tol_for(1)) >= 0 && gpuml__cv_1x1w_split_last == 5, "one image a block, cfg %d, split", cfg);
+        gpuml__cv_1x1w_img = 0;
+        gpuml__cv_1x1w_split = 0;
+        ran++;
+    }
+    {   /* the rule: 128 x 128 tiles (cfg 1) over 300 - 340 pixel tiles of a 128-channel output, 16
+           channel steps a tile: the tail past the block slots split when it fills at most half of them */
+        int64_t slots = (int64_t)tu_gpu->sm_count * 2, tiles = slots + slots / 4;
+        int n = (int)((tiles * 128 - 64 + 195) / 196);
+        tcase t = tc(n, 512, 14, 14, 128, 1, 1, 1, 0, 1, 0);
+        how aut = { GPUML_CONV_AUTO, 0, -1, 0 };
+        t.tf32 = 1; t.bias = 1; t.act = GPUML_ACT_RELU;
+        gpuml__cv_1x1w_split_last = -1;
+        CHECK(run_one(tu_gpu, t, aut, 0, 30000, 0, tol_for(1)) >= 0, "AUTO with a split tail (n = %d)", n);
+        CHECK(gpuml__cv_1x1w_split_last > 0, "AUTO: the tail of %lld tiles on %lld slots not split (%d)", (long long)((n * 196 + 127) / 128),
+              (long long)slots, gpuml__cv_1x1w_split_last);
+        ran++;
+    }
+    printf("    %d shapes x configurations x forms x splits\n", ran);
+}
+
 int main(int argc, char **argv)
 {
     static const tu_test tests[] = {
@@ -564,7 +638,7 @@ int main(int argc, char **argv)
         { "resnet_accuracy", resnet_accuracy },
         { "fallbacks", fallbacks },
         { "simt_1x1", simt_1x1 },
-        { "wgmma_1x1", wgmma_1x1 },
+        { "wgmma_1x1", wgmma_1x1 }, { "wgmma_1x1_split", wgmma_1x1_split },
     };
     return TU_RUN("test_conv_tf32", tests, argc, argv);
 }

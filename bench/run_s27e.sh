@@ -1,0 +1,48 @@
+#!/bin/bash
+# Session 27, fifth call: gpuml_conv_1x1w with the whole ring loaded before the first wait where it
+# holds every step, cfg 9 (64 x 64, two slots, six blocks an SM) for K <= 64 or C <= 64.  Build; test_conv_tf32 (all), test_conv
+# resnet_layers / fuzz_forward, memcheck / racecheck of wgmma_1x1 and wgmma_1x1_split; then alone:
+# c1w_waves on ResNet-50's 1x1 layers, the previous kernels (build/old_kernels.cu.inc, split off)
+# against these, each configuration forced, cuDNN beside.  Logs to $OUT.
+set -u
+cd "$(dirname "$0")/.."
+O=${OUT:-build/s27e}; mkdir -p "$O" build
+export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+T0=$(date +%s)
+make -s -j16 build/test_conv_tf32 build/test_conv > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 1; }
+cc -std=c99 -O2 -Wall -Wextra -I. bench/c1w_waves.c -o build/c1w_waves -ldl -lpthread -lm || exit 1
+cc -std=c99 -O2 -Wall -Wextra -I. '-DGPUML_KERNELS_INC="build/old_kernels.cu.inc"' bench/c1w_waves.c -o build/c1w_waves_old -ldl -lpthread -lm || exit 1
+echo "built: $(( $(date +%s) - T0 )) s"
+if [ -z "${NO_TESTS:-}" ]; then
+    jobs=$O/jobs.txt; : > "$jobs"
+    printf 's memcheck test_conv_tf32 wgmma_1x1_split\ns racecheck test_conv_tf32 wgmma_1x1_split\ns memcheck test_conv_tf32 wgmma_1x1\ns racecheck test_conv_tf32 wgmma_1x1\n' >> "$jobs"
+    for t in $(./build/test_conv_tf32 --list); do echo "t test_conv_tf32 $t" >> "$jobs"; done
+    for t in resnet_layers fuzz_forward; do echo "t test_conv $t" >> "$jobs"; done
+    run_job() {
+        if [ "$1" = t ]; then
+            s0=$(date +%s)
+            timeout "${T_TIMEOUT:-400}" ./build/$2 "=$3" > "$O/$2_$3.log" 2>&1
+            echo "test $2 $3: rc=$? $(grep -E '^  (ok|FAIL|skip)' "$O/$2_$3.log" | head -n 1 | sed 's/^  //') [$(( $(date +%s) - s0 )) s]"
+            grep -h "^    FAIL\|^    [0-9]* shapes" "$O/$2_$3.log" | head -5
+        else
+            s0=$(date +%s)
+            GPUML_TEST_NO_FAULT=1 timeout "${S_TIMEOUT:-420}" compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 "=$4" > "$O/san_$2_$4.log" 2>&1
+            echo "sanitizer $2 $3 $4: rc=$? $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/san_$2_$4.log" | tail -n 1) [$(( $(date +%s) - s0 )) s]"
+            grep -m 5 "Invalid\|Race\|Error\|FAIL" "$O/san_$2_$4.log"
+        fi
+    }
+    export -f run_job; export O
+    xargs -P "${JOBS:-10}" -L 1 bash -c 'run_job "$@"' _ < "$jobs" > "$O/results.txt" 2>&1
+    sort "$O/results.txt"
+    echo "tests: $(( $(date +%s) - T0 )) s"
+fi
+S="32 64 56 64 32 64 56 256 32 256 56 64 32 256 56 128 32 128 28 512 32 512 28 128 32 512 28 256 32 256 14 1024 32 1024 14 256 32 1024 14 512 32 512 7 2048 32 2048 7 512"
+for r in 1 2; do
+    echo "round $r: old"; GPUML_CONV_1X1W_SPLIT=off ./build/c1w_waves_old $S
+    echo "round $r: new"; ./build/c1w_waves $S
+done 2>&1 | tee "$O/ab.log"
+S2="32 1024 14 256 32 256 14 1024"
+for c in 3 5 7 8 9; do echo "cfg $c"; GPUML_CONV_1X1W_CFG=$c ./build/c1w_waves $S2; done 2>&1 | tee "$O/cfg.log"
+python3 bench/c1w_waves_torch.py $S 2>&1 | tee "$O/torch.log"
+echo "all: $(( $(date +%s) - T0 )) s"
