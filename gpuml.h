@@ -10886,6 +10886,8 @@ typedef struct gpuml__cv {
     gpuml_dtype dt;
     int tf32;                                           /* desc.allow_tf32 */
     int max_splits;                                     /* gpuml__conv_problem's (0 for every user call) */
+    int up2;                                            /* gpuml__cv_1x1w only: y (a view of stride-2 dx) written at
+                                                           its pixels, zeros at the three neighbours of each */
 } gpuml__cv;
 
 GPUML__DEF int64_t gpuml_conv2d_out_dim(int64_t in, int64_t window, int stride, int pad_lo, int pad_hi, int dilation)
@@ -12110,8 +12112,13 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
         cv->c > INT32_MAX || cv->c % 4 || cv->ws[3] != 1 || cv->ws[0] % 4 || !gpuml__aligned16(gpuml__dptr(cv->wt)))
         return GPUML_ERROR_NOT_SUPPORTED;
     t[0] = cv->x; t[1] = cv->y; t[2] = cv->res; st[0] = cv->xs; st[1] = cv->ys; st[2] = cv->rs;
+    if (cv->up2 && (cv->res || cv->q % 2 || cv->ys[2] != 2 || cv->ys[1] % 4 || cv->ys[1] < 4 * cv->q)) return GPUML_ERROR_NOT_SUPPORTED;
     for (i = 0; i < 3; i++) {   /* the pixels of one (n, c) row contiguous; 16-byte copies: rows 16-byte aligned */
         if (!t[i]) continue;
+        if (i == 1 && cv->up2) {   /* y: every other pixel of every other row of a dx; 16-byte stores of pixel pairs (Q even) */
+            if (pq % 4 || st[i][0] % 4 || st[i][3] % 4 || !gpuml__aligned16(gpuml__dptr(t[i]))) return GPUML_ERROR_NOT_SUPPORTED;
+            continue;
+        }
         if (st[i][2] != 1 || (st[i][1] != cv->q && cv->p != 1)) return GPUML_ERROR_NOT_SUPPORTED;
         if (pq % 4 || st[i][0] % 4 || st[i][3] % 4 || !gpuml__aligned16(gpuml__dptr(t[i]))) v16 = 0;
     }
@@ -12151,8 +12158,9 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
         }
     }
     f = gpuml__c1w_cfgs[cfg - 1];
-    if (pq > 64 * f[0]) img = 0;
+    if (pq > 64 * f[0] || cv->up2) img = 0;
     if (!v16 && !img) return GPUML_ERROR_NOT_SUPPORTED;
+    if (cv->up2) eps = 1;   /* the spread store is the staged epilogue's */
     if (img) eps = 0;   /* one image a block: 4-byte stores (any PQ) */
     if ((int)gpuml__c1w_smem(cfg - 1) > ctx->smem_optin) return GPUML_ERROR_NOT_SUPPORTED;
     tiles = (img ? cv->n : (np + 64 * f[0] - 1) / (64 * f[0])) * ((cv->k + f[1] - 1) / f[1]);
@@ -12191,8 +12199,8 @@ GPUML__FN gpuml_status gpuml__cv_1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, int c
         pipe = (env ? atoi(env) > 0 : f[0] == 1) && f[2] >= 3;
     }
     snprintf(opts, sizeof opts, "-DGPUML_C1W=1 -DCONV_EPI=%d -DCONV_BIAS=%d -DCONV_RES=%d -DC1W_WG=%d -DC1W_BN=%d -DC1W_ST=%d -DC1W_MINB=%d "
-             "-DC1W_TMA=%d -DC1W_EPS=%d -DC1W_IMG=%d -DC1W_PIPE=%d -DC1W_SPLIT=%d", cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3],
-             tma != 0, eps != 0, img, pipe, split > 0);
+             "-DC1W_TMA=%d -DC1W_EPS=%d -DC1W_IMG=%d -DC1W_PIPE=%d -DC1W_SPLIT=%d%s", cv->act, cv->bias != NULL, cv->res != NULL, f[0], f[1], f[2], f[3],
+             tma != 0, eps != 0, img, pipe, split > 0, cv->up2 ? " -DC1W_UP=1" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_1x1w, opts, "gpuml_conv_1x1w", &fn));
     if (np == 0 || cv->k == 0) return GPUML_SUCCESS;
     grid[0] = (unsigned)(tiles + split); block[0] = (unsigned)(128 * f[0]);
@@ -12553,6 +12561,8 @@ GPUML__FN gpuml_status gpuml__cv_dyup(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml
    passed on), into an NCHW temporary, then the same scatter in NCHW order (H100, f32 NCHW
    256 -> 512 1x1 s2 at batch 32: the GEMM + col2im route took 903 us, cuDNN 286).
    NOT_SUPPORTED (no message) otherwise. */
+static int gpuml__cv_bwd_up2_on;      /* tests / A/B: -1 never the fused stride-2 form below (GPUML_CONV_BWD_UP2=off) */
+static long gpuml__cv_bwd_up2_calls;  /* its runs (tests) */
 GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     gpuml__conv_params kp;
@@ -12568,6 +12578,34 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *
         wd[0] = cv->c; wd[1] = cv->k; wd[2] = wd[3] = 1;
         wsd[0] = cv->ws[3]; wsd[1] = cv->ws[0]; wsd[2] = cv->ws[1]; wsd[3] = cv->ws[2];
         wv = gpuml__cv_view(cv->wt, 4, wd, wsd, 0);
+        const char *env = gpuml__getenv("GPUML_CONV_BWD_UP2");
+        if (cv->tf32 && cv->dt == GPUML_F32 && ctx->arch == 90 && cv->sh == 2 && cv->sw == 2 && cv->h == 2 * cv->p && cv->w == 2 * cv->q &&
+            (gpuml__cv_bwd_up2_on ? gpuml__cv_bwd_up2_on > 0 : !(env && strcmp(env, "off") == 0))) {
+            /* stride 2 on Hopper's tensor cores, dx's height and width even: one gpuml_conv_1x1w of dy
+               with w^T (copied [C][K]: TMA reads the channels contiguous) whose epilogue writes dx's
+               even pixels and the zeros around them, instead of the conv into a temporary and the
+               scatter pass (H200, batch 32, 256 <- 512 @56: bench/NOTES_conv.md) */
+            gpuml__cv c2;
+            gpuml_tensor *wc, yv;
+            int64_t yd[4], ysd[4];
+            wc = gpuml__tensor_new(ctx, GPUML_F32, 4, wd, op);
+            if (!wc) return ctx->status;
+            st = gpuml_copy(ctx, wc, &wv);
+            yd[0] = cv->n; yd[1] = cv->c; yd[2] = cv->p; yd[3] = cv->q;
+            ysd[0] = cv->xs[0]; ysd[1] = cv->xs[3]; ysd[2] = 2 * cv->xs[1]; ysd[3] = 2 * cv->xs[2];
+            yv = gpuml__cv_view(cv->x, 4, yd, ysd, 0);
+            memset(&d, 0, sizeof d);
+            d.stride[0] = d.stride[1] = 1; d.dilation[0] = d.dilation[1] = 1; d.groups = 1;
+            d.layout = GPUML_LAYOUT_NCHW; d.allow_tf32 = 1;
+            if (st == GPUML_SUCCESS) st = gpuml__cv_setup(ctx, op, 0, cv->y, wc, &yv, &d, &c2);
+            if (st == GPUML_SUCCESS) {
+                c2.up2 = 1;
+                st = gpuml__cv_1x1w(ctx, &c2, 0, op);
+                if (st == GPUML_SUCCESS) gpuml__cv_bwd_up2_calls++;
+            }
+            gpuml_tensor_free(wc);   /* stream-ordered */
+            if (st != GPUML_ERROR_NOT_SUPPORTED) return st;   /* declined (no message): the route below */
+        }
         shape[0] = cv->n; shape[1] = cv->c; shape[2] = cv->p; shape[3] = cv->q;
         tmp = gpuml__tensor_new(ctx, cv->dt, 4, shape, op);
         if (!tmp) return ctx->status;
@@ -13954,6 +13992,7 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=2 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=2 -DC1W_BN=128 -DC1W_ST=3 -DC1W_MINB=2 -DC1W_TMA=1 -DC1W_EPS=1 -DC1W_SPLIT=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DC1W_WG=2 -DC1W_BN=256 -DC1W_ST=3 -DC1W_MINB=1 -DC1W_TMA=0 -DC1W_EPS=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=2 -DC1W_MINB=6 -DC1W_TMA=1 -DC1W_EPS=1" }, \
+    { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=0 -DCONV_RES=0 -DC1W_WG=2 -DC1W_BN=128 -DC1W_ST=3 -DC1W_MINB=2 -DC1W_TMA=1 -DC1W_EPS=1 -DC1W_SPLIT=1 -DC1W_UP=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=3 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3 -DC1W_TMA=1 -DC1W_EPS=0 -DC1W_PIPE=1 -DC1W_SPLIT=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=1 -DCONV_BIAS=1 -DCONV_RES=0 -DC1W_WG=1 -DC1W_BN=64 -DC1W_ST=4 -DC1W_MINB=3 -DC1W_TMA=1 -DC1W_EPS=0 -DC1W_IMG=1" }, \
     { "conv_1x1w", "-DGPUML_C1W=1 -DCONV_EPI=0 -DCONV_BIAS=1 -DCONV_RES=1 -DC1W_WG=1 -DC1W_BN=256 -DC1W_ST=2 -DC1W_MINB=2 -DC1W_TMA=1 -DC1W_EPS=0 -DC1W_IMG=1" }, \

@@ -89,6 +89,11 @@
 #define C1W_SPLIT 0  /* 1: the blocks past sk.full take half of a tile's channel steps each (the tail's tiles
                         split in two); the pair's last block to finish adds the other's partial sums */
 #endif
+#ifndef C1W_UP
+#define C1W_UP 0     /* 1 (with C1W_EPS 1): y is written at every other column of every other row (p.yp, p.yq =
+                        2 x the rows' stride, 2), zeros at the three neighbours: the backward data of
+                        a stride-2 1x1 conv, dx = w^T dy spread over dx's even pixels */
+#endif
 #ifndef C1W_EPS
 #define C1W_EPS 1    /* 1: the epilogue stages each warpgroup's tile in shared memory, 16-byte stores;
                         0: 4-byte stores straight from the accumulators */
@@ -182,6 +187,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     static_assert(STAGE % 1024 == 0 && WCH >= 1, "stage layout");
     static_assert(!C1W_EPS || WG * BN * (64 + 4) * 4 <= ST * STAGE, "epilogue staging fits the ring");
     static_assert(!C1W_IMG || (C1W_TMA && !C1W_EPS), "one image a block: w by TMA (the slot's mbarrier), 4-byte stores");
+    static_assert(!C1W_UP || (C1W_EPS && !C1W_IMG && !CONV_RES), "the spread store: staged epilogue, pixel tiles, no residual");
     extern __shared__ __align__(1024) unsigned char gpuml__c1w_smem[];
     const gpuml__u32 base = ((gpuml__u32)__cvta_generic_to_shared(gpuml__c1w_smem) + 1023u) & ~1023u;
     const int tid = (int)threadIdx.x, wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t4 = lane & 3;
@@ -407,6 +413,42 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
     else asm volatile("bar.sync 2, 128;" ::: "memory");
     const int wt = tid & 127;
     (void)lim;
+#if C1W_UP
+    /* dx's even pixels: lane q4 of a half-warp takes the pixel pairs q4 and q4 + 16 of the warpgroup's
+       64 (pixels 2c, 2c + 1: one dx row, Q even), the 16 bytes (v, 0, v', 0) at row 2 pp, column 2 qq
+       and 16 zero bytes a row below -- a half-warp's store is 256 contiguous bytes, whole sectors
+       (p.yp, p.yq = 2 x dx's row stride, 2) */
+    {
+        const int q4 = wt & 15;
+        gpuml__i64 uo[2];
+        bool ok[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int f = n0 + wg * 64 + 2 * (q4 + 16 * h), im = f < NP ? f / PQ : 0, pix = f - im * PQ, pp = pix / (int)p.q;
+            ok[h] = f < NP;
+            uo[h] = (gpuml__i64)im * p.yn + (gpuml__i64)pp * p.yp + (gpuml__i64)(pix - pp * (int)p.q) * p.yq;
+        }
+        const gpuml__i64 zrow = p.yp >> 1;
+        for (int ch = wt >> 4; ch < BN; ch += 8) {
+            const int k = m0 + ch;
+            if (k >= M) break;
+#if CONV_BIAS
+            const float b = p.bias[k];
+#else
+            const float b = 0.0f;
+#endif
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                if (!ok[h]) continue;
+                const float2 v = *(const float2 *)(es + ch * EP + 2 * (q4 + 16 * h));
+                float *const dst = Y + uo[h] + (gpuml__i64)k * p.yk;
+                asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "f"(gpuml__conv_act(v.x + b)), "f"(0.0f),
+                             "f"(gpuml__conv_act(v.y + b)), "f"(0.0f) : "memory");
+                asm volatile("st.global.v4.f32 [%0], {%1, %1, %1, %1};" ::"l"(dst + zrow), "f"(0.0f) : "memory");
+            }
+        }
+    }
+#else
     const int q4 = wt & 15, f = n0 + wg * 64 + 4 * q4;
     if (f < NP) {
         const int im = f / PQ;
@@ -432,6 +474,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
             asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
         }
     }
+#endif
 #else
     /* pixels f[h] = tile row pr + 8h, output channels m0 + 8j + 2t4 + e */
     gpuml__i64 yo[2];

@@ -648,6 +648,37 @@ static void test_bwf_1x1_wgmma(void)
         }
     gpuml__cv_bwf1x1w_on = 0;
 }
+/* backward data of a stride-2 1x1 NCHW f32 conv with allow_tf32 on sm_90: one gpuml_conv_1x1w of dy
+   with w^T whose epilogue spreads dx (its even pixels, zeros around them: every dx element written,
+   so the poison check covers the zeros); odd channel counts, several images a pixel tile, P * Q from
+   4 to 196; and the shapes it must leave to the conv + scatter route (odd H or W: dx's last row or
+   column; P * Q % 4; Q odd; allow_tf32 off; the route switched off), which must be right too */
+static void test_bwd_data_up2(void)
+{
+    static const int L[][6] = {   /* n, c, h, w, k, want */
+        { 3, 96, 8, 8, 32, 1 }, { 2, 64, 28, 28, 128, 1 }, { 5, 36, 12, 12, 40, 1 }, { 1, 8, 4, 4, 8, 1 }, { 4, 130, 8, 28, 68, 1 },
+        { 2, 32, 7, 8, 16, 0 }, { 2, 32, 6, 6, 16, 0 }, { 2, 48, 6, 10, 24, 0 }, { 2, 40, 8, 6, 20, 0 },
+    };
+    int l, mode;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma 1x1 conv runs on sm_90 only (device sm_%d)", gpuml_device_arch(tu_gpu));
+    for (l = 0; l < (int)(sizeof L / sizeof L[0]); l++)
+        for (mode = 0; mode < 3; mode++) {   /* tf32, tf32 with the route off, strict f32 */
+            cv_case c;
+            long before = gpuml__cv_bwd_up2_calls;
+            memset(&c, 0, sizeof c);
+            c.n = L[l][0]; c.c = L[l][1]; c.h = L[l][2]; c.w = L[l][3]; c.k = L[l][4]; c.r = c.s = 1; c.sh = c.sw = 2;
+            c.dh = c.dw = 1; c.groups = 1; c.dt = GPUML_F32; c.layout = GPUML_LAYOUT_NCHW;
+            CHECK(cv_out(&c), "case %d has no output", l);
+            bwd_tf32 = mode != 2;
+            gpuml__cv_bwd_up2_on = mode == 1 ? -1 : 0;
+            run_bwd(tu_gpu, mode == 0 ? "gpu-bwd-up2" : mode == 1 ? "gpu-bwd-up2-off" : "gpu-bwd-up2-f32", &c, GPUML_CONV_AUTO, 1);
+            gpuml__cv_bwd_up2_on = 0;
+            bwd_tf32 = 0;
+            CHECK((gpuml__cv_bwd_up2_calls > before) == (mode == 0 && L[l][5]), "case %d mode %d: the fused stride-2 backward data ran %ld times",
+                  l, mode, gpuml__cv_bwd_up2_calls - before);
+        }
+}
 /* strided backward data as one stride-1 conv over dy with a block of output channels per output
    phase, then depth-to-space (gpuml__cv_bwd_data_sub): 3x3 / 5x5 / 4x4 / 2x2 windows at stride 2,
    strides (2, 1) and (1, 2), a window shorter than the stride (phases no tap reaches: zeros),
@@ -1735,6 +1766,7 @@ int main(int argc, char **argv)
         { "fuzz_forward", test_fuzz_forward },
         { "fuzz_backward", test_fuzz_backward },
         { "backward_layers", test_backward_layers },
+        { "bwd_data_up2", test_bwd_data_up2 },
         { "bwf_sm90", test_bwf_sm90 },
         { "bwf_conv", test_bwf_conv }, { "bwf_1x1", test_bwf_1x1 }, { "bwf_1x1_wgmma", test_bwf_1x1_wgmma }, { "bwf_1x1_specials", test_bwf_1x1_specials }, { "bwd_data_phases", test_bwd_data_phases },
         { "bwd_data_wflip", test_bwd_data_wflip },
