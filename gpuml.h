@@ -4709,13 +4709,64 @@ GPUML__V8_INLINE __m256 gpuml__v8_ncdf_neg(__m256 a)
     p = _mm256_andnot_ps(_mm256_cmp_ps(s, _mm256_set1_ps(-87.3f), _CMP_LT_OQ), p);
     return _mm256_mul_ps(th, p);
 }
+/* Phi(-a) for 0 <= a < 3.75 from tables of 8 intervals of 1/2, which one vpermps picks (AVX2 has no
+   32-entry permute: the AVX-512 tables of 1/8 would take 4 permutes and 3 blends a coefficient): on
+   interval j = round(2a), a polynomial of degree D in u = 2a - j in [-1/2, 1/2], fitted for relative
+   error (Lawson-weighted least squares, coefficients rounded to f32; bench/NOTES_ops.md): D = 6 within
+   2.6e-7 of erfc(a/sqrt2)/2 with the f32 Horner rounding (the erfc form: ~3e-7), D = 5 within 6.1e-6
+   (for bf16 results).  Coefficient d of interval j is tab[d * 8 + j]. */
+static const float gpuml__ncdf_h6[7 * 8] = {
+    5.0000000000e-01f, 3.0853754282e-01f, 1.5865525603e-01f, 6.6807202995e-02f, 2.2750131786e-02f, 6.2096649781e-03f, 1.3498979388e-03f, 2.3262909963e-04f,
+    -1.9947114587e-01f, -1.7603266239e-01f, -1.2098537385e-01f, -6.4758807421e-02f, -2.6995481923e-02f, -8.7641477585e-03f, -2.2159232758e-03f, -4.3634153553e-04f,
+    5.5808506261e-08f, 2.2004080936e-02f, 3.0246317387e-02f, 2.4284536019e-02f, 1.3497749344e-02f, 5.4776053876e-03f, 1.6619466478e-03f, 3.8179717376e-04f,
+    8.3106355742e-03f, 5.5008823983e-03f, 3.1612063367e-07f, -3.3726242837e-03f, -3.3744797111e-03f, -1.9172603497e-03f, -7.3867436731e-04f, -2.0452769240e-04f,
+    3.7501972656e-06f, -1.2605803786e-03f, -1.2600055197e-03f, -3.7932055420e-04f, 2.8110778658e-04f, 3.7075689761e-04f, 2.0771072013e-04f, 7.3593866546e-05f,
+    -3.2263647881e-04f, -1.4214517432e-04f, 1.2345075083e-04f, 1.8152283155e-04f, 7.0678986958e-05f, -1.9961798898e-05f, -3.4344509913e-05f, -1.8147919036e-05f,
+    1.5989715394e-05f, 4.7407625971e-05f, 3.0678711482e-05f, -1.0415130419e-05f, -2.0703198970e-05f, -7.7252852861e-06f, 1.7691916128e-06f, 2.7604764909e-06f,
+};
+static const float gpuml__ncdf_h5[6 * 8] = {
+    5.0000000000e-01f, 3.0853757262e-01f, 1.5865527093e-01f, 6.6807195544e-02f, 2.2750122473e-02f, 6.2096621841e-03f, 1.3498985209e-03f, 2.3262992909e-04f,
+    -1.9947111607e-01f, -1.7603258789e-01f, -1.2098532170e-01f, -6.4758837223e-02f, -2.6995539665e-02f, -8.7641710415e-03f, -2.2159160580e-03f, -4.3633003952e-04f,
+    -3.9008108388e-07f, 2.2002439946e-02f, 3.0245261267e-02f, 2.4284875020e-02f, 1.3498426415e-02f, 5.4778540507e-03f, 1.6618955415e-03f, 3.8171763299e-04f,
+    8.3143319935e-03f, 5.4997773841e-03f, -4.8102987193e-07f, -3.3721532673e-03f, -3.3735467587e-03f, -1.9168780418e-03f, -7.3879660340e-04f, -2.0472153847e-04f,
+    -1.0189543900e-05f, -1.2429062044e-03f, -1.2485875050e-03f, -3.8311755634e-04f, 2.7354696067e-04f, 3.6795274355e-04f, 2.0832906011e-04f, 7.4558018241e-05f,
+    -2.9829636333e-04f, -1.3860565377e-04f, 1.2600587797e-04f, 1.7999921693e-04f, 6.7667540861e-05f, -2.1199168259e-05f, -3.3942607843e-05f, -1.7511312763e-05f,
+};
+/* j = round(2a) lands in the low mantissa bits of 2a + 1.5 * 2^23 (vpermps reads the low 3 bits of
+   each lane), and u = 2a - j exactly */
+GPUML__V8_INLINE __m256 gpuml__v8_ncdf_neg_tab(__m256 a, const float *tab, int deg)
+{
+    const __m256 mg = _mm256_set1_ps(12582912.0f), t = _mm256_fmadd_ps(a, _mm256_set1_ps(2.0f), mg);
+    const __m256i j = _mm256_castps_si256(t);
+    const __m256 u = _mm256_fmsub_ps(a, _mm256_set1_ps(2.0f), _mm256_sub_ps(t, mg));
+    __m256 p = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8 * deg), j);
+    int d;
+    for (d = deg - 1; d >= 0; d--) p = _mm256_fmadd_ps(p, u, _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8 * d), j));
+    return p;
+}
+/* every lane of a below 3.75 (false for NaN) */
+GPUML__V8_INLINE int gpuml__v8_ncdf_tab_ok(__m256 a) { return _mm256_movemask_ps(_mm256_cmp_ps(a, _mm256_set1_ps(3.75f), _CMP_LT_OQ)) == 0xff; }
+/* Phi(-a) for a = |x|: the table where every lane has a < 3.75 (NaN, inf and the tails take the erfc form) */
+GPUML__V8_INLINE __m256 gpuml__v8_ncdf_neg_fast(__m256 a)
+{
+    return gpuml__v8_ncdf_tab_ok(a) ? gpuml__v8_ncdf_neg_tab(a, gpuml__ncdf_h6, 6) : gpuml__v8_ncdf_neg(a);
+}
 /* Phi(x), the normal CDF; *pdf (if not NULL) gets exp(-x*x/2)/sqrt(2 pi) */
 GPUML__V8_INLINE __m256 gpuml__v8_ncdf(__m256 x, __m256 *pdf)
 {
-    __m256 q = gpuml__v8_ncdf_neg(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x));
+    __m256 q = gpuml__v8_ncdf_neg_fast(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x));
     if (pdf) *pdf = _mm256_mul_ps(_mm256_set1_ps(0.39894228040143268f), gpuml__v8_exp_small(_mm256_mul_ps(_mm256_mul_ps(x, x), _mm256_set1_ps(-0.5f))));
     return _mm256_blendv_ps(q, _mm256_sub_ps(_mm256_set1_ps(1.0f), q), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
 }
+/* gelu(x) = x Phi(x): where every |x| < 3.75, max(0, x) - |x| Phi(-|x|) in one FMA (either sign; -0
+   stays -0) on the table's Phi (tab, deg: gpuml__ncdf_h6 for f32 results); the rest by the erfc form */
+GPUML__V8_INLINE __m256 gpuml__v8_gelu_tab(__m256 x, const float *tab, int deg)
+{
+    const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+    if (gpuml__v8_ncdf_tab_ok(ax)) return _mm256_fnmadd_ps(ax, gpuml__v8_ncdf_neg_tab(ax, tab, deg), _mm256_max_ps(_mm256_setzero_ps(), x));
+    return _mm256_mul_ps(x, gpuml__v8_ncdf(x, NULL));
+}
+#define gpuml__v8_gelu(x) gpuml__v8_gelu_tab((x), gpuml__ncdf_h6, 6)
 GPUML__V8_INLINE __m256 gpuml__v8_sigmoid(__m256 x)
 {
     const __m256 one = _mm256_set1_ps(1.0f);
@@ -4749,7 +4800,7 @@ GPUML__V8_INLINE __m256 gpuml__v8_ew(int op, __m256 x, __m256 y)
     case GPUML__EW_UNARY + GPUML_UNARY_EXP: return gpuml__v8_exp(x);
     case GPUML__EW_UNARY + GPUML_UNARY_SIGMOID: return gpuml__v8_sigmoid(x);
     case GPUML__EW_UNARY + GPUML_UNARY_SILU: return _mm256_mul_ps(x, gpuml__v8_sigmoid(x));
-    case GPUML__EW_UNARY + GPUML_UNARY_GELU: return _mm256_mul_ps(x, gpuml__v8_ncdf(x, NULL));
+    case GPUML__EW_UNARY + GPUML_UNARY_GELU: return gpuml__v8_gelu(x);
     case GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH:
         u = _mm256_mul_ps(k0, _mm256_fmadd_ps(_mm256_mul_ps(k1, x), _mm256_mul_ps(x, x), x));
         return _mm256_mul_ps(x, gpuml__v8_sigmoid(_mm256_add_ps(u, u)));
