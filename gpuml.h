@@ -4496,6 +4496,9 @@ GPUML__FN GPUML__AVX2_TARGET int64_t gpuml__bf16_st_avx2(char *p, int64_t n, con
 #define GPUML__F16C_TARGET __attribute__((target("avx2,fma,f16c")))
 #define GPUML__V8K_INLINE static __inline__ __attribute__((always_inline, target("avx2,fma,f16c")))
 #define gpuml__k_dtype(k) ((k) == 1 ? GPUML_BF16 : (k) == 2 ? GPUML_F16 : GPUML_F32)
+/* the kind's element at p + i (the tails) */
+#define GPUML__KLD(k, p, i) gpuml__ld_f32(gpuml__k_dtype(k), (p) + (i) * ((k) ? 2 : 4))
+#define GPUML__KST(k, p, i, v) gpuml__st_f32(gpuml__k_dtype(k), (p) + (i) * ((k) ? 2 : 4), (v))
 GPUML__V8K_INLINE __m256 gpuml__v8_ldk(const char *p, int k)
 {
     if (k == 1) return gpuml__v8_ld_bf16(p);
@@ -4734,15 +4737,21 @@ static const float gpuml__ncdf_h5[6 * 8] = {
 };
 /* j = round(2a) lands in the low mantissa bits of 2a + 1.5 * 2^23 (vpermps reads the low 3 bits of
    each lane), and u = 2a - j exactly */
-GPUML__V8_INLINE __m256 gpuml__v8_ncdf_neg_tab(__m256 a, const float *tab, int deg)
+GPUML__V8_INLINE __m256 gpuml__v8_ncdf_neg_tab(__m256 a, const float *tab, int deg)   /* deg 5 or 6 */
 {
     const __m256 mg = _mm256_set1_ps(12582912.0f), t = _mm256_fmadd_ps(a, _mm256_set1_ps(2.0f), mg);
     const __m256i j = _mm256_castps_si256(t);
     const __m256 u = _mm256_fmsub_ps(a, _mm256_set1_ps(2.0f), _mm256_sub_ps(t, mg));
     __m256 p = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8 * deg), j);
-    int d;
-    for (d = deg - 1; d >= 0; d--) p = _mm256_fmadd_ps(p, u, _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8 * d), j));
-    return p;
+    /* written out: gcc -O2 kept a loop over the coefficients (a bf16 gelu 1.4x slower) */
+#define GPUML__V8_TABC(d) _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8 * (d)), j)
+    if (deg == 6) p = _mm256_fmadd_ps(p, u, GPUML__V8_TABC(5));
+    p = _mm256_fmadd_ps(p, u, GPUML__V8_TABC(4));
+    p = _mm256_fmadd_ps(p, u, GPUML__V8_TABC(3));
+    p = _mm256_fmadd_ps(p, u, GPUML__V8_TABC(2));
+    p = _mm256_fmadd_ps(p, u, GPUML__V8_TABC(1));
+    return _mm256_fmadd_ps(p, u, GPUML__V8_TABC(0));
+#undef GPUML__V8_TABC
 }
 /* every lane of a below 3.75 (false for NaN) */
 GPUML__V8_INLINE int gpuml__v8_ncdf_tab_ok(__m256 a) { return _mm256_movemask_ps(_mm256_cmp_ps(a, _mm256_set1_ps(3.75f), _CMP_LT_OQ)) == 0xff; }
@@ -4867,6 +4876,57 @@ GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, floa
     gpuml__ew_avx2(op, n, (char *)o, 0, (const char *)a, 0, (const char *)b, 0);
     return 1;
 }
+static int gpuml__gelu_bf16_generic;   /* A/B runs and tests: 1 takes the generic loop (here and for AVX-512) */
+/* gelu of n dense elements from kind ka into kind ko (gpuml__v16_kind; f16 needs F16C), converted in
+   registers (the tiles' f32 buffers cost a bf16 gelu 20%): bf16 results take the degree-5 table (6e-6,
+   as the AVX-512 path takes a cheaper Phi for them), f32 and f16 ones the degree-6 (f16's 11 bits need
+   the f32 form).  bf16 into bf16 (unless gpuml__gelu_bf16_generic) runs 16 at a time on the two
+   halves that vpunpck{l,h}wd with zeros make of them (f32 lanes 0-3, 8-11 and 4-7, 12-15: vpackusdw
+   puts them back in order), rounded to nearest even without the NaN fix-up where every |x| < 3.75
+   (no NaN can occur there); other vectors and the last n % 16 take the generic loop. */
+GPUML__V8K_INLINE void gpuml__gelu_avx2_loop(int64_t n, char *o, int ko, const char *a, int ka)
+{
+    const float *tab = ko == 1 ? gpuml__ncdf_h5 : gpuml__ncdf_h6;
+    const int deg = ko == 1 ? 5 : 6;
+    const int64_t eo = ko ? 2 : 4, ea = ka ? 2 : 4;
+    int64_t i = 0, k;
+    for (; i + 8 <= n; i += 8) gpuml__v8_stk(o + i * eo, ko, gpuml__v8_gelu_tab(gpuml__v8_ldk(a + i * ea, ka), tab, deg));
+    if (i < n) {
+        float t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (k = 0; k < n - i; k++) t[k] = GPUML__KLD(ka, a, i + k);
+        _mm256_storeu_ps(t, gpuml__v8_gelu_tab(_mm256_loadu_ps(t), tab, deg));
+        for (k = 0; k < n - i; k++) GPUML__KST(ko, o, i + k, t[k]);
+    }
+}
+GPUML__FN GPUML__F16C_TARGET void gpuml__gelu_avx2(int64_t n, char *o, int ko, const char *a, int ka)
+{
+    const __m256 zero = _mm256_setzero_ps(), lim = _mm256_set1_ps(3.75f), sgn = _mm256_set1_ps(-0.0f);
+    const __m256i r7f = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1);
+    int64_t i = 0;
+    if (ko != 1 || ka != 1 || gpuml__gelu_bf16_generic) {
+        if (ko == 1) gpuml__gelu_avx2_loop(n, o, 1, a, ka);
+        else if (ko == 2) gpuml__gelu_avx2_loop(n, o, 2, a, ka);
+        else gpuml__gelu_avx2_loop(n, o, 0, a, ka);
+        return;
+    }
+    for (; i + 16 <= n; i += 16) {
+        const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(a + 2 * i));
+        const __m256 x0 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), h));
+        const __m256 x1 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), h));
+        const __m256 a0 = _mm256_andnot_ps(sgn, x0), a1 = _mm256_andnot_ps(sgn, x1);
+        __m256i g0, g1;
+        if (_mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(a0, lim, _CMP_LT_OQ), _mm256_cmp_ps(a1, lim, _CMP_LT_OQ))) != 0xff) {
+            gpuml__gelu_avx2_loop(16, o + 2 * i, 1, a + 2 * i, 1);
+            continue;
+        }
+        g0 = _mm256_castps_si256(_mm256_fnmadd_ps(a0, gpuml__v8_ncdf_neg_tab(a0, gpuml__ncdf_h5, 5), _mm256_max_ps(zero, x0)));
+        g1 = _mm256_castps_si256(_mm256_fnmadd_ps(a1, gpuml__v8_ncdf_neg_tab(a1, gpuml__ncdf_h5, 5), _mm256_max_ps(zero, x1)));
+        g0 = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(g0, r7f), _mm256_and_si256(_mm256_srli_epi32(g0, 16), one)), 16);
+        g1 = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(g1, r7f), _mm256_and_si256(_mm256_srli_epi32(g1, 16), one)), 16);
+        _mm256_storeu_si256((__m256i *)(void *)(o + 2 * i), _mm256_packus_epi32(g0, g1));
+    }
+    if (i < n) gpuml__gelu_avx2_loop(n - i, o + 2 * i, 1, a + 2 * i, 1);
+}
 #endif
 /* AVX2 row helpers for the CPU reductions, softmax and norms (the row is in cache by then: rows
    up to 32768 f32 fit in L2): sums in double, elementwise passes in f32 */
@@ -4877,9 +4937,6 @@ GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, floa
    keeps no kind branch; the *_avx2 names on float arrays call them with kind 0.  f16 needs F16C (the
    callers check gpuml__cpu_has_f16c); NaN loads keep F16C's bits (every output here is arithmetic
    on them, and the 16-bit stores write 0x7fff for any NaN, as gpuml__f32_to_f16 / _bf16 do). */
-/* the kind's element at p + i (the tails) */
-#define GPUML__KLD(k, p, i) gpuml__ld_f32(gpuml__k_dtype(k), (p) + (i) * ((k) ? 2 : 4))
-#define GPUML__KST(k, p, i, v) gpuml__st_f32(gpuml__k_dtype(k), (p) + (i) * ((k) ? 2 : 4), (v))
 /* call(k) with k the constant equal to kind (0, 1 or 2): one inlined body per kind */
 #define GPUML__K3(kind, call) ((kind) == 1 ? call(1) : (kind) == 2 ? call(2) : call(0))
 GPUML__V8K_INLINE float gpuml__vmax_body(const char *x, int kx, int64_t n)
@@ -5429,7 +5486,6 @@ GPUML__V16_INLINE void gpuml__ew_avx512_loop(int op, int64_t n, char *o, int bo,
         gpuml__v16_st(o + i * eo, bo, gpuml__v16_ew(op, x, y), m, 0);
     }
 }
-static int gpuml__gelu_bf16_generic;   /* A/B runs and tests: 1 takes the generic loop below */
 /* gelu from bf16 into bf16, the loop of gpuml__ew_avx512 made for it: a vector whose lanes all
    have |x| < 4 takes Phi(-|x|) from the degree-3 table with its coefficients rebased (once a call)
    from u = f - 0.5 to f = frac(8|x|) itself, gelu = max(0, x) - |x| Phi(-|x|) in one FMA (x Phi(x)
@@ -5606,8 +5662,9 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__stream_f32(float *dst, const float *src
 
 /* the paths of gpuml__ew_row that convert in registers, no tile buffers (0: the tiles): 2, AVX-512 on
    dense f32 / bf16 / f16 operands; 1, AVX2 for binary ops with bf16 among dense f32 / bf16 operands
-   (all-f32 jobs stay on the tiles, which stream large outputs; so do the activations, whose
-   constants leave no ymm registers for the conversions: 10% slower in registers) */
+   and for gelu with a 16-bit operand (gpuml__gelu_avx2: its tables stay in memory); all-f32 jobs stay
+   on the tiles, which stream large outputs; so do the other activations, whose constants leave no ymm
+   registers for the conversions: 10% slower in registers */
 GPUML__FN int gpuml__ew_direct(const gpuml__ew *e, const int64_t *step)
 {
 #if GPUML__HAVE_AVX2_PATH
@@ -5621,6 +5678,7 @@ GPUML__FN int gpuml__ew_direct(const gpuml__ew *e, const int64_t *step)
     if (!ok) return 0;
     if (gpuml__cpu_simd() >= 2 && gpuml__ew_avx512_has(e->op)) return 2;   /* f16 too (gpuml__v16_ld / st) */
     if (gpuml__cpu_simd() == 1 && e->op < GPUML__EW_UNARY && e->nin > 1 && gpuml__ew_avx2_has(e->op) && bf && !f16) return 1;
+    if (gpuml__cpu_simd() == 1 && e->op == GPUML__EW_UNARY + GPUML_UNARY_GELU && (bf || f16) && (!f16 || gpuml__cpu_has_f16c())) return 1;
     return 0;
 #else
     (void)e; (void)step;
@@ -5656,8 +5714,9 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
                          e->nin > 1 ? gpuml__v16_kind(e->dt[2]) : 0, e->stream);
         return;
     case 1:
-        gpuml__ew_avx2(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
-                       e->nin > 1 && e->dt[2] == GPUML_BF16);
+        if (e->op == GPUML__EW_UNARY + GPUML_UNARY_GELU) gpuml__gelu_avx2(count, p[0], gpuml__v16_kind(e->dt[0]), p[1], gpuml__v16_kind(e->dt[1]));
+        else gpuml__ew_avx2(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
+                            e->nin > 1 && e->dt[2] == GPUML_BF16);
         return;
     }
 #endif

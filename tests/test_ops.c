@@ -1779,7 +1779,8 @@ static void test_cpu_simd_paths(void)
     static void (*const fns[])(void) = { test_binary, test_binary_mixed_scalar_inplace, test_unary, test_activations_wide,
                                          test_nan_inf, test_reduce, test_softmax, test_norms, test_activation_backward,
                                          test_optimizers, test_cpu_rows_edges, test_norm_backward, test_cross_entropy,
-                                         test_cpu_act_ulp, test_cpu_rows_odd, test_cpu_layernorm_shift };
+                                         test_cpu_act_ulp, test_gelu_16bit_all, test_gelu_bf16_paths, test_cpu_rows_odd,
+                                         test_cpu_layernorm_shift };
     static const char *const names[3] = { "scalar", "AVX2", "AVX-512" };
     int best = gpuml__cpu_simd(), lv;
     unsigned k;
