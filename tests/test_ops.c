@@ -1748,12 +1748,13 @@ static void test_cpu_rows_odd(void)
         }
 }
 
-/* layernorm rows whose first elements or first blocks sit far from the rest (the AVX-512 statistics sum
-   around a shift: the first 64 elements' mean, then the running mean) and a ramp */
+/* layernorm rows whose first elements or first blocks sit far from the rest (the AVX-512 and AVX2
+   statistics sum in f32 around a shift: the first 64 elements' mean, then the running mean), a ramp, and
+   a row far from 0 (1000 + U(-1, 1): summed around 0 in f32 its squares would cancel) */
 static void test_cpu_layernorm_shift(void)
 {
-    const long long R = 4, n = 3000;
-    int64_t s[2] = {4, 3000};
+    const long long R = 5, n = 3000;
+    int64_t s[2] = {5, 3000};
     gpuml_tensor *x = tt_new(tu_cpu, GPUML_F32, 2, s, 0), *y = tt_new(tu_cpu, GPUML_F32, 2, s, 0);
     double *vx = tt_rand(x, -1, 1), *vy, *ref = (double *)malloc(sizeof(double) * (size_t)(R * n));
     long long i;
@@ -1761,13 +1762,14 @@ static void test_cpu_layernorm_shift(void)
     for (i = 0; i < 16; i++) vx[n + i] = 3e4 + vx[n + i];     /* row 1: the first 16 far out */
     for (i = 0; i < 1024; i++) vx[2 * n + i] += 1e4;          /* row 2: the first block far from the others */
     for (i = 0; i < n; i++) vx[3 * n + i] = 0.01 * (double)i + 1e-3 * vx[3 * n + i];   /* row 3: a ramp */
+    for (i = 0; i < n; i++) vx[4 * n + i] += 1000.0;                                     /* row 4: far from 0 */
     tt_write(x, vx);
     vx = (free(vx), tt_read(x));
     poison(tu_cpu, y);
     CHECK(gpuml_layernorm(tu_cpu, y, x, NULL, NULL, 1e-5) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
     vy = tt_read(y);
     ref_rows(2, vx, R, n, NULL, NULL, 1e-5, ref);
-    tu_close("layernorm f32, outlying first elements / blocks, a ramp", vy, ref, R * n, 3e-5, 3e-5);
+    tu_close("layernorm f32, outlying first elements / blocks, a ramp, a row far from 0", vy, ref, R * n, 3e-5, 3e-5);
     free(vx); free(vy); free(ref);
     gpuml_tensor_free(x); gpuml_tensor_free(y);
 }
