@@ -4505,19 +4505,28 @@ GPUML__V8K_INLINE __m256 gpuml__v8_ldk(const char *p, int k)
     if (k == 2) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
     return _mm256_loadu_ps((const float *)(const void *)p);
 }
-GPUML__V8K_INLINE void gpuml__v8_stk(char *p, int k, __m256 v)
+/* nt: a non-temporal store (p aligned to the vector: gpuml__v8_nt_ok; the caller fences) */
+GPUML__V8K_INLINE void gpuml__v8_stk(char *p, int k, __m256 v, int nt)
 {
-    if (k == 1) {
-        _mm_storeu_si128((__m128i *)(void *)p, gpuml__v8_to_bf16(v));
-    } else if (k == 2) {
-        const __m256 un = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
-        const __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        const __m128i m = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(un)), _mm256_extractf128_si256(_mm256_castps_si256(un), 1));
-        _mm_storeu_si128((__m128i *)(void *)p, _mm_blendv_epi8(h, _mm_set1_epi16(0x7fff), m));
+    if (k == 1 || k == 2) {
+        __m128i h;
+        if (k == 1) {
+            h = gpuml__v8_to_bf16(v);
+        } else {
+            const __m256 un = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+            const __m128i m = _mm_packs_epi32(_mm256_castsi256_si128(_mm256_castps_si256(un)), _mm256_extractf128_si256(_mm256_castps_si256(un), 1));
+            h = _mm_blendv_epi8(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), _mm_set1_epi16(0x7fff), m);
+        }
+        if (nt) _mm_stream_si128((__m128i *)(void *)p, h);
+        else _mm_storeu_si128((__m128i *)(void *)p, h);
+    } else if (nt) {
+        _mm256_stream_ps((float *)(void *)p, v);
     } else {
         _mm256_storeu_ps((float *)(void *)p, v);
     }
 }
+/* p suits gpuml__v8_stk's non-temporal store of kind k (and so does every 8 elements after it) */
+#define gpuml__v8_nt_ok(p, k) (((uintptr_t)(p) & ((k) ? 15u : 31u)) == 0)
 GPUML__FN GPUML__F16C_TARGET int64_t gpuml__f16_ld_f16c(const char *p, int64_t n, float *buf)
 {
     const __m256 sgn = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u)), qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000));
@@ -4532,7 +4541,7 @@ GPUML__FN GPUML__F16C_TARGET int64_t gpuml__f16_ld_f16c(const char *p, int64_t n
 GPUML__FN GPUML__F16C_TARGET int64_t gpuml__f16_st_f16c(char *p, int64_t n, const float *v)
 {
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) gpuml__v8_stk(p + 2 * i, 2, _mm256_loadu_ps(v + i));
+    for (; i + 8 <= n; i += 8) gpuml__v8_stk(p + 2 * i, 2, _mm256_loadu_ps(v + i), 0);
     return i;
 }
 #endif
@@ -4883,14 +4892,16 @@ static int gpuml__gelu_bf16_generic;   /* A/B runs and tests: 1 takes the generi
    the f32 form).  bf16 into bf16 (unless gpuml__gelu_bf16_generic) runs 16 at a time on the two
    halves that vpunpck{l,h}wd with zeros make of them (f32 lanes 0-3, 8-11 and 4-7, 12-15: vpackusdw
    puts them back in order), rounded to nearest even without the NaN fix-up where every |x| < 3.75
-   (no NaN can occur there); other vectors and the last n % 16 take the generic loop. */
-GPUML__V8K_INLINE void gpuml__gelu_avx2_loop(int64_t n, char *o, int ko, const char *a, int ka)
+   (no NaN can occur there); other vectors and the last n % 16 take the generic loop.  stream:
+   non-temporal stores where o allows them (the bf16 loop after a first short run up to o's 32-byte
+   alignment); gpuml__xforeach_task fences. */
+GPUML__V8K_INLINE void gpuml__gelu_avx2_loop(int64_t n, char *o, int ko, const char *a, int ka, int stream)
 {
     const float *tab = ko == 1 ? gpuml__ncdf_h5 : gpuml__ncdf_h6;
-    const int deg = ko == 1 ? 5 : 6;
+    const int deg = ko == 1 ? 5 : 6, nt = stream && gpuml__v8_nt_ok(o, ko);
     const int64_t eo = ko ? 2 : 4, ea = ka ? 2 : 4;
     int64_t i = 0, k;
-    for (; i + 8 <= n; i += 8) gpuml__v8_stk(o + i * eo, ko, gpuml__v8_gelu_tab(gpuml__v8_ldk(a + i * ea, ka), tab, deg));
+    for (; i + 8 <= n; i += 8) gpuml__v8_stk(o + i * eo, ko, gpuml__v8_gelu_tab(gpuml__v8_ldk(a + i * ea, ka), tab, deg), nt);
     if (i < n) {
         float t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (k = 0; k < n - i; k++) t[k] = GPUML__KLD(ka, a, i + k);
@@ -4898,16 +4909,22 @@ GPUML__V8K_INLINE void gpuml__gelu_avx2_loop(int64_t n, char *o, int ko, const c
         for (k = 0; k < n - i; k++) GPUML__KST(ko, o, i + k, t[k]);
     }
 }
-GPUML__FN GPUML__F16C_TARGET void gpuml__gelu_avx2(int64_t n, char *o, int ko, const char *a, int ka)
+GPUML__FN GPUML__F16C_TARGET void gpuml__gelu_avx2(int64_t n, char *o, int ko, const char *a, int ka, int stream)
 {
     const __m256 zero = _mm256_setzero_ps(), lim = _mm256_set1_ps(3.75f), sgn = _mm256_set1_ps(-0.0f);
     const __m256i r7f = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1);
     int64_t i = 0;
     if (ko != 1 || ka != 1 || gpuml__gelu_bf16_generic) {
-        if (ko == 1) gpuml__gelu_avx2_loop(n, o, 1, a, ka);
-        else if (ko == 2) gpuml__gelu_avx2_loop(n, o, 2, a, ka);
-        else gpuml__gelu_avx2_loop(n, o, 0, a, ka);
+        if (ko == 1) gpuml__gelu_avx2_loop(n, o, 1, a, ka, stream);
+        else if (ko == 2) gpuml__gelu_avx2_loop(n, o, 2, a, ka, stream);
+        else gpuml__gelu_avx2_loop(n, o, 0, a, ka, stream);
         return;
+    }
+    if (stream && (uintptr_t)o % 2u == 0) {   /* the first elements up to o's 32-byte alignment */
+        i = GPUML__MIN(n, (int64_t)(((32u - (uintptr_t)o % 32u) % 32u) / 2u));
+        gpuml__gelu_avx2_loop(i, o, 1, a, 1, 0);
+    } else {
+        stream = 0;
     }
     for (; i + 16 <= n; i += 16) {
         const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(a + 2 * i));
@@ -4916,16 +4933,17 @@ GPUML__FN GPUML__F16C_TARGET void gpuml__gelu_avx2(int64_t n, char *o, int ko, c
         const __m256 a0 = _mm256_andnot_ps(sgn, x0), a1 = _mm256_andnot_ps(sgn, x1);
         __m256i g0, g1;
         if (_mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(a0, lim, _CMP_LT_OQ), _mm256_cmp_ps(a1, lim, _CMP_LT_OQ))) != 0xff) {
-            gpuml__gelu_avx2_loop(16, o + 2 * i, 1, a + 2 * i, 1);
+            gpuml__gelu_avx2_loop(16, o + 2 * i, 1, a + 2 * i, 1, stream);
             continue;
         }
         g0 = _mm256_castps_si256(_mm256_fnmadd_ps(a0, gpuml__v8_ncdf_neg_tab(a0, gpuml__ncdf_h5, 5), _mm256_max_ps(zero, x0)));
         g1 = _mm256_castps_si256(_mm256_fnmadd_ps(a1, gpuml__v8_ncdf_neg_tab(a1, gpuml__ncdf_h5, 5), _mm256_max_ps(zero, x1)));
         g0 = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(g0, r7f), _mm256_and_si256(_mm256_srli_epi32(g0, 16), one)), 16);
         g1 = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(g1, r7f), _mm256_and_si256(_mm256_srli_epi32(g1, 16), one)), 16);
-        _mm256_storeu_si256((__m256i *)(void *)(o + 2 * i), _mm256_packus_epi32(g0, g1));
+        if (stream) _mm256_stream_si256((__m256i *)(void *)(o + 2 * i), _mm256_packus_epi32(g0, g1));
+        else _mm256_storeu_si256((__m256i *)(void *)(o + 2 * i), _mm256_packus_epi32(g0, g1));
     }
-    if (i < n) gpuml__gelu_avx2_loop(n - i, o + 2 * i, 1, a + 2 * i, 1);
+    if (i < n) gpuml__gelu_avx2_loop(n - i, o + 2 * i, 1, a + 2 * i, 1, 0);
 }
 #endif
 /* AVX2 row helpers for the CPU reductions, softmax and norms (the row is in cache by then: rows
@@ -5083,9 +5101,13 @@ GPUML__FN GPUML__F16C_TARGET double gpuml__norm_stats_k_avx2(const char *x, int 
 #undef GPUML__C
 }
 /* y = (x - m) * r * w + b (w, b may be NULL); m as two floats (x - m stays accurate when |m| is
-   much larger than the spread of x) */
-GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky)
+   much larger than the spread of x).  stream: non-temporal stores where y allows them (the caller
+   fences); the rows here and in gpuml__vaxpc_k_avx2 stream outputs of GPUML__STREAM_BYTES or more, as
+   the AVX-512 rows do (the stores' read for ownership had cost a bf16 layernorm ~20%) */
+GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
+                                            int stream)
 {
+    const int nt = stream && gpuml__v8_nt_ok(y, ky);
     const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vm = _mm256_set1_ps((float)m), vl = _mm256_set1_ps((float)(m - (double)(float)m)), vr = _mm256_set1_ps(r);
     int64_t i = 0;
@@ -5093,21 +5115,21 @@ GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, d
         __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vm), vl), vr);
         if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + i));
         if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + i));
-        gpuml__v8_stk(y + i * ey, ky, v);
+        gpuml__v8_stk(y + i * ey, ky, v, nt);
     }
     for (; i < n; i++) GPUML__KST(ky, y, i, (float)(GPUML__KLD(kx, x, i) - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f));
 }
 GPUML__FN GPUML__F16C_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b,
-                                                        char *y, int ky)
+                                                        char *y, int ky, int stream)
 {
-#define GPUML__C(k) gpuml__vnorm_out_body(x, k, n, m, r, w, b, y, k)
+#define GPUML__C(k) gpuml__vnorm_out_body(x, k, n, m, r, w, b, y, k, stream)
     if (kx == ky) { GPUML__K3(kx, GPUML__C); return; }
 #undef GPUML__C
-    gpuml__vnorm_out_body(x, kx, n, m, r, w, b, y, ky);
+    gpuml__vnorm_out_body(x, kx, n, m, r, w, b, y, ky, stream);
 }
 GPUML__FN void gpuml__vnorm_out_avx2(const float *x, int64_t n, double m, float r, const float *w, const float *b, float *y)
 {
-    gpuml__vnorm_out_k_avx2((const char *)(const void *)x, 0, n, m, r, w, b, (char *)(void *)y, 0);
+    gpuml__vnorm_out_k_avx2((const char *)(const void *)x, 0, n, m, r, w, b, (char *)(void *)y, 0, 0);
 }
 /* layernorm (rms = 0) / rmsnorm backward of one f32 row: xh = (x - m) r, g = dy w (w may be NULL),
    dx = r (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); acc[i] += dy xh and acc[n + i] += dy
@@ -5157,29 +5179,30 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_bwd_avx2(const float *x, const fl
         dx[i] = (float)(r * (g - sg - xh * sgx));
     }
 }
-/* y = x * s + c */
-GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky)
+/* y = x * s + c (stream: as gpuml__vnorm_out_body) */
+GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream)
 {
     const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vs = _mm256_set1_ps(sc), vc = _mm256_set1_ps(c);
+    const int nt = stream && gpuml__v8_nt_ok(y, ky);
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * ey, ky, _mm256_fmadd_ps(gpuml__v8_ldk(x + i * ex, kx), vs, vc));
+    for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * ey, ky, _mm256_fmadd_ps(gpuml__v8_ldk(x + i * ex, kx), vs, vc), nt);
     for (; i < n; i++) GPUML__KST(ky, y, i, GPUML__KLD(kx, x, i) * sc + c);
 }
-GPUML__FN GPUML__F16C_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky)
+GPUML__FN GPUML__F16C_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream)
 {
     /* the pairs the rows take: (kind, kind) and (0, kind) (the softmax's f32 exponentials out) */
-#define GPUML__C(k) gpuml__vaxpc_body(x, k, n, sc, c, y, k)
-#define GPUML__C0(k) gpuml__vaxpc_body(x, 0, n, sc, c, y, k)
+#define GPUML__C(k) gpuml__vaxpc_body(x, k, n, sc, c, y, k, stream)
+#define GPUML__C0(k) gpuml__vaxpc_body(x, 0, n, sc, c, y, k, stream)
     if (kx == ky) GPUML__K3(kx, GPUML__C);
     else if (kx == 0) GPUML__K3(ky, GPUML__C0);
-    else gpuml__vaxpc_body(x, kx, n, sc, c, y, ky);
+    else gpuml__vaxpc_body(x, kx, n, sc, c, y, ky, stream);
 #undef GPUML__C
 #undef GPUML__C0
 }
 GPUML__FN void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
 {
-    gpuml__vaxpc_k_avx2((const char *)(const void *)x, 0, n, sc, c, (char *)(void *)y, 0);
+    gpuml__vaxpc_k_avx2((const char *)(const void *)x, 0, n, sc, c, (char *)(void *)y, 0, 0);
 }
 #endif
 /* ---- CPU vector math, AVX-512: the same functions 16 lanes wide, dense f32, bf16 or f16 in and out ----
@@ -5787,7 +5810,8 @@ GPUML__FN void gpuml__ew_row(void *arg, char **p, const int64_t *step, int64_t c
                          e->nin > 1 ? gpuml__v16_kind(e->dt[2]) : 0, e->stream);
         return;
     case 1:
-        if (e->op == GPUML__EW_UNARY + GPUML_UNARY_GELU) gpuml__gelu_avx2(count, p[0], gpuml__v16_kind(e->dt[0]), p[1], gpuml__v16_kind(e->dt[1]));
+        if (e->op == GPUML__EW_UNARY + GPUML_UNARY_GELU)
+            gpuml__gelu_avx2(count, p[0], gpuml__v16_kind(e->dt[0]), p[1], gpuml__v16_kind(e->dt[1]), e->stream);
         else gpuml__ew_avx2(e->op, count, p[0], e->dt[0] == GPUML_BF16, p[1], e->dt[1] == GPUML_BF16, e->nin > 1 ? p[2] : NULL,
                             e->nin > 1 && e->dt[2] == GPUML_BF16);
         return;
@@ -7091,14 +7115,14 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) {
                 mf = gpuml__vmax_k_avx2(xr, kx, n);
                 s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n);
-                if (r->kind == GPUML__ROW_SOFTMAX) gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, (float)(1.0 / s), 0.0f, yr, kx);
-                else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s)), yr, kx);
+                if (r->kind == GPUML__ROW_SOFTMAX) gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, (float)(1.0 / s), 0.0f, yr, kx, dense && stream);
+                else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s)), yr, kx, dense && stream);
             } else {
                 double m2;
                 if (r->kind == GPUML__ROW_LAYERNORM) m2 = gpuml__norm_stats_k_avx2(xr, kx, n, &mean) / (double)n;
                 else m2 = gpuml__vsum_k_avx2(xr, kx, n, 0.0f, 1) / (double)n;
                 rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + r->eps);
-                gpuml__vnorm_out_k_avx2(xr, kx, n, mean, (float)rstd, j->w, j->b, yr, kx);
+                gpuml__vnorm_out_k_avx2(xr, kx, n, mean, (float)rstd, j->w, j->b, yr, kx, dense && stream);
             }
             if (!dense) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
             continue;
@@ -7194,7 +7218,7 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
         if (yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
     }
 #if GPUML__HAVE_AVX2_PATH
-    if (rows16 && stream) _mm_sfence();
+    if (vec && stream) _mm_sfence();   /* the AVX-512 and AVX2 rows' non-temporal stores */
 #endif
     gpuml__free(buf);
 }
