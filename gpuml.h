@@ -6696,19 +6696,25 @@ GPUML__FN void gpuml__nplan_make(gpuml__nplan *p, const gpuml__rowop *r)
    path uses gpuml__v8_exp_small (~1 ulp; 0 below -87.3, where f32 would go subnormal); the scalar
    path uses expf. */
 #if GPUML__HAVE_AVX2_PATH
-/* 2^z for z <= 0 (or NaN, kept): z = k + f with k = floor(z), 2^f by the degree-6 polynomial of
-   gpuml__v16_exp2, 2^k through the exponent bits; 0 below z = -126 */
+/* 2^z for z <= 0 (or NaN, kept): z = k + f with k = round(z) in the low mantissa bits of t = z + 1.5 * 2^23
+   + 127 (which shifted left by 23 are k + 127 in the exponent field: 2^k), f in [-1/2, 1/2], 2^f by a
+   degree-6 polynomial (relative error 7.9e-8 with its f32 Horner rounding; Lawson-weighted fit); z
+   clamped at -127 first, where the exponent field 0 makes 2^k and the result 0 (below -126.5; f32
+   would go subnormal).  Besides the FMAs 6 ops, where floor, cvt and a mask for the underflow took 8. */
 GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z)
 {
-    const __m256 k = _mm256_floor_ps(z), f = _mm256_sub_ps(z, k);
-    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(2.1612916316e-04f), f, _mm256_set1_ps(1.2467845809e-03f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(9.6754515544e-03f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5485282093e-02f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022930861e-01f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314706326e-01f));
+    const __m256 mg = _mm256_set1_ps(12583039.0f);   /* 1.5 * 2^23 + 127 */
+    __m256 t, f, p;
+    z = _mm256_max_ps(_mm256_set1_ps(-127.0f), z);   /* NaN kept: max returns its second operand */
+    t = _mm256_add_ps(z, mg);
+    f = _mm256_sub_ps(z, _mm256_sub_ps(t, mg));
+    p = _mm256_fmadd_ps(_mm256_set1_ps(1.5345810971e-04f), f, _mm256_set1_ps(1.3399930904e-03f));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(9.6184890717e-03f));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5503286421e-02f));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022646248e-01f));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314718246e-01f));
     p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
-    p = _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23)));
-    return _mm256_and_ps(p, _mm256_cmp_ps(z, _mm256_set1_ps(-126.0f), _CMP_NLT_UQ));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
 }
 /* out[i] = exp(x[i] - mx) (x[i] <= mx: the row's max), returns their sum: exp in base 2 (the
    natural-base form with its range checks cost ~1.6x the instructions), summed in f32 per block of
