@@ -4895,10 +4895,10 @@ static int gpuml__gelu_bf16_generic;   /* A/B runs and tests: 1 takes the generi
    (no NaN can occur there); other vectors and the last n % 16 take the generic loop.  stream:
    non-temporal stores where o allows them (the bf16 loop after a first short run up to o's 32-byte
    alignment); gpuml__xforeach_task fences. */
-GPUML__V8K_INLINE void gpuml__gelu_avx2_loop(int64_t n, char *o, int ko, const char *a, int ka, int stream)
+GPUML__V8K_INLINE void gpuml__gelu_avx2_run(int64_t n, char *o, int ko, const char *a, int ka, int nt)
 {
     const float *tab = ko == 1 ? gpuml__ncdf_h5 : gpuml__ncdf_h6;
-    const int deg = ko == 1 ? 5 : 6, nt = stream && gpuml__v8_nt_ok(o, ko);
+    const int deg = ko == 1 ? 5 : 6;
     const int64_t eo = ko ? 2 : 4, ea = ka ? 2 : 4;
     int64_t i = 0, k;
     if (ko == 2) {   /* f16 out: where every |x| < 3.75 no NaN can occur, and vcvtps2ph needs no fix-up (1.3x) */
@@ -4919,6 +4919,11 @@ GPUML__V8K_INLINE void gpuml__gelu_avx2_loop(int64_t n, char *o, int ko, const c
         _mm256_storeu_ps(t, gpuml__v8_gelu_tab(_mm256_loadu_ps(t), tab, deg));
         for (k = 0; k < n - i; k++) GPUML__KST(ko, o, i + k, t[k]);
     }
+}
+GPUML__V8K_INLINE void gpuml__gelu_avx2_loop(int64_t n, char *o, int ko, const char *a, int ka, int stream)
+{
+    if (stream && gpuml__v8_nt_ok(o, ko)) gpuml__gelu_avx2_run(n, o, ko, a, ka, 1);   /* nt a constant in each loop */
+    else gpuml__gelu_avx2_run(n, o, ko, a, ka, 0);
 }
 GPUML__FN GPUML__F16C_TARGET void gpuml__gelu_avx2(int64_t n, char *o, int ko, const char *a, int ka, int stream)
 {
@@ -5115,10 +5120,9 @@ GPUML__FN GPUML__F16C_TARGET double gpuml__norm_stats_k_avx2(const char *x, int 
    much larger than the spread of x).  stream: non-temporal stores where y allows them (the caller
    fences); the rows here and in gpuml__vaxpc_k_avx2 stream outputs of GPUML__STREAM_BYTES or more, as
    the AVX-512 rows do (the stores' read for ownership had cost a bf16 layernorm ~20%) */
-GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
-                                            int stream)
+GPUML__V8K_INLINE void gpuml__vnorm_out_loop(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
+                                            int nt)
 {
-    const int nt = stream && gpuml__v8_nt_ok(y, ky);
     const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vm = _mm256_set1_ps((float)m), vl = _mm256_set1_ps((float)(m - (double)(float)m)), vr = _mm256_set1_ps(r);
     int64_t i = 0;
@@ -5129,6 +5133,13 @@ GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, d
         gpuml__v8_stk(y + i * ey, ky, v, nt);
     }
     for (; i < n; i++) GPUML__KST(ky, y, i, (float)(GPUML__KLD(kx, x, i) - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f));
+}
+GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
+                                            int stream)
+{
+    /* nt a constant in each loop (a test a store had cost an f32 rmsnorm ~5%) */
+    if (stream && gpuml__v8_nt_ok(y, ky)) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 1);
+    else gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 0);
 }
 GPUML__FN GPUML__F16C_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b,
                                                         char *y, int ky, int stream)
@@ -5191,14 +5202,18 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_bwd_avx2(const float *x, const fl
     }
 }
 /* y = x * s + c (stream: as gpuml__vnorm_out_body) */
-GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream)
+GPUML__V8K_INLINE void gpuml__vaxpc_loop(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int nt)
 {
     const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vs = _mm256_set1_ps(sc), vc = _mm256_set1_ps(c);
-    const int nt = stream && gpuml__v8_nt_ok(y, ky);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * ey, ky, _mm256_fmadd_ps(gpuml__v8_ldk(x + i * ex, kx), vs, vc), nt);
     for (; i < n; i++) GPUML__KST(ky, y, i, GPUML__KLD(kx, x, i) * sc + c);
+}
+GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream)
+{
+    if (stream && gpuml__v8_nt_ok(y, ky)) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1);
+    else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0);
 }
 GPUML__FN GPUML__F16C_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream)
 {
