@@ -4725,8 +4725,9 @@ GPUML__V8_INLINE __m256 gpuml__v8_ncdf_neg(__m256 a)
    32-entry permute: the AVX-512 tables of 1/8 would take 4 permutes and 3 blends a coefficient): on
    interval j = round(2a), a polynomial of degree D in u = 2a - j in [-1/2, 1/2], fitted for relative
    error (Lawson-weighted least squares, coefficients rounded to f32; bench/NOTES_ops.md): D = 6 within
-   2.6e-7 of erfc(a/sqrt2)/2 with the f32 Horner rounding (the erfc form: ~3e-7), D = 5 within 6.1e-6
-   (for bf16 results).  Coefficient d of interval j is tab[d * 8 + j]. */
+   2.6e-7 of erfc(a/sqrt2)/2 with the f32 Horner rounding (f32 gelu on |x| < 3.75 within 2.9e-7 of
+   float64, the erfc form within 5.4e-7), D = 5 within 6.1e-6 (for bf16 results).  Coefficient d of
+   interval j is tab[d * 8 + j]. */
 static const float gpuml__ncdf_h6[7 * 8] = {
     5.0000000000e-01f, 3.0853754282e-01f, 1.5865525603e-01f, 6.6807202995e-02f, 2.2750131786e-02f, 6.2096649781e-03f, 1.3498979388e-03f, 2.3262909963e-04f,
     -1.9947114587e-01f, -1.7603266239e-01f, -1.2098537385e-01f, -6.4758807421e-02f, -2.6995481923e-02f, -8.7641477585e-03f, -2.2159232758e-03f, -4.3634153553e-04f,
@@ -4887,7 +4888,7 @@ GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, floa
 }
 static int gpuml__gelu_bf16_generic;   /* A/B runs and tests: 1 takes the generic loop (here and for AVX-512) */
 /* gelu of n dense elements from kind ka into kind ko (gpuml__v16_kind; f16 needs F16C), converted in
-   registers (the tiles' f32 buffers cost a bf16 gelu 20%): bf16 results take the degree-5 table (6e-6,
+   registers (through the tiles' f32 buffers a bf16 gelu took 1.4x the time): bf16 results take the degree-5 table (6e-6,
    as the AVX-512 path takes a cheaper Phi for them), f32 and f16 ones the degree-6 (f16's 11 bits need
    the f32 form).  bf16 into bf16 (unless gpuml__gelu_bf16_generic) runs 16 at a time on the two
    halves that vpunpck{l,h}wd with zeros make of them (f32 lanes 0-3, 8-11 and 4-7, 12-15: vpackusdw
@@ -5119,7 +5120,8 @@ GPUML__FN GPUML__F16C_TARGET double gpuml__norm_stats_k_avx2(const char *x, int 
 /* y = (x - m) * r * w + b (w, b may be NULL); m as two floats (x - m stays accurate when |m| is
    much larger than the spread of x).  stream: non-temporal stores where y allows them (the caller
    fences); the rows here and in gpuml__vaxpc_k_avx2 stream outputs of GPUML__STREAM_BYTES or more, as
-   the AVX-512 rows do (the stores' read for ownership had cost a bf16 layernorm ~20%) */
+   the AVX-512 rows do (without the stores' read for ownership an f16 layernorm on 2 threads took 12%
+   off, a bf16 one 3-5%: the 16-bit rows are compute-bound here) */
 GPUML__V8K_INLINE void gpuml__vnorm_out_loop(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
                                             int nt)
 {
