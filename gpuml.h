@@ -12845,7 +12845,7 @@ GPUML__FN gpuml_status gpuml__cv_bwd_data_1x1s(gpuml_ctx *ctx, const gpuml__cv *
             if (st == GPUML_SUCCESS) {
                 c2.up2 = 1;
                 st = gpuml__cv_1x1w(ctx, &c2, 0, op);
-                if (st == GPUML_SUCCESS) gpuml__cv_bwd_up2_calls++;
+                if (st == GPUML_SUCCESS) { gpuml__cv_bwd_up2_calls++; gpuml__cv_bwd_calls[0]++; }   /* a forward-conv route too */
             }
             gpuml_tensor_free(wc);   /* stream-ordered */
             if (st != GPUML_ERROR_NOT_SUPPORTED) return st;   /* declined (no message): the route below */
