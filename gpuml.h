@@ -6724,49 +6724,76 @@ GPUML__FN void gpuml__nplan_make(gpuml__nplan *p, const gpuml__rowop *r)
    path uses gpuml__v8_exp_small (~1 ulp; 0 below -87.3, where f32 would go subnormal); the scalar
    path uses expf. */
 #if GPUML__HAVE_AVX2_PATH
+/* the softmax's exp frame for a running max M: exp(x - M) = 2^(x log2e - sh) 2^-c with sh = M log2e
+   rounded to f32 and c = M log2e - sh (the values carry 2^c, a factor common to a block that the
+   normalization divides out); |M log2e| > 1e37 (where sh would overflow): exp(x - M) itself, c = 0 */
+GPUML__FN void gpuml__sm_frame(float mx, float *sh, double *c, int *big)
+{
+    const double ml = mx == -INFINITY ? 0.0 : (double)mx * 1.44269504088896341;
+    *big = fabs(ml) > 1e37;
+    *sh = *big ? mx : (float)ml;
+    *c = *big ? 0.0 : ml - (double)*sh;
+}
 /* 2^z for z <= 0 (or NaN, kept): z = k + f with k = round(z) in the low mantissa bits of t = z + 1.5 * 2^23
    + 127 (which shifted left by 23 are k + 127 in the exponent field: 2^k), f in [-1/2, 1/2], 2^f by a
-   degree-6 polynomial (relative error 7.9e-8 with its f32 Horner rounding; Lawson-weighted fit); z
-   clamped at -127 first, where the exponent field 0 makes 2^k and the result 0 (below -126.5; f32
-   would go subnormal).  Besides the FMAs 6 ops, where floor, cvt and a mask for the underflow took 8. */
-GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z)
+   polynomial of degree deg: 6 (relative error 7.9e-8 with its f32 Horner rounding) or 5 (1.8e-7, for
+   16-bit results only, one FMA fewer; Lawson-weighted fits); z clamped at -127 first, where the
+   exponent field 0 makes 2^k and the result 0 (below -126.5; f32 would go subnormal).  Besides the
+   FMAs 6 ops, where floor, cvt and a mask for the underflow took 8. */
+GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z, int deg)
 {
     const __m256 mg = _mm256_set1_ps(12583039.0f);   /* 1.5 * 2^23 + 127 */
     __m256 t, f, p;
     z = _mm256_max_ps(_mm256_set1_ps(-127.0f), z);   /* NaN kept: max returns its second operand */
     t = _mm256_add_ps(z, mg);
     f = _mm256_sub_ps(z, _mm256_sub_ps(t, mg));
-    p = _mm256_fmadd_ps(_mm256_set1_ps(1.5345810971e-04f), f, _mm256_set1_ps(1.3399930904e-03f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(9.6184890717e-03f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5503286421e-02f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022646248e-01f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314718246e-01f));
+    if (deg == 5) {
+        p = _mm256_fmadd_ps(_mm256_set1_ps(1.3302209554e-03f), f, _mm256_set1_ps(9.6729323268e-03f));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5506151170e-02f));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022217095e-01f));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314706326e-01f));
+    } else {
+        p = _mm256_fmadd_ps(_mm256_set1_ps(1.5345810971e-04f), f, _mm256_set1_ps(1.3399930904e-03f));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(9.6184890717e-03f));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5503286421e-02f));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022646248e-01f));
+        p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314718246e-01f));
+    }
     p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
     return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
 }
 /* out[i] = exp(x[i] - mx) (x[i] <= mx: the row's max), returns their sum: exp in base 2 (the
    natural-base form with its range checks cost ~1.6x the instructions), summed in f32 per block of
-   1024 and the blocks in double */
-GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n)
+   1024 and the blocks in double.  frame (c not NULL): in gpuml__sm_frame's frame, x log2e - sh by one
+   FMA, the values and the sum carrying 2^c (*c), which a softmax's normalization divides out (the
+   log-softmax adds c ln2); else (x - mx) log2e. */
+GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n, int deg, double *c)
 {
     const int64_t ex = kx ? 2 : 4;
-    const __m256 vmx = _mm256_set1_ps(mx), l2e = _mm256_set1_ps(1.44269504088896341f);
-    double s = 0;
+    const __m256 l2e = _mm256_set1_ps(1.44269504088896341f);
+    __m256 vsh;
+    double s = 0, cf = 0;
     int64_t b0, i = 0;
+    int big = 1;
+    float sh = mx;
+    if (c) gpuml__sm_frame(mx, &sh, &cf, &big);
+    if (c) *c = cf;
+    vsh = _mm256_set1_ps(sh);
+#define GPUML__EZ(v) (big ? _mm256_mul_ps(_mm256_sub_ps((v), vsh), l2e) : _mm256_fmsub_ps((v), l2e, vsh))
     for (b0 = 0; b0 + 8 <= n; b0 += 1024) {
         const int64_t b1 = GPUML__MIN(b0 + 1024, n);
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, t;
         double u[8];
         for (i = b0; i + 16 <= b1; i += 16) {
-            const __m256 y = gpuml__v8_exp2_neg(_mm256_mul_ps(_mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vmx), l2e));
-            const __m256 w = gpuml__v8_exp2_neg(_mm256_mul_ps(_mm256_sub_ps(gpuml__v8_ldk(x + (i + 8) * ex, kx), vmx), l2e));
+            const __m256 y = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + i * ex, kx)), deg);
+            const __m256 w = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + (i + 8) * ex, kx)), deg);
             _mm256_storeu_ps(out + i, y);
             _mm256_storeu_ps(out + i + 8, w);
             a0 = _mm256_add_ps(a0, y);
             a1 = _mm256_add_ps(a1, w);
         }
         for (; i + 8 <= b1; i += 8) {
-            const __m256 y = gpuml__v8_exp2_neg(_mm256_mul_ps(_mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vmx), l2e));
+            const __m256 y = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + i * ex, kx)), deg);
             _mm256_storeu_ps(out + i, y);
             a0 = _mm256_add_ps(a0, y);
         }
@@ -6776,18 +6803,28 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
         s += ((u[0] + u[1]) + (u[2] + u[3])) + ((u[4] + u[5]) + (u[6] + u[7]));
         if (i < b1) break;   /* the last few elements of the row: below */
     }
-    for (; i < n; i++) { out[i] = expf(GPUML__KLD(kx, x, i) - mx); s += out[i]; }
+#undef GPUML__EZ
+    for (; i < n; i++) {
+        const float v = GPUML__KLD(kx, x, i);
+        out[i] = big ? expf(v - mx) : (float)exp2((double)v * 1.44269504088896341 - (double)sh);
+        s += out[i];
+    }
     return s;
 }
-GPUML__FN GPUML__F16C_TARGET double gpuml__exp_shift_k_avx2(const char *x, int kx, float mx, float *out, int64_t n)
+/* c NULL: exp(x - mx) itself; else in the frame of M = mx (*c: see gpuml__exp_shift_body), deg 5 where
+   the results are 16-bit */
+GPUML__FN GPUML__F16C_TARGET double gpuml__exp_shift_k_avx2(const char *x, int kx, float mx, float *out, int64_t n, int d5, double *c)
 {
-#define GPUML__C(k) gpuml__exp_shift_body(x, k, mx, out, n)
-    return GPUML__K3(kx, GPUML__C);
-#undef GPUML__C
+#define GPUML__C5(k) gpuml__exp_shift_body(x, k, mx, out, n, 5, c)
+#define GPUML__C6(k) gpuml__exp_shift_body(x, k, mx, out, n, 6, c)
+    if (!c) return gpuml__exp_shift_body(x, 0, mx, out, n, 6, NULL);
+    return d5 ? GPUML__K3(kx, GPUML__C5) : GPUML__K3(kx, GPUML__C6);
+#undef GPUML__C5
+#undef GPUML__C6
 }
 GPUML__FN double gpuml__exp_shift_avx2(const float *x, float mx, float *out, int64_t n)
 {
-    return gpuml__exp_shift_k_avx2((const char *)(const void *)x, 0, mx, out, n);
+    return gpuml__exp_shift_k_avx2((const char *)(const void *)x, 0, mx, out, n, 0, NULL);
 }
 #endif
 GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t n)
@@ -6827,16 +6864,6 @@ GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t 
    non-temporally, and the caller fences (_mm_sfence) once after its rows, not per row. */
 #define GPUML__SM_BLK 1024
 GPUML__V16_INLINE void gpuml__v16_pf(const char *p) { _mm_prefetch(p, _MM_HINT_T0); }
-/* the softmax's exp frame for a running max M: exp(x - M) = 2^(x log2e - sh) 2^-c with sh = M log2e
-   rounded to f32 and c = M log2e - sh (the values carry 2^c, a factor common to a block that the
-   normalization divides out); |M log2e| > 1e37 (where sh would overflow): exp(x - M) itself, c = 0 */
-GPUML__FN void gpuml__sm_frame(float mx, float *sh, double *c, int *big)
-{
-    const double ml = mx == -INFINITY ? 0.0 : (double)mx * 1.44269504088896341;
-    *big = fabs(ml) > 1e37;
-    *sh = *big ? mx : (float)ml;
-    *c = *big ? 0.0 : ml - (double)*sh;
-}
 GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int xb, char *y, int yb, int64_t n, int logsm, float *e,
                                                              float *bm, int stream, const char *pf, float scale, int64_t lab, double *loss)
 {
@@ -7147,12 +7174,13 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             char *yr = dense ? yp : (char *)(void *)yb;
             float mf, *e = dense && kx == 0 && (r->kind == GPUML__ROW_SOFTMAX || yp != xp) ? (float *)(void *)yp : yb;
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) {
+                double c;
                 mf = gpuml__vmax_k_avx2(xr, kx, n);
-                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n);
+                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c);   /* sum exp(x - mf) 2^c */
                 /* (not streamed where the exponentials went to y itself: its lines are in cache, 10% slower) */
                 if (r->kind == GPUML__ROW_SOFTMAX)
                     gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, (float)(1.0 / s), 0.0f, yr, kx, dense && stream && (char *)(void *)e != yr);
-                else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s)), yr, kx, dense && stream);
+                else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s) + c * 0.69314718055994531), yr, kx, dense && stream);
             } else {
                 double m2;
                 if (r->kind == GPUML__ROW_LAYERNORM) m2 = gpuml__norm_stats_k_avx2(xr, kx, n, &mean) / (double)n;

@@ -1774,6 +1774,49 @@ static void test_cpu_layernorm_shift(void)
     gpuml_tensor_free(x); gpuml_tensor_free(y);
 }
 
+/* 16-bit softmax and log-softmax outputs against the correctly rounded double reference (the AVX2
+   exp of degree 5 for 16-bit results, 1.8e-7, must round the same almost everywhere: an exp off by
+   5e-4 leaves a quarter of the bf16 outputs and half the f16 ones off), and f32 rows of logits near
+   1e4 - 1.3e5 (the exponentials in the max's frame; a log-softmax's x + (-max - log sum) rounds in f32
+   to about an ulp of the logits, which also bounds what the frame's 2^c could change there) */
+static void test_cpu_softmax_rounded(void)
+{
+    const long long R = 4, n = 3000;
+    int64_t s[2] = {4, 3000};
+    static const double offs[4] = { 1e4, 3.1e4, 7.7e4, 1.3e5 };
+    int t, l;
+    long long i;
+    for (t = 0; t < 3; t++) {
+        gpuml_dtype dt = t == 0 ? GPUML_BF16 : t == 1 ? GPUML_F16 : GPUML_F32;
+        gpuml_tensor *x = tt_new(tu_cpu, dt, 2, s, 0), *y = tt_new(tu_cpu, dt, 2, s, 0), *q = tt_new(tu_cpu, dt, 2, s, 0);
+        double *vx = tt_rand(x, -6, 6), *vy, *rr, *ref = (double *)malloc(sizeof(double) * (size_t)(R * n));
+        char what[100];
+        if (dt == GPUML_F32) for (i = 0; i < R * n; i++) vx[i] += offs[i / n];
+        else for (i = 0; i < n; i++) vx[n + i] = 3.0 * vx[n + i] + 40.0;   /* a row of larger logits */
+        tt_write(x, vx);
+        vx = (free(vx), tt_read(x));
+        for (l = 0; l < 2; l++) {
+            long long off = 0;
+            poison(tu_cpu, y);
+            CHECK((l ? gpuml_log_softmax : gpuml_softmax)(tu_cpu, y, x, 1) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+            vy = tt_read(y);
+            ref_rows(l, vx, R, n, NULL, NULL, 0, ref);
+            snprintf(what, sizeof what, "%s %s%s", l ? "log_softmax" : "softmax", gpuml_dtype_name(dt), dt == GPUML_F32 ? " of 1e4 - 1.3e5" : "");
+            tu_close(what, vy, ref, R * n, dt == GPUML_F32 ? 1e-5 : 1e-2, dt != GPUML_F32 ? 1e-6 : l ? offs[R - 1] / 4194304.0 : 1e-7);
+            if (dt != GPUML_F32) {
+                tt_write(q, ref);
+                rr = tt_read(q);
+                for (i = 0; i < R * n; i++) off += vy[i] != rr[i];
+                CHECK(off <= R * n / 100, "%s: %lld of %lld not correctly rounded (at most 1%%)", what, off, R * n);
+                free(rr);
+            }
+            free(vy);
+        }
+        free(vx); free(ref);
+        gpuml_tensor_free(x); gpuml_tensor_free(y); gpuml_tensor_free(q);
+    }
+}
+
 /* the CPU ops again on each lower SIMD path this machine has (AVX2, scalar; the default run above
    takes the best one, AVX-512 where present); GPUML_CPU_SIMD=avx2|scalar does the same from outside */
 static void test_cpu_simd_paths(void)
@@ -1782,7 +1825,7 @@ static void test_cpu_simd_paths(void)
                                          test_nan_inf, test_reduce, test_softmax, test_norms, test_activation_backward,
                                          test_optimizers, test_cpu_rows_edges, test_norm_backward, test_cross_entropy,
                                          test_cpu_act_ulp, test_gelu_16bit_all, test_gelu_bf16_paths, test_cpu_rows_odd,
-                                         test_cpu_layernorm_shift };
+                                         test_cpu_layernorm_shift, test_cpu_softmax_rounded };
     static const char *const names[3] = { "scalar", "AVX2", "AVX-512" };
     int best = gpuml__cpu_simd(), lv;
     unsigned k;
@@ -1828,6 +1871,7 @@ static const tu_test tests[] = {
     {"gelu_16bit_all", test_gelu_16bit_all},
     {"cpu_rows_odd", test_cpu_rows_odd},
     {"cpu_layernorm_shift", test_cpu_layernorm_shift},
+    {"cpu_softmax_rounded", test_cpu_softmax_rounded},
     {"cpu_simd_paths", test_cpu_simd_paths},
 };
 int main(int argc, char **argv) { return TU_RUN("test_ops", tests, argc, argv); }
