@@ -6764,10 +6764,11 @@ GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z, int deg)
 }
 /* out[i] = exp(x[i] - mx) (x[i] <= mx: the row's max), returns their sum: exp in base 2 (the
    natural-base form with its range checks cost ~1.6x the instructions), summed in f32 per block of
-   1024 and the blocks in double.  frame (c not NULL): in gpuml__sm_frame's frame, x log2e - sh by one
+   1024 and the blocks in double; pf (not NULL): the next row, prefetched into L1 while this one computes
+   (its max pass then reads from cache).  frame (c not NULL): in gpuml__sm_frame's frame, x log2e - sh by one
    FMA, the values and the sum carrying 2^c (*c), which a softmax's normalization divides out (the
    log-softmax adds c ln2); else (x - mx) log2e. */
-GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n, int deg, double *c)
+GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n, int deg, double *c, const char *pf)
 {
     const int64_t ex = kx ? 2 : 4;
     const __m256 l2e = _mm256_set1_ps(1.44269504088896341f);
@@ -6787,6 +6788,7 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
         for (i = b0; i + 16 <= b1; i += 16) {
             const __m256 y = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + i * ex, kx)), deg);
             const __m256 w = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + (i + 8) * ex, kx)), deg);
+            if (pf) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
             _mm256_storeu_ps(out + i, y);
             _mm256_storeu_ps(out + i + 8, w);
             a0 = _mm256_add_ps(a0, y);
@@ -6813,18 +6815,19 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
 }
 /* c NULL: exp(x - mx) itself; else in the frame of M = mx (*c: see gpuml__exp_shift_body), deg 5 where
    the results are 16-bit */
-GPUML__FN GPUML__F16C_TARGET double gpuml__exp_shift_k_avx2(const char *x, int kx, float mx, float *out, int64_t n, int d5, double *c)
+GPUML__FN GPUML__F16C_TARGET double gpuml__exp_shift_k_avx2(const char *x, int kx, float mx, float *out, int64_t n, int d5, double *c,
+                                                             const char *pf)
 {
-#define GPUML__C5(k) gpuml__exp_shift_body(x, k, mx, out, n, 5, c)
-#define GPUML__C6(k) gpuml__exp_shift_body(x, k, mx, out, n, 6, c)
-    if (!c) return gpuml__exp_shift_body(x, 0, mx, out, n, 6, NULL);
+#define GPUML__C5(k) gpuml__exp_shift_body(x, k, mx, out, n, 5, c, pf)
+#define GPUML__C6(k) gpuml__exp_shift_body(x, k, mx, out, n, 6, c, pf)
+    if (!c) return gpuml__exp_shift_body(x, 0, mx, out, n, 6, NULL, NULL);
     return d5 ? GPUML__K3(kx, GPUML__C5) : GPUML__K3(kx, GPUML__C6);
 #undef GPUML__C5
 #undef GPUML__C6
 }
 GPUML__FN double gpuml__exp_shift_avx2(const float *x, float mx, float *out, int64_t n)
 {
-    return gpuml__exp_shift_k_avx2((const char *)(const void *)x, 0, mx, out, n, 0, NULL);
+    return gpuml__exp_shift_k_avx2((const char *)(const void *)x, 0, mx, out, n, 0, NULL, NULL);
 }
 #endif
 GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t n)
@@ -7174,9 +7177,13 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             char *yr = dense ? yp : (char *)(void *)yb;
             float mf, *e = dense && kx == 0 && (r->kind == GPUML__ROW_SOFTMAX || yp != xp) ? (float *)(void *)yp : yb;
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) {
+                /* the next dense row prefetched during the exp pass (1 thread, bf16 rows of 8192: the max pass
+                   took 23% of the time, reading the row from memory); not rows of 1024 or less, which
+                   gained nothing (f32 lost ~5%) */
+                const char *pf = dense && n > 1024 && row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
                 double c;
                 mf = gpuml__vmax_k_avx2(xr, kx, n);
-                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c);   /* sum exp(x - mf) 2^c */
+                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c, pf);   /* sum exp(x - mf) 2^c */
                 /* (not streamed where the exponentials went to y itself: its lines are in cache, 10% slower) */
                 if (r->kind == GPUML__ROW_SOFTMAX)
                     gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, (float)(1.0 / s), 0.0f, yr, kx, dense && stream && (char *)(void *)e != yr);
