@@ -5144,37 +5144,48 @@ GPUML__V8K_INLINE __m256 gpuml__v8_norm(const char *x, int kx, int64_t i, __m256
     return v;
 }
 GPUML__V8K_INLINE void gpuml__vnorm_out_loop(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
-                                            int nt)
+                                            int nt, const char *pf)
 {
-    const int64_t ey = ky ? 2 : 4;
+    const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vm = _mm256_set1_ps((float)m), vl = _mm256_set1_ps((float)(m - (double)(float)m)), vr = _mm256_set1_ps(r);
     int64_t i = 0;
     if (ky == 1) {   /* bf16 results 16 at a time (gpuml__v8x2_stk); nt: 8 first where y is not aligned to 32 */
         if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, ky, gpuml__v8_norm(x, kx, 0, vm, vl, vr, w, b), nt); i = 8; }
-        for (; i + 16 <= n; i += 16)
+        for (; i + 16 <= n; i += 16) {
+            if (pf) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
             gpuml__v8x2_stk(y + i * ey, ky, gpuml__v8_norm(x, kx, i, vm, vl, vr, w, b), gpuml__v8_norm(x, kx, i + 8, vm, vl, vr, w, b), nt);
+        }
     }
-    for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * ey, ky, gpuml__v8_norm(x, kx, i, vm, vl, vr, w, b), nt);
+    for (; i + 8 <= n; i += 8) {
+        if (pf && !(i & 15)) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
+        gpuml__v8_stk(y + i * ey, ky, gpuml__v8_norm(x, kx, i, vm, vl, vr, w, b), nt);
+    }
     for (; i < n; i++) GPUML__KST(ky, y, i, (float)(GPUML__KLD(kx, x, i) - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f));
 }
 GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
-                                            int stream)
+                                            int stream, const char *pf)
 {
-    /* nt a constant in each loop (a test a store had cost an f32 rmsnorm ~5%) */
-    if (stream && gpuml__v8_nt_ok(y, ky)) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 1);
-    else gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 0);
+    /* nt and whether pf is NULL constants in each loop (a test a store had cost an f32 rmsnorm ~5%; a test for
+       pf in the loop cost f32 rmsnorm rows of 1024, which take no prefetch, 5-10%) */
+    const int nt = stream && gpuml__v8_nt_ok(y, ky);
+    if (pf && nt) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 1, pf);
+    else if (pf) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 0, pf);
+    else if (nt) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 1, NULL);
+    else gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 0, NULL);
 }
+/* pf (not NULL): the next row, prefetched into L1 while this one's output goes out (its statistics pass
+   then reads from cache, as on AVX-512) */
 GPUML__FN GPUML__F16C_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b,
-                                                        char *y, int ky, int stream)
+                                                        char *y, int ky, int stream, const char *pf)
 {
-#define GPUML__C(k) gpuml__vnorm_out_body(x, k, n, m, r, w, b, y, k, stream)
+#define GPUML__C(k) gpuml__vnorm_out_body(x, k, n, m, r, w, b, y, k, stream, pf)
     if (kx == ky) { GPUML__K3(kx, GPUML__C); return; }
 #undef GPUML__C
-    gpuml__vnorm_out_body(x, kx, n, m, r, w, b, y, ky, stream);
+    gpuml__vnorm_out_body(x, kx, n, m, r, w, b, y, ky, stream, pf);
 }
 GPUML__FN void gpuml__vnorm_out_avx2(const float *x, int64_t n, double m, float r, const float *w, const float *b, float *y)
 {
-    gpuml__vnorm_out_k_avx2((const char *)(const void *)x, 0, n, m, r, w, b, (char *)(void *)y, 0, 0);
+    gpuml__vnorm_out_k_avx2((const char *)(const void *)x, 0, n, m, r, w, b, (char *)(void *)y, 0, 0, NULL);
 }
 /* layernorm (rms = 0) / rmsnorm backward of one f32 row: xh = (x - m) r, g = dy w (w may be NULL),
    dx = r (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); acc[i] += dy xh and acc[n + i] += dy
@@ -7203,11 +7214,11 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             const char *xr = dense ? xp : (const char *)(const void *)gpuml__cpu_ld(dt, xp, p->xs * es, n, xb);
             char *yr = dense ? yp : (char *)(void *)yb;
             float mf, *e = dense && kx == 0 && (r->kind == GPUML__ROW_SOFTMAX || yp != xp) ? (float *)(void *)yp : yb;
+            /* the next dense row, prefetched during the softmax's exp pass or the norms' output pass (1
+               thread, bf16 rows of 8192: the max pass took 23% of the softmax's time, reading the row from
+               memory); not rows of 1024 or less, where the softmax gained nothing (f32 lost ~5%) */
+            const char *pf = dense && n > 1024 && row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) {
-                /* the next dense row prefetched during the exp pass (1 thread, bf16 rows of 8192: the max pass
-                   took 23% of the time, reading the row from memory); not rows of 1024 or less, which
-                   gained nothing (f32 lost ~5%) */
-                const char *pf = dense && n > 1024 && row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
                 double c;
                 mf = gpuml__vmax_k_avx2(xr, kx, n);
                 s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c, pf);   /* sum exp(x - mf) 2^c */
@@ -7220,7 +7231,9 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                 if (r->kind == GPUML__ROW_LAYERNORM) m2 = gpuml__norm_stats_k_avx2(xr, kx, n, &mean) / (double)n;
                 else m2 = gpuml__vsum_k_avx2(xr, kx, n, 0.0f, 1) / (double)n;
                 rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + r->eps);
-                gpuml__vnorm_out_k_avx2(xr, kx, n, mean, (float)rstd, j->w, j->b, yr, kx, dense && stream);
+                /* (not f32 rows with a bias: with x, weight and bias 3 f32 rows in L1 already, the prefetch cost
+                   f32 layernorm rows of 8192 ~10%; f32 rmsnorm gained ~12%) */
+                gpuml__vnorm_out_k_avx2(xr, kx, n, mean, (float)rstd, j->w, j->b, yr, kx, dense && stream, kx || !j->b ? pf : NULL);
             }
             if (!dense) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
             continue;
