@@ -6759,8 +6759,8 @@ GPUML__FN void gpuml__nplan_make(gpuml__nplan *p, const gpuml__rowop *r)
 }
 
 /* out[i] = exp(x[i] - mx) for a row, returning the sum (in double).  NaN stays NaN.  The AVX2
-   path uses gpuml__v8_exp_small (~1 ulp; 0 below -87.3, where f32 would go subnormal); the scalar
-   path uses expf. */
+   path uses gpuml__v8_exp2_neg (base 2, 7.9e-8; 0 below 2^-126.5, where f32 would go subnormal); the
+   scalar path uses expf. */
 #if GPUML__HAVE_AVX2_PATH
 /* the softmax's exp frame for a running max M: exp(x - M) = 2^(x log2e - sh) 2^-c with sh = M log2e
    rounded to f32 and c = M log2e - sh (the values carry 2^c, a factor common to a block that the
