@@ -5,6 +5,7 @@
 # (default / split off) with conv_torch.py's, tabled.  Logs to $OUT.
 set -u
 cd "$(dirname "$0")/.."
+. bench/gpu_jobs.sh
 O=${OUT:-build/s27b}; mkdir -p "$O" build
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
@@ -18,22 +19,7 @@ if [ -z "${NO_TESTS:-}" ]; then
     printf 's memcheck test_conv_tf32 wgmma_1x1_split\ns racecheck test_conv_tf32 wgmma_1x1_split\ns memcheck test_conv_tf32 wgmma_1x1\n' >> "$jobs"
     for t in $(./build/test_conv_tf32 --list); do echo "t test_conv_tf32 $t" >> "$jobs"; done
     for t in resnet_layers fuzz_forward; do echo "t test_conv $t" >> "$jobs"; done
-    run_job() {
-        if [ "$1" = t ]; then
-            s0=$(date +%s)
-            timeout "${T_TIMEOUT:-300}" ./build/$2 "=$3" > "$O/$2_$3.log" 2>&1
-            echo "test $2 $3: rc=$? $(grep -E '^  (ok|FAIL|skip)' "$O/$2_$3.log" | head -n 1 | sed 's/^  //') [$(( $(date +%s) - s0 )) s]"
-            grep -h "^    FAIL\|^    [0-9]* shapes" "$O/$2_$3.log" | head -5
-        else
-            s0=$(date +%s)
-            GPUML_TEST_NO_FAULT=1 timeout "${S_TIMEOUT:-300}" compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 "=$4" > "$O/san_$2_$4.log" 2>&1
-            echo "sanitizer $2 $3 $4: rc=$? $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/san_$2_$4.log" | tail -n 1) [$(( $(date +%s) - s0 )) s]"
-            grep -m 5 "Invalid\|Race\|Error\|FAIL" "$O/san_$2_$4.log"
-        fi
-    }
-    export -f run_job; export O
-    xargs -P "${JOBS:-8}" -L 1 bash -c 'run_job "$@"' _ < "$jobs" > "$O/results.txt" 2>&1
-    sort "$O/results.txt"
+    gpu_jobs "$jobs"
     echo "tests: $(( $(date +%s) - T0 )) s"
 fi
 S="32 512 28 256 32 256 14 1024 42 512 28 256 21 512 28 256 32 1024 14 256 32 256 56 128 32 128 28 512"

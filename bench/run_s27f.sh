@@ -5,6 +5,7 @@
 # with the route on / off and conv_torch.py's.  Logs to $OUT.
 set -u
 cd "$(dirname "$0")/.."
+. bench/gpu_jobs.sh
 O=${OUT:-build/s27f}; mkdir -p "$O" build
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
@@ -16,22 +17,7 @@ jobs=$O/jobs.txt; : > "$jobs"
 printf 's memcheck test_conv bwd_data_up2\ns racecheck test_conv bwd_data_up2\n' >> "$jobs"
 for t in bwd_data_up2 backward_layers ${MORE_TESTS:-bwd_data_phases}; do echo "t test_conv $t" >> "$jobs"; done
 [ -n "${SPLIT_TEST:-}" ] && echo "t test_conv_tf32 wgmma_1x1_split" >> "$jobs"
-run_job() {
-    if [ "$1" = t ]; then
-        s0=$(date +%s)
-        timeout "${T_TIMEOUT:-300}" ./build/$2 "=$3" > "$O/$2_$3.log" 2>&1
-        echo "test $2 $3: rc=$? $(grep -E '^  (ok|FAIL|skip)' "$O/$2_$3.log" | head -n 1 | sed 's/^  //') [$(( $(date +%s) - s0 )) s]"
-        grep -h "^    FAIL" "$O/$2_$3.log" | head -5
-    else
-        s0=$(date +%s)
-        GPUML_TEST_NO_FAULT=1 timeout "${S_TIMEOUT:-300}" compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 "=$4" > "$O/san_$2_$4.log" 2>&1
-        echo "sanitizer $2 $3 $4: rc=$? $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/san_$2_$4.log" | tail -n 1) [$(( $(date +%s) - s0 )) s]"
-        grep -m 5 "Invalid\|Race\|Error\|FAIL" "$O/san_$2_$4.log"
-    fi
-}
-export -f run_job; export O
-xargs -P 8 -L 1 bash -c 'run_job "$@"' _ < "$jobs" > "$O/results.txt" 2>&1
-sort "$O/results.txt"
+gpu_jobs "$jobs"
 echo "tests: $(( $(date +%s) - T0 )) s"
 for r in 1 2; do
   echo "round $r on"; timeout 90 ./build/bench_conv bwd 2>&1 | grep "tf32"

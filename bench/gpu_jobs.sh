@@ -1,0 +1,22 @@
+# Sourced by the device scripts (bench/run_s27*.sh): gpu_jobs FILE runs the job lines of FILE, JOBS
+# (default 8) at a time, and prints their results sorted:
+#   t BIN TEST          build/BIN =TEST (timeout T_TIMEOUT, default 300 s), log $O/BIN_TEST.log
+#   s TOOL BIN TEST     compute-sanitizer --tool TOOL on it (timeout S_TIMEOUT, default 300 s)
+# Needs O (the log folder).
+gpu_job() {
+    local s0=$(date +%s)
+    if [ "$1" = t ]; then
+        timeout "${T_TIMEOUT:-300}" ./build/$2 "=$3" > "$O/$2_$3.log" 2>&1
+        echo "test $2 $3: rc=$? $(grep -E '^  (ok|FAIL|skip)' "$O/$2_$3.log" | head -n 1 | sed 's/^  //') [$(( $(date +%s) - s0 )) s]"
+        grep -h "^    FAIL\|^    [0-9]* shapes" "$O/$2_$3.log" | head -5
+    else
+        GPUML_TEST_NO_FAULT=1 timeout "${S_TIMEOUT:-300}" compute-sanitizer --tool $2 --report-api-errors no --error-exitcode 9 ./build/$3 "=$4" > "$O/san_$2_$4.log" 2>&1
+        echo "sanitizer $2 $3 $4: rc=$? $(grep 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/san_$2_$4.log" | tail -n 1) [$(( $(date +%s) - s0 )) s]"
+        grep -m 5 "Invalid\|Race\|Error\|FAIL" "$O/san_$2_$4.log"
+    fi
+}
+gpu_jobs() {
+    export -f gpu_job; export O
+    xargs -P "${JOBS:-8}" -L 1 bash -c 'gpu_job "$@"' _ < "$1" > "$O/results.txt" 2>&1
+    sort "$O/results.txt"
+}
