@@ -5183,10 +5183,6 @@ GPUML__FN GPUML__F16C_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int kx,
 #undef GPUML__C
     gpuml__vnorm_out_body(x, kx, n, m, r, w, b, y, ky, stream, pf);
 }
-GPUML__FN void gpuml__vnorm_out_avx2(const float *x, int64_t n, double m, float r, const float *w, const float *b, float *y)
-{
-    gpuml__vnorm_out_k_avx2((const char *)(const void *)x, 0, n, m, r, w, b, (char *)(void *)y, 0, 0, NULL);
-}
 /* layernorm (rms = 0) / rmsnorm backward of one f32 row: xh = (x - m) r, g = dy w (w may be NULL),
    dx = r (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); acc[i] += dy xh and acc[n + i] += dy
    in double; the row sums in f32 per block of 1024 and in double across blocks (as the AVX-512 path) */

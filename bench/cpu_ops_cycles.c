@@ -59,7 +59,7 @@ static void run_rows(int what, int lvl, int bf, int64_t r0, int64_t m)
     } else {
         double mean = what == 7 ? gpuml__vsum_avx2(xr, m, 0.0f, 0) / (double)m : 0.0;
         double q = gpuml__vsum_avx2(xr, m, (float)mean, 1) / (double)m;
-        gpuml__vnorm_out_avx2(xr, m, mean, (float)(1.0 / sqrt(q + 1e-5)), w, what == 7 ? b : NULL, yr);
+        gpuml__vnorm_out_k_avx2((const char *)xr, 0, m, mean, (float)(1.0 / sqrt(q + 1e-5)), w, what == 7 ? b : NULL, (char *)yr, 0, 0, NULL);
     }
 }
 static int reps = 300;
