@@ -9829,7 +9829,26 @@ GPUML__FN gpuml_status gpuml__mm_cuda_simt(gpuml_ctx *ctx, const gpuml__mm *p, g
 }
 
 
-/* the params struct of kernels/matmul_sm90.cu (96 bytes) */
+#define GPUML__TAIL_CNT 4096
+/* the context's counters for tiles whose two pieces meet (the split tails of gpuml_conv_1x1w, the
+   stream-K tail of the wgmma matmul; each counter a multiple of 3 between launches): allocated and
+   zeroed once, never inside a stream capture, where the zeroing copy cannot go; 0 where there are none */
+GPUML__FN gpuml__CUdeviceptr gpuml__tail_counters(gpuml_ctx *ctx)
+{
+    const size_t bytes = GPUML__TAIL_CNT * sizeof(unsigned long long);
+    void *zero;
+    gpuml__CUdeviceptr d = 0;
+    int bad;
+    if (ctx->tail_cnt || ctx->capturing) return ctx->tail_cnt;
+    if (!(zero = gpuml__calloc(bytes))) return 0;
+    if (ctx->cu.MemAlloc(&d, bytes) != 0) { gpuml__free(zero); return 0; }
+    bad = ctx->cu.MemcpyHtoDAsync(d, zero, bytes, ctx->stream) != 0 || ctx->cu.StreamSynchronize(ctx->stream) != 0;
+    gpuml__free(zero);
+    if (bad) { ctx->cu.MemFree(d); return 0; }
+    return ctx->tail_cnt = d;
+}
+
+/* the params struct of kernels/matmul_sm90.cu (120 bytes) */
 typedef struct gpuml__sm90_params {
     gpuml__CUdeviceptr c, c_in, bias, resid;
     int64_t ldc, ldc_in, ldr;
@@ -9838,6 +9857,8 @@ typedef struct gpuml__sm90_params {
     int group_m;
     int splits, kb_split;
     int kb_img;   /* GPUML_MM_K3D */
+    int sk_dp, sk_iters;   /* the stream-K tail (gpuml__sm90_streamk) */
+    gpuml__CUdeviceptr sk_cnt, sk_ws;
 } gpuml__sm90_params;
 
 /* a CUtensorMap for a row-major 2-D matrix: dims {inner, outer}, row stride in bytes */
@@ -9958,6 +9979,29 @@ GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int
     *kb_split = (int)per;
     return (int)((nkb + per - 1) / per);
 }
+/* The stream-K tail of the wgmma kernels (kernels/matmul_sm90.cu, sk_dp / sk_iters): with units
+   tiles on g persistent CTAs, the last wave leaves g - units % g of them idle for a whole tile.
+   Instead the last wave and the partial one, units % g + g tiles of nkb k blocks, are cut into g
+   equal contiguous k ranges, one a CTA (each >= nkb: a tile has at most two pieces, summed
+   deterministically by the second to finish).  With r = (units % g) / g, a CTA gains 1 - r of a
+   tile and the tail runs ~12% slower than whole waves (pieces, merges), ~0.12 (1 + r) of a tile:
+   measured on an H200 (bench/NOTES_matmul_sm90.md), r = 0.88 (4096^3) -1 to -3%, 0.85 (8192 x
+   11008 x 4096) -0.5%, 0.73 (6144^3) +1.5%, 0.52 (8192^3) +2-3%, 0.30 (16384 x 14336 x 4096)
+   +1%.  So the rule: r <= 3/4, and the idle share x nkb >= 4 k blocks (a merge costs ~2).
+   Returns the tiles before the tail (all of them: no tail) and sets *iters.  gpuml__mm_streamk: 0
+   the rule, -1 never (GPUML_MM_STREAMK=off), g > 0 forced on a grid of g CTAs wherever there is a
+   partial wave (tests). */
+static int gpuml__mm_streamk;
+static long gpuml__mm_streamk_runs;   /* launches with a stream-K tail (tests) */
+GPUML__FN int64_t gpuml__sm90_streamk(int64_t units, int64_t g, int64_t nkb, int forced, int64_t *iters)
+{
+    int64_t waves = units / g, rem = units % g;
+    *iters = 0;
+    if (waves < 1 || rem == 0 || g < 2 || 2 * g > GPUML__TAIL_CNT || (g + rem) * nkb > 0x7fffffff) return units;
+    if (!forced && ((g - rem) * nkb < 4 * g || 4 * rem > 3 * g)) return units;
+    *iters = (g + rem) * nkb;
+    return (waves - 1) * g;
+}
 /* 1 when the wgmma kernel can take this problem (layouts, alignment, device) */
 GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
@@ -10060,6 +10104,8 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     int cl = 1;
     unsigned grid[3], block[3] = {384, 1, 1};
     size_t ce = gpuml__dtype_sizes[ct];
+    gpuml_tensor *ws = NULL;
+    gpuml_status st;
     for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
     units = nn ? (p->M + 255) / 256 * ((p->N + 127) / 128) : tiles_m * ((p->N + 255) / 256);
     splits = gpuml__sm90_splits(ctx, p, es, nn, units, &kb_split);
@@ -10093,8 +10139,25 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     sp.alpha = p->alpha * p->scale; sp.beta = p->beta; sp.group_m = 8;
     grid[0] = (unsigned)(cl * GPUML__MIN(units, (int64_t)GPUML__MAX(ctx->sm_count / cl, 1)));
     grid[1] = grid[2] = 1;
+    if (cl == 1) {   /* a stream-K tail where the last wave would leave SMs idle */
+        const char *env = gpuml__getenv("GPUML_MM_STREAMK");
+        int force = gpuml__mm_streamk ? gpuml__mm_streamk : env && strcmp(env, "off") == 0 ? -1 : 0;
+        int64_t g = force > 0 ? GPUML__MIN((int64_t)force, units) : (int64_t)grid[0], iters = 0, dp;
+        int64_t nkb = nn ? (p->K + 31) / 32 : (p->K + bk - 1) / bk;
+        dp = force < 0 ? units : gpuml__sm90_streamk(units, g, nkb, force > 0, &iters);
+        if (iters > 0 && gpuml__tail_counters(ctx)) {
+            int64_t n = g * 32768;
+            ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, "gpuml_matmul (stream-K workspace)");
+            if (!ws) return ctx->status;
+            sp.sk_dp = (int)dp; sp.sk_iters = (int)iters; sp.sk_cnt = ctx->tail_cnt; sp.sk_ws = gpuml__dptr(ws);
+            grid[0] = (unsigned)g;
+            gpuml__mm_streamk_runs++;
+        }
+    }
     args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
-    return gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, "gpuml_matmul (sm90)");
+    st = gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, "gpuml_matmul (sm90)");
+    gpuml_tensor_free(ws);   /* stream-ordered: the next user of the block runs after the kernel */
+    return st;
 }
 
 
@@ -12385,21 +12448,6 @@ static const int gpuml__c1w_cfgs[][4] = {
 };
 static int gpuml__cv_1x1w_cfg, gpuml__cv_1x1w_var, gpuml__cv_1x1w_img, gpuml__cv_1x1w_split;
 static int gpuml__cv_1x1w_split_last;   /* the tiles the last launch split (tests) */
-#define GPUML__TAIL_CNT 1024
-/* the context's pair counters for split tail tiles (allocated and zeroed once; never inside a
-   stream capture, where the zeroing copy cannot go): 0 where there are none */
-GPUML__FN gpuml__CUdeviceptr gpuml__tail_counters(gpuml_ctx *ctx)
-{
-    static const unsigned long long zero[GPUML__TAIL_CNT] = {0};
-    gpuml__CUdeviceptr d = 0;
-    if (ctx->tail_cnt || ctx->capturing) return ctx->tail_cnt;
-    if (ctx->cu.MemAlloc(&d, sizeof zero) != 0) return 0;
-    if (ctx->cu.MemcpyHtoDAsync(d, zero, sizeof zero, ctx->stream) != 0 || ctx->cu.StreamSynchronize(ctx->stream) != 0) {
-        ctx->cu.MemFree(d);
-        return 0;
-    }
-    return ctx->tail_cnt = d;
-}
 GPUML__FN unsigned gpuml__c1w_smem(int c)
 {
     const int *f = gpuml__c1w_cfgs[c];

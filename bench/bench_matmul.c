@@ -1,6 +1,6 @@
 /* matmul benchmark (not a test): gpuml on the GPU per dtype, shape and forced path, timed with
    device events around back-to-back launches after a warm-up; the CPU GEMM next to OpenBLAS.
-   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | cpu
+   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | splitk | streamk | cpu
    (bench/run_matmul.sh runs gpu and cpu with the references, bench/run_matmul_small.sh small;
    f32: the f32 rows, 3xTF32 vs SIMT, and accuracy against float64, next to matmul_torch.py f32) */
 #define _POSIX_C_SOURCE 200809L
@@ -524,6 +524,51 @@ static int gpu_splitk(void)
 #endif
 }
 
+/* the stream-K tail (gpuml__sm90_streamk): the automatic choice next to the tail off
+   (gpuml__mm_streamk -1), alternated, two rounds; matmul_torch.py streamk has the same shapes.
+   Tiles of 128 x 256 on 132 SMs: 4096^2 512 (3.88 waves), 8192^2 2048 (15.5), 6144^2 1152 (8.7),
+   8192 x 11008 2752 (20.8), 16384 x 14336 7168 (54.3); 2048^2 128 (one partial wave: no tail);
+   3072 x 1792 168 (1.27), 4096 x 2304 288 (2.18) */
+static const int64_t g_stk[][5] = { {4096, 4096, 4096, GPUML_BF16, 1}, {8192, 8192, 8192, GPUML_BF16, 1}, {6144, 6144, 6144, GPUML_BF16, 1},
+                                    {8192, 11008, 4096, GPUML_BF16, 1}, {16384, 14336, 4096, GPUML_BF16, 1}, {2048, 2048, 2048, GPUML_BF16, 1},
+                                    {4096, 4096, 4096, GPUML_F16, 1}, {4096, 4096, 4096, GPUML_F32, 1}, {4096, 4096, 4096, GPUML_F32, 0},
+                                    {8192, 8192, 8192, GPUML_F32, 1}, {8192, 8192, 8192, GPUML_F32, 0}, {4096, 4096, 4096, GPUML_FP8_E4M3, 1},
+                                    {3072, 1792, 4096, GPUML_BF16, 1}, {4096, 2304, 4096, GPUML_BF16, 1}, {3072, 1792, 4096, GPUML_F32, 1},
+                                    {4096, 2304, 8192, GPUML_F16, 1} };
+static int gpu_streamk(void)
+{
+#ifndef GPUML_NO_CUDA
+    gpuml_ctx *ctx;
+    gpuml_desc d;
+    int i, r;
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CUDA;
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    printf("gpuml matmul stream-K tail on %s ('sk' = the rule, 'nosk' = gpuml__mm_streamk -1; f32 rows are tf32)\n", gpuml_device_name(ctx));
+    /* BENCH_SK_ABBA=1: six rounds, sk nosk nosk sk sk nosk (the first of two back-to-back large runs
+       runs cooler: an alternation that always starts with one side favours it); BENCH_SK_FORCE=1:
+       'sk' forces the tail wherever there is a partial wave (gpuml__mm_streamk = #SMs) */
+    const int large = getenv("BENCH_SK_ABBA") != NULL, rounds = large ? 6 : 4, force = getenv("BENCH_SK_FORCE") != NULL;
+    for (i = 0; i < (int)(sizeof g_stk / sizeof g_stk[0]); i++)
+        for (r = 0; r < rounds; r++) {
+            gpuml_dtype dt = (gpuml_dtype)g_stk[i][3];
+            long before = gpuml__mm_streamk_runs;
+            const int off = large ? (0x26 >> r) & 1 : r % 2;   /* 0 1 1 0 0 1 */
+            gpuml__mm_streamk = off ? -1 : force ? ctx->sm_count : 0;
+            g_tf32 = dt == GPUML_F32;
+            printf(off ? "nosk " : "sk   ");
+            gpu_row(ctx, dt, dt == GPUML_FP8_E4M3 ? GPUML_BF16 : dt, g_stk[i][0], g_stk[i][1], g_stk[i][2], (int)g_stk[i][4], GPUML_MATMUL_AUTO);
+            if (r == 0) printf("     (tail taken in %ld of the launches)\n", gpuml__mm_streamk_runs - before);
+        }
+    gpuml__mm_streamk = 0;
+    g_tf32 = 0;
+    gpuml_shutdown(ctx);
+    return 0;
+#else
+    return 1;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu(argc, argv);
@@ -533,6 +578,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "f32") == 0) return gpu_f32();
     if (argc > 1 && strcmp(argv[1], "tf32nn") == 0) return gpu_tf32nn();
     if (argc > 1 && strcmp(argv[1], "splitk") == 0) return gpu_splitk();
+    if (argc > 1 && strcmp(argv[1], "streamk") == 0) return gpu_streamk();
 #endif
     return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
 }

@@ -50,6 +50,17 @@ if sys.argv[1:] == ["splitk"]:
                         (1024, 2048, 4096, 1), (64, 576, 100352, 0), (64, 256, 100352, 0), (256, 2304, 6272, 0)):
         t(M, N, K, torch.bfloat16, nt=bool(nt))
     sys.exit(0)
+if sys.argv[1:] == ["streamk"]:
+    # bench_matmul streamk's shapes, each twice
+    torch.backends.cuda.matmul.allow_tf32 = True
+    for M, N, K, dt, nt in ((4096, 4096, 4096, "bf16", 1), (8192, 8192, 8192, "bf16", 1), (6144, 6144, 6144, "bf16", 1),
+                            (8192, 11008, 4096, "bf16", 1), (16384, 14336, 4096, "bf16", 1), (2048, 2048, 2048, "bf16", 1),
+                            (4096, 4096, 4096, "f16", 1), (4096, 4096, 4096, "tf32", 1), (4096, 4096, 4096, "tf32", 0),
+                            (8192, 8192, 8192, "tf32", 1), (8192, 8192, 8192, "tf32", 0), (3072, 1792, 4096, "bf16", 1),
+                            (4096, 2304, 4096, "bf16", 1), (3072, 1792, 4096, "tf32", 1), (4096, 2304, 8192, "f16", 1)):
+        for _ in range(2):
+            t(M, N, K, {"bf16": torch.bfloat16, "f16": torch.float16, "tf32": torch.float32}[dt], nt=bool(nt), tag=dt)
+    sys.exit(0)
 if sys.argv[1:] == ["tf32nn"]:
     # bench_matmul tf32nn's shapes, NN and NT, each twice
     torch.backends.cuda.matmul.allow_tf32 = True

@@ -36,10 +36,10 @@
  *              const __grid_constant__ gpuml_tensormap tma_b,
  *              const __grid_constant__ gpuml_tensormap tma_c,     // unused (any bytes) when
  *                                                                 // GPUML_MM_TMA_STORE=0
- *              const gpuml_matmul_sm90_params p);                 // 88 bytes, by value
+ *              const gpuml_matmul_sm90_params p);                 // 120 bytes, by value
  *   kernelParams for cuLaunchKernelEx: { &mapA, &mapB, &mapC, &params }.
  *
- * Params struct (offsets in bytes, natural alignment, sizeof == 96):
+ * Params struct (offsets in bytes, natural alignment, sizeof == 120):
  *    0  void        *c;        output, M x N, row stride ldc elements
  *    8  const void  *c_in;     beta input (out dtype), row stride ldc_in; may be NULL if beta == 0
  *   16  const float *bias;     N floats (GPUML_HAS_BIAS), else ignored
@@ -53,7 +53,18 @@
  *   80  int splits;            GPUML_MM_SPLITK=1 only: K split this many ways
  *   84  int kb_split;          GPUML_MM_SPLITK=1 only: k blocks (BK each) per split; every split
  *                            non-empty (splits = ceil(ceil(K / BK) / kb_split))
- *   88  int kb_img;            GPUML_MM_K3D=1 only: k blocks an image (sizeof 96 then as always)
+ *   88  int kb_img;            GPUML_MM_K3D=1 only: k blocks an image
+ *   92  int sk_dp;             stream-K tail (sk_iters > 0, not with split-K or CL = 2): tiles
+ *                            [0, sk_dp) whole, round robin over the CTAs (a multiple of G)
+ *   96  int sk_iters;          the k blocks of tiles [sk_dp, units), end to end (tile-major),
+ *                            cut into G contiguous ranges, CTA c taking [c*sk_iters/G,
+ *                            (c+1)*sk_iters/G); each range >= ceil(K / BK) blocks (so a tile
+ *                            has at most two pieces: its head ends CTA c's range, its tail
+ *                            starts CTA c+1's, "seam" c+1); 0 = no stream-K tail
+ *  104  unsigned long long *sk_cnt;  2 * G counters (seam s, consumer warpgroup w at 2s + w),
+ *                            a multiple of 3 between launches (gpuml__sk_merge); zero at first
+ *  112  float *sk_ws;         G * 32768 floats: a seam's first piece leaves its sums here
+ *                            (sizeof 120)
  *   -DGPUML_MM_K3D=1             (with GPUML_MM_SPLITK=1, GPUML_B_KMAJOR=1, tf32): the reduction
  *                                runs over images x pixels (a 1x1 conv's backward filter in NCHW:
  *                                dw[k][c] = sum over n, pix of dy[n][k][pix] x[n][c][pix]): A and
@@ -80,7 +91,10 @@
  * Dynamic shared memory: GPUML_MM_SMEM_BYTES = 230656 bytes with GPUML_MM_TMA_STORE=1,
  *          197888 bytes with GPUML_MM_TMA_STORE=0; set CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_
  *          SIZE_BYTES to it first (device opt-in limit on H100: 232448).
- * Stream order only; no workspace, no atomics, no inter-CTA dependencies.
+ * Stream order only.  Without a stream-K tail: no workspace, no atomics, no inter-CTA
+ * dependencies.  With one: the two pieces of a seam's tile meet through sk_cnt / sk_ws (the
+ * second to finish waits only for the first's partial sums to land, never for a CTA that has
+ * not started; the sum is the same whichever comes second).
  * tf32 specializations also hold gpuml_mm_split3 (end of file): the operand split that runs
  * an f32 GEMM as 3xTF32 with f32-level accuracy (this kernel over K' = 3K).
  *
@@ -113,8 +127,9 @@
  * with CL = 2 each CTA of a cluster loads its own A tile and half of the common B tile,
  * multicast to both (empty barriers then count both CTAs' consumer warps).
  * Epilogue: 64 x 128-byte chunks through a double-buffered swizzled smem tile + TMA store.
- * Split-K (GPUML_MM_SPLITK) for small-MN, large-K shapes; not done: stream-K, fp8,
- * overlap of the epilogue with the next tile's MMAs (consumers are not ping-ponged).
+ * Split-K (GPUML_MM_SPLITK) for small-MN, large-K shapes; a stream-K tail (sk_iters) where
+ * the last wave of tiles would leave SMs idle; not done: overlap of the epilogue with the
+ * next tile's MMAs (consumers are not ping-ponged).
  * ======================================================================================
  */
 
@@ -233,6 +248,9 @@ struct gpuml_matmul_sm90_params {
     int group_m;
     int splits, kb_split;       /* GPUML_MM_SPLITK: K split this many ways, kb_split k blocks each */
     int kb_img;                 /* GPUML_MM_K3D: k blocks an image */
+    int sk_dp, sk_iters;        /* stream-K tail: whole tiles [0, sk_dp), then sk_iters k blocks in G ranges */
+    unsigned long long *sk_cnt; /* 2 counters a seam */
+    float *sk_ws;               /* 32768 floats a seam */
 };
 #ifndef GPUML_MM_SPLITK
 #define GPUML_MM_SPLITK 0
@@ -451,6 +469,127 @@ static __device__ __forceinline__ void gpuml__unit_coords(int u, int units_m, in
     tn = r / gsz;
 }
 
+/* the work of one CTA: whole tiles cid, cid + ncl, ... below dp_end, then (stream-K tail) its range
+ * of the k blocks of tiles sk_dp.. laid end to end: [tail of tile t0 from k block a] [tiles f..t1-1]
+ * [head of tile t1 up to k block b].  Taken in the order whole tiles, head, tail: every CTA then
+ * walks k from 0 at the same time (the head and tail together skip a stretch shorter than a tile
+ * of k blocks), so concurrent CTAs share the A and B panels in L2 as in the whole waves (taken in
+ * range order, each CTA at its own k: the tail ran at half speed from DRAM, tf32 4096^3 -30%) */
+struct gpuml__mm_walk {
+    int u, ph;     /* ph 0: whole tiles round robin (u: the next); 1: the tail's whole tiles (u: the next, -1
+                      before the first); 2: its head; 3: its tail; 4: done */
+    int pos, end;  /* this CTA's k-block range of the tail */
+};
+static __device__ __forceinline__ void gpuml__walk_init(gpuml__mm_walk &w, const gpuml_matmul_sm90_params &p, int cid, int ncl)
+{
+    w.u = cid;
+    w.ph = 0;
+    w.pos = (int)((long long)cid * p.sk_iters / ncl);
+    w.end = (int)((long long)(cid + 1) * p.sk_iters / ncl);
+}
+/* the next piece: tile u, k blocks [kb0, kb1); 0 when there is none */
+static __device__ __forceinline__ int gpuml__walk_next(gpuml__mm_walk &w, const gpuml_matmul_sm90_params &p, int cid, int ncl,
+                                                       int num_units, int num_kb, int &u, int &kb0, int &kb1)
+{
+    kb0 = 0;
+    kb1 = num_kb;
+    if (w.ph == 0) {
+        if (w.u < (p.sk_iters > 0 ? p.sk_dp : num_units)) {
+            u = w.u;
+            w.u += ncl;
+            return 1;
+        }
+        if (p.sk_iters <= 0)
+            return 0;
+        w.ph = 1;
+        w.u = -1;
+    }
+    const int t0 = w.pos / num_kb, a = w.pos - t0 * num_kb, t1 = w.end / num_kb, b = w.end - t1 * num_kb;
+    if (w.ph == 1) {
+        if (w.u < 0)
+            w.u = a > 0 ? t0 + 1 : t0;
+        if (w.u < t1) {
+            u = p.sk_dp + w.u++;
+            return 1;
+        }
+        w.ph = 2;
+    }
+    if (w.ph == 2) {
+        w.ph = 3;
+        if (b > 0) {
+            u = p.sk_dp + t1;
+            kb1 = b;
+            return 1;
+        }
+    }
+    if (w.ph == 3) {
+        w.ph = 4;
+        if (a > 0) {
+            u = p.sk_dp + t0;
+            kb0 = a;
+            return 1;
+        }
+    }
+    return 0;
+}
+/* after a piece: the seam where its tile's other piece is another CTA's, or -1 (a whole tile).  The
+ * head (ph 3) ends this CTA's range: seam cid + 1; the tail (ph 4) starts it: seam cid */
+static __device__ __forceinline__ int gpuml__walk_seam(const gpuml__mm_walk &w, int cid)
+{
+    return w.ph == 3 ? cid + 1 : w.ph == 4 ? cid : -1;
+}
+/* a seam's two pieces meet here, consumer warpgroup by warpgroup (acc: this thread's 128
+ * accumulators; ltid: the thread in the warpgroup; slot: 8 bytes of shared memory for it; bar: its
+ * named barrier).  The warpgroup decides as one (its epilogue's named barriers need all 128
+ * threads: decided warp by warp, warps of one warpgroup raced into different branches and hung).
+ * cnt advances by 3 a launch and is never reset (zero when allocated; the conv kernels' split
+ * tails keep the same rule on the same counters): the first arrival (it reads 3L), its partial sums
+ * written (+1), the second arrival (+1).  The first leaves its accumulators in ws (float4 i of
+ * thread t at 128i + t, 64 KB) and returns 0; the second waits for them, adds them -- the same f32
+ * sums whichever piece comes second -- and returns 1. */
+static __device__ __forceinline__ int gpuml__sk_merge(float *acc, unsigned long long *cnt, float *ws, int ltid, gpuml_u32 slot,
+                                                      int bar)
+{
+    unsigned long long a;
+    if (ltid == 0) {
+        a = atomicAdd(cnt, 1ull);
+        asm volatile("st.shared.u64 [%0], %1;" ::"r"(slot), "l"(a) : "memory");
+    }
+    gpuml__named_bar(bar, 128);
+    asm volatile("ld.shared.u64 %0, [%1];" : "=l"(a) : "r"(slot) : "memory");
+    float4 *const w4 = (float4 *)ws;
+    if (a % 3 == 0) {
+#pragma unroll
+        for (int i = 0; i < 32; ++i)
+            __stcg(w4 + 128 * i + ltid, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+        __threadfence();
+        gpuml__named_bar(bar, 128);   /* (also: every thread has read the slot before its next use) */
+        if (ltid == 0)
+            atomicAdd(cnt, 1ull);
+        return 0;
+    }
+    if (ltid == 0) {
+        const unsigned long long want = a - a % 3 + 3;
+        unsigned long long v;
+        for (;;) {
+            asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(cnt) : "memory");
+            if (v >= want)
+                break;
+            __nanosleep(32);
+        }
+    }
+    gpuml__named_bar(bar, 128);
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+        const float4 v = __ldcg(w4 + 128 * i + ltid);
+        acc[4 * i] += v.x;
+        acc[4 * i + 1] += v.y;
+        acc[4 * i + 2] += v.z;
+        acc[4 * i + 3] += v.w;
+    }
+    return 1;
+}
+
 #if !GPUML_TF32_NN
 extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
 #if GPUML_MM_CLUSTER == 2
@@ -515,8 +654,11 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_b) : "memory");
             int stage = 0;
             gpuml_u32 phase = 0;
-            for (int u = cid; u < num_units; u += ncl) {
-                int um, tn, kb0 = 0, kb1 = num_kb;
+            gpuml__mm_walk wk;
+            gpuml__walk_init(wk, p, cid, ncl);
+            int u, kb0, kb1;
+            while (gpuml__walk_next(wk, p, cid, ncl, num_units, num_kb, u, kb0, kb1)) {
+                int um, tn;
 #if GPUML_MM_SPLITK
                 gpuml__unit_coords(u / p.splits, units_m, tiles_n, group, um, tn);
                 kb0 = (u % p.splits) * p.kb_split;
@@ -586,8 +728,11 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
         if (ltid == 0)
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_c) : "memory");
 #endif
-        for (int u = cid; u < num_units; u += ncl) {
-            int um, tn, kb0 = 0, kb1 = num_kb;
+        gpuml__mm_walk wk;
+        gpuml__walk_init(wk, p, cid, ncl);
+        int u, kb0, kb1;
+        while (gpuml__walk_next(wk, p, cid, ncl, num_units, num_kb, u, kb0, kb1)) {
+            int um, tn;
 #if GPUML_MM_SPLITK
             /* this split's partial sums go to rows [split * M, split * M + M) of C (f32) */
             gpuml__unit_coords(u / p.splits, units_m, tiles_n, group, um, tn);
@@ -659,6 +804,15 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                 gpuml__mbar_arrive_cluster(bar_empty + 8 * prev, crank ^ 1u);
 #endif
             }
+#if !GPUML_MM_SPLITK && GPUML_MM_CLUSTER == 1
+            const int seam = gpuml__walk_seam(wk, cid);
+            if (seam >= 0) {   /* stream-K: the first piece of the tile leaves its sums; the second stores */
+                const int sw = 2 * seam + cw;
+                if (!gpuml__sk_merge(acc, p.sk_cnt + sw, p.sk_ws + (gpuml_i64)sw * 16384, tid & 127,
+                                     bar_empty + 8 * GPUML_MM_STAGES + 8 * cw, 1 + cw))
+                    continue;
+            }
+#endif
 
             /* ---- epilogue.  Fragment: acc[4j + 2i + c] is row 16w + lane/4 + 8i,
              *      column 8j + 2(lane%4) + c of this warpgroup's 64 x 256 block. ---- */
@@ -900,11 +1054,14 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_b) : "memory");
             int stage = 0;
             gpuml_u32 phase = 0;
-            for (int u = blockIdx.x; u < num_units; u += gridDim.x) {
+            gpuml__mm_walk wk;
+            gpuml__walk_init(wk, p, blockIdx.x, gridDim.x);
+            int u, kb0, kb1;
+            while (gpuml__walk_next(wk, p, blockIdx.x, gridDim.x, num_units, num_kb, u, kb0, kb1)) {
                 int tm, tn;
                 gpuml__unit_coords(u, tiles_m, tiles_n, group, tm, tn);
                 const int m0 = tm * 256, n0 = tn * 128;
-                for (int kb = 0; kb < num_kb; ++kb) {
+                for (int kb = kb0; kb < kb1; ++kb) {
                     gpuml__mbar_wait(bar_empty + 8 * stage, phase ^ 1u);
                     const gpuml_u32 full = bar_full + 8 * stage;
                     gpuml__mbar_expect_tx(full, GPUML_NN_BT_BYTES + GPUML_NN_AT_BYTES);
@@ -946,17 +1103,27 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
         if (ltid == 0)
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_c) : "memory");
 #endif
-        for (int u = blockIdx.x; u < num_units; u += gridDim.x) {
+        gpuml__mm_walk wk;
+        gpuml__walk_init(wk, p, blockIdx.x, gridDim.x);
+        int u, kb0, kb1;
+        while (gpuml__walk_next(wk, p, blockIdx.x, gridDim.x, num_units, num_kb, u, kb0, kb1)) {
             int tm, tn;
             gpuml__unit_coords(u, tiles_m, tiles_n, group, tm, tn);
-            for (int kb = 0; kb < num_kb; ++kb) {
+            for (int kb = kb0; kb < kb1; ++kb) {
                 gpuml__mbar_wait(bar_full + 8 * stage, phase);
-                gpuml__nn_kblock(acc, smem_bt + stage * GPUML_NN_BT_BYTES, smem_at + stage * GPUML_NN_AT_BYTES, off, kb == 0,
+                gpuml__nn_kblock(acc, smem_bt + stage * GPUML_NN_BT_BYTES, smem_at + stage * GPUML_NN_AT_BYTES, off, kb == kb0,
                                  bar_empty + 8 * stage, lane);
                 if (++stage == GPUML_MM_STAGES) {
                     stage = 0;
                     phase ^= 1u;
                 }
+            }
+            const int seam = gpuml__walk_seam(wk, blockIdx.x);
+            if (seam >= 0) {   /* stream-K: the first piece of the tile leaves its sums; the second stores */
+                const int sw = 2 * seam + cw;
+                if (!gpuml__sk_merge(acc, p.sk_cnt + sw, p.sk_ws + (gpuml_i64)sw * 16384, tid & 127,
+                                     bar_empty + 8 * GPUML_MM_STAGES + 8 * cw, 1 + cw))
+                    continue;
             }
 
             /* ---- epilogue: acc[4j + 2i + c] = C[m0 + 8j + 2qd + c][ncol[i]] ---- */

@@ -343,6 +343,96 @@ static void forced_splitk(void)
         CHECK(gpuml__mm_splitk_runs > b0, "%s: the automatic rule did not split", label);
     }
 }
+/* the stream-K tail of the wgmma kernels (gpuml__sm90_streamk), forced on small grids
+   (gpuml__mm_streamk = g CTAs): whole tiles round robin, then the tail's k ranges with pieces
+   meeting at seams; 1 to 33 k blocks a tile, ranges of 1-2 tiles, no whole-tile part (g 13);
+   bf16, f16 into f32 with B n-major, tf32 NT and NN (gpuml_matmul_sm90_nn), fp8; epilogues
+   (alpha, beta, bias, activation, residual) on every other case; C poisoned.  Each launch must
+   have taken the tail.  few: the first three (for the sanitizers).  Returns the cases run. */
+static int streamk_cases(int few)
+{
+    static const struct { gpuml_dtype at, bt, ct; int tf32, tb, g; int64_t M, N, K; } cs[] = {
+        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 3, 600, 776, 1000 },   /* 20 tiles: 15 whole, 5 in 3 ranges of 26-27 k blocks */
+        { GPUML_F16, GPUML_F16, GPUML_F32, 0, 0, 7, 600, 776, 72 },        /* 2 k blocks: 7 whole, 13 tiles in 7 ranges of 3-4 */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 5, 600, 776, 500 },       /* tf32 NN, 21 tiles of 256 x 128: 15 whole, 6 in 5 ranges */
+        { GPUML_BF16, GPUML_BF16, GPUML_F32, 0, 1, 2, 300, 520, 2104 },    /* 9 tiles, 33 k blocks: 6 whole, 3 in 2 ranges */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, 13, 600, 776, 999 },      /* tf32 NT (A copied): 20 tiles all in 13 ranges */
+        { GPUML_FP8_E4M3, GPUML_FP8_E5M2, GPUML_BF16, 0, 1, 3, 600, 776, 1000 },
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 7, 520, 1028, 97 },       /* tf32 NN: 27 tiles, ragged edges, 4 k blocks */
+        { GPUML_F16, GPUML_F16, GPUML_F16, 0, 1, 5, 257, 1000, 64 },       /* one k block a tile: ranges of whole tiles */
+    };
+    int i, ran = 0, n = few ? 3 : (int)(sizeof cs / sizeof cs[0]);
+    char label[300];
+    for (i = 0; i < n; i++) {
+        mcase mc;
+        long before = gpuml__mm_streamk_runs;
+        memset(&mc, 0, sizeof mc);
+        mc.at = cs[i].at; mc.bt = cs[i].bt; mc.ct = cs[i].ct; mc.tf32 = cs[i].tf32; mc.tb = cs[i].tb;
+        mc.M = cs[i].M; mc.N = cs[i].N; mc.K = cs[i].K;
+        mc.path = GPUML_MATMUL_WGMMA;
+        if (i % 2) { mc.alpha = 0.5f; mc.beta = 0.75f; mc.bias = 1; mc.act = 1 + i % 3; mc.resid = 1; }
+        gpuml__mm_streamk = cs[i].g;
+        gpuml__mm_splitk = -1;   /* few tiles, long K: split-K would take these */
+        snprintf(label, sizeof label, "stream-K on %d CTAs %s->%s %lldx%lldx%lld tb%d", cs[i].g, mc.tf32 ? "tf32" : gpuml_dtype_name(mc.at),
+                 gpuml_dtype_name(mc.ct), (long long)mc.M, (long long)mc.N, (long long)mc.K, mc.tb);
+        if (run_case(tu_gpu, &mc, label)) ran++;
+        gpuml__mm_streamk = 0;
+        gpuml__mm_splitk = 0;
+        CHECK(gpuml__mm_streamk_runs > before, "%s: the launch did not take the stream-K tail", label);
+    }
+    return ran;
+}
+static void forced_streamk(void)
+{
+    int64_t as[2] = {600, 1000}, bs[2] = {776, 1000}, cs[2] = {600, 776}, units, g, nkb, iters;
+    gpuml_tensor *a, *b, *bt, *c[2];
+    double *r[2];
+    long before;
+    int i, same = 1;
+    mcase mc;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
+    printf("    %d forced cases ran\n", streamk_cases(0));
+    /* the seams' sums do not depend on which piece finishes first: two runs, the same bits */
+    a = gpuml_tensor_new(tu_gpu, GPUML_BF16, 2, as); b = gpuml_tensor_new(tu_gpu, GPUML_BF16, 2, bs); bt = gpuml_tensor_transpose(b, 0, 1);
+    gpuml_rand_normal(tu_gpu, a, 3, 0, 1); gpuml_rand_normal(tu_gpu, b, 4, 0, 1);
+    for (i = 0; i < 2; i++) {
+        gpuml_matmul_desc d;
+        memset(&d, 0, sizeof d);
+        d.path = GPUML_MATMUL_WGMMA;
+        c[i] = gpuml_tensor_new(tu_gpu, GPUML_F32, 2, cs);
+        gpuml_fill(tu_gpu, c[i], NAN);
+        gpuml__mm_streamk = 3; gpuml__mm_splitk = -1;
+        before = gpuml__mm_streamk_runs;
+        CHECK(gpuml_matmul(tu_gpu, c[i], a, bt, &d) == GPUML_SUCCESS, "stream-K repeat: %s", gpuml_last_error(tu_gpu));
+        CHECK(gpuml__mm_streamk_runs > before, "stream-K repeat: the launch did not take the tail");
+        gpuml__mm_streamk = 0; gpuml__mm_splitk = 0;
+        r[i] = read_all(c[i]);
+    }
+    for (i = 0; i < 600 * 776; i++) if (memcmp(&r[0][i], &r[1][i], sizeof(double)) != 0) { same = 0; break; }
+    CHECK(same, "stream-K: two runs of the same product differ at element %d (%.9g vs %.9g)", i, r[0][i], r[1][i]);
+    free(r[0]); free(r[1]);
+    gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(bt); gpuml_tensor_free(c[0]); gpuml_tensor_free(c[1]);
+    /* a shape the automatic rule gives a tail on this device: one tile more than the SMs (12 x 12
+       tiles on 132 SMs), 5 k blocks; or the rule leaves it alone, as it must say */
+    memset(&mc, 0, sizeof mc);
+    mc.at = mc.bt = GPUML_BF16; mc.ct = GPUML_BF16; mc.tb = 1; mc.bias = 1; mc.act = 3;
+    g = tu_gpu->sm_count; units = g + 12; nkb = 5;
+    mc.M = 128 * 12; mc.N = 256 * ((units + 11) / 12); mc.K = 64 * nkb;
+    units = 12 * ((units + 11) / 12);
+    gpuml__sm90_streamk(units, g, nkb, 0, &iters);
+    before = gpuml__mm_streamk_runs;
+    run_case(tu_gpu, &mc, "stream-K by the rule");
+    CHECK((gpuml__mm_streamk_runs > before) == (iters > 0), "the rule gave %s tail (%lld tiles on %lld SMs) but the launch %s",
+          iters > 0 ? "a" : "no", (long long)units, (long long)g, gpuml__mm_streamk_runs > before ? "took one" : "did not");
+    printf("    the rule on %lld tiles, %lld SMs: %s\n", (long long)units, (long long)g, iters > 0 ? "tail" : "no tail");
+}
+static void streamk_few(void)
+{
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
+    printf("    %d cases ran\n", streamk_cases(1));
+}
 /* tf32 and fp8 (e4m3 x e5m2) on wgmma: every transpose (copied to k-major where needed) */
 static void forced_wgmma_tf32_fp8(void)
 {
@@ -624,7 +714,7 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_streamk", forced_streamk }, { "streamk_few", streamk_few }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
     { "forced_wgmma_tf32_nn_copy", forced_wgmma_tf32_nn_copy }, { "tf32_nn_few", tf32_nn_few }, { "tf32_auto", tf32_auto },
     { "forced_wgmma_f32x3", forced_wgmma_f32x3 }, { "f32_large_k", f32_large_k }, { "f32_special_values", f32_special_values },
     { "forced_small_m", forced_small_m }, { "small_m", small_m }, { "small_m_shapes", small_m_shapes },
