@@ -10148,10 +10148,12 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
         if (iters > 0 && gpuml__tail_counters(ctx)) {
             int64_t n = g * 32768;
             ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, "gpuml_matmul (stream-K workspace)");
-            if (!ws) return ctx->status;
-            sp.sk_dp = (int)dp; sp.sk_iters = (int)iters; sp.sk_cnt = ctx->tail_cnt; sp.sk_ws = gpuml__dptr(ws);
-            grid[0] = (unsigned)g;
-            gpuml__mm_streamk_runs++;
+            if (!ws) gpuml_clear_error(ctx);   /* out of memory for it: the product runs without the tail */
+            else {
+                sp.sk_dp = (int)dp; sp.sk_iters = (int)iters; sp.sk_cnt = ctx->tail_cnt; sp.sk_ws = gpuml__dptr(ws);
+                grid[0] = (unsigned)g;
+                gpuml__mm_streamk_runs++;
+            }
         }
     }
     args[0] = maps[0]; args[1] = maps[1]; args[2] = maps[2]; args[3] = &sp;
