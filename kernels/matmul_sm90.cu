@@ -469,75 +469,7 @@ static __device__ __forceinline__ void gpuml__unit_coords(int u, int units_m, in
     tn = r / gsz;
 }
 
-/* the work of one CTA: whole tiles cid, cid + ncl, ... below dp_end, then (stream-K tail) its range
- * of the k blocks of tiles sk_dp.. laid end to end: [tail of tile t0 from k block a] [tiles f..t1-1]
- * [head of tile t1 up to k block b].  Taken in the order whole tiles, head, tail: every CTA then
- * walks k from 0 at the same time (the head and tail together skip a stretch shorter than a tile
- * of k blocks), so concurrent CTAs share the A and B panels in L2 as in the whole waves (taken in
- * range order, each CTA at its own k: the tail ran at half speed from DRAM, tf32 4096^3 -30%) */
-struct gpuml__mm_walk {
-    int u, ph;     /* ph 0: whole tiles round robin (u: the next); 1: the tail's whole tiles (u: the next, -1
-                      before the first); 2: its head; 3: its tail; 4: done */
-    int pos, end;  /* this CTA's k-block range of the tail */
-};
-static __device__ __forceinline__ void gpuml__walk_init(gpuml__mm_walk &w, const gpuml_matmul_sm90_params &p, int cid, int ncl)
-{
-    w.u = cid;
-    w.ph = 0;
-    w.pos = (int)((long long)cid * p.sk_iters / ncl);
-    w.end = (int)((long long)(cid + 1) * p.sk_iters / ncl);
-}
-/* the next piece: tile u, k blocks [kb0, kb1); 0 when there is none */
-static __device__ __forceinline__ int gpuml__walk_next(gpuml__mm_walk &w, const gpuml_matmul_sm90_params &p, int cid, int ncl,
-                                                       int num_units, int num_kb, int &u, int &kb0, int &kb1)
-{
-    kb0 = 0;
-    kb1 = num_kb;
-    if (w.ph == 0) {
-        if (w.u < (p.sk_iters > 0 ? p.sk_dp : num_units)) {
-            u = w.u;
-            w.u += ncl;
-            return 1;
-        }
-        if (p.sk_iters <= 0)
-            return 0;
-        w.ph = 1;
-        w.u = -1;
-    }
-    const int t0 = w.pos / num_kb, a = w.pos - t0 * num_kb, t1 = w.end / num_kb, b = w.end - t1 * num_kb;
-    if (w.ph == 1) {
-        if (w.u < 0)
-            w.u = a > 0 ? t0 + 1 : t0;
-        if (w.u < t1) {
-            u = p.sk_dp + w.u++;
-            return 1;
-        }
-        w.ph = 2;
-    }
-    if (w.ph == 2) {
-        w.ph = 3;
-        if (b > 0) {
-            u = p.sk_dp + t1;
-            kb1 = b;
-            return 1;
-        }
-    }
-    if (w.ph == 3) {
-        w.ph = 4;
-        if (a > 0) {
-            u = p.sk_dp + t0;
-            kb0 = a;
-            return 1;
-        }
-    }
-    return 0;
-}
-/* after a piece: the seam where its tile's other piece is another CTA's, or -1 (a whole tile).  The
- * head (ph 3) ends this CTA's range: seam cid + 1; the tail (ph 4) starts it: seam cid */
-static __device__ __forceinline__ int gpuml__walk_seam(const gpuml__mm_walk &w, int cid)
-{
-    return w.ph == 3 ? cid + 1 : w.ph == 4 ? cid : -1;
-}
+/* the work of one CTA: gpuml__mm_walk, gpuml__walk_init / _next / _seam in kernels/shared.h */
 /* a seam's two pieces meet here, consumer warpgroup by warpgroup (acc: this thread's 128
  * accumulators; ltid: the thread in the warpgroup; slot: 8 bytes of shared memory for it; bar: its
  * named barrier).  The warpgroup decides as one (its epilogue's named barriers need all 128
@@ -655,9 +587,9 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             int stage = 0;
             gpuml_u32 phase = 0;
             gpuml__mm_walk wk;
-            gpuml__walk_init(wk, p, cid, ncl);
+            gpuml__walk_init(&wk, p.sk_iters, cid, ncl);
             int u, kb0, kb1;
-            while (gpuml__walk_next(wk, p, cid, ncl, num_units, num_kb, u, kb0, kb1)) {
+            while (gpuml__walk_next(&wk, p.sk_dp, p.sk_iters, ncl, num_units, num_kb, &u, &kb0, &kb1)) {
                 int um, tn;
 #if GPUML_MM_SPLITK
                 gpuml__unit_coords(u / p.splits, units_m, tiles_n, group, um, tn);
@@ -729,9 +661,9 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_c) : "memory");
 #endif
         gpuml__mm_walk wk;
-        gpuml__walk_init(wk, p, cid, ncl);
+        gpuml__walk_init(&wk, p.sk_iters, cid, ncl);
         int u, kb0, kb1;
-        while (gpuml__walk_next(wk, p, cid, ncl, num_units, num_kb, u, kb0, kb1)) {
+        while (gpuml__walk_next(&wk, p.sk_dp, p.sk_iters, ncl, num_units, num_kb, &u, &kb0, &kb1)) {
             int um, tn;
 #if GPUML_MM_SPLITK
             /* this split's partial sums go to rows [split * M, split * M + M) of C (f32) */
@@ -805,7 +737,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
 #endif
             }
 #if !GPUML_MM_SPLITK && GPUML_MM_CLUSTER == 1
-            const int seam = gpuml__walk_seam(wk, cid);
+            const int seam = gpuml__walk_seam(&wk, cid);
             if (seam >= 0) {   /* stream-K: the first piece of the tile leaves its sums; the second stores */
                 const int sw = 2 * seam + cw;
                 if (!gpuml__sk_merge(acc, p.sk_cnt + sw, p.sk_ws + (gpuml_i64)sw * 16384, tid & 127,
@@ -1055,9 +987,9 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             int stage = 0;
             gpuml_u32 phase = 0;
             gpuml__mm_walk wk;
-            gpuml__walk_init(wk, p, blockIdx.x, gridDim.x);
+            gpuml__walk_init(&wk, p.sk_iters, blockIdx.x, gridDim.x);
             int u, kb0, kb1;
-            while (gpuml__walk_next(wk, p, blockIdx.x, gridDim.x, num_units, num_kb, u, kb0, kb1)) {
+            while (gpuml__walk_next(&wk, p.sk_dp, p.sk_iters, gridDim.x, num_units, num_kb, &u, &kb0, &kb1)) {
                 int tm, tn;
                 gpuml__unit_coords(u, tiles_m, tiles_n, group, tm, tn);
                 const int m0 = tm * 256, n0 = tn * 128;
@@ -1104,9 +1036,9 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             asm volatile("prefetch.tensormap [%0];" ::"l"((gpuml_u64)&tma_c) : "memory");
 #endif
         gpuml__mm_walk wk;
-        gpuml__walk_init(wk, p, blockIdx.x, gridDim.x);
+        gpuml__walk_init(&wk, p.sk_iters, blockIdx.x, gridDim.x);
         int u, kb0, kb1;
-        while (gpuml__walk_next(wk, p, blockIdx.x, gridDim.x, num_units, num_kb, u, kb0, kb1)) {
+        while (gpuml__walk_next(&wk, p.sk_dp, p.sk_iters, gridDim.x, num_units, num_kb, &u, &kb0, &kb1)) {
             int tm, tn;
             gpuml__unit_coords(u, tiles_m, tiles_n, group, tm, tn);
             for (int kb = kb0; kb < kb1; ++kb) {
@@ -1118,7 +1050,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                     phase ^= 1u;
                 }
             }
-            const int seam = gpuml__walk_seam(wk, blockIdx.x);
+            const int seam = gpuml__walk_seam(&wk, blockIdx.x);
             if (seam >= 0) {   /* stream-K: the first piece of the tile leaves its sums; the second stores */
                 const int sw = 2 * seam + cw;
                 if (!gpuml__sk_merge(acc, p.sk_cnt + sw, p.sk_ws + (gpuml_i64)sw * 16384, tid & 127,

@@ -204,3 +204,81 @@ GPUML__HD float gpuml__rand_normal(gpuml__u64 seed, gpuml__u64 i, float mean, fl
     gpuml__sincos2pi(gpuml__u01(r.v[1]), &sn, &cs);
     return fmaf(std, rad * cs, mean);
 }
+
+/* The schedule of the Hopper matmul kernels (kernels/matmul_sm90.cu): what CTA cid of ncl computes,
+   piece by piece: whole tiles cid, cid + ncl, ... below sk_dp (all num_units of them when
+   sk_iters == 0), then with a stream-K tail (sk_iters > 0: the k blocks of tiles sk_dp.. laid end
+   to end) its range [cid sk_iters / ncl, (cid + 1) sk_iters / ncl): [tail of tile t0 from k block
+   a] [tiles f..t1-1] [head of tile t1 up to k block b].  Taken in the order whole tiles, head,
+   tail: every CTA then walks k from 0 at the same time (the head and tail together skip a stretch
+   shorter than a tile of k blocks), so concurrent CTAs share the A and B panels in L2 as in the
+   whole waves (taken in range order, each CTA at its own k: the tail ran at half speed from DRAM,
+   tf32 4096^3 -30%).  Here so that the CPU tests check the partition the kernels run
+   (test_matmul streamk_partition). */
+typedef struct gpuml__mm_walk {
+    int u, ph;     /* ph 0: whole tiles round robin (u: the next); 1: the tail's whole tiles (u: the next, -1
+                      before the first); 2: its head; 3: its tail; 4: done */
+    int pos, end;  /* this CTA's k-block range of the tail */
+} gpuml__mm_walk;
+GPUML__HD void gpuml__walk_init(gpuml__mm_walk *w, int sk_iters, int cid, int ncl)
+{
+    w->u = cid;
+    w->ph = 0;
+    w->pos = (int)((long long)cid * sk_iters / ncl);
+    w->end = (int)((long long)(cid + 1) * sk_iters / ncl);
+}
+/* the next piece: tile *u, k blocks [*kb0, *kb1); 0 when there is none */
+GPUML__HD int gpuml__walk_next(gpuml__mm_walk *w, int sk_dp, int sk_iters, int ncl, int num_units, int num_kb, int *u,
+                               int *kb0, int *kb1)
+{
+    int t0, a, t1, b;
+    *kb0 = 0;
+    *kb1 = num_kb;
+    if (w->ph == 0) {
+        if (w->u < (sk_iters > 0 ? sk_dp : num_units)) {
+            *u = w->u;
+            w->u += ncl;
+            return 1;
+        }
+        if (sk_iters <= 0)
+            return 0;
+        w->ph = 1;
+        w->u = -1;
+    }
+    t0 = w->pos / num_kb;
+    a = w->pos - t0 * num_kb;
+    t1 = w->end / num_kb;
+    b = w->end - t1 * num_kb;
+    if (w->ph == 1) {
+        if (w->u < 0)
+            w->u = a > 0 ? t0 + 1 : t0;
+        if (w->u < t1) {
+            *u = sk_dp + w->u++;
+            return 1;
+        }
+        w->ph = 2;
+    }
+    if (w->ph == 2) {
+        w->ph = 3;
+        if (b > 0) {
+            *u = sk_dp + t1;
+            *kb1 = b;
+            return 1;
+        }
+    }
+    if (w->ph == 3) {
+        w->ph = 4;
+        if (a > 0) {
+            *u = sk_dp + t0;
+            *kb0 = a;
+            return 1;
+        }
+    }
+    return 0;
+}
+/* after a piece: the seam where its tile's other piece is another CTA's, or -1 (a whole tile).  The
+   head (ph 3) ends this CTA's range: seam cid + 1; the tail (ph 4) starts it: seam cid */
+GPUML__HD int gpuml__walk_seam(const gpuml__mm_walk *w, int cid)
+{
+    return w->ph == 3 ? cid + 1 : w->ph == 4 ? cid : -1;
+}

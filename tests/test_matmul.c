@@ -427,6 +427,77 @@ static void forced_streamk(void)
           iters > 0 ? "a" : "no", (long long)units, (long long)g, gpuml__mm_streamk_runs > before ? "took one" : "did not");
     printf("    the rule on %lld tiles, %lld SMs: %s\n", (long long)units, (long long)g, iters > 0 ? "tail" : "no tail");
 }
+/* the stream-K tail's partition, on the CPU: gpuml__walk_init / _next / _seam (kernels/shared.h, the
+   code both Hopper matmul kernels run) for grids of 2-139 CTAs, one wave and a tile to five waves of
+   tiles, 1-128 k blocks a tile: every k block of every tile is computed exactly once; the round-robin
+   tiles are whole, (waves - 1) a CTA, its own; a tile cut in two has a head (from k block 0) at the end
+   of CTA s - 1's work and a tail (to the last k block) at the end of CTA s's, meeting, on seam s, and
+   no other piece; each CTA's tail work is its range.  Then the rule's decisions on the shapes measured
+   (bench/NOTES_matmul_sm90.md "Stream-K tail", 132 SMs). */
+static void streamk_partition(void)
+{
+    static const int nkbs[] = { 1, 2, 3, 5, 8, 16, 33, 64, 128 };
+    static const int64_t rule[][3] = {   /* tiles, k blocks, tail wanted */
+        { 512, 64, 0 }, { 512, 128, 0 }, { 2048, 128, 1 }, { 1152, 96, 1 }, { 2752, 64, 0 }, { 7168, 64, 1 },
+        { 168, 64, 1 }, { 288, 64, 1 }, { 128, 32, 0 }, { 264, 64, 0 }, { 140, 2, 0 } };
+    enum { MAXG = 140 };
+    int g, ki, bad = 0;
+    long cases = 0;
+    for (g = 2; g < MAXG && !bad; g += g < 20 ? 1 : 7)
+        for (ki = 0; ki < (int)(sizeof nkbs / sizeof nkbs[0]) && !bad; ki++) {
+            int64_t units, iters, dp;
+            const int nkb = nkbs[ki];
+            for (units = g + 1; units <= 5 * g && !bad; units += g / 3 > 1 ? g / 3 : 1) {
+                static unsigned char seen[5 * MAXG * 128];
+                int seam_n[MAXG + 1], seam_tile[MAXG + 1], head_end[MAXG + 1], tail_start[MAXG + 1], cid, s;
+                int64_t i;
+                dp = gpuml__sm90_streamk(units, g, nkb, 1, &iters);
+                cases++;
+                if (units % g == 0) { if (iters != 0) { CHECK(0, "g %d, %lld tiles: a tail on whole waves", g, (long long)units); bad = 1; } continue; }
+                if (iters <= 0 || dp != (units / g - 1) * g) {
+                    CHECK(0, "g %d, %lld tiles, %d k blocks: forced tail gave dp %lld, iters %lld", g, (long long)units, nkb, (long long)dp, (long long)iters);
+                    bad = 1; break;
+                }
+                memset(seen, 0, (size_t)(units * nkb));
+                for (s = 0; s <= g; s++) seam_n[s] = 0, seam_tile[s] = head_end[s] = tail_start[s] = -1;
+                for (cid = 0; cid < g && !bad; cid++) {
+                    gpuml__mm_walk w;
+                    int u = -1, kb0 = -1, kb1 = -1, whole = 0, work = 0, k;
+                    gpuml__walk_init(&w, (int)iters, cid, g);
+                    while (gpuml__walk_next(&w, (int)dp, (int)iters, g, (int)units, nkb, &u, &kb0, &kb1)) {
+                        const int seam = gpuml__walk_seam(&w, cid);
+                        if (u < 0 || u >= units || kb0 < 0 || kb0 >= kb1 || kb1 > nkb) { bad = 1; break; }
+                        for (k = kb0; k < kb1; k++) { if (seen[u * nkb + k]) bad = 1; seen[u * nkb + k] = 1; }
+                        if (u < dp) { whole++; if (kb0 || kb1 != nkb || seam >= 0 || u % g != cid) bad = 1; continue; }
+                        work += kb1 - kb0;
+                        if (seam < 0) { if (kb0 || kb1 != nkb) bad = 1; continue; }
+                        if (seam < 1 || seam >= g || (kb0 == 0) == (kb1 == nkb) || (seam_tile[seam] >= 0 && seam_tile[seam] != u)) { bad = 1; break; }
+                        seam_tile[seam] = u;
+                        seam_n[seam]++;
+                        if (kb0 == 0) { if (seam != cid + 1) bad = 1; head_end[seam] = kb1; }
+                        else { if (seam != cid) bad = 1; tail_start[seam] = kb0; }
+                    }
+                    if (!bad && (whole != units / g - 1 || work != (int)((cid + 1) * iters / g - cid * iters / g))) bad = 1;
+                    if (bad) CHECK(0, "g %d, %lld tiles, %d k blocks: CTA %d's pieces (tile %d, k %d..%d; %d whole, %d tail blocks)", g,
+                                   (long long)units, nkb, cid, u, kb0, kb1, whole, work);
+                }
+                for (i = 0; i < units * nkb && !bad; i++)
+                    if (!seen[i]) { CHECK(0, "g %d, %lld tiles, %d k blocks: tile %lld k block %lld not computed", g, (long long)units, nkb, (long long)(i / nkb), (long long)(i % nkb)); bad = 1; }
+                for (s = 1; s < g && !bad; s++)
+                    if (seam_n[s] && (seam_n[s] != 2 || head_end[s] != tail_start[s])) {
+                        CHECK(0, "g %d, %lld tiles, %d k blocks: seam %d has %d pieces (head to %d, tail from %d)", g, (long long)units, nkb, s, seam_n[s], head_end[s], tail_start[s]);
+                        bad = 1;
+                    }
+            }
+        }
+    printf("    %ld grids x tiles x k blocks partitioned\n", cases);
+    for (ki = 0; ki < (int)(sizeof rule / sizeof rule[0]); ki++) {
+        int64_t iters;
+        gpuml__sm90_streamk(rule[ki][0], 132, rule[ki][1], 0, &iters);
+        CHECK((iters > 0) == (rule[ki][2] != 0), "the rule on %lld tiles of %lld k blocks, 132 SMs: %s tail", (long long)rule[ki][0],
+              (long long)rule[ki][1], iters > 0 ? "a" : "no");
+    }
+}
 static void streamk_few(void)
 {
     NEED_GPU();
@@ -714,7 +785,7 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_streamk", forced_streamk }, { "streamk_few", streamk_few }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_streamk", forced_streamk }, { "streamk_few", streamk_few }, { "streamk_partition", streamk_partition }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
     { "forced_wgmma_tf32_nn_copy", forced_wgmma_tf32_nn_copy }, { "tf32_nn_few", tf32_nn_few }, { "tf32_auto", tf32_auto },
     { "forced_wgmma_f32x3", forced_wgmma_f32x3 }, { "f32_large_k", f32_large_k }, { "f32_special_values", f32_special_values },
     { "forced_small_m", forced_small_m }, { "small_m", small_m }, { "small_m_shapes", small_m_shapes },
