@@ -10002,6 +10002,20 @@ GPUML__FN int64_t gpuml__sm90_streamk(int64_t units, int64_t g, int64_t nkb, int
     *iters = (g + rem) * nkb;
     return (waves - 1) * g;
 }
+/* Tiles of at most half the SMs (the 45-66 tiles on 132 SMs that split-K, at tiles * 3 <= SMs,
+   leaves alone; fewer tiles for tf32 / fp8, which split-K does not take): the same walk with no
+   whole tiles on 2 x tiles CTAs cuts every tile into a head and a tail of half its k blocks each
+   (sk_dp 0, sk_iters tiles x nkb).  Predicted ~1.8x for 1024 x 2048 x 4096 (64 tiles, 0.57x cuBLAS):
+   NOT MEASURED yet, so off by default: GPUML_MM_STREAMK=split2 takes it where nkb >= 16;
+   gpuml__mm_split2 = 1 forces it wherever it can run (nkb >= 2; tests).  Returns the grid (0: no). */
+static int gpuml__mm_split2;
+GPUML__FN int64_t gpuml__sm90_split2(int64_t units, int64_t g, int64_t nkb, int forced, int64_t *iters)
+{
+    *iters = 0;
+    if (units < 1 || 2 * units > g || 4 * units > GPUML__TAIL_CNT || nkb < (forced ? 2 : 16) || units * nkb > 0x7fffffff) return 0;
+    *iters = units * nkb;
+    return 2 * units;
+}
 /* 1 when the wgmma kernel can take this problem (layouts, alignment, device) */
 GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
@@ -10142,9 +10156,14 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     if (cl == 1) {   /* a stream-K tail where the last wave would leave SMs idle */
         const char *env = gpuml__getenv("GPUML_MM_STREAMK");
         int force = gpuml__mm_streamk ? gpuml__mm_streamk : env && strcmp(env, "off") == 0 ? -1 : 0;
+        int split2 = gpuml__mm_split2 ? gpuml__mm_split2 : env && strcmp(env, "split2") == 0;
         int64_t g = force > 0 ? GPUML__MIN((int64_t)force, units) : (int64_t)grid[0], iters = 0, dp;
         int64_t nkb = nn ? (p->K + 31) / 32 : (p->K + bk - 1) / bk;
         dp = force < 0 ? units : gpuml__sm90_streamk(units, g, nkb, force > 0, &iters);
+        if (iters == 0 && force >= 0 && split2 > 0) {   /* at most half the SMs' worth of tiles: each in two */
+            const int64_t g2 = gpuml__sm90_split2(units, GPUML__MAX(ctx->sm_count, 1), nkb, gpuml__mm_split2 > 0, &iters);
+            if (g2 > 0) { g = g2; dp = 0; }
+        }
         if (iters > 0 && gpuml__tail_counters(ctx)) {
             int64_t n = g * 32768;
             ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, "gpuml_matmul (stream-K workspace)");

@@ -1,6 +1,6 @@
 /* matmul benchmark (not a test): gpuml on the GPU per dtype, shape and forced path, timed with
    device events around back-to-back launches after a warm-up; the CPU GEMM next to OpenBLAS.
-   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | splitk | streamk | cpu
+   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | splitk | streamk | split2 | cpu
    (bench/run_matmul.sh runs gpu and cpu with the references, bench/run_matmul_small.sh small;
    f32: the f32 rows, 3xTF32 vs SIMT, and accuracy against float64, next to matmul_torch.py f32) */
 #define _POSIX_C_SOURCE 200809L
@@ -569,6 +569,42 @@ static int gpu_streamk(void)
 #endif
 }
 
+/* the two-way split of few tiles (gpuml__sm90_split2, off by default until measured): each shape with
+   GPUML_MM_STREAMK=split2 ('s2') and without ('off'), ABBA order; matmul_torch.py split2 has the same
+   shapes.  Tiles of 128 x 256: 1024 x 2048 64, 1024 x 1792 56, 768 x 2048 48 (all under half of 132
+   SMs, over a third: split-K leaves them) */
+static const int64_t g_s2[][5] = { {1024, 2048, 4096, GPUML_BF16, 1}, {1024, 1792, 4096, GPUML_BF16, 1}, {768, 2048, 8192, GPUML_BF16, 1},
+                                   {1024, 2048, 4096, GPUML_F32, 1}, {1024, 2048, 4096, GPUML_FP8_E4M3, 1}, {512, 2048, 4096, GPUML_F32, 1} };
+static int gpu_split2(void)
+{
+#ifndef GPUML_NO_CUDA
+    gpuml_ctx *ctx;
+    gpuml_desc d;
+    int i, r;
+    memset(&d, 0, sizeof d);
+    d.backend = GPUML_BACKEND_CUDA;
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    printf("gpuml matmul two-way split on %s ('s2' = GPUML_MM_STREAMK=split2; f32 rows are tf32)\n", gpuml_device_name(ctx));
+    for (i = 0; i < (int)(sizeof g_s2 / sizeof g_s2[0]); i++)
+        for (r = 0; r < 6; r++) {
+            gpuml_dtype dt = (gpuml_dtype)g_s2[i][3];
+            const int off = (0x26 >> r) & 1;   /* s2 off off s2 s2 off */
+            long before = gpuml__mm_streamk_runs;
+            if (off) unsetenv("GPUML_MM_STREAMK"); else setenv("GPUML_MM_STREAMK", "split2", 1);
+            g_tf32 = dt == GPUML_F32;
+            printf(off ? "off  " : "s2   ");
+            gpu_row(ctx, dt, dt == GPUML_FP8_E4M3 ? GPUML_BF16 : dt, g_s2[i][0], g_s2[i][1], g_s2[i][2], (int)g_s2[i][4], GPUML_MATMUL_AUTO);
+            if (r == 0) printf("     (split in %ld of the launches)\n", gpuml__mm_streamk_runs - before);
+        }
+    unsetenv("GPUML_MM_STREAMK");
+    g_tf32 = 0;
+    gpuml_shutdown(ctx);
+    return 0;
+#else
+    return 1;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "cpu") == 0) return cpu(argc, argv);
@@ -579,6 +615,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "tf32nn") == 0) return gpu_tf32nn();
     if (argc > 1 && strcmp(argv[1], "splitk") == 0) return gpu_splitk();
     if (argc > 1 && strcmp(argv[1], "streamk") == 0) return gpu_streamk();
+    if (argc > 1 && strcmp(argv[1], "split2") == 0) return gpu_split2();
 #endif
     return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
 }

@@ -61,6 +61,14 @@ if sys.argv[1:] == ["streamk"]:
         for _ in range(2):
             t(M, N, K, {"bf16": torch.bfloat16, "f16": torch.float16, "tf32": torch.float32}[dt], nt=bool(nt), tag=dt)
     sys.exit(0)
+if sys.argv[1:] == ["split2"]:
+    # bench_matmul split2's shapes, each twice
+    torch.backends.cuda.matmul.allow_tf32 = True
+    for M, N, K, dt in ((1024, 2048, 4096, "bf16"), (1024, 1792, 4096, "bf16"), (768, 2048, 8192, "bf16"), (1024, 2048, 4096, "tf32"),
+                        (512, 2048, 4096, "tf32")):
+        for _ in range(2):
+            t(M, N, K, {"bf16": torch.bfloat16, "tf32": torch.float32}[dt], nt=True, tag=dt)
+    sys.exit(0)
 if sys.argv[1:] == ["tf32nn"]:
     # bench_matmul tf32nn's shapes, NN and NT, each twice
     torch.backends.cuda.matmul.allow_tf32 = True

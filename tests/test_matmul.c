@@ -427,30 +427,69 @@ static void forced_streamk(void)
           iters > 0 ? "a" : "no", (long long)units, (long long)g, gpuml__mm_streamk_runs > before ? "took one" : "did not");
     printf("    the rule on %lld tiles, %lld SMs: %s\n", (long long)units, (long long)g, iters > 0 ? "tail" : "no tail");
 }
+/* one grid's pieces (see streamk_partition); 0 when they are wrong (after a CHECK) */
+static int partition_ok(int g, int64_t units, int nkb, int64_t dp, int64_t iters)
+{
+    enum { MAXG = 140 };
+    static unsigned char seen[5 * MAXG * 128];
+    int seam_n[MAXG + 1], seam_tile[MAXG + 1], head_end[MAXG + 1], tail_start[MAXG + 1], cid, s, bad = 0;
+    const int64_t whole_each = units / g >= 1 ? units / g - 1 : 0;
+    int64_t i;
+    if (g > MAXG || units * nkb > (int64_t)sizeof seen) { CHECK(0, "partition_ok: %d CTAs, %lld x %d blocks: too large here", g, (long long)units, nkb); return 0; }
+    memset(seen, 0, (size_t)(units * nkb));
+    for (s = 0; s <= g; s++) seam_n[s] = 0, seam_tile[s] = head_end[s] = tail_start[s] = -1;
+    for (cid = 0; cid < g && !bad; cid++) {
+        gpuml__mm_walk w;
+        int u = -1, kb0 = -1, kb1 = -1, whole = 0, work = 0, k;
+        gpuml__walk_init(&w, (int)iters, cid, g);
+        while (gpuml__walk_next(&w, (int)dp, (int)iters, g, (int)units, nkb, &u, &kb0, &kb1)) {
+            const int seam = gpuml__walk_seam(&w, cid);
+            if (u < 0 || u >= units || kb0 < 0 || kb0 >= kb1 || kb1 > nkb) { bad = 1; break; }
+            for (k = kb0; k < kb1; k++) { if (seen[u * nkb + k]) bad = 1; seen[u * nkb + k] = 1; }
+            if (u < dp) { whole++; if (kb0 || kb1 != nkb || seam >= 0 || u % g != cid) bad = 1; continue; }
+            work += kb1 - kb0;
+            if (seam < 0) { if (kb0 || kb1 != nkb) bad = 1; continue; }
+            if (seam < 1 || seam >= g || (kb0 == 0) == (kb1 == nkb) || (seam_tile[seam] >= 0 && seam_tile[seam] != u)) { bad = 1; break; }
+            seam_tile[seam] = u;
+            seam_n[seam]++;
+            if (kb0 == 0) { if (seam != cid + 1) bad = 1; head_end[seam] = kb1; }
+            else { if (seam != cid) bad = 1; tail_start[seam] = kb0; }
+        }
+        if (!bad && (whole != whole_each || work != (int)((cid + 1) * iters / g - cid * iters / g))) bad = 1;
+        if (bad) CHECK(0, "g %d, %lld tiles, %d k blocks: CTA %d's pieces (tile %d, k %d..%d; %d whole, %d tail blocks)", g,
+                       (long long)units, nkb, cid, u, kb0, kb1, whole, work);
+    }
+    for (i = 0; i < units * nkb && !bad; i++)
+        if (!seen[i]) { CHECK(0, "g %d, %lld tiles, %d k blocks: tile %lld k block %lld not computed", g, (long long)units, nkb, (long long)(i / nkb), (long long)(i % nkb)); bad = 1; }
+    for (s = 1; s < g && !bad; s++)
+        if (seam_n[s] && (seam_n[s] != 2 || head_end[s] != tail_start[s])) {
+            CHECK(0, "g %d, %lld tiles, %d k blocks: seam %d has %d pieces (head to %d, tail from %d)", g, (long long)units, nkb, s, seam_n[s], head_end[s], tail_start[s]);
+            bad = 1;
+        }
+    return !bad;
+}
 /* the stream-K tail's partition, on the CPU: gpuml__walk_init / _next / _seam (kernels/shared.h, the
    code both Hopper matmul kernels run) for grids of 2-139 CTAs, one wave and a tile to five waves of
    tiles, 1-128 k blocks a tile: every k block of every tile is computed exactly once; the round-robin
    tiles are whole, (waves - 1) a CTA, its own; a tile cut in two has a head (from k block 0) at the end
    of CTA s - 1's work and a tail (to the last k block) at the end of CTA s's, meeting, on seam s, and
-   no other piece; each CTA's tail work is its range.  Then the rule's decisions on the shapes measured
-   (bench/NOTES_matmul_sm90.md "Stream-K tail", 132 SMs). */
+   no other piece; each CTA's tail work is its range.  The same for the two-way split of few tiles
+   (gpuml__sm90_split2: 1-69 tiles on twice as many CTAs, every tile a head and a tail where it has two
+   k blocks or more).  Then the rule's decisions on the shapes measured (bench/NOTES_matmul_sm90.md
+   "Stream-K tail", 132 SMs). */
 static void streamk_partition(void)
 {
     static const int nkbs[] = { 1, 2, 3, 5, 8, 16, 33, 64, 128 };
     static const int64_t rule[][3] = {   /* tiles, k blocks, tail wanted */
         { 512, 64, 0 }, { 512, 128, 0 }, { 2048, 128, 1 }, { 1152, 96, 1 }, { 2752, 64, 0 }, { 7168, 64, 1 },
         { 168, 64, 1 }, { 288, 64, 1 }, { 128, 32, 0 }, { 264, 64, 0 }, { 140, 2, 0 } };
-    enum { MAXG = 140 };
     int g, ki, bad = 0;
-    long cases = 0;
-    for (g = 2; g < MAXG && !bad; g += g < 20 ? 1 : 7)
+    long cases = 0, cases2 = 0;
+    for (g = 2; g < 140 && !bad; g += g < 20 ? 1 : 7)
         for (ki = 0; ki < (int)(sizeof nkbs / sizeof nkbs[0]) && !bad; ki++) {
             int64_t units, iters, dp;
             const int nkb = nkbs[ki];
             for (units = g + 1; units <= 5 * g && !bad; units += g / 3 > 1 ? g / 3 : 1) {
-                static unsigned char seen[5 * MAXG * 128];
-                int seam_n[MAXG + 1], seam_tile[MAXG + 1], head_end[MAXG + 1], tail_start[MAXG + 1], cid, s;
-                int64_t i;
                 dp = gpuml__sm90_streamk(units, g, nkb, 1, &iters);
                 cases++;
                 if (units % g == 0) { if (iters != 0) { CHECK(0, "g %d, %lld tiles: a tail on whole waves", g, (long long)units); bad = 1; } continue; }
@@ -458,44 +497,58 @@ static void streamk_partition(void)
                     CHECK(0, "g %d, %lld tiles, %d k blocks: forced tail gave dp %lld, iters %lld", g, (long long)units, nkb, (long long)dp, (long long)iters);
                     bad = 1; break;
                 }
-                memset(seen, 0, (size_t)(units * nkb));
-                for (s = 0; s <= g; s++) seam_n[s] = 0, seam_tile[s] = head_end[s] = tail_start[s] = -1;
-                for (cid = 0; cid < g && !bad; cid++) {
-                    gpuml__mm_walk w;
-                    int u = -1, kb0 = -1, kb1 = -1, whole = 0, work = 0, k;
-                    gpuml__walk_init(&w, (int)iters, cid, g);
-                    while (gpuml__walk_next(&w, (int)dp, (int)iters, g, (int)units, nkb, &u, &kb0, &kb1)) {
-                        const int seam = gpuml__walk_seam(&w, cid);
-                        if (u < 0 || u >= units || kb0 < 0 || kb0 >= kb1 || kb1 > nkb) { bad = 1; break; }
-                        for (k = kb0; k < kb1; k++) { if (seen[u * nkb + k]) bad = 1; seen[u * nkb + k] = 1; }
-                        if (u < dp) { whole++; if (kb0 || kb1 != nkb || seam >= 0 || u % g != cid) bad = 1; continue; }
-                        work += kb1 - kb0;
-                        if (seam < 0) { if (kb0 || kb1 != nkb) bad = 1; continue; }
-                        if (seam < 1 || seam >= g || (kb0 == 0) == (kb1 == nkb) || (seam_tile[seam] >= 0 && seam_tile[seam] != u)) { bad = 1; break; }
-                        seam_tile[seam] = u;
-                        seam_n[seam]++;
-                        if (kb0 == 0) { if (seam != cid + 1) bad = 1; head_end[seam] = kb1; }
-                        else { if (seam != cid) bad = 1; tail_start[seam] = kb0; }
-                    }
-                    if (!bad && (whole != units / g - 1 || work != (int)((cid + 1) * iters / g - cid * iters / g))) bad = 1;
-                    if (bad) CHECK(0, "g %d, %lld tiles, %d k blocks: CTA %d's pieces (tile %d, k %d..%d; %d whole, %d tail blocks)", g,
-                                   (long long)units, nkb, cid, u, kb0, kb1, whole, work);
-                }
-                for (i = 0; i < units * nkb && !bad; i++)
-                    if (!seen[i]) { CHECK(0, "g %d, %lld tiles, %d k blocks: tile %lld k block %lld not computed", g, (long long)units, nkb, (long long)(i / nkb), (long long)(i % nkb)); bad = 1; }
-                for (s = 1; s < g && !bad; s++)
-                    if (seam_n[s] && (seam_n[s] != 2 || head_end[s] != tail_start[s])) {
-                        CHECK(0, "g %d, %lld tiles, %d k blocks: seam %d has %d pieces (head to %d, tail from %d)", g, (long long)units, nkb, s, seam_n[s], head_end[s], tail_start[s]);
-                        bad = 1;
-                    }
+                if (!partition_ok(g, units, nkb, dp, iters)) bad = 1;
             }
         }
-    printf("    %ld grids x tiles x k blocks partitioned\n", cases);
+    for (g = 1; g < 70 && !bad; g++)   /* g: tiles here */
+        for (ki = 0; ki < (int)(sizeof nkbs / sizeof nkbs[0]) && !bad; ki++) {
+            int64_t iters, g2 = gpuml__sm90_split2(g, 132, nkbs[ki], 1, &iters);
+            cases2++;
+            if (nkbs[ki] < 2 || 2 * g > 132) { if (g2 != 0) { CHECK(0, "split2 of %d tiles of %d k blocks taken", g, nkbs[ki]); bad = 1; } continue; }
+            if (g2 != 2 * g || iters != (int64_t)g * nkbs[ki]) { CHECK(0, "split2 of %d tiles: grid %lld, iters %lld", g, (long long)g2, (long long)iters); bad = 1; break; }
+            if (!partition_ok((int)g2, g, nkbs[ki], 0, iters)) bad = 1;
+        }
+    printf("    %ld grids x tiles x k blocks partitioned, %ld two-way splits\n", cases, cases2);
     for (ki = 0; ki < (int)(sizeof rule / sizeof rule[0]); ki++) {
         int64_t iters;
         gpuml__sm90_streamk(rule[ki][0], 132, rule[ki][1], 0, &iters);
         CHECK((iters > 0) == (rule[ki][2] != 0), "the rule on %lld tiles of %lld k blocks, 132 SMs: %s tail", (long long)rule[ki][0],
               (long long)rule[ki][1], iters > 0 ? "a" : "no");
+    }
+}
+/* the two-way split of few tiles (gpuml__sm90_split2), forced: every tile a head and a tail on twice
+   as many CTAs as tiles (bf16, f16 -> f32 with B n-major, tf32 NT and NN, fp8; 2-33 k blocks, odd and
+   even; one tile; epilogues on every other case); one k block a tile is not split (the launch must
+   say so).  Off by default until measured: this test runs it. */
+static void forced_split2(void)
+{
+    static const struct { gpuml_dtype at, bt, ct; int tf32, tb; int64_t M, N, K; int taken; } cs[] = {
+        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 300, 520, 1000, 1 },   /* 9 tiles of 16 k blocks on 18 CTAs */
+        { GPUML_F16, GPUML_F16, GPUML_F32, 0, 0, 200, 776, 200, 1 },       /* 8 tiles of 4 (3 + a partial) */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, 257, 516, 999, 1 },       /* tf32 NT: 9 tiles of 32 */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 300, 260, 97, 1 },        /* tf32 NN: 6 tiles of 256 x 128, 4 k blocks */
+        { GPUML_FP8_E4M3, GPUML_FP8_E5M2, GPUML_BF16, 0, 1, 100, 200, 1000, 1 },   /* one tile of 8 k blocks on 2 CTAs */
+        { GPUML_BF16, GPUML_BF16, GPUML_F32, 0, 1, 129, 300, 3000, 1 },    /* 4 tiles of 47 (odd) */
+        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 300, 520, 64, 0 },     /* one k block a tile: not split */
+    };
+    int i;
+    char label[300];
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
+    for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
+        mcase mc;
+        long before = gpuml__mm_streamk_runs;
+        memset(&mc, 0, sizeof mc);
+        mc.at = cs[i].at; mc.bt = cs[i].bt; mc.ct = cs[i].ct; mc.tf32 = cs[i].tf32; mc.tb = cs[i].tb;
+        mc.M = cs[i].M; mc.N = cs[i].N; mc.K = cs[i].K;
+        mc.path = GPUML_MATMUL_WGMMA;
+        if (i % 2) { mc.alpha = 0.5f; mc.beta = 0.75f; mc.bias = 1; mc.act = 1 + i % 3; mc.resid = 1; }
+        gpuml__mm_split2 = 1; gpuml__mm_splitk = -1;
+        snprintf(label, sizeof label, "two-way split %s->%s %lldx%lldx%lld tb%d", mc.tf32 ? "tf32" : gpuml_dtype_name(mc.at),
+                 gpuml_dtype_name(mc.ct), (long long)mc.M, (long long)mc.N, (long long)mc.K, mc.tb);
+        run_case(tu_gpu, &mc, label);
+        gpuml__mm_split2 = 0; gpuml__mm_splitk = 0;
+        CHECK((gpuml__mm_streamk_runs > before) == cs[i].taken, "%s: the launch %s the split", label, gpuml__mm_streamk_runs > before ? "took" : "did not take");
     }
 }
 static void streamk_few(void)
@@ -785,7 +838,7 @@ static const tu_test tests[] = {
     { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
-    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_streamk", forced_streamk }, { "streamk_few", streamk_few }, { "streamk_partition", streamk_partition }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
+    { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_streamk", forced_streamk }, { "streamk_few", streamk_few }, { "streamk_partition", streamk_partition }, { "forced_split2", forced_split2 }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
     { "forced_wgmma_tf32_nn_copy", forced_wgmma_tf32_nn_copy }, { "tf32_nn_few", tf32_nn_few }, { "tf32_auto", tf32_auto },
     { "forced_wgmma_f32x3", forced_wgmma_f32x3 }, { "f32_large_k", f32_large_k }, { "f32_special_values", f32_special_values },
     { "forced_small_m", forced_small_m }, { "small_m", small_m }, { "small_m_shapes", small_m_shapes },
