@@ -524,6 +524,7 @@ static int gpu_splitk(void)
 #endif
 }
 
+#ifndef GPUML_NO_CUDA
 /* the stream-K tail (gpuml__sm90_streamk): the automatic choice next to the tail off
    (gpuml__mm_streamk -1), alternated, two rounds; matmul_torch.py streamk has the same shapes.
    Tiles of 128 x 256 on 132 SMs: 4096^2 512 (3.88 waves), 8192^2 2048 (15.5), 6144^2 1152 (8.7),
@@ -535,38 +536,57 @@ static const int64_t g_stk[][5] = { {4096, 4096, 4096, GPUML_BF16, 1}, {8192, 81
                                     {8192, 8192, 8192, GPUML_F32, 1}, {8192, 8192, 8192, GPUML_F32, 0}, {4096, 4096, 4096, GPUML_FP8_E4M3, 1},
                                     {3072, 1792, 4096, GPUML_BF16, 1}, {4096, 2304, 4096, GPUML_BF16, 1}, {3072, 1792, 4096, GPUML_F32, 1},
                                     {4096, 2304, 8192, GPUML_F16, 1} };
-static int gpu_streamk(void)
+/* rows of (M, N, K, dtype, NT) next to the same rows with a feature off, `rounds` a shape: alternated
+   (abba 0) or in the order on off off on on off (abba 1: the first of two back-to-back large runs
+   runs cooler, so an alternation that always starts with one side favours it); set(off) switches
+   the feature before each row.  Prints how many launches took the stream-K walk on the first. */
+static void ab_rows(gpuml_ctx *ctx, const int64_t (*t)[5], int n, int rounds, int abba, void (*set)(gpuml_ctx *, int),
+                    const char *on_tag, const char *off_tag)
 {
-#ifndef GPUML_NO_CUDA
+    int i, r;
+    for (i = 0; i < n; i++)
+        for (r = 0; r < rounds; r++) {
+            gpuml_dtype dt = (gpuml_dtype)t[i][3];
+            const int off = abba ? (0x26 >> (r % 6)) & 1 : r % 2;
+            long before = gpuml__mm_streamk_runs;
+            set(ctx, off);
+            g_tf32 = dt == GPUML_F32;
+            printf("%-5s", off ? off_tag : on_tag);
+            gpu_row(ctx, dt, dt == GPUML_FP8_E4M3 ? GPUML_BF16 : dt, t[i][0], t[i][1], t[i][2], (int)t[i][4], GPUML_MATMUL_AUTO);
+            if (r == 0) printf("     (stream-K walk in %ld of the launches)\n", gpuml__mm_streamk_runs - before);
+        }
+    g_tf32 = 0;
+}
+static gpuml_ctx *gpu_open(void)
+{
     gpuml_ctx *ctx;
     gpuml_desc d;
-    int i, r;
     memset(&d, 0, sizeof d);
     d.backend = GPUML_BACKEND_CUDA;
-    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return NULL; }
+    return ctx;
+}
+static int g_sk_force;
+static void set_streamk(gpuml_ctx *ctx, int off) { gpuml__mm_streamk = off ? -1 : g_sk_force ? ctx->sm_count : 0; }
+static void set_split2(gpuml_ctx *ctx, int off)
+{
+    (void)ctx;
+    if (off) unsetenv("GPUML_MM_STREAMK");
+    else setenv("GPUML_MM_STREAMK", "split2", 1);
+}
+/* BENCH_SK_ABBA=1: six rounds in ABBA order; BENCH_SK_FORCE=1: 'sk' forces the tail wherever there is
+   a partial wave (gpuml__mm_streamk = #SMs) */
+static int gpu_streamk(void)
+{
+    gpuml_ctx *ctx = gpu_open();
+    const int abba = getenv("BENCH_SK_ABBA") != NULL;
+    if (!ctx) return 1;
+    g_sk_force = getenv("BENCH_SK_FORCE") != NULL;
     printf("gpuml matmul stream-K tail on %s ('sk' = the rule, 'nosk' = gpuml__mm_streamk -1; f32 rows are tf32)\n", gpuml_device_name(ctx));
-    /* BENCH_SK_ABBA=1: six rounds, sk nosk nosk sk sk nosk (the first of two back-to-back large runs
-       runs cooler: an alternation that always starts with one side favours it); BENCH_SK_FORCE=1:
-       'sk' forces the tail wherever there is a partial wave (gpuml__mm_streamk = #SMs) */
-    const int large = getenv("BENCH_SK_ABBA") != NULL, rounds = large ? 6 : 4, force = getenv("BENCH_SK_FORCE") != NULL;
-    for (i = 0; i < (int)(sizeof g_stk / sizeof g_stk[0]); i++)
-        for (r = 0; r < rounds; r++) {
-            gpuml_dtype dt = (gpuml_dtype)g_stk[i][3];
-            long before = gpuml__mm_streamk_runs;
-            const int off = large ? (0x26 >> r) & 1 : r % 2;   /* 0 1 1 0 0 1 */
-            gpuml__mm_streamk = off ? -1 : force ? ctx->sm_count : 0;
-            g_tf32 = dt == GPUML_F32;
-            printf(off ? "nosk " : "sk   ");
-            gpu_row(ctx, dt, dt == GPUML_FP8_E4M3 ? GPUML_BF16 : dt, g_stk[i][0], g_stk[i][1], g_stk[i][2], (int)g_stk[i][4], GPUML_MATMUL_AUTO);
-            if (r == 0) printf("     (tail taken in %ld of the launches)\n", gpuml__mm_streamk_runs - before);
-        }
+    ab_rows(ctx, g_stk, (int)(sizeof g_stk / sizeof g_stk[0]), abba ? 6 : 4, abba, set_streamk, "sk", "nosk");
     gpuml__mm_streamk = 0;
-    g_tf32 = 0;
     gpuml_shutdown(ctx);
     return 0;
-#else
-    return 1;
-#endif
 }
 
 /* the two-way split of few tiles (gpuml__sm90_split2, off by default until measured): each shape with
@@ -577,33 +597,15 @@ static const int64_t g_s2[][5] = { {1024, 2048, 4096, GPUML_BF16, 1}, {1024, 179
                                    {1024, 2048, 4096, GPUML_F32, 1}, {1024, 2048, 4096, GPUML_FP8_E4M3, 1}, {512, 2048, 4096, GPUML_F32, 1} };
 static int gpu_split2(void)
 {
-#ifndef GPUML_NO_CUDA
-    gpuml_ctx *ctx;
-    gpuml_desc d;
-    int i, r;
-    memset(&d, 0, sizeof d);
-    d.backend = GPUML_BACKEND_CUDA;
-    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    gpuml_ctx *ctx = gpu_open();
+    if (!ctx) return 1;
     printf("gpuml matmul two-way split on %s ('s2' = GPUML_MM_STREAMK=split2; f32 rows are tf32)\n", gpuml_device_name(ctx));
-    for (i = 0; i < (int)(sizeof g_s2 / sizeof g_s2[0]); i++)
-        for (r = 0; r < 6; r++) {
-            gpuml_dtype dt = (gpuml_dtype)g_s2[i][3];
-            const int off = (0x26 >> r) & 1;   /* s2 off off s2 s2 off */
-            long before = gpuml__mm_streamk_runs;
-            if (off) unsetenv("GPUML_MM_STREAMK"); else setenv("GPUML_MM_STREAMK", "split2", 1);
-            g_tf32 = dt == GPUML_F32;
-            printf(off ? "off  " : "s2   ");
-            gpu_row(ctx, dt, dt == GPUML_FP8_E4M3 ? GPUML_BF16 : dt, g_s2[i][0], g_s2[i][1], g_s2[i][2], (int)g_s2[i][4], GPUML_MATMUL_AUTO);
-            if (r == 0) printf("     (split in %ld of the launches)\n", gpuml__mm_streamk_runs - before);
-        }
+    ab_rows(ctx, g_s2, (int)(sizeof g_s2 / sizeof g_s2[0]), 6, 1, set_split2, "s2", "off");
     unsetenv("GPUML_MM_STREAMK");
-    g_tf32 = 0;
     gpuml_shutdown(ctx);
     return 0;
-#else
-    return 1;
-#endif
 }
+#endif
 
 int main(int argc, char **argv)
 {

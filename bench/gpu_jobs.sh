@@ -1,4 +1,4 @@
-# Sourced by the device scripts (bench/run_s27*.sh): gpu_jobs FILE runs the job lines of FILE, JOBS
+# Sourced by the device scripts (bench/run_s27*.sh and later): gpu_jobs FILE runs the job lines of FILE, JOBS
 # (default 8) at a time, and prints their results sorted:
 #   t BIN TEST          build/BIN =TEST (timeout T_TIMEOUT, default 300 s), log $O/BIN_TEST.log
 #   s TOOL BIN TEST     compute-sanitizer --tool TOOL on it (timeout S_TIMEOUT, default 300 s)
@@ -19,4 +19,14 @@ gpu_jobs() {
     export -f gpu_job; export O
     xargs -P "${JOBS:-8}" -L 1 bash -c 'gpu_job "$@"' _ < "$1" > "$O/results.txt" 2>&1
     sort "$O/results.txt"
+}
+# gpu_setup NAME TARGET...: the scripts' preamble: O (the log folder: $OUT, else build/NAME), the kernel
+# cache under build/, the GPU's name, T0 (seconds), and make TARGET... (log in $O/build.log; 1 on failure)
+gpu_setup() {
+    local name=$1; shift
+    O=${OUT:-build/$name}; mkdir -p "$O" build
+    export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+    T0=$(date +%s)
+    make -s -j16 "$@" > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; return 1; }
 }

@@ -11,11 +11,7 @@ set -u
 cd "$(dirname "$0")/.."
 . bench/gpu_jobs.sh
 : "${T_TIMEOUT:=400}" "${S_TIMEOUT:=420}" "${JOBS:=10}"; export T_TIMEOUT S_TIMEOUT
-O=${OUT:-build/s27e}; mkdir -p "$O" build
-export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-T0=$(date +%s)
-make -s -j16 build/test_conv_tf32 build/test_conv > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 1; }
+gpu_setup s27e build/test_conv_tf32 build/test_conv || exit 1
 cc -std=c99 -O2 -Wall -Wextra -I. bench/c1w_waves.c -o build/c1w_waves -ldl -lpthread -lm || exit 1
 cc -std=c99 -O2 -Wall -Wextra -I. '-DGPUML_KERNELS_INC="build/old_kernels.cu.inc"' bench/c1w_waves.c -o build/c1w_waves_old -ldl -lpthread -lm || exit 1
 echo "built: $(( $(date +%s) - T0 )) s"

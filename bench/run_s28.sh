@@ -7,11 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 . bench/gpu_jobs.sh
-O=${OUT:-build/s28}; mkdir -p "$O" build
-export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-T0=$(date +%s)
-make -s -j16 build/test_matmul build/test_conv_tf32 build/test_conv > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; exit 1; }
+gpu_setup s28 build/test_matmul build/test_conv_tf32 build/test_conv || exit 1
 cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm || exit 1
 echo "built: $(( $(date +%s) - T0 )) s"
 jobs=$O/jobs.txt; : > "$jobs"

@@ -343,25 +343,14 @@ static void forced_splitk(void)
         CHECK(gpuml__mm_splitk_runs > b0, "%s: the automatic rule did not split", label);
     }
 }
-/* the stream-K tail of the wgmma kernels (gpuml__sm90_streamk), forced on small grids
-   (gpuml__mm_streamk = g CTAs): whole tiles round robin, then the tail's k ranges with pieces
-   meeting at seams; 1 to 33 k blocks a tile, ranges of 1-2 tiles, no whole-tile part (g 13);
-   bf16, f16 into f32 with B n-major, tf32 NT and NN (gpuml_matmul_sm90_nn), fp8; epilogues
-   (alpha, beta, bias, activation, residual) on every other case; C poisoned.  Each launch must
-   have taken the tail.  few: the first three (for the sanitizers).  Returns the cases run. */
-static int streamk_cases(int few)
+/* cases for the stream-K walk, forced: g > 0 the tail on a grid of g CTAs (gpuml__mm_streamk), g == 0
+   the two-way split of few tiles (gpuml__mm_split2); taken: whether the launch must take the walk */
+typedef struct skcase { gpuml_dtype at, bt, ct; int tf32, tb, g; int64_t M, N, K; int taken; } skcase;
+/* runs them with split-K off (few tiles, long K: it would take the bf16 / f16 ones), epilogues (alpha,
+   beta, bias, activation, residual) on every other case, C poisoned; returns the cases run */
+static int run_sk_cases(const skcase *cs, int n, const char *what)
 {
-    static const struct { gpuml_dtype at, bt, ct; int tf32, tb, g; int64_t M, N, K; } cs[] = {
-        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 3, 600, 776, 1000 },   /* 20 tiles: 15 whole, 5 in 3 ranges of 26-27 k blocks */
-        { GPUML_F16, GPUML_F16, GPUML_F32, 0, 0, 7, 600, 776, 72 },        /* 2 k blocks: 7 whole, 13 tiles in 7 ranges of 3-4 */
-        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 5, 600, 776, 500 },       /* tf32 NN, 21 tiles of 256 x 128: 15 whole, 6 in 5 ranges */
-        { GPUML_BF16, GPUML_BF16, GPUML_F32, 0, 1, 2, 300, 520, 2104 },    /* 9 tiles, 33 k blocks: 6 whole, 3 in 2 ranges */
-        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, 13, 600, 776, 999 },      /* tf32 NT (A copied): 20 tiles all in 13 ranges */
-        { GPUML_FP8_E4M3, GPUML_FP8_E5M2, GPUML_BF16, 0, 1, 3, 600, 776, 1000 },
-        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 7, 520, 1028, 97 },       /* tf32 NN: 27 tiles, ragged edges, 4 k blocks */
-        { GPUML_F16, GPUML_F16, GPUML_F16, 0, 1, 5, 257, 1000, 64 },       /* one k block a tile: ranges of whole tiles */
-    };
-    int i, ran = 0, n = few ? 3 : (int)(sizeof cs / sizeof cs[0]);
+    int i, ran = 0;
     char label[300];
     for (i = 0; i < n; i++) {
         mcase mc;
@@ -371,16 +360,35 @@ static int streamk_cases(int few)
         mc.M = cs[i].M; mc.N = cs[i].N; mc.K = cs[i].K;
         mc.path = GPUML_MATMUL_WGMMA;
         if (i % 2) { mc.alpha = 0.5f; mc.beta = 0.75f; mc.bias = 1; mc.act = 1 + i % 3; mc.resid = 1; }
-        gpuml__mm_streamk = cs[i].g;
-        gpuml__mm_splitk = -1;   /* few tiles, long K: split-K would take these */
-        snprintf(label, sizeof label, "stream-K on %d CTAs %s->%s %lldx%lldx%lld tb%d", cs[i].g, mc.tf32 ? "tf32" : gpuml_dtype_name(mc.at),
+        if (cs[i].g > 0) gpuml__mm_streamk = cs[i].g;
+        else gpuml__mm_split2 = 1;
+        gpuml__mm_splitk = -1;
+        snprintf(label, sizeof label, "%s (%d CTAs) %s->%s %lldx%lldx%lld tb%d", what, cs[i].g, mc.tf32 ? "tf32" : gpuml_dtype_name(mc.at),
                  gpuml_dtype_name(mc.ct), (long long)mc.M, (long long)mc.N, (long long)mc.K, mc.tb);
         if (run_case(tu_gpu, &mc, label)) ran++;
-        gpuml__mm_streamk = 0;
-        gpuml__mm_splitk = 0;
-        CHECK(gpuml__mm_streamk_runs > before, "%s: the launch did not take the stream-K tail", label);
+        gpuml__mm_streamk = 0; gpuml__mm_split2 = 0; gpuml__mm_splitk = 0;
+        CHECK((gpuml__mm_streamk_runs > before) == (cs[i].taken != 0), "%s: the launch %s the stream-K walk", label,
+              gpuml__mm_streamk_runs > before ? "took" : "did not take");
     }
     return ran;
+}
+/* the stream-K tail of the wgmma kernels (gpuml__sm90_streamk), forced on small grids: whole tiles
+   round robin, then the tail's k ranges with pieces meeting at seams; 1 to 33 k blocks a tile,
+   ranges of 1-2 tiles, no whole-tile part (g 13); bf16, f16 into f32 with B n-major, tf32 NT and NN
+   (gpuml_matmul_sm90_nn), fp8.  few: the first three (for the sanitizers) */
+static int streamk_cases(int few)
+{
+    static const skcase cs[] = {
+        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 3, 600, 776, 1000, 1 },   /* 20 tiles: 15 whole, 5 in 3 ranges of 26-27 k blocks */
+        { GPUML_F16, GPUML_F16, GPUML_F32, 0, 0, 7, 600, 776, 72, 1 },        /* 2 k blocks: 7 whole, 13 tiles in 7 ranges of 3-4 */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 5, 600, 776, 500, 1 },       /* tf32 NN, 21 tiles of 256 x 128: 15 whole, 6 in 5 ranges */
+        { GPUML_BF16, GPUML_BF16, GPUML_F32, 0, 1, 2, 300, 520, 2104, 1 },    /* 9 tiles, 33 k blocks: 6 whole, 3 in 2 ranges */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, 13, 600, 776, 999, 1 },      /* tf32 NT (A copied): 20 tiles all in 13 ranges */
+        { GPUML_FP8_E4M3, GPUML_FP8_E5M2, GPUML_BF16, 0, 1, 3, 600, 776, 1000, 1 },
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 7, 520, 1028, 97, 1 },       /* tf32 NN: 27 tiles, ragged edges, 4 k blocks */
+        { GPUML_F16, GPUML_F16, GPUML_F16, 0, 1, 5, 257, 1000, 64, 1 },       /* one k block a tile: ranges of whole tiles */
+    };
+    return run_sk_cases(cs, few ? 3 : (int)(sizeof cs / sizeof cs[0]), "stream-K");
 }
 static void forced_streamk(void)
 {
@@ -517,39 +525,23 @@ static void streamk_partition(void)
     }
 }
 /* the two-way split of few tiles (gpuml__sm90_split2), forced: every tile a head and a tail on twice
-   as many CTAs as tiles (bf16, f16 -> f32 with B n-major, tf32 NT and NN, fp8; 2-33 k blocks, odd and
-   even; one tile; epilogues on every other case); one k block a tile is not split (the launch must
-   say so).  Off by default until measured: this test runs it. */
+   as many CTAs as tiles (bf16, f16 -> f32 with B n-major, tf32 NT and NN, fp8; 2-47 k blocks, odd and
+   even; one tile); one k block a tile is not split (the launch must say so).  Off by default until
+   measured: this test runs it. */
 static void forced_split2(void)
 {
-    static const struct { gpuml_dtype at, bt, ct; int tf32, tb; int64_t M, N, K; int taken; } cs[] = {
-        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 300, 520, 1000, 1 },   /* 9 tiles of 16 k blocks on 18 CTAs */
-        { GPUML_F16, GPUML_F16, GPUML_F32, 0, 0, 200, 776, 200, 1 },       /* 8 tiles of 4 (3 + a partial) */
-        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, 257, 516, 999, 1 },       /* tf32 NT: 9 tiles of 32 */
-        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 300, 260, 97, 1 },        /* tf32 NN: 6 tiles of 256 x 128, 4 k blocks */
-        { GPUML_FP8_E4M3, GPUML_FP8_E5M2, GPUML_BF16, 0, 1, 100, 200, 1000, 1 },   /* one tile of 8 k blocks on 2 CTAs */
-        { GPUML_BF16, GPUML_BF16, GPUML_F32, 0, 1, 129, 300, 3000, 1 },    /* 4 tiles of 47 (odd) */
-        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 300, 520, 64, 0 },     /* one k block a tile: not split */
+    static const skcase cs[] = {
+        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 0, 300, 520, 1000, 1 },   /* 9 tiles of 16 k blocks on 18 CTAs */
+        { GPUML_F16, GPUML_F16, GPUML_F32, 0, 0, 0, 200, 776, 200, 1 },       /* 8 tiles of 4 (3 + a partial) */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, 0, 257, 516, 999, 1 },       /* tf32 NT: 9 tiles of 32 */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 0, 300, 260, 97, 1 },        /* tf32 NN: 6 tiles of 256 x 128, 4 k blocks */
+        { GPUML_FP8_E4M3, GPUML_FP8_E5M2, GPUML_BF16, 0, 1, 0, 100, 200, 1000, 1 },   /* one tile of 8 k blocks on 2 CTAs */
+        { GPUML_BF16, GPUML_BF16, GPUML_F32, 0, 1, 0, 129, 300, 3000, 1 },    /* 4 tiles of 47 (odd) */
+        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 0, 300, 520, 64, 0 },     /* one k block a tile: not split */
     };
-    int i;
-    char label[300];
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
-    for (i = 0; i < (int)(sizeof cs / sizeof cs[0]); i++) {
-        mcase mc;
-        long before = gpuml__mm_streamk_runs;
-        memset(&mc, 0, sizeof mc);
-        mc.at = cs[i].at; mc.bt = cs[i].bt; mc.ct = cs[i].ct; mc.tf32 = cs[i].tf32; mc.tb = cs[i].tb;
-        mc.M = cs[i].M; mc.N = cs[i].N; mc.K = cs[i].K;
-        mc.path = GPUML_MATMUL_WGMMA;
-        if (i % 2) { mc.alpha = 0.5f; mc.beta = 0.75f; mc.bias = 1; mc.act = 1 + i % 3; mc.resid = 1; }
-        gpuml__mm_split2 = 1; gpuml__mm_splitk = -1;
-        snprintf(label, sizeof label, "two-way split %s->%s %lldx%lldx%lld tb%d", mc.tf32 ? "tf32" : gpuml_dtype_name(mc.at),
-                 gpuml_dtype_name(mc.ct), (long long)mc.M, (long long)mc.N, (long long)mc.K, mc.tb);
-        run_case(tu_gpu, &mc, label);
-        gpuml__mm_split2 = 0; gpuml__mm_splitk = 0;
-        CHECK((gpuml__mm_streamk_runs > before) == cs[i].taken, "%s: the launch %s the split", label, gpuml__mm_streamk_runs > before ? "took" : "did not take");
-    }
+    printf("    %d cases ran\n", run_sk_cases(cs, (int)(sizeof cs / sizeof cs[0]), "two-way split"));
 }
 static void streamk_few(void)
 {
