@@ -58,9 +58,10 @@
  *                            [0, sk_dp) whole, round robin over the CTAs (a multiple of G)
  *   96  int sk_iters;          the k blocks of tiles [sk_dp, units), end to end (tile-major),
  *                            cut into G contiguous ranges, CTA c taking [c*sk_iters/G,
- *                            (c+1)*sk_iters/G); each range >= ceil(K / BK) blocks (so a tile
- *                            has at most two pieces: its head ends CTA c's range, its tail
- *                            starts CTA c+1's, "seam" c+1); 0 = no stream-K tail
+ *                            (c+1)*sk_iters/G); each range >= ceil(K / BK) blocks, or (sk_dp 0,
+ *                            G = 2 x tiles: the two-way split) half a tile, so that a tile has
+ *                            at most two pieces: its head ends CTA c's range, its tail starts
+ *                            CTA c+1's, "seam" c+1 (kernels/shared.h gpuml__walk_next); 0 = none
  *  104  unsigned long long *sk_cnt;  2 * G counters (seam s, consumer warpgroup w at 2s + w),
  *                            a multiple of 3 between launches (gpuml__sk_merge); zero at first
  *  112  float *sk_ws;         G * 32768 floats: a seam's first piece leaves its sums here
@@ -469,7 +470,8 @@ static __device__ __forceinline__ void gpuml__unit_coords(int u, int units_m, in
     tn = r / gsz;
 }
 
-/* the work of one CTA: gpuml__mm_walk, gpuml__walk_init / _next / _seam in kernels/shared.h */
+/* (the work of one CTA, piece by piece: gpuml__mm_walk and gpuml__walk_init / _next / _seam, in
+ * kernels/shared.h, where the CPU tests check the partition) */
 /* a seam's two pieces meet here, consumer warpgroup by warpgroup (acc: this thread's 128
  * accumulators; ltid: the thread in the warpgroup; slot: 8 bytes of shared memory for it; bar: its
  * named barrier).  The warpgroup decides as one (its epilogue's named barriers need all 128
