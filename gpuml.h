@@ -5231,40 +5231,63 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_bwd_avx2(const float *x, const fl
         dx[i] = (float)(r * (g - sg - xh * sgx));
     }
 }
-/* y = x * s + c (stream: as gpuml__vnorm_out_body) */
-GPUML__V8K_INLINE void gpuml__vaxpc_loop(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int nt)
+/* 16-bit results of 8 lanes none of which is NaN (the softmax's, where the sum is finite): the
+   conversions without their NaN fix-up (bf16 3 of 9 ops) */
+GPUML__V8K_INLINE __m256i gpuml__v8_bf16_w_fin(__m256 v)
+{
+    const __m256i x = _mm256_castps_si256(v);
+    const __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1)));
+    return _mm256_srli_epi32(r, 16);
+}
+GPUML__V8K_INLINE void gpuml__v8x2_stk_fin(char *p, int k, __m256 a, __m256 b, int nt)
+{
+    const __m256i h = k == 1 ? _mm256_permute4x64_epi64(_mm256_packus_epi32(gpuml__v8_bf16_w_fin(a), gpuml__v8_bf16_w_fin(b)), 0xd8)
+                             : _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
+                                                       _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 1);
+    if (nt) _mm256_stream_si256((__m256i *)(void *)p, h);
+    else _mm256_storeu_si256((__m256i *)(void *)p, h);
+}
+/* y = x * s + c (stream: as gpuml__vnorm_out_body; fin: no result is NaN, 16-bit results are stored
+   16 at a time without the NaN fix-up) */
+GPUML__V8K_INLINE void gpuml__vaxpc_loop(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int nt, int fin)
 {
     const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vs = _mm256_set1_ps(sc), vc = _mm256_set1_ps(c);
     int64_t i = 0;
 #define GPUML__AX(i) _mm256_fmadd_ps(gpuml__v8_ldk(x + (i) * ex, kx), vs, vc)
-    if (ky == 1) {   /* bf16 results 16 at a time (gpuml__v8x2_stk: 1 thread, softmax rows of 8192 3-5% faster, f16 not); nt: 8 first where y is not aligned to 32 */
+    if (ky == 1 || (ky == 2 && fin)) {   /* bf16 results 16 at a time (gpuml__v8x2_stk: 1 thread, softmax rows of 8192 3-5% faster, f16 not); nt: 8 first where y is not aligned to 32 */
         if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, ky, GPUML__AX(0), nt); i = 8; }
-        for (; i + 16 <= n; i += 16) gpuml__v8x2_stk(y + i * ey, ky, GPUML__AX(i), GPUML__AX(i + 8), nt);
+        if (fin) for (; i + 16 <= n; i += 16) gpuml__v8x2_stk_fin(y + i * ey, ky, GPUML__AX(i), GPUML__AX(i + 8), nt);
+        else for (; i + 16 <= n; i += 16) gpuml__v8x2_stk(y + i * ey, ky, GPUML__AX(i), GPUML__AX(i + 8), nt);
     }
     for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * ey, ky, GPUML__AX(i), nt);
 #undef GPUML__AX
     for (; i < n; i++) GPUML__KST(ky, y, i, GPUML__KLD(kx, x, i) * sc + c);
 }
-GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream)
+GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream, int fin)
 {
-    if (stream && gpuml__v8_nt_ok(y, ky)) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1);
-    else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0);
+    const int nt = stream && gpuml__v8_nt_ok(y, ky);
+    if (fin && ky) {
+        if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 1);
+        else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 1);
+    } else if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 0);
+    else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 0);
 }
-GPUML__FN GPUML__F16C_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream)
+/* fin: no x * sc + c is NaN (see gpuml__vaxpc_loop) */
+GPUML__FN GPUML__F16C_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream, int fin)
 {
     /* the pairs the rows take: (kind, kind) and (0, kind) (the softmax's f32 exponentials out) */
-#define GPUML__C(k) gpuml__vaxpc_body(x, k, n, sc, c, y, k, stream)
-#define GPUML__C0(k) gpuml__vaxpc_body(x, 0, n, sc, c, y, k, stream)
+#define GPUML__C(k) gpuml__vaxpc_body(x, k, n, sc, c, y, k, stream, fin)
+#define GPUML__C0(k) gpuml__vaxpc_body(x, 0, n, sc, c, y, k, stream, fin)
     if (kx == ky) GPUML__K3(kx, GPUML__C);
     else if (kx == 0) GPUML__K3(ky, GPUML__C0);
-    else gpuml__vaxpc_body(x, kx, n, sc, c, y, ky, stream);
+    else gpuml__vaxpc_body(x, kx, n, sc, c, y, ky, stream, fin);
 #undef GPUML__C
 #undef GPUML__C0
 }
 GPUML__FN void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
 {
-    gpuml__vaxpc_k_avx2((const char *)(const void *)x, 0, n, sc, c, (char *)(void *)y, 0, 0);
+    gpuml__vaxpc_k_avx2((const char *)(const void *)x, 0, n, sc, c, (char *)(void *)y, 0, 0, 0);
 }
 #endif
 /* ---- CPU vector math, AVX-512: the same functions 16 lanes wide, dense f32, bf16 or f16 in and out ----
@@ -7219,9 +7242,12 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                 mf = gpuml__vmax_k_avx2(xr, kx, n);
                 s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c, pf);   /* sum exp(x - mf) 2^c */
                 /* (not streamed where the exponentials went to y itself: its lines are in cache, 10% slower) */
-                if (r->kind == GPUML__ROW_SOFTMAX)
-                    gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, (float)(1.0 / s), 0.0f, yr, kx, dense && stream && (char *)(void *)e != yr);
-                else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s) + c * 0.69314718055994531), yr, kx, dense && stream);
+                if (r->kind == GPUML__ROW_SOFTMAX) {   /* a finite sum means no exponential was NaN or inf, and with a finite 1 / s no result is
+                       NaN: 16-bit results without the NaN fix-up (bench/NOTES_ops.md) */
+                    const float inv = (float)(1.0 / s);
+                    gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, inv, 0.0f, yr, kx, dense && stream && (char *)(void *)e != yr,
+                                        s > 0.0 && s < HUGE_VAL && inv < HUGE_VALF);
+                } else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s) + c * 0.69314718055994531), yr, kx, dense && stream, 0);
             } else {
                 double m2;
                 if (r->kind == GPUML__ROW_LAYERNORM) m2 = gpuml__norm_stats_k_avx2(xr, kx, n, &mean) / (double)n;

@@ -1815,6 +1815,38 @@ static void test_cpu_softmax_rounded(void)
         free(vx); free(ref);
         gpuml_tensor_free(x); gpuml_tensor_free(y); gpuml_tensor_free(q);
     }
+    /* 16-bit rows with a NaN, a +inf, one finite element among -inf, all -inf: the bits of this level's
+       softmax against the scalar path's (a row whose sum is not finite must keep the stores' NaN
+       fix-up: NaN as 0x7fff) */
+    for (t = 0; t < 2; t++) {
+        gpuml_dtype dt = t == 0 ? GPUML_BF16 : GPUML_F16;
+        gpuml_tensor *x = tt_new(tu_cpu, dt, 2, s, 0), *y = tt_new(tu_cpu, dt, 2, s, 0);
+        double *vx = tt_rand(x, -6, 6);
+        unsigned short *b[2];
+        const int lv = gpuml__cpu_simd();
+        int k;
+        vx[1234] = NAN;
+        vx[n + 100] = INFINITY;
+        for (i = 0; i < n; i++) vx[2 * n + i] = vx[3 * n + i] = -INFINITY;
+        vx[2 * n + 7] = 1.0;
+        tt_write(x, vx);
+        for (k = 0; k < 2; k++) {
+            b[k] = (unsigned short *)malloc(sizeof(unsigned short) * (size_t)(R * n));
+            if (k) gpuml__cpu_simd_ctl(0);
+            poison(tu_cpu, y);
+            CHECK(gpuml_softmax(tu_cpu, y, x, 1) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+            gpuml_tensor_read(y, b[k], sizeof(unsigned short) * (size_t)(R * n));
+        }
+        gpuml__cpu_simd_ctl(lv);
+        for (i = 0; i < R * n; i++)
+            if (b[0][i] != b[1][i]) {
+                CHECK(0, "softmax %s, row %lld with NaN / inf: element %lld is 0x%04x on this path, 0x%04x on the scalar one", gpuml_dtype_name(dt),
+                      i / n, i % n, b[0][i], b[1][i]);
+                break;
+            }
+        free(vx); free(b[0]); free(b[1]);
+        gpuml_tensor_free(x); gpuml_tensor_free(y);
+    }
 }
 
 /* the CPU ops again on each lower SIMD path this machine has (AVX2, scalar; the default run above
