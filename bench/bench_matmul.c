@@ -500,15 +500,15 @@ static int cpu_thin(int argc, char **argv)
    out), the automatic choice (split) next to split-K off, same process; matmul_torch.py splitk */
 static const int64_t g_sk[][4] = { {256, 256, 16384, 1}, {512, 512, 8192, 1}, {1024, 1024, 8192, 1}, {128, 4096, 8192, 1},
                                    {1024, 2048, 4096, 1}, {64, 576, 100352, 0}, {64, 256, 100352, 0}, {256, 2304, 6272, 0} };
+#ifndef GPUML_NO_CUDA
+static gpuml_ctx *gpu_open(void);   /* below */
+#endif
 static int gpu_splitk(void)
 {
 #ifndef GPUML_NO_CUDA
-    gpuml_ctx *ctx;
-    gpuml_desc d;
+    gpuml_ctx *ctx = gpu_open();
     int i, r;
-    memset(&d, 0, sizeof d);
-    d.backend = GPUML_BACKEND_CUDA;
-    if (gpuml_init(&ctx, &d) != GPUML_SUCCESS) { printf("no GPU: %s\n", gpuml_last_error(ctx)); gpuml_shutdown(ctx); return 1; }
+    if (!ctx) return 1;
     printf("gpuml matmul split-K on %s (auto = split where the rule says; 'nosplit' = gpuml__mm_splitk -1)\n", gpuml_device_name(ctx));
     for (r = 0; r < 2; r++)
         for (i = 0; i < (int)(sizeof g_sk / sizeof g_sk[0]); i++) {

@@ -107,6 +107,17 @@ struct __align__(64) gpuml__c1w_tmap { unsigned long long opaque[16]; };
    arrival (+1) -- so the arrival that reads 3L is the first, and the second waits for 3L + 3 */
 struct gpuml__c1w_split { unsigned long long *cnt; float *ws; int full, pad; };
 
+/* output channel k's bias (0 without CONV_BIAS), for the three epilogues */
+static __device__ __forceinline__ float gpuml__c1w_bias(const gpuml__conv_params &p, int k)
+{
+#if CONV_BIAS
+    return p.bias[k];
+#else
+    (void)p;
+    (void)k;
+    return 0.0f;
+#endif
+}
 static __device__ __forceinline__ void gpuml__c1w_cp16(gpuml__u32 dst, const void *src, gpuml__u32 bytes)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
@@ -432,11 +443,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
         for (int ch = wt >> 4; ch < BN; ch += 8) {
             const int k = m0 + ch;
             if (k >= M) break;
-#if CONV_BIAS
-            const float b = p.bias[k];
-#else
-            const float b = 0.0f;
-#endif
+            const float b = gpuml__c1w_bias(p, k);
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 if (!ok[h]) continue;
@@ -459,11 +466,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
         for (int ch = wt >> 4; ch < BN; ch += 8) {
             const int k = m0 + ch;
             if (k >= M) break;
-#if CONV_BIAS
-            const float b = p.bias[k];
-#else
-            const float b = 0.0f;
-#endif
+            const float b = gpuml__c1w_bias(p, k);
             float4 v = *(const float4 *)(es + ch * EP + 4 * q4);
             v.x = gpuml__conv_act(v.x + b); v.y = gpuml__conv_act(v.y + b); v.z = gpuml__conv_act(v.z + b); v.w = gpuml__conv_act(v.w + b);
 #if CONV_RES
@@ -497,11 +500,7 @@ extern "C" __global__ void __launch_bounds__(128 * C1W_WG, C1W_MINB)
         for (int e = 0; e < 2; e++) {
             const int k = m0 + 8 * j + 2 * t4 + e;
             if (k >= M) continue;
-#if CONV_BIAS
-            const float b = p.bias[k];
-#else
-            const float b = 0.0f;
-#endif
+            const float b = gpuml__c1w_bias(p, k);
 #pragma unroll
             for (int h = 0; h < 2; h++) {
                 if (!fo[h]) continue;
