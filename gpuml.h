@@ -10018,6 +10018,7 @@ GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int
    the rule, -1 never (GPUML_MM_STREAMK=off), g > 0 forced on a grid of g CTAs wherever there is a
    partial wave (tests). */
 static int gpuml__mm_streamk;
+static int gpuml__mm_group;           /* the tile order's group height in 128-row tiles (0: 8; benchmarks) */
 static long gpuml__mm_streamk_runs;   /* launches with a stream-K tail (tests) */
 GPUML__FN int64_t gpuml__sm90_streamk(int64_t units, int64_t g, int64_t nkb, int forced, int64_t *iters)
 {
@@ -10176,7 +10177,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     sp.c = kp->C; sp.c_in = p->beta != 0.0f ? kp->C : 0; sp.bias = kp->bias; sp.resid = kp->R;
     sp.ldc = p->sc_m; sp.ldc_in = p->sc_m; sp.ldr = p->sr_m;
     sp.M = (int)p->M; sp.N = (int)p->N; sp.K = (int)p->K;
-    sp.alpha = p->alpha * p->scale; sp.beta = p->beta; sp.group_m = 8;
+    sp.alpha = p->alpha * p->scale; sp.beta = p->beta; sp.group_m = gpuml__mm_group > 0 ? gpuml__mm_group : 8;
     grid[0] = (unsigned)(cl * GPUML__MIN(units, (int64_t)GPUML__MAX(ctx->sm_count / cl, 1)));
     grid[1] = grid[2] = 1;
     if (cl == 1) {   /* a stream-K tail where the last wave would leave SMs idle */

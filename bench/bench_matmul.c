@@ -1,6 +1,6 @@
 /* matmul benchmark (not a test): gpuml on the GPU per dtype, shape and forced path, timed with
    device events around back-to-back launches after a warm-up; the CPU GEMM next to OpenBLAS.
-   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | splitk | streamk | split2 | cpu
+   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | splitk | streamk | split2 | shapes MxNxK... | cpu
    (bench/run_matmul.sh runs gpu and cpu with the references, bench/run_matmul_small.sh small;
    f32: the f32 rows, 3xTF32 vs SIMT, and accuracy against float64, next to matmul_torch.py f32) */
 #define _POSIX_C_SOURCE 200809L
@@ -605,6 +605,33 @@ static int gpu_split2(void)
     gpuml_shutdown(ctx);
     return 0;
 }
+
+/* shapes MxNxK ...: bf16 NT at each tile-order group height of BENCH_GROUPS (default "8"), the list
+   forward then backward (ABBA across the list); matmul_torch.py shapes takes the same arguments */
+static int gpu_shapes(int argc, char **argv)
+{
+    gpuml_ctx *ctx = gpu_open();
+    const char *gs = getenv("BENCH_GROUPS");
+    int groups[16], ng = 0, i, r;
+    char buf[128], *tok;
+    if (!ctx) return 1;
+    snprintf(buf, sizeof buf, "%s", gs ? gs : "8");
+    for (tok = strtok(buf, ","); tok && ng < 16; tok = strtok(NULL, ",")) groups[ng++] = atoi(tok);
+    printf("gpuml matmul bf16 NT by tile-order group height on %s\n", gpuml_device_name(ctx));
+    for (i = 2; i < argc; i++) {
+        long long M, N, K;
+        if (sscanf(argv[i], "%lldx%lldx%lld", &M, &N, &K) != 3) { printf("bad shape %s\n", argv[i]); continue; }
+        for (r = 0; r < 2 * ng; r++) {
+            const int g = groups[r < ng ? r : 2 * ng - 1 - r];
+            gpuml__mm_group = g;
+            printf("g%-4d", g);
+            gpu_row(ctx, GPUML_BF16, GPUML_BF16, M, N, K, 1, GPUML_MATMUL_AUTO);
+        }
+    }
+    gpuml__mm_group = 0;
+    gpuml_shutdown(ctx);
+    return 0;
+}
 #endif
 
 int main(int argc, char **argv)
@@ -618,6 +645,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "splitk") == 0) return gpu_splitk();
     if (argc > 1 && strcmp(argv[1], "streamk") == 0) return gpu_streamk();
     if (argc > 1 && strcmp(argv[1], "split2") == 0) return gpu_split2();
+    if (argc > 1 && strcmp(argv[1], "shapes") == 0) return gpu_shapes(argc, argv);
 #endif
     return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
 }

@@ -69,6 +69,13 @@ if sys.argv[1:] == ["split2"]:
         for _ in range(2):
             t(M, N, K, {"bf16": torch.bfloat16, "tf32": torch.float32}[dt], nt=True, tag=dt)
     sys.exit(0)
+if sys.argv[1:2] == ["shapes"]:
+    # bench_matmul shapes MxNxK ...: bf16 NT, each twice
+    for a in sys.argv[2:]:
+        M, N, K = map(int, a.split("x"))
+        for _ in range(2):
+            t(M, N, K, torch.bfloat16, nt=True, tag="bf16")
+    sys.exit(0)
 if sys.argv[1:] == ["tf32nn"]:
     # bench_matmul tf32nn's shapes, NN and NT, each twice
     torch.backends.cuda.matmul.allow_tf32 = True

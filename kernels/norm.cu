@@ -224,13 +224,18 @@ typedef gpuml__i64 gpuml__ri;
    32-bit word (the low half shifted up, the high half masked: one instruction); taking the 16-bit
    element out first cost a PRMT and a shift for every high half, and the bf16 rows are issue-bound.
    f16 likewise from the word, one cvt (below) */
+template <typename V>
+static __device__ __forceinline__ gpuml__u32 gpuml__vword(const V &v, int i)   /* 32-bit word i of v */
+{
+    union { V v; gpuml__u32 w[sizeof(V) >= 4 ? sizeof(V) / 4 : 1]; } u;
+    u.v = v;
+    return u.w[i];
+}
 template <int DT, typename V>
 static __device__ __forceinline__ float gpuml__vel(const V &v, int k)
 {
     if (DT == 2 && sizeof(V) >= 4) {
-        union { V v; gpuml__u32 w[sizeof(V) >= 4 ? sizeof(V) / 4 : 1]; } u;
-        u.v = v;
-        const gpuml__u32 w = u.w[k >> 1];
+        const gpuml__u32 w = gpuml__vword(v, k >> 1);
         return __uint_as_float(k & 1 ? w & 0xffff0000u : w << 16);
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530
@@ -239,11 +244,10 @@ static __device__ __forceinline__ float gpuml__vel(const V &v, int k)
            portable code's bits (4-5 instructions an element); every output of these kernels is
            arithmetic on its inputs, which gives the canonical NaN whatever the payload, so the
            rewrite never reaches memory here */
-        union { V v; gpuml__u32 w[sizeof(V) >= 4 ? sizeof(V) / 4 : 1]; } u;
-        u.v = v;
+        const gpuml__u32 w = gpuml__vword(v, k >> 1);
         float f;
-        if (k & 1) asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, hi; }" : "=f"(f) : "r"(u.w[k >> 1]));
-        else asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, lo; }" : "=f"(f) : "r"(u.w[k >> 1]));
+        if (k & 1) asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, hi; }" : "=f"(f) : "r"(w));
+        else asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, lo; }" : "=f"(f) : "r"(w));
         return f;
     }
 #endif
