@@ -10032,9 +10032,12 @@ GPUML__FN int64_t gpuml__sm90_streamk(int64_t units, int64_t g, int64_t nkb, int
 /* Tiles of at most half the SMs (the 45-66 tiles on 132 SMs that split-K, at tiles * 3 <= SMs,
    leaves alone; fewer tiles for tf32 / fp8, which split-K does not take): the same walk with no
    whole tiles on 2 x tiles CTAs cuts every tile into a head and a tail of half its k blocks each
-   (sk_dp 0, sk_iters tiles x nkb).  Predicted ~1.8x for 1024 x 2048 x 4096 (64 tiles, 0.57x cuBLAS):
-   NOT MEASURED yet, so off by default: GPUML_MM_STREAMK=split2 takes it where nkb >= 16;
-   gpuml__mm_split2 = 1 forces it wherever it can run (nkb >= 2; tests).  Returns the grid (0: no). */
+   (sk_dp 0, sk_iters tiles x nkb), where nkb >= 16 (a merge costs ~2 k blocks).  Predicted ~1.8x;
+   measured 1.4-1.65x on an H200 (bench/NOTES_matmul_sm90.md "Two-way split"): bf16 1024 x 2048 x
+   4096 409 -> 580 TFLOP/s (0.57x -> 0.80x cuBLAS), 768 x 2048 x 8192 324 -> 536 (0.89x), tf32
+   1024 x 2048 x 4096 213 -> 336 (0.94x), fp8 +20%.  gpuml__mm_split2: 0 the rule, -1 never
+   (GPUML_MM_STREAMK=off turns off this and the tail), 1 forced wherever it can run (nkb >= 2; tests).
+   Returns the grid (0: no). */
 static int gpuml__mm_split2;
 GPUML__FN int64_t gpuml__sm90_split2(int64_t units, int64_t g, int64_t nkb, int forced, int64_t *iters)
 {
@@ -10183,11 +10186,11 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     if (cl == 1) {   /* a stream-K tail where the last wave would leave SMs idle */
         const char *env = gpuml__getenv("GPUML_MM_STREAMK");
         int force = gpuml__mm_streamk ? gpuml__mm_streamk : env && strcmp(env, "off") == 0 ? -1 : 0;
-        int split2 = gpuml__mm_split2 ? gpuml__mm_split2 : env && strcmp(env, "split2") == 0;
+        int split2 = gpuml__mm_split2 ? gpuml__mm_split2 : force < 0 ? -1 : 0;
         int64_t g = force > 0 ? GPUML__MIN((int64_t)force, units) : (int64_t)grid[0], iters = 0, dp;
         int64_t nkb = nn ? (p->K + 31) / 32 : (p->K + bk - 1) / bk;
         dp = force < 0 ? units : gpuml__sm90_streamk(units, g, nkb, force > 0, &iters);
-        if (iters == 0 && force >= 0 && split2 > 0) {   /* at most half the SMs' worth of tiles: each in two */
+        if (iters == 0 && force >= 0 && split2 >= 0) {   /* at most half the SMs' worth of tiles: each in two */
             const int64_t g2 = gpuml__sm90_split2(units, GPUML__MAX(ctx->sm_count, 1), nkb, gpuml__mm_split2 > 0, &iters);
             if (g2 > 0) { g = g2; dp = 0; }
         }

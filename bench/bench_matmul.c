@@ -568,12 +568,7 @@ static gpuml_ctx *gpu_open(void)
 }
 static int g_sk_force;
 static void set_streamk(gpuml_ctx *ctx, int off) { gpuml__mm_streamk = off ? -1 : g_sk_force ? ctx->sm_count : 0; }
-static void set_split2(gpuml_ctx *ctx, int off)
-{
-    (void)ctx;
-    if (off) unsetenv("GPUML_MM_STREAMK");
-    else setenv("GPUML_MM_STREAMK", "split2", 1);
-}
+static void set_split2(gpuml_ctx *ctx, int off) { (void)ctx; gpuml__mm_split2 = off ? -1 : 0; }
 /* BENCH_SK_ABBA=1: six rounds in ABBA order; BENCH_SK_FORCE=1: 'sk' forces the tail wherever there is
    a partial wave (gpuml__mm_streamk = #SMs) */
 static int gpu_streamk(void)
@@ -589,8 +584,8 @@ static int gpu_streamk(void)
     return 0;
 }
 
-/* the two-way split of few tiles (gpuml__sm90_split2, off by default until measured): each shape with
-   GPUML_MM_STREAMK=split2 ('s2') and without ('off'), ABBA order; matmul_torch.py split2 has the same
+/* the two-way split of few tiles (gpuml__sm90_split2): each shape with the rule ('s2') and with
+   gpuml__mm_split2 = -1 ('off'), ABBA order; matmul_torch.py split2 has the same
    shapes.  Tiles of 128 x 256: 1024 x 2048 64, 1024 x 1792 56, 768 x 2048 48 (all under half of 132
    SMs, over a third: split-K leaves them) */
 static const int64_t g_s2[][5] = { {1024, 2048, 4096, GPUML_BF16, 1}, {1024, 1792, 4096, GPUML_BF16, 1}, {768, 2048, 8192, GPUML_BF16, 1},
@@ -599,9 +594,9 @@ static int gpu_split2(void)
 {
     gpuml_ctx *ctx = gpu_open();
     if (!ctx) return 1;
-    printf("gpuml matmul two-way split on %s ('s2' = GPUML_MM_STREAMK=split2; f32 rows are tf32)\n", gpuml_device_name(ctx));
+    printf("gpuml matmul two-way split on %s ('s2' = the rule, 'off' = gpuml__mm_split2 -1; f32 rows are tf32)\n", gpuml_device_name(ctx));
     ab_rows(ctx, g_s2, (int)(sizeof g_s2 / sizeof g_s2[0]), 6, 1, set_split2, "s2", "off");
-    unsetenv("GPUML_MM_STREAMK");
+    gpuml__mm_split2 = 0;
     gpuml_shutdown(ctx);
     return 0;
 }

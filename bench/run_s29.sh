@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 29, first call (one H200): bench/run_split2.sh's work (the two-way split's first GPU run:
+# Session 29, first call (one H200): the two-way split's first GPU run (formerly bench/run_split2.sh:
 # test_matmul forced_split2 with memcheck / racecheck, forced_streamk, streamk_few, streamk_partition;
 # bench_matmul split2 next to matmul_torch.py split2), test_ops' row tests (norm.cu's gpuml__vword
 # refactor, SASS identical), and the bf16 6144^3 question: bench_matmul shapes at tile-order group

@@ -344,7 +344,8 @@ static void forced_splitk(void)
     }
 }
 /* cases for the stream-K walk, forced: g > 0 the tail on a grid of g CTAs (gpuml__mm_streamk), g == 0
-   the two-way split of few tiles (gpuml__mm_split2); taken: whether the launch must take the walk */
+   the two-way split of few tiles (gpuml__mm_split2), g < 0 neither forced (the rules decide); taken:
+   whether the launch must take the walk */
 typedef struct skcase { gpuml_dtype at, bt, ct; int tf32, tb, g; int64_t M, N, K; int taken; } skcase;
 /* runs them with split-K off (few tiles, long K: it would take the bf16 / f16 ones), epilogues (alpha,
    beta, bias, activation, residual) on every other case, C poisoned; returns the cases run */
@@ -361,7 +362,7 @@ static int run_sk_cases(const skcase *cs, int n, const char *what)
         mc.path = GPUML_MATMUL_WGMMA;
         if (i % 2) { mc.alpha = 0.5f; mc.beta = 0.75f; mc.bias = 1; mc.act = 1 + i % 3; mc.resid = 1; }
         if (cs[i].g > 0) gpuml__mm_streamk = cs[i].g;
-        else gpuml__mm_split2 = 1;
+        else if (cs[i].g == 0) gpuml__mm_split2 = 1;   /* g < 0: the rule decides */
         gpuml__mm_splitk = -1;
         snprintf(label, sizeof label, "%s (%d CTAs) %s->%s %lldx%lldx%lld tb%d", what, cs[i].g, mc.tf32 ? "tf32" : gpuml_dtype_name(mc.at),
                  gpuml_dtype_name(mc.ct), (long long)mc.M, (long long)mc.N, (long long)mc.K, mc.tb);
@@ -526,8 +527,8 @@ static void streamk_partition(void)
 }
 /* the two-way split of few tiles (gpuml__sm90_split2), forced: every tile a head and a tail on twice
    as many CTAs as tiles (bf16, f16 -> f32 with B n-major, tf32 NT and NN, fp8; 2-47 k blocks, odd and
-   even; one tile); one k block a tile is not split (the launch must say so).  Off by default until
-   measured: this test runs it. */
+   even; one tile); one k block a tile is not split (the launch must say so).  Then the rule: tf32
+   (which split-K leaves alone) on 4 tiles takes it at 17 k blocks, not at 15. */
 static void forced_split2(void)
 {
     static const skcase cs[] = {
@@ -539,9 +540,14 @@ static void forced_split2(void)
         { GPUML_BF16, GPUML_BF16, GPUML_F32, 0, 1, 0, 129, 300, 3000, 1 },    /* 4 tiles of 47 (odd) */
         { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 0, 300, 520, 64, 0 },     /* one k block a tile: not split */
     };
+    static const skcase rule[] = {
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, -1, 200, 300, 520, 1 },      /* 4 tiles of 17 k blocks: split */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, -1, 200, 300, 480, 0 },      /* 15: not */
+    };
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
     printf("    %d cases ran\n", run_sk_cases(cs, (int)(sizeof cs / sizeof cs[0]), "two-way split"));
+    if (tu_gpu->sm_count >= 8) printf("    %d by the rule\n", run_sk_cases(rule, 2, "two-way split, the rule"));
 }
 static void streamk_few(void)
 {
