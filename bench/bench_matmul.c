@@ -1,6 +1,6 @@
 /* matmul benchmark (not a test): gpuml on the GPU per dtype, shape and forced path, timed with
    device events around back-to-back launches after a warm-up; the CPU GEMM next to OpenBLAS.
-   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | splitk | streamk | split2 | shapes MxNxK... | cpu
+   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | splitk | streamk | split2 | shapes MxNxK... | vs DT:MxNxK... | cpu
    (bench/run_matmul.sh runs gpu and cpu with the references, bench/run_matmul_small.sh small;
    f32: the f32 rows, 3xTF32 vs SIMT, and accuracy against float64, next to matmul_torch.py f32) */
 #define _POSIX_C_SOURCE 200809L
@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
+#include <dlfcn.h>
 #ifdef HAVE_OPENBLAS
 #include <cblas.h>
 #endif
@@ -627,6 +629,112 @@ static int gpu_shapes(int argc, char **argv)
     gpuml_shutdown(ctx);
     return 0;
 }
+
+/* vs DT:MxNxK ...: gpuml next to cuBLAS (cublasGemmEx from BENCH_CUBLAS, a libcublas.so path) in one
+   process, on the same buffers and stream, NT (B stored N x K), C in the input dtype (f32 for tf32):
+   4 rounds, each timing gpuml, cuBLAS and (with BENCH_VS_ENV=NAME=VALUE) gpuml under that variable
+   (group=N: the tile order's group height, gpuml__mm_group),
+   the order reversed every other round, so all see the same clocks and heat.  DT: bf16, f16, tf32. */
+typedef int (*cublas_create_fn)(void **);
+typedef int (*cublas_stream_fn)(void *, void *);
+typedef int (*cublas_gemmex_fn)(void *, int, int, int, int, int, const void *, const void *, int, int, const void *, int, int,
+                                const void *, void *, int, int, int, int);
+static double vs_time(gpuml_ctx *ctx, int who, void *h, cublas_gemmex_fn gemm, gpuml_tensor *c, gpuml_tensor *a, gpuml_tensor *b,
+                      gpuml_tensor *bv, const gpuml_matmul_desc *d, int cdt, int ctype, int reps)
+{
+    const float one = 1.0f, zero = 0.0f;
+    const int M = (int)a->shape[0], K = (int)a->shape[1], N = (int)b->shape[0];
+    gpuml__CUevent e0, e1;
+    int i, bad = 0;
+    for (i = 0; i < reps + 3; i++) {
+        if (i == 3) { gpuml_sync(ctx); gpuml__bench_event(ctx, &e0); }
+        if (who == 1) bad |= gemm(h, 1, 0, N, M, K, &one, (const void *)gpuml__dptr(b), cdt, K, (const void *)gpuml__dptr(a), cdt, K,
+                                 &zero, (void *)gpuml__dptr(c), cdt, N, ctype, -1) != 0;
+        else bad |= gpuml_matmul(ctx, c, a, bv, d) != GPUML_SUCCESS;
+    }
+    gpuml__bench_event(ctx, &e1);
+    if (bad) { gpuml__bench_elapsed(ctx, e0, e1); return -1.0; }
+    return gpuml__bench_elapsed(ctx, e0, e1) / reps;
+}
+static int gpu_vs(int argc, char **argv)
+{
+    const char *lib = getenv("BENCH_CUBLAS"), *venv = getenv("BENCH_VS_ENV");
+    static const char *names[3] = { "gpuml", "cuBLAS", "gpuml+env" };
+    char ename[64] = "", evalue[64] = "";
+    void *dl, *h = NULL;
+    cublas_create_fn create; cublas_stream_fn set_stream; cublas_gemmex_fn gemm;
+    gpuml_ctx *ctx;
+    int i, r, k;
+    if (!lib || !(dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL))) { printf("vs: no cuBLAS (BENCH_CUBLAS=%s): %s\n", lib ? lib : "unset", dlerror()); return 1; }
+    create = (cublas_create_fn)dlsym(dl, "cublasCreate_v2");
+    set_stream = (cublas_stream_fn)dlsym(dl, "cublasSetStream_v2");
+    gemm = (cublas_gemmex_fn)dlsym(dl, "cublasGemmEx");
+    if (!create || !set_stream || !gemm) { printf("vs: cuBLAS symbols missing\n"); return 1; }
+    if (venv) sscanf(venv, "%63[^=]=%63s", ename, evalue);
+    if (!(ctx = gpu_open())) return 1;
+    if (create(&h) != 0 || set_stream(h, (void *)ctx->stream) != 0) { printf("vs: cublasCreate failed\n"); gpuml_shutdown(ctx); return 1; }
+    printf("gpuml next to cuBLAS (%s) in one process on %s; TFLOP/s per round%s%s\n", lib, gpuml_device_name(ctx), ename[0] ? "; gpuml+env: " : "", ename[0] ? venv : "");
+    for (i = 2; i < argc; i++) {
+        char dts[16];
+        long long M, N, K;
+        int64_t as[2], bs[2], cs[2];
+        gpuml_tensor *a, *b, *bv, *c;
+        gpuml_matmul_desc d;
+        gpuml_dtype dt;
+        int cdt, ctype, nwho = ename[0] ? 3 : 2;
+        double flops, best[3] = { 0, 0, 0 };
+        if (sscanf(argv[i], "%15[^:]:%lldx%lldx%lld", dts, &M, &N, &K) != 4) { printf("bad shape %s (DT:MxNxK)\n", argv[i]); continue; }
+        if (!strcmp(dts, "bf16")) { dt = GPUML_BF16; cdt = 14; ctype = 68; }
+        else if (!strcmp(dts, "f16")) { dt = GPUML_F16; cdt = 2; ctype = 68; }
+        else if (!strcmp(dts, "tf32")) { dt = GPUML_F32; cdt = 0; ctype = 77; }
+        else { printf("bad dtype %s\n", dts); continue; }
+        as[0] = M; as[1] = K; bs[0] = N; bs[1] = K; cs[0] = M; cs[1] = N;
+        a = gpuml_tensor_new(ctx, dt, 2, as); b = gpuml_tensor_new(ctx, dt, 2, bs); c = gpuml_tensor_new(ctx, dt, 2, cs);
+        if (!a || !b || !c) { printf("%s\n", gpuml_last_error(ctx)); return 1; }
+        bv = gpuml_tensor_transpose(b, 0, 1);
+        gpuml_rand_normal(ctx, a, 1, 0, 1); gpuml_rand_normal(ctx, b, 2, 0, 1);
+        memset(&d, 0, sizeof d);
+        d.allow_tf32 = dt == GPUML_F32;
+        flops = 2.0 * (double)M * (double)N * (double)K;
+        printf("%-5s %6lld %6lld %6lld NT", dts, M, N, K);
+        for (r = 0; r < 4; r++)
+            for (k = 0; k < nwho; k++) {
+                const int who = r % 2 ? nwho - 1 - k : k;
+                double ms;
+                if (who == 2 && !strcmp(ename, "group")) gpuml__mm_group = atoi(evalue);
+                else if (who == 2) setenv(ename, evalue, 1);
+                ms = vs_time(ctx, who, h, gemm, c, a, b, bv, &d, cdt, ctype, flops > 1e12 ? 10 : flops > 1e11 ? 30 : 100);
+                if (who == 2) { unsetenv(ename); gpuml__mm_group = 0; }
+                printf("  %s %.1f", who == 0 ? "g" : who == 1 ? "c" : "e", ms > 0 ? flops / ms / 1e9 : -1.0);
+                if (ms > 0 && flops / ms / 1e9 > best[who]) best[who] = flops / ms / 1e9;
+            }
+        {   /* the two products agree (a check on the cuBLAS call's arguments) */
+            gpuml_tensor *c32 = gpuml_tensor_new(ctx, GPUML_F32, 2, cs);
+            float *x = (float *)malloc(sizeof(float) * (size_t)(M * N)), *y = (float *)malloc(sizeof(float) * (size_t)(M * N));
+            double worst = 0;
+            int64_t e;
+            if (c32 && x && y) {
+                vs_time(ctx, 0, h, gemm, c, a, b, bv, &d, cdt, ctype, 1);
+                gpuml_copy(ctx, c32, c); gpuml_tensor_read(c32, x, sizeof(float) * (size_t)(M * N));
+                vs_time(ctx, 1, h, gemm, c, a, b, bv, &d, cdt, ctype, 1);
+                gpuml_copy(ctx, c32, c); gpuml_tensor_read(c32, y, sizeof(float) * (size_t)(M * N));
+                for (e = 0; e < M * N; e++) {
+                    double t = fabs((double)x[e] - (double)y[e]) / (1.0 + fabs((double)y[e]));
+                    if (!(t <= worst)) worst = t;
+                }
+                printf("  (max |g - c| / (1 + |c|) %.2g)", worst);
+            }
+            free(x); free(y); gpuml_tensor_free(c32);
+        }
+        printf("\n      best: %s %.1f, %s %.1f", names[0], best[0], names[1], best[1]);
+        if (nwho == 3) printf(", %s %.1f", names[2], best[2]);
+        printf("  ratio %.3f\n", best[1] > 0 ? best[0] / best[1] : 0.0);
+        fflush(stdout);
+        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(bv); gpuml_tensor_free(c);
+    }
+    gpuml_shutdown(ctx);
+    return 0;
+}
 #endif
 
 int main(int argc, char **argv)
@@ -641,6 +749,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "streamk") == 0) return gpu_streamk();
     if (argc > 1 && strcmp(argv[1], "split2") == 0) return gpu_split2();
     if (argc > 1 && strcmp(argv[1], "shapes") == 0) return gpu_shapes(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "vs") == 0) return gpu_vs(argc, argv);
 #endif
     return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
 }
