@@ -9986,10 +9986,11 @@ static long gpuml__mm_splitk_runs;
 /* gpuml_mm_splitk_epi's mode (the kernel decides the same way): 1 = 8 lanes over the splits of
    each output (many splits, few outputs), 0 = a thread per output over all its splits */
 GPUML__FN int gpuml__splitk_lanes(int splits, int64_t outputs) { return splits >= 8 && outputs < ((int64_t)1 << 18); }   /* launches of the split-K kernel (tests check that it ran) */
+static int gpuml__mm_splitk_any;   /* 1: split-K for tf32 and fp8 too (experiment; benchmarks) */
 GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int nn, int64_t units, int *kb_split)
 {
     int64_t nkb = (p->K + 128 / es - 1) / (128 / es), sm = GPUML__MAX(ctx->sm_count, 1), s, per;
-    if (es != 2 || nn || p->split3 || gpuml__mm_splitk < 0) return 1;
+    if ((es != 2 && !gpuml__mm_splitk_any) || nn || p->split3 || gpuml__mm_splitk < 0) return 1;
     if (gpuml__mm_splitk > 0) s = gpuml__mm_splitk;
     else {
         if (units * 3 > sm || nkb < 16) return 1;

@@ -1,0 +1,16 @@
+#!/bin/bash
+# Session 29, third call (one H200): split-K for tf32 / fp8 (gpuml__mm_splitk_any) against the rule
+# without it (bench_matmul skx, ABBA), and the few-tile shapes next to cuBLAS in one process
+# (bench_matmul vs; the third contestant: split-K for tf32 allowed).
+set -u
+cd "$(dirname "$0")/.."
+export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
+mkdir -p build
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm || exit 1
+export BENCH_CUBLAS=$(python3 -c "import glob, os, torch; print(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), '..', 'nvidia', '**', 'libcublas.so*'), recursive=True))[0])")
+T0=$(date +%s)
+timeout 150 ./build/bench_matmul skx 2>&1 | grep -v "(stream-K walk"
+BENCH_VS_ENV=splitk_any=1 timeout 150 ./build/bench_matmul vs tf32:512x2048x4096 tf32:1024x1024x8192 tf32:256x2048x8192 tf32:256x256x16384 \
+    bf16:512x512x8192 bf16:1024x1024x8192 bf16:128x4096x8192 bf16:256x256x16384 bf16:1024x2048x4096 bf16:1024x1792x4096 bf16:768x2048x8192
+echo "all: $(( $(date +%s) - T0 )) s"
