@@ -9975,7 +9975,9 @@ GPUML__FN int gpuml__sm90_c_ok(const gpuml__mm *p, const gpuml__mm_params *kp, s
     if (p->bias && (kp->bias & 7)) return 0;
     return 1;
 }
-/* split-K on the wgmma kernel (f16/bf16 inputs, not tf32/fp8 yet): > 0 forces that many splits
+/* split-K on the wgmma kernel (f16 / bf16, tf32 NT and fp8 inputs; tf32 and fp8 since session 29, H200:
+   tf32 256 x 2048 x 8192 100 -> 208 TFLOP/s, 1024^2 x 8192 201 -> 295, 256^2 x 16384 14 -> 81, fp8 256^2
+   x 16384 48 -> 137; bench/NOTES_matmul_sm90.md "Split-K for tf32 and fp8"): > 0 forces that many splits
    (tests; capped at the k blocks), < 0 never, 0 automatic: where the output tiles fill at most
    a third of the SMs and K has >= 16 k blocks, floor(SMs / tiles) splits of >= 8 k blocks each
    (H100: 1024 x 2048 x 4096, 64 tiles, ran 2.4x slower split 3 ways).  The
@@ -9986,11 +9988,10 @@ static long gpuml__mm_splitk_runs;
 /* gpuml_mm_splitk_epi's mode (the kernel decides the same way): 1 = 8 lanes over the splits of
    each output (many splits, few outputs), 0 = a thread per output over all its splits */
 GPUML__FN int gpuml__splitk_lanes(int splits, int64_t outputs) { return splits >= 8 && outputs < ((int64_t)1 << 18); }   /* launches of the split-K kernel (tests check that it ran) */
-static int gpuml__mm_splitk_any;   /* 1: split-K for tf32 and fp8 too (experiment; benchmarks) */
 GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int nn, int64_t units, int *kb_split)
 {
     int64_t nkb = (p->K + 128 / es - 1) / (128 / es), sm = GPUML__MAX(ctx->sm_count, 1), s, per;
-    if ((es != 2 && !gpuml__mm_splitk_any) || nn || p->split3 || gpuml__mm_splitk < 0) return 1;
+    if (nn || p->split3 || gpuml__mm_splitk < 0) return 1;
     if (gpuml__mm_splitk > 0) s = gpuml__mm_splitk;
     else {
         if (units * 3 > sm || nkb < 16) return 1;

@@ -603,22 +603,22 @@ static int gpu_split2(void)
     return 0;
 }
 
-/* split-K for tf32 and fp8 (gpuml__mm_splitk_any, 'skx') next to the rule without it ('off': the two-way
-   split or nothing), ABBA; then the same shapes next to cuBLAS in `vs` (tf32) */
+/* split-K for tf32 and fp8 ('skx': the rule; before session 29 it took f16 / bf16 only) next to split-K
+   off ('off', gpuml__mm_splitk -1: the two-way split or nothing), ABBA */
 static const int64_t g_skx[][5] = { {512, 2048, 4096, GPUML_F32, 1}, {1024, 1024, 8192, GPUML_F32, 1}, {256, 2048, 8192, GPUML_F32, 1},
                                     {256, 256, 16384, GPUML_F32, 1}, {512, 2048, 8192, GPUML_FP8_E4M3, 1}, {256, 256, 16384, GPUML_FP8_E4M3, 1},
                                     {1024, 1024, 8192, GPUML_FP8_E4M3, 1} };
-static void set_skx(gpuml_ctx *ctx, int off) { (void)ctx; gpuml__mm_splitk_any = !off; }
+static void set_skx(gpuml_ctx *ctx, int off) { (void)ctx; gpuml__mm_splitk = off ? -1 : 0; }
 static int gpu_skx(void)
 {
     gpuml_ctx *ctx = gpu_open();
     long before;
     if (!ctx) return 1;
-    printf("gpuml matmul split-K for tf32 / fp8 on %s ('skx' = gpuml__mm_splitk_any 1; f32 rows are tf32)\n", gpuml_device_name(ctx));
+    printf("gpuml matmul split-K for tf32 / fp8 on %s ('skx' = the rule, 'off' = gpuml__mm_splitk -1; f32 rows are tf32)\n", gpuml_device_name(ctx));
     before = gpuml__mm_splitk_runs;
     ab_rows(ctx, g_skx, (int)(sizeof g_skx / sizeof g_skx[0]), 6, 1, set_skx, "skx", "off");
     printf("(split-K launches: %ld)\n", gpuml__mm_splitk_runs - before);
-    gpuml__mm_splitk_any = 0;
+    gpuml__mm_splitk = 0;
     gpuml_shutdown(ctx);
     return 0;
 }
@@ -652,7 +652,7 @@ static int gpu_shapes(int argc, char **argv)
 /* vs DT:MxNxK ...: gpuml next to cuBLAS (cublasGemmEx from BENCH_CUBLAS, a libcublas.so path) in one
    process, on the same buffers and stream, NT (B stored N x K), C in the input dtype (f32 for tf32):
    4 rounds, each timing gpuml, cuBLAS and (with BENCH_VS_ENV=NAME=VALUE) gpuml under that variable
-   (group=N: the tile order's group height, gpuml__mm_group; splitk_any=1: gpuml__mm_splitk_any),
+   (group=N: the tile order's group height, gpuml__mm_group; splitk=N: gpuml__mm_splitk),
    the order reversed every other round, so all see the same clocks and heat.  DT: bf16, f16, tf32. */
 typedef int (*cublas_create_fn)(void **);
 typedef int (*cublas_stream_fn)(void *, void *);
@@ -721,10 +721,10 @@ static int gpu_vs(int argc, char **argv)
                 const int who = r % 2 ? nwho - 1 - k : k;
                 double ms;
                 if (who == 2 && !strcmp(ename, "group")) gpuml__mm_group = atoi(evalue);
-                else if (who == 2 && !strcmp(ename, "splitk_any")) gpuml__mm_splitk_any = atoi(evalue);
+                else if (who == 2 && !strcmp(ename, "splitk")) gpuml__mm_splitk = atoi(evalue);
                 else if (who == 2) setenv(ename, evalue, 1);
                 ms = vs_time(ctx, who, h, gemm, c, a, b, bv, &d, cdt, ctype, flops > 1e12 ? 10 : flops > 1e11 ? 30 : 100);
-                if (who == 2) { unsetenv(ename); gpuml__mm_group = 0; gpuml__mm_splitk_any = 0; }
+                if (who == 2) { unsetenv(ename); gpuml__mm_group = 0; gpuml__mm_splitk = 0; }
                 printf("  %s %.1f", who == 0 ? "g" : who == 1 ? "c" : "e", ms > 0 ? flops / ms / 1e9 : -1.0);
                 if (ms > 0 && flops / ms / 1e9 > best[who]) best[who] = flops / ms / 1e9;
             }

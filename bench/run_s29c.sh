@@ -1,7 +1,7 @@
 #!/bin/bash
-# Session 29, third call (one H200): split-K for tf32 / fp8 (gpuml__mm_splitk_any) against the rule
-# without it (bench_matmul skx, ABBA), and the few-tile shapes next to cuBLAS in one process
-# (bench_matmul vs; the third contestant: split-K for tf32 allowed).
+# Session 29, third call (one H200): split-K for tf32 / fp8 (then behind a knob, gpuml__mm_splitk_any; on by default
+# since) against split-K off (bench_matmul skx, ABBA), and the few-tile shapes next to cuBLAS in one process
+# (bench_matmul vs; the third contestant: then split-K for tf32 allowed).
 set -u
 cd "$(dirname "$0")/.."
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}

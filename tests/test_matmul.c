@@ -15,6 +15,7 @@ typedef struct mcase {
     int tf32;                /* desc.allow_tf32 */
     int pos;                 /* operands in [0, 1) instead of [-1, 1): no cancellation, the accumulator grows */
     double tol;              /* when > 0: the bound relative to sum|a*b| instead of the dtype's */
+    float a_scale, b_scale;  /* fp8 per-tensor scales (0: 1) */
 } mcase;
 static int g_tf32;           /* matrix_of_cases: allow tf32 */
 static double g_worst;       /* run_case: the largest |err| / sum|a*b| of the last case */
@@ -108,6 +109,7 @@ static int run_case(gpuml_ctx *ctx, const mcase *mc, const char *label)
     memset(&d, 0, sizeof d);
     d.alpha = mc->alpha; d.beta = mc->beta; d.bias = bias; d.act = (gpuml_activation)mc->act; d.residual = res; d.path = mc->path;
     d.allow_tf32 = mc->tf32;
+    d.a_scale = mc->a_scale; d.b_scale = mc->b_scale;
     st = gpuml_matmul(ctx, c, a, b, &d);
     if (st == GPUML_ERROR_NOT_SUPPORTED && mc->path != GPUML_MATMUL_AUTO) { ran = 0; goto done; }
     CHECK(st == GPUML_SUCCESS, "%s: matmul: %s", label, gpuml_last_error(ctx));
@@ -122,7 +124,8 @@ static int run_case(gpuml_ctx *ctx, const mcase *mc, const char *label)
                     /* fill_random wrote each operand in its logical (view) order */
                     s += x; sa += fabs(x);
                 }
-                ref = (mc->alpha ? mc->alpha : 1.0) * s;
+                ref = (mc->alpha ? mc->alpha : 1.0) * (mc->a_scale ? mc->a_scale : 1.0) * (mc->b_scale ? mc->b_scale : 1.0) * s;
+                sa *= (mc->a_scale ? fabs(mc->a_scale) : 1.0) * (mc->b_scale ? fabs(mc->b_scale) : 1.0);
                 if (cin) ref += mc->beta * cin[ci];
                 if (biasv) ref += biasv[n];
                 ref = act_ref(mc->act, ref);
@@ -316,7 +319,7 @@ static void splitk_few(void)
    rule splits (few output tiles, long K); the split kernel must have run */
 static void forced_splitk(void)
 {
-    static const int64_t shp[][3] = { {64, 576, 100352}, {200, 70, 5000}, {129, 264, 4104}, {1000, 300, 2048} };
+    static const int64_t shp[][3] = { {64, 576, 100352}, {200, 70, 5000}, {129, 264, 4104}, {1000, 300, 2048}, {130, 300, 2600}, {100, 520, 4100} };
     static const int ways[] = { 3, 7, 0 };
     long before;
     int w, i;
@@ -329,6 +332,12 @@ static void forced_splitk(void)
         matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA);
         matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA);
     }
+    /* tf32 (NT: the NN kernel is never split) and fp8 with its scales, 3 ways */
+    gpuml__mm_splitk = 3;
+    g_tf32 = 1;
+    matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_WGMMA);
+    g_tf32 = 0;
+    matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_BF16, GPUML_MATMUL_WGMMA);
     gpuml__mm_splitk = 0;
     CHECK(gpuml__mm_splitk_runs > before, "the split-K kernel never ran");
     for (i = 0; i < (int)(sizeof shp / sizeof shp[0]); i++) {
@@ -337,7 +346,9 @@ static void forced_splitk(void)
         memset(&mc, 0, sizeof mc);
         mc.at = mc.bt = i & 1 ? GPUML_F16 : GPUML_BF16; mc.ct = i == 0 ? GPUML_F32 : mc.at;
         mc.M = shp[i][0]; mc.N = shp[i][1]; mc.K = shp[i][2];
-        mc.tb = i & 1; mc.bias = i >= 2; mc.act = i; mc.resid = i == 3; mc.beta = i == 2 ? 0.5f : 0.0f;
+        mc.tb = i & 1; mc.bias = i >= 2; mc.act = i % 4; mc.resid = i == 3; mc.beta = i == 2 ? 0.5f : 0.0f;
+        if (i == 4) { mc.at = mc.bt = mc.ct = GPUML_F32; mc.tf32 = 1; mc.tb = 1; mc.resid = 1; }   /* tf32 NT, 4 tiles of 82 k blocks */
+        if (i == 5) { mc.at = GPUML_FP8_E4M3; mc.bt = GPUML_FP8_E5M2; mc.ct = GPUML_BF16; mc.tb = 1; }   /* fp8, 3 tiles of 33 */
         snprintf(label, sizeof label, "auto split-K %lldx%lldx%lld", (long long)mc.M, (long long)mc.N, (long long)mc.K);
         run_case(tu_gpu, &mc, label);
         CHECK(gpuml__mm_splitk_runs > b0, "%s: the automatic rule did not split", label);
@@ -554,6 +565,45 @@ static void streamk_few(void)
     NEED_GPU();
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
     printf("    %d cases ran\n", streamk_cases(1));
+}
+/* fp8's per-tensor scales (desc.a_scale, b_scale: y = alpha a_scale b_scale A B + ...): on the CPU, and
+   on the GPU by the automatic choice, the unsplit wgmma kernel, split-K (forced 3 ways and by the rule),
+   the stream-K tail and the two-way split; e4m3 x e5m2 and e4m3 x e4m3, with and without alpha */
+static void fp8_scales(void)
+{
+    static const int64_t shp[][3] = { {37, 70, 200}, {129, 264, 1040}, {300, 520, 1000}, {100, 520, 4100} };
+    int g, i;
+    char label[200];
+    for (g = 0; g < 2; g++) {
+        gpuml_ctx *ctx = g ? tu_gpu : tu_cpu;
+        if (!ctx) { tu_skip("GPU part: no usable GPU: %.200s", tu_gpu_reason); break; }
+        for (i = 0; i < 4 * (g ? 5 : 1); i++) {
+            const int mode = g ? i / 4 : 0;   /* 0 auto, 1 wgmma unsplit, 2 split-K 3, 3 stream-K tail on 3 CTAs, 4 two-way split */
+            long before = gpuml__mm_splitk_runs, sk_before = gpuml__mm_streamk_runs;
+            mcase mc;
+            memset(&mc, 0, sizeof mc);
+            mc.at = GPUML_FP8_E4M3; mc.bt = i & 1 ? GPUML_FP8_E5M2 : GPUML_FP8_E4M3; mc.ct = i & 2 ? GPUML_F32 : GPUML_BF16;
+            mc.M = shp[i % 4][0]; mc.N = shp[i % 4][1]; mc.K = shp[i % 4][2]; mc.tb = 1;
+            mc.a_scale = 0.375f; mc.b_scale = i & 1 ? 5.0f : -2.5f; mc.alpha = i & 2 ? 0.5f : 0.0f;
+            mc.bias = i & 1; mc.act = i % 3; mc.beta = i == 2 ? 0.5f : 0.0f;
+            if (mode >= 1) {
+                if (g && !gpuml__sm90_device(ctx)) { tu_skip("the wgmma forms need sm_90 (this is sm_%d)", gpuml_device_arch(ctx)); break; }
+                mc.path = GPUML_MATMUL_WGMMA;
+                gpuml__mm_splitk = mode == 2 ? 3 : -1;
+                if (mode == 3) gpuml__mm_streamk = 3;
+                if (mode == 4) gpuml__mm_split2 = 1;
+            }
+            snprintf(label, sizeof label, "fp8 scales %s mode %d %lldx%lldx%lld", g ? "GPU" : "CPU", mode, (long long)mc.M, (long long)mc.N, (long long)mc.K);
+            run_case(ctx, &mc, label);
+            gpuml__mm_splitk = 0; gpuml__mm_streamk = 0; gpuml__mm_split2 = 0;
+            if (mode == 2) CHECK(gpuml__mm_splitk_runs > before, "%s: split-K did not run", label);
+            if (mode >= 3) {   /* the tail on 3 CTAs needs a partial wave past the first; the split, 2 k blocks (128 fp8 each) */
+                const int64_t tiles = (mc.M + 127) / 128 * ((mc.N + 255) / 256);
+                const int want = mode == 3 ? tiles > 3 && tiles % 3 != 0 : mc.K > 128;
+                CHECK((gpuml__mm_streamk_runs > sk_before) == want, "%s: the stream-K walk %s", label, want ? "did not run" : "ran");
+            }
+        }
+    }
 }
 /* tf32 and fp8 (e4m3 x e5m2) on wgmma: every transpose (copied to k-major where needed) */
 static void forced_wgmma_tf32_fp8(void)
@@ -833,7 +883,7 @@ static void bad_input(void)
 
 static const tu_test tests[] = {
     { "f32_cpu", f32_cpu }, { "bf16_cpu", bf16_cpu }, { "bf16_f32out_cpu", bf16_f32out_cpu }, { "f16_cpu", f16_cpu },
-    { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu },
+    { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu }, { "fp8_scales", fp8_scales },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
     { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_streamk", forced_streamk }, { "streamk_few", streamk_few }, { "streamk_partition", streamk_partition }, { "forced_split2", forced_split2 }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
