@@ -8,7 +8,8 @@ d = {}
 for r in rows[1:]:
     try: v = float(r[vi].replace(",", ""))
     except ValueError: continue
-    v = v / 1000.0 if r[ui] == "nsecond" else v * 1000.0 if r[ui] == "msecond" else v
+    u = r[ui]
+    v = v / 1000.0 if u in ("nsecond", "ns") else v * 1000.0 if u in ("msecond", "ms") else v
     d.setdefault(r[ki][:60], []).append(v)
 for k, v in sorted(d.items(), key=lambda kv: -statistics.median(kv[1])):
     print(f"  {k:60s} n={len(v):3d} median {statistics.median(v):8.2f} us  min {min(v):8.2f}")
