@@ -10114,7 +10114,7 @@ GPUML__FN gpuml_status gpuml__sm90_splitk_launch(gpuml_ctx *ctx, void **maps, co
     st = gpuml__launch(ctx, fn, grid, block, GPUML__SM90_SMEM, args, op);
     if (st == GPUML_SUCCESS) {
         args[0] = &ep; args[1] = &wp; args[2] = &splits; args[3] = &ldw_ll;
-        grid[0] = (unsigned)(((N + 31) / 32) * (gpuml__splitk_lanes(splits, M * N) ? M : (M + 7) / 8));
+        grid[0] = (unsigned)(((N + 127) / 128) * (gpuml__splitk_lanes(splits, M * N) ? M : (M + 7) / 8));
         block[0] = 32; block[1] = 8;
         st = gpuml__launch(ctx, epi, grid, block, 0, args, op);
     }

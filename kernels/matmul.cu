@@ -263,38 +263,55 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_small(gpuml__mm_param
     }
 }
 
-/* sums the split-K partials of the wgmma kernel (part[s][m][n], row stride ldw, f32) in a fixed
-   order and applies the epilogue.  Block (32, 8) over 32 outputs of a row: with >= 8 splits and
-   fewer than 2^18 outputs, the 8 lanes take every 8th split and meet in shared memory (grid
-   ceil(N / 32) * M: block b takes row b / ceil(N / 32)); otherwise the 8 lanes are 8 rows, each
-   thread summing its splits (grid ceil(N / 32) * ceil(M / 8)): tens of thousands of 32-output
-   blocks cost more than the sums. */
+/* sums the split-K partials of the wgmma kernel (part[s][m][n], row stride ldw: a multiple of 4, f32,
+   16-byte aligned) in a fixed order and applies the epilogue.  Block (32, 8); a thread takes 4
+   adjacent outputs of a row (float4 loads: a warp reads 512 contiguous bytes a split; scalar loads
+   made this kernel 1.5x cuBLAS's reduction, bench/NOTES_matmul_sm90.md), a block 128 columns.  With
+   >= 8 splits and fewer than 2^18 outputs the 8 y-lanes take every 8th split and meet in shared
+   memory (grid ceil(N / 128) * M: block b takes row b / ceil(N / 128)); otherwise the y-lanes are 8
+   rows, each thread summing its splits (grid ceil(N / 128) * ceil(M / 8)).  Either way an output's
+   sum runs in the same order as before the float4 form (bit-identical). */
 static __device__ __forceinline__ void gpuml__splitk_store(const gpuml__mm_params &p, int m, int n, float sum);
+static __device__ __forceinline__ void gpuml__splitk_add4(float4 &a, const float4 v)
+{
+    a.x += v.x; a.y += v.y; a.z += v.z; a.w += v.w;
+}
+static __device__ __forceinline__ void gpuml__splitk_store4(const gpuml__mm_params &p, int m, int n, const float4 v)
+{
+    gpuml__splitk_store(p, m, n, v.x);
+    if (n + 1 < p.N) gpuml__splitk_store(p, m, n + 1, v.y);
+    if (n + 2 < p.N) gpuml__splitk_store(p, m, n + 2, v.z);
+    if (n + 3 < p.N) gpuml__splitk_store(p, m, n + 3, v.w);
+}
 extern "C" __global__ void __launch_bounds__(256) gpuml_mm_splitk_epi(gpuml__mm_params p, const float *part, int splits, long long ldw)
 {
-    __shared__ float red[8][33];
-    const int nbx = (p.N + 31) / 32, n = (int)(blockIdx.x % nbx) * 32 + threadIdx.x;
+    __shared__ float4 red[8][32];
+    const int nbx = (p.N + 127) / 128, n = ((int)(blockIdx.x % nbx) * 32 + (int)threadIdx.x) * 4;
+    const gpuml__i64 sstep = (gpuml__i64)p.M * ldw / 4;   /* float4s between splits */
     if (!(splits >= 8 && (gpuml__i64)p.M * p.N < ((gpuml__i64)1 << 18))) {   /* gpuml__splitk_lanes in gpuml.h */
-        const int m = (int)(blockIdx.x / nbx) * 8 + threadIdx.y;
+        const int m = (int)(blockIdx.x / nbx) * 8 + (int)threadIdx.y;
         if (n < p.N && m < p.M) {
-            float sum = 0.0f;
+            const float4 *src = (const float4 *)(part + (gpuml__i64)m * ldw + n);
+            float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll 4
-            for (int s = 0; s < splits; s++) sum += part[((gpuml__i64)s * p.M + m) * ldw + n];
-            gpuml__splitk_store(p, m, n, sum);
+            for (int s = 0; s < splits; s++) gpuml__splitk_add4(sum, src[s * sstep]);
+            gpuml__splitk_store4(p, m, n, sum);
         }
         return;
     }
     const int m = (int)(blockIdx.x / nbx);
-    float acc = 0.0f;
-    if (n < p.N)
-        for (int s = threadIdx.y; s < splits; s += 8) acc += part[((gpuml__i64)s * p.M + m) * ldw + n];
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (n < p.N) {
+        const float4 *src = (const float4 *)(part + (gpuml__i64)m * ldw + n);
+        for (int s = (int)threadIdx.y; s < splits; s += 8) gpuml__splitk_add4(acc, src[s * sstep]);
+    }
     red[threadIdx.y][threadIdx.x] = acc;
     __syncthreads();
     if (threadIdx.y == 0 && n < p.N) {
-        float sum = 0.0f;
+        float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-        for (int i = 0; i < 8; i++) sum += red[i][threadIdx.x];
-        gpuml__splitk_store(p, m, n, sum);
+        for (int i = 0; i < 8; i++) gpuml__splitk_add4(sum, red[i][threadIdx.x]);
+        gpuml__splitk_store4(p, m, n, sum);
     }
 }
 /* the epilogue of one output of a K-split sum (the wgmma split-K and the small-M kernels): alpha,

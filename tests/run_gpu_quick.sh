@@ -65,7 +65,8 @@ if [ -z "${SUITES:-}" ] && [ -z "${NO_SAN:-}" ]; then
                 memcheck:test_conv:depthwise3x3_flat racecheck:test_conv:depthwise3x3_flat \
                 memcheck:test_ops:binary_rows racecheck:test_ops:binary_rows memcheck:test_ops:f16_rows_specials \
                 memcheck:test_ops:short_rows racecheck:test_ops:short_rows memcheck:test_ops:gelu_16bit_all \
-                memcheck:test_conv:residual_one_rounding racecheck:test_conv:residual_one_rounding}; do
+                memcheck:test_conv:residual_one_rounding racecheck:test_conv:residual_one_rounding \
+                memcheck:test_matmul:streamk_few racecheck:test_matmul:streamk_few memcheck:test_matmul:fp8_scales racecheck:test_matmul:fp8_scales}; do
         IFS=: read -r tool s t <<< "$spec"
         # (the test programs take the name as a substring: wgmma runs every wgmma_* test)
         if awk -v s="$s" -v t="$t" '$1 == s && index($2, t) { f = 1 } END { exit !f }' "$L/all_tests.txt"; then echo "san $tool $s $t" >> "$jobs_file"

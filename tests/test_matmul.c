@@ -315,8 +315,19 @@ static void splitk_few(void)
         snprintf(label, sizeof label, "split-K 5 %lldx%lldx%lld", (long long)mc.M, (long long)mc.N, (long long)mc.K);
         run_case(tu_gpu, &mc, label);
     }
+    /* 9 splits of a few outputs: the epilogue kernel's 8 y-lanes share each output's splits; C's
+       last float4 group ragged (N = 70) */
+    {
+        mcase mc;
+        memset(&mc, 0, sizeof mc);
+        mc.at = mc.bt = GPUML_BF16; mc.ct = GPUML_F32; mc.M = 37; mc.N = 70; mc.K = 2000; mc.tb = 1;
+        mc.bias = 1; mc.act = 3; mc.resid = 1; mc.alpha = 1.5f;
+        mc.path = GPUML_MATMUL_WGMMA;
+        gpuml__mm_splitk = 9;
+        run_case(tu_gpu, &mc, "split-K 9 37x70x2000 (lanes)");
+    }
     gpuml__mm_splitk = 0;
-    CHECK(gpuml__mm_splitk_runs >= before + 3, "the split-K kernel ran %ld times (3 expected)", gpuml__mm_splitk_runs - before);
+    CHECK(gpuml__mm_splitk_runs >= before + 4, "the split-K kernel ran %ld times (4 expected)", gpuml__mm_splitk_runs - before);
 }
 /* split-K on the wgmma kernel, forced to 3 and 7 splits (capped at the k blocks) over the whole
    case matrix (epilogues, transposes, batches, odd sizes), and a few shapes that the automatic
