@@ -9987,7 +9987,7 @@ static int gpuml__mm_splitk;
 static long gpuml__mm_splitk_runs;
 /* gpuml_mm_splitk_epi's mode (the kernel decides the same way): 1 = 8 lanes over the splits of
    each output (many splits, few outputs), 0 = a thread per output over all its splits */
-GPUML__FN int gpuml__splitk_lanes(int splits, int64_t outputs) { return splits >= 8 && outputs < ((int64_t)1 << 20); }   /* launches of the split-K kernel (tests check that it ran) */
+GPUML__FN int gpuml__splitk_lanes(int splits, int64_t outputs) { return splits >= 8 && outputs < ((int64_t)1 << 18); }   /* launches of the split-K kernel (tests check that it ran) */
 GPUML__FN int gpuml__sm90_splits(gpuml_ctx *ctx, const gpuml__mm *p, int es, int nn, int64_t units, int *kb_split)
 {
     int64_t nkb = (p->K + 128 / es - 1) / (128 / es), sm = GPUML__MAX(ctx->sm_count, 1), s, per;

@@ -266,10 +266,10 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_small(gpuml__mm_param
 /* sums the split-K partials of the wgmma kernel (part[s][m][n], row stride ldw: a multiple of 4, f32,
    16-byte aligned) in a fixed order and applies the epilogue.  Block (32, 8); a thread takes 4
    adjacent outputs of a row (float4 loads: a warp reads 512 contiguous bytes a split; scalar loads
-   made this kernel 1.5x cuBLAS's reduction, bench/NOTES_matmul_sm90.md), a block 128 columns.  With
-   >= 8 splits and fewer than 2^20 outputs (under 8192 blocks, as the scalar form's 2^18; a thread a
-   float4 and 16 splits over 8 rows a block was slower than the scalar form there: 512^2 x 8192 4.7 ->
-   5.3 us) the 8 y-lanes take every 8th split and meet in shared
+   made the lane mode 1.45x cuBLAS's reduction at 256^2 x 16384, now 1.17x; bench/NOTES_matmul_sm90.md
+   "Split-K epilogue"), a block 128 columns.  With >= 8 splits and fewer than 2^18 outputs (the lane
+   mode up to 2^20 was slower at 512^2 x 8192: 6.2 us against 5.3 by rows, 4.7 in the scalar form)
+   the 8 y-lanes take every 8th split and meet in shared
    memory (grid ceil(N / 128) * M: block b takes row b / ceil(N / 128)); otherwise the y-lanes are 8
    rows, each thread summing its splits (grid ceil(N / 128) * ceil(M / 8)).  Either way an output's
    sum runs in the same order as before the float4 form (bit-identical). */
@@ -290,7 +290,7 @@ extern "C" __global__ void __launch_bounds__(256) gpuml_mm_splitk_epi(gpuml__mm_
     __shared__ float4 red[8][32];
     const int nbx = (p.N + 127) / 128, n = ((int)(blockIdx.x % nbx) * 32 + (int)threadIdx.x) * 4;
     const gpuml__i64 sstep = (gpuml__i64)p.M * ldw / 4;   /* float4s between splits */
-    if (!(splits >= 8 && (gpuml__i64)p.M * p.N < ((gpuml__i64)1 << 20))) {   /* gpuml__splitk_lanes in gpuml.h */
+    if (!(splits >= 8 && (gpuml__i64)p.M * p.N < ((gpuml__i64)1 << 18))) {   /* gpuml__splitk_lanes in gpuml.h */
         const int m = (int)(blockIdx.x / nbx) * 8 + (int)threadIdx.y;
         if (n < p.N && m < p.M) {
             const float4 *src = (const float4 *)(part + (gpuml__i64)m * ldw + n);
