@@ -10048,6 +10048,22 @@ GPUML__FN int64_t gpuml__sm90_split2(int64_t units, int64_t g, int64_t nkb, int 
     *iters = units * nkb;
     return 2 * units;
 }
+/* The main wgmma kernel's tile width (GPUML_MM_BN): 256, or 128 for shapes whose 128 x 256 tiles fill
+   at most half of the SMs (twice the tiles instead of the two-way split or split-K: cuBLAS's kernels
+   on those shapes are 128 x 128 / 128 x 64 tiles, bench/NOTES_matmul_sm90.md "Where the few-tile
+   bf16 shapes stand").  NOT MEASURED yet, so off by default: gpuml__mm_bn 0 = 256 unless
+   GPUML_MM_BN=auto (that rule) or =128 (wherever the main kernel runs); gpuml__mm_bn 128 / 256 forces
+   (tests); -1 the rule.  The tf32 NN kernel keeps 256 x 128 tiles of its own. */
+static int gpuml__mm_bn;
+static long gpuml__mm_bn128_runs;   /* launches with 128-column tiles (tests) */
+GPUML__FN int gpuml__sm90_bn(gpuml_ctx *ctx, const gpuml__mm *p)
+{
+    const char *env = gpuml__getenv("GPUML_MM_BN");
+    int mode = gpuml__mm_bn ? gpuml__mm_bn : env && strcmp(env, "128") == 0 ? 128 : env && strcmp(env, "auto") == 0 ? -1 : 256;
+    if (gpuml__sm90_tf32_nn(p)) return 256;
+    if (mode == 128 || mode == 256) return mode;
+    return 2 * ((p->M + 127) / 128) * ((p->N + 255) / 256) <= GPUML__MAX(ctx->sm_count, 1) ? 128 : 256;
+}
 /* 1 when the wgmma kernel can take this problem (layouts, alignment, device) */
 GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
@@ -10058,7 +10074,8 @@ GPUML__FN int gpuml__sm90_fits(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__
     if (!gpuml__sm90_c_ok(p, kp, ce)) {
         /* split-K writes C, the residual and the bias through gpuml_mm_splitk_epi: any layout */
         int kbs;
-        return !gpuml__sm90_tf32_nn(p) && gpuml__sm90_splits(ctx, p, es, 0, ((p->M + 127) / 128) * ((p->N + 255) / 256), &kbs) > 1;
+        const int64_t bn = gpuml__sm90_bn(ctx, p);
+        return !gpuml__sm90_tf32_nn(p) && gpuml__sm90_splits(ctx, p, es, 0, ((p->M + 127) / 128) * ((p->N + bn - 1) / bn), &kbs) > 1;
     }
     return 1;
 }
@@ -10084,7 +10101,7 @@ GPUML__FN void gpuml__sm90_opts(const gpuml__mm *p, char *opts, size_t cap)
    the matmul and by gpuml__cv_bwf1x1w. */
 GPUML__FN gpuml_status gpuml__sm90_splitk_launch(gpuml_ctx *ctx, void **maps, const char *in_a, const char *in_b, int kmajor, int kb_img,
                                                  int64_t M, int64_t N, int64_t K, int splits, int kb_split, int64_t units,
-                                                 const gpuml__mm_params *kp, const char *epi_opts, const char *op)
+                                                 const gpuml__mm_params *kp, const char *epi_opts, const char *op, int bn)
 {
     gpuml__sm90_params sp;
     gpuml__mm_params ep = *kp;
@@ -10098,8 +10115,8 @@ GPUML__FN gpuml_status gpuml__sm90_splitk_launch(gpuml_ctx *ctx, void **maps, co
     void *args[4];
     gpuml_status st;
     snprintf(opts, sizeof opts, "-DGPUML_IN_T=%s -DGPUML_IN_TB=%s -DGPUML_OUT=f32 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 "
-             "-DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1%s", in_a, in_b, kmajor,
-             kb_img > 0 ? " -DGPUML_MM_K3D=1" : "");
+             "-DGPUML_B_KMAJOR=%d -DGPUML_MM_TMA_STORE=0 -DGPUML_MM_CLUSTER=1 -DGPUML_MM_SPLITK=1%s%s", in_a, in_b, kmajor,
+             kb_img > 0 ? " -DGPUML_MM_K3D=1" : "", bn == 128 ? " -DGPUML_MM_BN=128" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, "gpuml_matmul_sm90", &fn));
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul, epi_opts, "gpuml_mm_splitk_epi", &epi));
     ws = gpuml__tensor_new(ctx, GPUML_F32, 1, &n, op);
@@ -10122,14 +10139,14 @@ GPUML__FN gpuml_status gpuml__sm90_splitk_launch(gpuml_ctx *ctx, void **maps, co
     return st;
 }
 GPUML__FN gpuml_status gpuml__mm_cuda_sm90_splitk(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp, void **maps,
-                                                  int splits, int kb_split, int64_t units)
+                                                  int splits, int kb_split, int64_t units, int bn)
 {
     static const char *const tin[] = { "tf32", "f16", "bf16", "", "", "", "e4m3", "e5m2" };
     char opts[340];
     gpuml__mm_opts(p, opts, sizeof opts);
     gpuml__mm_splitk_runs++;
     return gpuml__sm90_splitk_launch(ctx, maps, tin[p->a->dtype], tin[p->b->dtype], p->sb_k == 1, 0, p->M, p->N, p->K, splits, kb_split,
-                                     units, kp, opts, "gpuml_matmul (sm90 split-K)");
+                                     units, kp, opts, "gpuml_matmul (sm90 split-K)", bn);
 }
 GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, const gpuml__mm_params *kp)
 {
@@ -10152,23 +10169,25 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
     size_t ce = gpuml__dtype_sizes[ct];
     gpuml_tensor *ws = NULL;
     gpuml_status st;
+    const int bn = nn ? 256 : gpuml__sm90_bn(ctx, p);   /* the main kernel's tile width */
+    gpuml__mm_bn128_runs += bn == 128;
     for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
-    units = nn ? (p->M + 255) / 256 * ((p->N + 127) / 128) : tiles_m * ((p->N + 255) / 256);
+    units = nn ? (p->M + 255) / 256 * ((p->N + 127) / 128) : tiles_m * ((p->N + bn - 1) / bn);
     splits = gpuml__sm90_splits(ctx, p, es, nn, units, &kb_split);
-    if (splits == 1 && !nn && kmajor && env_cl && strcmp(env_cl, "2") == 0) {
+    if (splits == 1 && !nn && kmajor && bn == 256 && env_cl && strcmp(env_cl, "2") == 0) {
         cl = 2;
         units = (tiles_m + 1) / 2 * ((p->N + 255) / 256);
     }
     if (splits > 1) {   /* C is written by the epilogue kernel: no C map */
         if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * es, bk, 128) ||
-            !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * es, bk, 256)
+            !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * es, bk, (unsigned)bn)
                      : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * es, 64, 64)))
             return gpuml__fail(ctx, GPUML_ERROR_CUDA, "gpuml_matmul: cuTensorMapEncodeTiled rejected the layout");
-        return gpuml__mm_cuda_sm90_splitk(ctx, p, kp, maps, splits, kb_split, units);
+        return gpuml__mm_cuda_sm90_splitk(ctx, p, kp, maps, splits, kb_split, units, bn);
     }
     /* tf32 NN (gpuml_matmul_sm90_nn): A^T is wgmma's B, 256 m x 32 k; B comes in 32 x 32 boxes */
     if (!gpuml__tmap(ctx, maps[0], in_t, kp->A, p->K, p->M, p->sa_m * es, bk, nn ? 256 : 128) ||
-        !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * es, bk, (unsigned)(256 / cl))
+        !(kmajor ? gpuml__tmap(ctx, maps[1], in_t, kp->B, p->K, p->N, p->sb_n * es, bk, (unsigned)(bn / cl))
                  : gpuml__tmap(ctx, maps[1], in_t, kp->B, p->N, p->K, p->sb_k * es, nn ? 32 : 64, nn ? 32 : 64)) ||
         !gpuml__tmap(ctx, maps[2], out_t, kp->C, p->N, p->M, p->sc_m * (int64_t)ce, ct == GPUML_F32 ? 32 : 64, 64))
         return gpuml__fail(ctx, GPUML_ERROR_CUDA, "gpuml_matmul: cuTensorMapEncodeTiled rejected the layout");
@@ -10177,6 +10196,7 @@ GPUML__FN gpuml_status gpuml__mm_cuda_sm90(gpuml_ctx *ctx, const gpuml__mm *p, c
         char *c = strstr(opts, "GPUML_MM_CLUSTER=1");
         if (c) c[strlen("GPUML_MM_CLUSTER=")] = '2';
     }
+    if (bn == 128) strcat(opts, " -DGPUML_MM_BN=128");   /* opts' ~200 characters in 340 */
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_matmul_sm90, opts, nn ? "gpuml_matmul_sm90_nn" : "gpuml_matmul_sm90", &fn));
     memset(&sp, 0, sizeof sp);
     sp.c = kp->C; sp.c_in = p->beta != 0.0f ? kp->C : 0; sp.bias = kp->bias; sp.resid = kp->R;
@@ -12770,7 +12790,7 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, co
     ep.alpha = 1.0f; ep.beta = 0.0f; ep.scale = 1.0f;
     st = gpuml__sm90_splitk_launch(ctx, maps, "tf32", "tf32", 1, (int)kbi, cv->k, cv->c, nkb * 32, splits, kb_split, units, &ep,
                                    "-DGPUML_A_DT=0 -DGPUML_B_DT=0 -DGPUML_C_DT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 "
-                                   "-DGPUML_BETA=0 -DGPUML_INT=0", op);
+                                   "-DGPUML_BETA=0 -DGPUML_INT=0", op, 256);
     if (st == GPUML_SUCCESS) gpuml__cv_bwf1x1w_calls++;
     return st;
 }

@@ -1,6 +1,6 @@
 /* matmul benchmark (not a test): gpuml on the GPU per dtype, shape and forced path, timed with
    device events around back-to-back launches after a warm-up; the CPU GEMM next to OpenBLAS.
-   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | splitk | streamk | split2 | shapes MxNxK... | vs DT:MxNxK... | skx | cpu
+   Usage: bench_matmul gpu [quick] | small [sweep] | f32 | tf32nn | splitk | streamk | split2 | shapes MxNxK... | vs DT:MxNxK... | skx | bn | cpu
    (bench/run_matmul.sh runs gpu and cpu with the references, bench/run_matmul_small.sh small;
    f32: the f32 rows, 3xTF32 vs SIMT, and accuracy against float64, next to matmul_torch.py f32) */
 #define _POSIX_C_SOURCE 200809L
@@ -622,6 +622,26 @@ static int gpu_skx(void)
     gpuml_shutdown(ctx);
     return 0;
 }
+/* 128-column tiles by the rule (gpuml__mm_bn -1, 'b128': where 128 x 256 tiles fill at most half of the
+   SMs) next to 256 ('b256'), ABBA; bench_matmul vs with BENCH_VS_ENV=GPUML_MM_BN=auto puts them next
+   to cuBLAS */
+static const int64_t g_bn[][5] = { {1024, 2048, 4096, GPUML_BF16, 1}, {1024, 1792, 4096, GPUML_BF16, 1}, {768, 2048, 8192, GPUML_BF16, 1},
+                                   {1024, 1024, 8192, GPUML_BF16, 1}, {512, 512, 8192, GPUML_BF16, 1}, {128, 4096, 8192, GPUML_BF16, 1},
+                                   {1024, 2048, 4096, GPUML_F32, 1}, {1024, 2048, 4096, GPUML_FP8_E4M3, 1} };
+static void set_bn(gpuml_ctx *ctx, int off) { (void)ctx; gpuml__mm_bn = off ? 256 : -1; }
+static int gpu_bn(void)
+{
+    gpuml_ctx *ctx = gpu_open();
+    long before;
+    if (!ctx) return 1;
+    printf("gpuml matmul 128-column tiles on %s ('b128' = the rule, 'b256' = 256 columns; f32 rows are tf32)\n", gpuml_device_name(ctx));
+    before = gpuml__mm_bn128_runs;
+    ab_rows(ctx, g_bn, (int)(sizeof g_bn / sizeof g_bn[0]), 6, 1, set_bn, "b128", "b256");
+    printf("(launches with 128 columns: %ld)\n", gpuml__mm_bn128_runs - before);
+    gpuml__mm_bn = 0;
+    gpuml_shutdown(ctx);
+    return 0;
+}
 /* shapes MxNxK ...: bf16 NT at each tile-order group height of BENCH_GROUPS (default "8"), the list
    forward then backward (ABBA across the list); matmul_torch.py shapes takes the same arguments */
 static int gpu_shapes(int argc, char **argv)
@@ -771,6 +791,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "shapes") == 0) return gpu_shapes(argc, argv);
     if (argc > 1 && strcmp(argv[1], "vs") == 0) return gpu_vs(argc, argv);
     if (argc > 1 && strcmp(argv[1], "skx") == 0) return gpu_skx();
+    if (argc > 1 && strcmp(argv[1], "bn") == 0) return gpu_bn();
 #endif
     return gpu(argc > 2 && strcmp(argv[2], "quick") == 0);
 }

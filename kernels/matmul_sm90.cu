@@ -19,6 +19,10 @@
  *   -DGPUML_TF32_NN=0|1          1: tf32 with B stored K x N (GPUML_B_KMAJOR=0, f32 out, CL = 1):
  *                                the kernel is gpuml_matmul_sm90_nn instead (the transposed problem,
  *                                B^T fragments in registers; its own contract below, near the end)
+ *   -DGPUML_MM_BN=256|128        the tile's columns (default 256); 128 (main kernel, no cluster, not
+ *                                K3D): 6 ring stages of 32 KB, wgmma m64n128, 64 accumulators a
+ *                                thread; B's map box {BK, 128} (k-major) or two {64, 64} boxes a
+ *                                stage (n-major); units = ceil(M/128) * ceil(N/128)
  *   -DGPUML_MM_CLUSTER=1|2       1: no cluster (default)
  *                                2: 2-CTA clusters sharing (multicasting) the B tile; correct,
  *                                but measured 0-6% slower on H100 (bench/NOTES_matmul_sm90.md)
@@ -267,12 +271,18 @@ struct gpuml_matmul_sm90_params {
 #endif
 
 #define GPUML_MM_BM 128
-#define GPUML_MM_BN 256
+#ifndef GPUML_MM_BN
+#define GPUML_MM_BN 256   /* the tile's columns: 256, or 128 (more tiles for few-tile shapes; main kernel, no cluster) */
+#endif
+#if GPUML_MM_BN != 256 && (GPUML_MM_BN != 128 || GPUML_MM_CLUSTER != 1 || GPUML_TF32_NN || GPUML_MM_K3D)
+#error "GPUML_MM_BN: 256, or 128 on the main kernel without a cluster"
+#endif
 #define GPUML_MM_BK (128 / GPUML__ES)                                  /* elements in 128 bytes */
-#define GPUML_MM_STAGES 4
+#define GPUML__NJ (GPUML_MM_BN / 8)                                     /* n8 groups: 4 accumulators each */
+#define GPUML_MM_STAGES (GPUML_MM_BN == 256 ? 4 : 6)                    /* the same 192 KB ring */
 #define GPUML_MM_THREADS 384
 #define GPUML_MM_A_STAGE_BYTES (GPUML_MM_BM * 128)                      /* 16384 */
-#define GPUML_MM_B_STAGE_BYTES (GPUML_MM_BN * 128)                      /* 32768 */
+#define GPUML_MM_B_STAGE_BYTES (GPUML_MM_BN * 128)                      /* 32768 (BN 128: 16384) */
 #define GPUML_MM_RING_BYTES (GPUML_MM_STAGES * (GPUML_MM_A_STAGE_BYTES + GPUML_MM_B_STAGE_BYTES))
 #define GPUML_MM_EPI_CHUNK_BYTES 8192                                   /* 64 rows x 128 B */
 #if GPUML_MM_TMA_STORE
@@ -304,6 +314,18 @@ static __device__ __forceinline__ void gpuml__wgmma_256(float *d, gpuml_u64 da, 
                  : GPUML__D128(d)
                  : "l"(da), "l"(db), "r"(scale_d));
 }
+#if GPUML_MM_BN == 128
+/* D[64x128] (+)= A[64x(32 bytes)] * B[(32 bytes)x128]; scale_d == 0 overwrites D. */
+static __device__ __forceinline__ void gpuml__wgmma_128(float *d, gpuml_u64 da, gpuml_u64 db, int scale_d)
+{
+    asm volatile("{\n\t.reg .pred p;\n\t"
+                 "setp.ne.b32 p, %66, 0;\n\t"
+                 "wgmma.mma_async.sync.aligned.m64n128k" GPUML__KI ".f32" GPUML__WGMMA_TYPES " {" GPUML__D64_STR
+                 "}, %64, %65, p" GPUML__WGMMA_TAIL ";\n\t}"
+                 : GPUML__D64(d)
+                 : "l"(da), "l"(db), "r"(scale_d));
+}
+#endif
 
 /* ------------------------------------------------------- output dtype conversions ---- */
 
@@ -481,6 +503,7 @@ static __device__ __forceinline__ void gpuml__unit_coords(int u, int units_m, in
  * written (+1), the second arrival (+1).  The first leaves its accumulators in ws (float4 i of
  * thread t at 128i + t, 64 KB) and returns 0; the second waits for them, adds them -- the same f32
  * sums whichever piece comes second -- and returns 1. */
+template <int NACC>
 static __device__ __forceinline__ int gpuml__sk_merge(float *acc, unsigned long long *cnt, float *ws, int ltid, gpuml_u32 slot,
                                                       int bar)
 {
@@ -494,7 +517,7 @@ static __device__ __forceinline__ int gpuml__sk_merge(float *acc, unsigned long 
     float4 *const w4 = (float4 *)ws;
     if (a % 3 == 0) {
 #pragma unroll
-        for (int i = 0; i < 32; ++i)
+        for (int i = 0; i < NACC / 4; ++i)
             __stcg(w4 + 128 * i + ltid, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
         __threadfence();
         gpuml__named_bar(bar, 128);   /* (also: every thread has read the slot before its next use) */
@@ -514,7 +537,7 @@ static __device__ __forceinline__ int gpuml__sk_merge(float *acc, unsigned long 
     }
     gpuml__named_bar(bar, 128);
 #pragma unroll
-    for (int i = 0; i < 32; ++i) {
+    for (int i = 0; i < NACC / 4; ++i) {
         const float4 v = __ldcg(w4 + 128 * i + ltid);
         acc[4 * i] += v.x;
         acc[4 * i + 1] += v.y;
@@ -636,7 +659,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                     gpuml__tma_load_2d(sb, &tma_b, k0, n0, full);
 #else
 #pragma unroll
-                    for (int q = 0; q < 4; ++q)
+                    for (int q = 0; q < GPUML_MM_BN / 64; ++q)
                         gpuml__tma_load_2d(sb + q * 8192, &tma_b, n0 + 64 * q, k0, full);
 #endif
 #endif
@@ -652,7 +675,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
         const int cw = wg - 1;                 /* 0 or 1: which 64-row half of the tile */
         const int warp_in_wg = (tid >> 5) & 3; /* warp inside the warpgroup */
-        float acc[128];
+        float acc[GPUML_MM_BN / 2];
         int stage = 0;
         gpuml_u32 phase = 0;
 #if GPUML_MM_TMA_STORE
@@ -680,12 +703,13 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             const int tm = um * GPUML_MM_CLUSTER + (int)crank;
 #if GPUML_HAS_BIAS && GPUML__EPI_EXTRA
             /* the tile's bias, loaded now so that its latency hides behind the k loop: lane l of
-               every warp holds column pairs l, l + 32, l + 64, l + 96 of the 128; the epilogue takes
-               each pair from its lane by shuffle.  (Loaded in the epilogue, 32 dependent loads a
-               tile cost bf16 8192 x 4096 x 4096 +30% on an H200: bench/NOTES_matmul_sm90.md) */
-            float2 bpre[4];
+               every warp holds column pairs l, l + 32, l + 64, l + 96 of the 128 (BN 128: l, l + 32 of
+               the 64); the epilogue takes each pair from its lane by shuffle.  (Loaded in the epilogue,
+               32 dependent loads a tile cost bf16 8192 x 4096 x 4096 +30% on an H200:
+               bench/NOTES_matmul_sm90.md) */
+            float2 bpre[GPUML_MM_BN / 64];
 #pragma unroll
-            for (int q = 0; q < 4; ++q) {
+            for (int q = 0; q < GPUML_MM_BN / 64; ++q) {
                 const int col = tn * GPUML_MM_BN + 2 * (lane + 32 * q);
                 bpre[q] = make_float2(0.0f, 0.0f);
                 if (col + 1 < p.N) bpre[q] = __ldg((const float2 *)(p.bias + col));
@@ -715,7 +739,11 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
 #else
                     const gpuml_u64 dbk = db + (gpuml_u64)((kk * 2048) >> 4);
 #endif
+#if GPUML_MM_BN == 128
+                    gpuml__wgmma_128(acc, da + (gpuml_u64)((kk * 32) >> 4), dbk, kb != kb0 || kk != 0);
+#else
                     gpuml__wgmma_256(acc, da + (gpuml_u64)((kk * 32) >> 4), dbk, kb != kb0 || kk != 0);
+#endif
                 }
                 gpuml__wgmma_commit();
                 gpuml__wgmma_wait<1>(); /* the previous k-block's wgmmas are done: free its stage */
@@ -742,14 +770,14 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             const int seam = gpuml__walk_seam(&wk, cid);
             if (seam >= 0) {   /* stream-K: the first piece of the tile leaves its sums; the second stores */
                 const int sw = 2 * seam + cw;
-                if (!gpuml__sk_merge(acc, p.sk_cnt + sw, p.sk_ws + (gpuml_i64)sw * 16384, tid & 127,
+                if (!gpuml__sk_merge<GPUML_MM_BN / 2>(acc, p.sk_cnt + sw, p.sk_ws + (gpuml_i64)sw * 16384, tid & 127,
                                      bar_empty + 8 * GPUML_MM_STAGES + 8 * cw, 1 + cw))
                     continue;
             }
 #endif
 
             /* ---- epilogue.  Fragment: acc[4j + 2i + c] is row 16w + lane/4 + 8i,
-             *      column 8j + 2(lane%4) + c of this warpgroup's 64 x 256 block. ---- */
+             *      column 8j + 2(lane%4) + c of this warpgroup's 64 x BN block. ---- */
             const int row0 = tm * GPUML_MM_BM + cw * 64;
             const int col0 = tn * GPUML_MM_BN;
             const int r_in = warp_in_wg * 16 + (lane >> 2);
@@ -757,7 +785,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             /* alpha, beta: uniform branches, so the common case runs none of this code */
             if (p.beta != 0.0f) {
 #pragma unroll
-                for (int j = 0; j < 32; ++j) {
+                for (int j = 0; j < GPUML__NJ; ++j) {
 #pragma unroll
                     for (int i = 0; i < 2; ++i) {
                         float c0, c1;
@@ -768,12 +796,12 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
                 }
             } else if (p.alpha != 1.0f) {
 #pragma unroll
-                for (int k = 0; k < 128; ++k)
+                for (int k = 0; k < GPUML_MM_BN / 2; ++k)
                     acc[k] *= p.alpha;
             }
 #if GPUML__EPI_EXTRA
 #pragma unroll
-            for (int j = 0; j < 32; ++j) {
+            for (int j = 0; j < GPUML__NJ; ++j) {
                 const int col = col0 + 8 * j + c_in;
                 float b0 = 0.0f, b1 = 0.0f;
                 (void)col;
@@ -851,7 +879,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             }
 #else
 #pragma unroll
-            for (int j = 0; j < 32; ++j) {
+            for (int j = 0; j < GPUML__NJ; ++j) {
 #pragma unroll
                 for (int i = 0; i < 2; ++i)
                     gpuml__store_pair(cbase, p.ldc, row0 + r_in + 8 * i, col0 + 8 * j + c_in, p.M, p.N,
@@ -1055,7 +1083,7 @@ extern "C" __global__ void __launch_bounds__(GPUML_MM_THREADS, 1)
             const int seam = gpuml__walk_seam(&wk, blockIdx.x);
             if (seam >= 0) {   /* stream-K: the first piece of the tile leaves its sums; the second stores */
                 const int sw = 2 * seam + cw;
-                if (!gpuml__sk_merge(acc, p.sk_cnt + sw, p.sk_ws + (gpuml_i64)sw * 16384, tid & 127,
+                if (!gpuml__sk_merge<128>(acc, p.sk_cnt + sw, p.sk_ws + (gpuml_i64)sw * 16384, tid & 127,
                                      bar_empty + 8 * GPUML_MM_STAGES + 8 * cw, 1 + cw))
                     continue;
             }

@@ -581,6 +581,71 @@ static void streamk_few(void)
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
     printf("    %d cases ran\n", streamk_cases(1));
 }
+/* 128-column tiles (GPUML_MM_BN=128, gpuml__mm_bn; off by default until measured): the stream-K tail,
+   the two-way split, forced, on bf16, f16 -> f32 with B n-major, tf32 NT and fp8 (tile counts with 128
+   columns; each case's launch must take the walk) */
+static int bn128_sk_cases(void)
+{
+    static const skcase cs[] = {
+        { GPUML_BF16, GPUML_BF16, GPUML_BF16, 0, 1, 3, 600, 600, 1000, 1 },   /* 25 tiles on 3 CTAs */
+        { GPUML_F16, GPUML_F16, GPUML_F32, 0, 0, 4, 300, 520, 640, 1 },       /* 15 tiles, B n-major (2 boxes a stage) */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, 4, 257, 516, 999, 1 },       /* tf32 NT, 15 tiles */
+        { GPUML_FP8_E4M3, GPUML_FP8_E5M2, GPUML_BF16, 0, 1, 3, 600, 776, 1000, 1 },   /* 35 tiles */
+        { GPUML_BF16, GPUML_BF16, GPUML_F32, 0, 1, 0, 300, 520, 1000, 1 },    /* two-way split: 15 tiles on 30 CTAs */
+        { GPUML_F32, GPUML_F32, GPUML_F32, 1, 1, 0, 257, 300, 999, 1 },       /* tf32 NT, 9 tiles on 18 */
+    };
+    int n;
+    gpuml__mm_bn = 128;
+    n = run_sk_cases(cs, (int)(sizeof cs / sizeof cs[0]), "128-column tiles, stream-K");
+    gpuml__mm_bn = 0;
+    return n;
+}
+static void bn128_few(void)
+{
+    long before = gpuml__mm_bn128_runs;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
+    printf("    %d cases ran\n", bn128_sk_cases());
+    CHECK(gpuml__mm_bn128_runs >= before + 6, "128-column tiles ran %ld times (6 expected)", gpuml__mm_bn128_runs - before);
+}
+/* 128-column tiles forced over the case matrices (bf16, f16 -> f32, tf32 NT, fp8: every transpose,
+   epilogue and odd size), split-K 3 ways on them, the stream-K cases above, and the rule
+   (gpuml__mm_bn -1: 128 columns where 128 x 256 tiles fill at most half the SMs) */
+static void forced_bn128(void)
+{
+    static const int64_t rule[][3] = { {300, 520, 1000}, {1100, 4200, 64} };
+    long before = gpuml__mm_bn128_runs;
+    int i;
+    NEED_GPU();
+    if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
+    gpuml__mm_bn = 128;
+    matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA);
+    matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA);
+    g_tf32 = 1;
+    matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_WGMMA);
+    g_tf32 = 0;
+    matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_BF16, GPUML_MATMUL_WGMMA);
+    gpuml__mm_splitk = 3;
+    matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_F32, GPUML_MATMUL_WGMMA);
+    gpuml__mm_splitk = 0;
+    gpuml__mm_bn = 0;
+    CHECK(gpuml__mm_bn128_runs > before, "128-column tiles never ran");
+    printf("    %d stream-K cases ran\n", bn128_sk_cases());
+    for (i = 0; i < 2; i++) {
+        mcase mc;
+        long b0 = gpuml__mm_bn128_runs;
+        char label[200];
+        memset(&mc, 0, sizeof mc);
+        mc.at = mc.bt = GPUML_BF16; mc.ct = GPUML_BF16; mc.tb = 1; mc.bias = 1; mc.act = 1 + i;
+        mc.M = rule[i][0]; mc.N = rule[i][1]; mc.K = rule[i][2]; mc.path = GPUML_MATMUL_WGMMA;
+        gpuml__mm_bn = -1;
+        snprintf(label, sizeof label, "128-column rule %lldx%lldx%lld", (long long)mc.M, (long long)mc.N, (long long)mc.K);
+        run_case(tu_gpu, &mc, label);
+        gpuml__mm_bn = 0;
+        CHECK((gpuml__mm_bn128_runs > b0) == (i == 0 && 2 * 3 * 3 <= tu_gpu->sm_count), "%s: %s 128 columns", label,
+              gpuml__mm_bn128_runs > b0 ? "took" : "did not take");
+    }
+}
 /* fp8's per-tensor scales (desc.a_scale, b_scale: y = alpha a_scale b_scale A B + ...): on the CPU, and
    on the GPU by the automatic choice, the unsplit wgmma kernel, split-K (forced 3 ways and by the rule),
    the stream-K tail and the two-way split; e4m3 x e5m2 and e4m3 x e4m3, with and without alpha */
@@ -899,7 +964,7 @@ static void bad_input(void)
 
 static const tu_test tests[] = {
     { "f32_cpu", f32_cpu }, { "bf16_cpu", bf16_cpu }, { "bf16_f32out_cpu", bf16_f32out_cpu }, { "f16_cpu", f16_cpu },
-    { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu }, { "fp8_scales", fp8_scales },
+    { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu }, { "fp8_scales", fp8_scales }, { "bn128_few", bn128_few }, { "forced_bn128", forced_bn128 },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
     { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_streamk", forced_streamk }, { "streamk_few", streamk_few }, { "streamk_partition", streamk_partition }, { "forced_split2", forced_split2 }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
