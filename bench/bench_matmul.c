@@ -592,15 +592,27 @@ static int gpu_streamk(void)
    SMs, over a third: split-K leaves them) */
 static const int64_t g_s2[][5] = { {1024, 2048, 4096, GPUML_BF16, 1}, {1024, 1792, 4096, GPUML_BF16, 1}, {768, 2048, 8192, GPUML_BF16, 1},
                                    {1024, 2048, 4096, GPUML_F32, 1}, {1024, 2048, 4096, GPUML_FP8_E4M3, 1}, {512, 2048, 4096, GPUML_F32, 1} };
-static int gpu_split2(void)
+/* one feature's A/B on a table of shapes: title (its %s the device), six ABBA rounds of set(ctx, 0) 'on'
+   and set(ctx, 1) 'off' a shape; with counter, how many launches took the feature.  The caller resets
+   the knob. */
+static int ab_bench(const char *title, const int64_t (*t)[5], int n, void (*set)(gpuml_ctx *, int), const char *on, const char *off,
+                    const long *counter, const char *what)
 {
     gpuml_ctx *ctx = gpu_open();
+    long before = counter ? *counter : 0;
     if (!ctx) return 1;
-    printf("gpuml matmul two-way split on %s ('s2' = the rule, 'off' = gpuml__mm_split2 -1; f32 rows are tf32)\n", gpuml_device_name(ctx));
-    ab_rows(ctx, g_s2, (int)(sizeof g_s2 / sizeof g_s2[0]), 6, 1, set_split2, "s2", "off");
-    gpuml__mm_split2 = 0;
+    printf(title, gpuml_device_name(ctx));
+    ab_rows(ctx, t, n, 6, 1, set, on, off);
+    if (counter) printf("(%s: %ld)\n", what, *counter - before);
     gpuml_shutdown(ctx);
     return 0;
+}
+static int gpu_split2(void)
+{
+    const int r = ab_bench("gpuml matmul two-way split on %s ('s2' = the rule, 'off' = gpuml__mm_split2 -1; f32 rows are tf32)\n",
+                           g_s2, (int)(sizeof g_s2 / sizeof g_s2[0]), set_split2, "s2", "off", NULL, NULL);
+    gpuml__mm_split2 = 0;
+    return r;
 }
 
 /* split-K for tf32 and fp8 ('skx': the rule; before session 29 it took f16 / bf16 only) next to split-K
@@ -611,16 +623,10 @@ static const int64_t g_skx[][5] = { {512, 2048, 4096, GPUML_F32, 1}, {1024, 1024
 static void set_skx(gpuml_ctx *ctx, int off) { (void)ctx; gpuml__mm_splitk = off ? -1 : 0; }
 static int gpu_skx(void)
 {
-    gpuml_ctx *ctx = gpu_open();
-    long before;
-    if (!ctx) return 1;
-    printf("gpuml matmul split-K for tf32 / fp8 on %s ('skx' = the rule, 'off' = gpuml__mm_splitk -1; f32 rows are tf32)\n", gpuml_device_name(ctx));
-    before = gpuml__mm_splitk_runs;
-    ab_rows(ctx, g_skx, (int)(sizeof g_skx / sizeof g_skx[0]), 6, 1, set_skx, "skx", "off");
-    printf("(split-K launches: %ld)\n", gpuml__mm_splitk_runs - before);
+    const int r = ab_bench("gpuml matmul split-K for tf32 / fp8 on %s ('skx' = the rule, 'off' = gpuml__mm_splitk -1; f32 rows are tf32)\n",
+                           g_skx, (int)(sizeof g_skx / sizeof g_skx[0]), set_skx, "skx", "off", &gpuml__mm_splitk_runs, "split-K launches");
     gpuml__mm_splitk = 0;
-    gpuml_shutdown(ctx);
-    return 0;
+    return r;
 }
 /* 128-column tiles by the rule (gpuml__mm_bn -1, 'b128': where 128 x 256 tiles fill at most half of the
    SMs) next to 256 ('b256'), ABBA; bench_matmul vs with BENCH_VS_ENV=GPUML_MM_BN=auto puts them next
@@ -631,16 +637,10 @@ static const int64_t g_bn[][5] = { {1024, 2048, 4096, GPUML_BF16, 1}, {1024, 179
 static void set_bn(gpuml_ctx *ctx, int off) { (void)ctx; gpuml__mm_bn = off ? 256 : -1; }
 static int gpu_bn(void)
 {
-    gpuml_ctx *ctx = gpu_open();
-    long before;
-    if (!ctx) return 1;
-    printf("gpuml matmul 128-column tiles on %s ('b128' = the rule, 'b256' = 256 columns; f32 rows are tf32)\n", gpuml_device_name(ctx));
-    before = gpuml__mm_bn128_runs;
-    ab_rows(ctx, g_bn, (int)(sizeof g_bn / sizeof g_bn[0]), 6, 1, set_bn, "b128", "b256");
-    printf("(launches with 128 columns: %ld)\n", gpuml__mm_bn128_runs - before);
+    const int r = ab_bench("gpuml matmul 128-column tiles on %s ('b128' = the rule, 'b256' = 256 columns; f32 rows are tf32)\n",
+                           g_bn, (int)(sizeof g_bn / sizeof g_bn[0]), set_bn, "b128", "b256", &gpuml__mm_bn128_runs, "launches with 128 columns");
     gpuml__mm_bn = 0;
-    gpuml_shutdown(ctx);
-    return 0;
+    return r;
 }
 /* shapes MxNxK ...: bf16 NT at each tile-order group height of BENCH_GROUPS (default "8"), the list
    forward then backward (ABBA across the list); matmul_torch.py shapes takes the same arguments */
