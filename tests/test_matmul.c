@@ -16,6 +16,7 @@ typedef struct mcase {
     int pos;                 /* operands in [0, 1) instead of [-1, 1): no cancellation, the accumulator grows */
     double tol;              /* when > 0: the bound relative to sum|a*b| instead of the dtype's */
     float a_scale, b_scale;  /* fp8 per-tensor scales (0: 1) */
+    int resid_is_c;          /* desc.residual = C itself (C filled with the residual's values first) */
 } mcase;
 static int g_tf32;           /* matrix_of_cases: allow tf32 */
 static double g_worst;       /* run_case: the largest |err| / sum|a*b| of the last case */
@@ -98,16 +99,20 @@ static int run_case(gpuml_ctx *ctx, const mcase *mc, const char *label)
     av = fill_random(ctx, a, 1.0);
     bv = fill_random(ctx, b, 1.0);
     g_pos = 0;
-    if (mc->beta != 0) cin = fill_random(ctx, c, 1.0);
+    if (mc->beta != 0 || mc->resid_is_c) cin = fill_random(ctx, c, 1.0);
     else {
         cin = NULL;
         gpuml_fill(ctx, c, NAN);   /* poison: beta = 0 must not read it, every element must be written */
         if (mc->ct == GPUML_I32) gpuml_fill(ctx, c, -12345);
     }
     if (mc->bias) { int64_t bs[1]; bs[0] = N; bias = gpuml_tensor_new(ctx, GPUML_F32, 1, bs); biasv = fill_random(ctx, bias, 1.0); }
-    if (mc->resid) { res = gpuml_tensor_new(ctx, mc->ct, cnd, csh); rv = fill_random(ctx, res, 1.0); }
+    if (mc->resid && !mc->resid_is_c) { res = gpuml_tensor_new(ctx, mc->ct, cnd, csh); rv = fill_random(ctx, res, 1.0); }
+    if (mc->resid_is_c) {   /* the residual's values are C's before the call */
+        rv = (double *)malloc(sizeof(double) * (size_t)(nb * M * N));
+        if (rv) memcpy(rv, cin, sizeof(double) * (size_t)(nb * M * N));
+    }
     memset(&d, 0, sizeof d);
-    d.alpha = mc->alpha; d.beta = mc->beta; d.bias = bias; d.act = (gpuml_activation)mc->act; d.residual = res; d.path = mc->path;
+    d.alpha = mc->alpha; d.beta = mc->beta; d.bias = bias; d.act = (gpuml_activation)mc->act; d.residual = mc->resid_is_c ? c : res; d.path = mc->path;
     d.allow_tf32 = mc->tf32;
     d.a_scale = mc->a_scale; d.b_scale = mc->b_scale;
     st = gpuml_matmul(ctx, c, a, b, &d);
@@ -646,6 +651,39 @@ static void forced_bn128(void)
               gpuml__mm_bn128_runs > b0 ? "took" : "did not take");
     }
 }
+/* desc.residual = C itself (the header allows it): every element's residual is read before its result
+   is written, on the CPU and on each GPU path (automatic, SIMT, mma.sync, wgmma unsplit and split-K,
+   small-M); with beta = 0.5 too (C read twice) */
+static void residual_is_c(void)
+{
+    static const int64_t shp[][3] = { {37, 72, 200}, {8, 512, 1024}, {129, 264, 1040} };
+    static const gpuml_matmul_path paths[] = { GPUML_MATMUL_AUTO, GPUML_MATMUL_SIMT, GPUML_MATMUL_MMA, GPUML_MATMUL_WGMMA, GPUML_MATMUL_SMALL_M };
+    int g, pi, i;
+    char label[200];
+    for (g = 0; g < 2; g++) {
+        gpuml_ctx *ctx = g ? tu_gpu : tu_cpu;
+        if (!ctx) { tu_skip("GPU part: no usable GPU: %.200s", tu_gpu_reason); break; }
+        for (pi = 0; pi < (g ? 6 : 1); pi++) {
+            int ran = 0;
+            for (i = 0; i < 3; i++) {
+                mcase mc;
+                memset(&mc, 0, sizeof mc);
+                mc.at = mc.bt = GPUML_BF16; mc.ct = i == 1 ? GPUML_F32 : GPUML_BF16;
+                mc.M = shp[i][0]; mc.N = shp[i][1]; mc.K = shp[i][2]; mc.tb = 1;
+                mc.resid = 1; mc.resid_is_c = 1; mc.bias = 1; mc.act = 1 + i; mc.beta = i == 2 ? 0.5f : 0.0f; mc.alpha = 0.75f;
+                mc.path = paths[pi < 5 ? pi : 3];
+                if (pi == 5) gpuml__mm_splitk = 3;   /* wgmma split-K: C through the epilogue kernel */
+                snprintf(label, sizeof label, "residual = C, %s path %d%s %lldx%lldx%lld", g ? "GPU" : "CPU", (int)mc.path, pi == 5 ? " split-K" : "",
+                         (long long)mc.M, (long long)mc.N, (long long)mc.K);
+                ran += run_case(ctx, &mc, label);
+                gpuml__mm_splitk = 0;
+                gpuml_clear_error(ctx);
+            }
+            if (pi == 0 || pi == 1 || (pi >= 3 && gpuml__sm90_device(ctx)) || (pi == 2 && gpuml_device_arch(ctx) >= 80))
+                CHECK(ran > 0, "residual = C: path %d ran no case", pi);
+        }
+    }
+}
 /* fp8's per-tensor scales (desc.a_scale, b_scale: y = alpha a_scale b_scale A B + ...): on the CPU, and
    on the GPU by the automatic choice, the unsplit wgmma kernel, split-K (forced 3 ways and by the rule),
    the stream-K tail and the two-way split; e4m3 x e5m2 and e4m3 x e4m3, with and without alpha */
@@ -964,7 +1002,7 @@ static void bad_input(void)
 
 static const tu_test tests[] = {
     { "f32_cpu", f32_cpu }, { "bf16_cpu", bf16_cpu }, { "bf16_f32out_cpu", bf16_f32out_cpu }, { "f16_cpu", f16_cpu },
-    { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu }, { "fp8_scales", fp8_scales }, { "bn128_few", bn128_few }, { "forced_bn128", forced_bn128 },
+    { "fp8_cpu", fp8_cpu }, { "i8_cpu", i8_cpu }, { "fp8_scales", fp8_scales }, { "residual_is_c", residual_is_c }, { "bn128_few", bn128_few }, { "forced_bn128", forced_bn128 },
     { "f32_gpu", f32_gpu }, { "bf16_gpu", bf16_gpu }, { "bf16_f32out_gpu", bf16_f32out_gpu }, { "f16_gpu", f16_gpu },
     { "fp8_gpu", fp8_gpu }, { "i8_gpu", i8_gpu },
     { "forced_simt", forced_simt }, { "forced_mma", forced_mma }, { "forced_wgmma", forced_wgmma }, { "forced_splitk", forced_splitk }, { "splitk_few", splitk_few }, { "forced_streamk", forced_streamk }, { "streamk_few", streamk_few }, { "streamk_partition", streamk_partition }, { "forced_split2", forced_split2 }, { "forced_wgmma_tf32_fp8", forced_wgmma_tf32_fp8 }, { "forced_wgmma_tf32_nn", forced_wgmma_tf32_nn },
