@@ -656,7 +656,7 @@ static void forced_bn128(void)
    small-M); with beta = 0.5 too (C read twice) */
 static void residual_is_c(void)
 {
-    static const int64_t shp[][3] = { {37, 72, 200}, {8, 512, 1024}, {129, 264, 1040} };
+    static const int64_t shp[][3] = { {37, 72, 200}, {8, 512, 1024}, {129, 264, 1040}, {300, 520, 1000} };
     static const gpuml_matmul_path paths[] = { GPUML_MATMUL_AUTO, GPUML_MATMUL_SIMT, GPUML_MATMUL_MMA, GPUML_MATMUL_WGMMA, GPUML_MATMUL_SMALL_M };
     int g, pi, i;
     char label[200];
@@ -665,12 +665,12 @@ static void residual_is_c(void)
         if (!ctx) { tu_skip("GPU part: no usable GPU: %.200s", tu_gpu_reason); break; }
         for (pi = 0; pi < (g ? 6 : 1); pi++) {
             int ran = 0;
-            for (i = 0; i < 3; i++) {
+            for (i = 0; i < 4; i++) {   /* the last in f32 (3xTF32 on Hopper by the automatic choice) */
                 mcase mc;
                 memset(&mc, 0, sizeof mc);
-                mc.at = mc.bt = GPUML_BF16; mc.ct = i == 1 ? GPUML_F32 : GPUML_BF16;
+                mc.at = mc.bt = i == 3 ? GPUML_F32 : GPUML_BF16; mc.ct = i == 1 || i == 3 ? GPUML_F32 : GPUML_BF16;
                 mc.M = shp[i][0]; mc.N = shp[i][1]; mc.K = shp[i][2]; mc.tb = 1;
-                mc.resid = 1; mc.resid_is_c = 1; mc.bias = 1; mc.act = 1 + i; mc.beta = i == 2 ? 0.5f : 0.0f; mc.alpha = 0.75f;
+                mc.resid = 1; mc.resid_is_c = 1; mc.bias = 1; mc.act = 1 + i % 3; mc.beta = i == 2 ? 0.5f : 0.0f; mc.alpha = 0.75f;
                 mc.path = paths[pi < 5 ? pi : 3];
                 if (pi == 5) gpuml__mm_splitk = 3;   /* wgmma split-K: C through the epilogue kernel */
                 snprintf(label, sizeof label, "residual = C, %s path %d%s %lldx%lldx%lld", g ? "GPU" : "CPU", (int)mc.path, pi == 5 ? " split-K" : "",
