@@ -5130,58 +5130,93 @@ GPUML__FN GPUML__F16C_TARGET double gpuml__norm_stats_k_avx2(const char *x, int 
     return GPUML__K3(kx, GPUML__C);
 #undef GPUML__C
 }
-/* y = (x - m) * r * w + b (w, b may be NULL); m as two floats (x - m stays accurate when |m| is
-   much larger than the spread of x).  stream: non-temporal stores where y allows them (the caller
-   fences); the rows here and in gpuml__vaxpc_k_avx2 stream outputs of GPUML__STREAM_BYTES or more, as
-   the AVX-512 rows do (without the stores' read for ownership an f16 layernorm on 2 threads took 12%
-   off, a bf16 one 3-5%: the 16-bit rows are compute-bound here) */
-/* ((x - m) r) w + b for the 8 elements of x at i (m = vm + vl) */
-GPUML__V8K_INLINE __m256 gpuml__v8_norm(const char *x, int kx, int64_t i, __m256 vm, __m256 vl, __m256 vr, const float *w, const float *b)
+/* 16-bit results of 8 lanes none of which is NaN (the softmax's where its sum is finite, the norms' where
+   the row's statistics, weight and bias are): the conversions without their NaN fix-up (bf16 3 of 9 ops) */
+GPUML__V8K_INLINE __m256i gpuml__v8_bf16_w_fin(__m256 v)
 {
-    __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(gpuml__v8_ldk(x + i * (kx ? 2 : 4), kx), vm), vl), vr);
+    const __m256i x = _mm256_castps_si256(v);
+    const __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1)));
+    return _mm256_srli_epi32(r, 16);
+}
+GPUML__V8K_INLINE void gpuml__v8x2_stk_fin(char *p, int k, __m256 a, __m256 b, int nt)
+{
+    const __m256i h = k == 1 ? _mm256_permute4x64_epi64(_mm256_packus_epi32(gpuml__v8_bf16_w_fin(a), gpuml__v8_bf16_w_fin(b)), 0xd8)
+                             : _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
+                                                       _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 1);
+    if (nt) _mm256_stream_si256((__m256i *)(void *)p, h);
+    else _mm256_storeu_si256((__m256i *)(void *)p, h);
+}
+/* ((x - m) r) w + b for the 8 elements of x at i (m = vm + vl; w and b both: one FMA, as the AVX-512
+   loop); rms (m = 0): without the two subtractions, which change no bit there */
+GPUML__V8K_INLINE __m256 gpuml__v8_norm(const char *x, int kx, int64_t i, __m256 vm, __m256 vl, __m256 vr, const float *w, const float *b, int rms)
+{
+    __m256 v = gpuml__v8_ldk(x + i * (kx ? 2 : 4), kx);
+    v = _mm256_mul_ps(rms ? v : _mm256_sub_ps(_mm256_sub_ps(v, vm), vl), vr);
+    if (w && b) return _mm256_fmadd_ps(v, _mm256_loadu_ps(w + i), _mm256_loadu_ps(b + i));
     if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + i));
     if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + i));
     return v;
 }
-GPUML__V8K_INLINE void gpuml__vnorm_out_loop(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
-                                            int nt, const char *pf)
+/* nt, pf NULL or not, rms and fin: constants in each loop instance */
+GPUML__V8K_INLINE void gpuml__vnorm_out_loop(const char *x, int k, int64_t n, double m, float r, const float *w, const float *b, char *y,
+                                            int nt, const char *pf, int rms, int fin)
 {
-    const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
+    const int64_t ex = k ? 2 : 4;
     const __m256 vm = _mm256_set1_ps((float)m), vl = _mm256_set1_ps((float)(m - (double)(float)m)), vr = _mm256_set1_ps(r);
     int64_t i = 0;
-    if (ky == 1) {   /* bf16 results 16 at a time (gpuml__v8x2_stk); nt: 8 first where y is not aligned to 32 */
-        if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, ky, gpuml__v8_norm(x, kx, 0, vm, vl, vr, w, b), nt); i = 8; }
+#define GPUML__NV(i) gpuml__v8_norm(x, k, (i), vm, vl, vr, w, b, rms)
+    if (k == 1 || (k == 2 && fin)) {   /* 16-bit results 16 at a time (gpuml__v8x2_stk: bf16; fin: bf16 and f16 without the NaN fix-up); nt: 8 first where y is not aligned to 32 */
+        if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, k, GPUML__NV(0), nt); i = 8; }
         for (; i + 16 <= n; i += 16) {
             if (pf) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
-            gpuml__v8x2_stk(y + i * ey, ky, gpuml__v8_norm(x, kx, i, vm, vl, vr, w, b), gpuml__v8_norm(x, kx, i + 8, vm, vl, vr, w, b), nt);
+            if (fin) gpuml__v8x2_stk_fin(y + i * ex, k, GPUML__NV(i), GPUML__NV(i + 8), nt);
+            else gpuml__v8x2_stk(y + i * ex, k, GPUML__NV(i), GPUML__NV(i + 8), nt);
         }
     }
     for (; i + 8 <= n; i += 8) {
         if (pf && !(i & 15)) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
-        gpuml__v8_stk(y + i * ey, ky, gpuml__v8_norm(x, kx, i, vm, vl, vr, w, b), nt);
+        gpuml__v8_stk(y + i * ex, k, GPUML__NV(i), nt);
     }
-    for (; i < n; i++) GPUML__KST(ky, y, i, (float)(GPUML__KLD(kx, x, i) - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f));
+#undef GPUML__NV
+    for (; i < n; i++) {
+        const float v = (float)(GPUML__KLD(k, x, i) - m) * r;
+        GPUML__KST(k, y, i, w && b ? fmaf(v, w[i], b[i]) : v * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f));
+    }
 }
-GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
-                                            int stream, const char *pf)
+GPUML__V8K_INLINE void gpuml__vnorm_out_fin(const char *x, int k, int64_t n, double m, float r, const float *w, const float *b, char *y,
+                                           int nt, const char *pf, int fin)
+{
+    if (m == 0.0 && fin) gpuml__vnorm_out_loop(x, k, n, m, r, w, b, y, nt, pf, 1, 1);
+    else if (m == 0.0) gpuml__vnorm_out_loop(x, k, n, m, r, w, b, y, nt, pf, 1, 0);
+    else if (fin) gpuml__vnorm_out_loop(x, k, n, m, r, w, b, y, nt, pf, 0, 1);
+    else gpuml__vnorm_out_loop(x, k, n, m, r, w, b, y, nt, pf, 0, 0);
+}
+GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int k, int64_t n, double m, float r, const float *w, const float *b, char *y,
+                                            int stream, const char *pf, int fin)
 {
     /* nt and whether pf is NULL constants in each loop (a test a store had cost an f32 rmsnorm ~5%; a test for
        pf in the loop cost f32 rmsnorm rows of 1024, which take no prefetch, 5-10%) */
-    const int nt = stream && gpuml__v8_nt_ok(y, ky);
-    if (pf && nt) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 1, pf);
-    else if (pf) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 0, pf);
-    else if (nt) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 1, NULL);
-    else gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 0, NULL);
+    const int nt = stream && gpuml__v8_nt_ok(y, k);
+    fin = fin && k;   /* (a constant 0 for f32 results: those loops are not instanced) */
+    if (pf && nt) gpuml__vnorm_out_fin(x, k, n, m, r, w, b, y, 1, pf, fin);
+    else if (pf) gpuml__vnorm_out_fin(x, k, n, m, r, w, b, y, 0, pf, fin);
+    else if (nt) gpuml__vnorm_out_fin(x, k, n, m, r, w, b, y, 1, NULL, fin);
+    else gpuml__vnorm_out_fin(x, k, n, m, r, w, b, y, 0, NULL, fin);
 }
-/* pf (not NULL): the next row, prefetched into L1 while this one's output goes out (its statistics pass
-   then reads from cache, as on AVX-512) */
-GPUML__FN GPUML__F16C_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b,
-                                                        char *y, int ky, int stream, const char *pf)
+/* y = (x - m) r w + b, y of x's kind k (w, b may be NULL); m as two floats (x - m stays accurate when |m| is
+   much larger than the spread of x).  stream: non-temporal stores where y allows them (the caller
+   fences); the rows here and in gpuml__vaxpc_k_avx2 stream outputs of GPUML__STREAM_BYTES or more, as
+   the AVX-512 rows do (without the stores' read for ownership an f16 layernorm on 2 threads took 12%
+   off, a bf16 one 3-5%: the 16-bit rows are compute-bound here).  pf (not NULL): the next row, prefetched
+   into L1 while this one's output goes out (its statistics pass then reads from cache, as on AVX-512).
+   fin: no result can be NaN (the caller's statistics, r, w and b finite): 16-bit results without the NaN
+   fix-up. */
+GPUML__FN GPUML__F16C_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int k, int64_t n, double m, float r, const float *w, const float *b,
+                                                        char *y, int stream, const char *pf, int fin)
 {
-#define GPUML__C(k) gpuml__vnorm_out_body(x, k, n, m, r, w, b, y, k, stream, pf)
-    if (kx == ky) { GPUML__K3(kx, GPUML__C); return; }
+#define GPUML__C(kc) gpuml__vnorm_out_body(x, kc, n, m, r, w, b, y, stream, pf, fin)
+    GPUML__K3(k, GPUML__C);
 #undef GPUML__C
-    gpuml__vnorm_out_body(x, kx, n, m, r, w, b, y, ky, stream, pf);
 }
 /* layernorm (rms = 0) / rmsnorm backward of one f32 row: xh = (x - m) r, g = dy w (w may be NULL),
    dx = r (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); acc[i] += dy xh and acc[n + i] += dy
@@ -5230,22 +5265,6 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_bwd_avx2(const float *x, const fl
         const double xh = ((double)x[i] - m) * r, g = (double)dy[i] * (w ? w[i] : 1.0f);
         dx[i] = (float)(r * (g - sg - xh * sgx));
     }
-}
-/* 16-bit results of 8 lanes none of which is NaN (the softmax's, where the sum is finite): the
-   conversions without their NaN fix-up (bf16 3 of 9 ops) */
-GPUML__V8K_INLINE __m256i gpuml__v8_bf16_w_fin(__m256 v)
-{
-    const __m256i x = _mm256_castps_si256(v);
-    const __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1)));
-    return _mm256_srli_epi32(r, 16);
-}
-GPUML__V8K_INLINE void gpuml__v8x2_stk_fin(char *p, int k, __m256 a, __m256 b, int nt)
-{
-    const __m256i h = k == 1 ? _mm256_permute4x64_epi64(_mm256_packus_epi32(gpuml__v8_bf16_w_fin(a), gpuml__v8_bf16_w_fin(b)), 0xd8)
-                             : _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
-                                                       _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 1);
-    if (nt) _mm256_stream_si256((__m256i *)(void *)p, h);
-    else _mm256_storeu_si256((__m256i *)(void *)p, h);
 }
 /* y = x * s + c (stream: as gpuml__vnorm_out_body; fin: no result is NaN, 16-bit results are stored
    16 at a time without the NaN fix-up) */
@@ -7170,6 +7189,7 @@ typedef struct gpuml__rowjob {
     const gpuml__rowop *r;
     const gpuml__nplan *p;
     const float *w, *b;         /* weight and bias as floats (NULL: none) */
+    int wb_fin;                 /* every w and b finite (the AVX2 norms' outputs then NaN only where a row's statistics are) */
     double *acc;                /* backward: per thread [dw | db], 2n doubles each */
     double *loss;               /* cross-entropy: per row */
 } gpuml__rowjob;
@@ -7254,8 +7274,11 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                 else m2 = gpuml__vsum_k_avx2(xr, kx, n, 0.0f, 1) / (double)n;
                 rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + r->eps);
                 /* (not f32 rows with a bias: with x, weight and bias 3 f32 rows in L1 already, the prefetch cost
-                   f32 layernorm rows of 8192 ~10%; f32 rmsnorm gained ~12%) */
-                gpuml__vnorm_out_k_avx2(xr, kx, n, mean, (float)rstd, j->w, j->b, yr, kx, dense && stream, kx || !j->b ? pf : NULL);
+                   f32 layernorm rows of 8192 ~10%; f32 rmsnorm gained ~12%).  A finite mean and m2 mean every x is
+                   finite and |x - mean| rstd <= sqrt(n): with a finite (float) rstd, w and b no result is NaN (inf at
+                   most, where w overflows it), and the 16-bit stores leave out the NaN fix-up */
+                gpuml__vnorm_out_k_avx2(xr, kx, n, mean, (float)rstd, j->w, j->b, yr, dense && stream, kx || !j->b ? pf : NULL,
+                                        j->wb_fin && fabs(mean) < HUGE_VAL && m2 < HUGE_VAL && (float)rstd < HUGE_VALF);
             }
             if (!dense) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
             continue;
@@ -7380,6 +7403,9 @@ GPUML__FN gpuml_status gpuml__cpu_rows(gpuml_ctx *ctx, const gpuml__rowop *r, co
     j.r = r; j.p = p;
     j.w = gpuml__cpu_floats(r->w);
     j.b = gpuml__cpu_floats(r->b);
+    j.wb_fin = 1;
+    for (i = 0; i < n; i++)
+        if ((j.w && !(fabsf(j.w[i]) < HUGE_VALF)) || (j.b && !(fabsf(j.b[i]) < HUGE_VALF))) { j.wb_fin = 0; break; }
     if (bwd) j.acc = (double *)gpuml__calloc(sizeof(double) * 2 * (size_t)n * (size_t)nth);
     if (r->kind == GPUML__ROW_XENT) j.loss = (double *)gpuml__malloc(sizeof(double) * (size_t)(p->rs.n + 1));
     if ((r->w && !j.w) || (r->b && !j.b) || (bwd && !j.acc) || (r->kind == GPUML__ROW_XENT && !j.loss)) {

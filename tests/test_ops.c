@@ -1849,6 +1849,59 @@ static void test_cpu_softmax_rounded(void)
     }
 }
 
+/* 16-bit layernorm / rmsnorm rows with a NaN, a +inf, a -inf, values whose squares overflow f32, a
+   constant row at eps 0 (rstd inf: 0 * inf), then a weight with an inf and a bias with a NaN: which
+   elements are NaN and the bits of every NaN and inf, on this level against the scalar path, and every
+   NaN stored as 0x7fff (the AVX2 norms store without the NaN fix-up only where a row's statistics,
+   rstd, weight and bias are finite) */
+static void test_cpu_norm_specials(void)
+{
+    const long long R = 6, n = 3000;
+    int64_t s[2] = {6, 3000}, ws[1] = {3000};
+    const int lv = gpuml__cpu_simd();
+    int t, op, wb, k;
+    long long i;
+    for (t = 0; t < 2; t++)
+        for (op = 0; op < 2; op++)
+            for (wb = 0; wb < 2; wb++) {
+                gpuml_dtype dt = t == 0 ? GPUML_BF16 : GPUML_F16;
+                gpuml_tensor *x = tt_new(tu_cpu, dt, 2, s, 0), *y = tt_new(tu_cpu, dt, 2, s, 0);
+                gpuml_tensor *w = tt_new(tu_cpu, dt, 1, ws, 0), *b = tt_new(tu_cpu, dt, 1, ws, 0);
+                double *vx = tt_rand(x, -4, 4), *vw = tt_rand(w, 0.5, 2), *vb = tt_rand(b, -1, 1);
+                unsigned short *o[2];
+                vx[1234] = NAN;
+                vx[n + 100] = INFINITY;
+                vx[2 * n + 2000] = -INFINITY;
+                for (i = 0; i < n; i++) vx[3 * n + i] = (i % 3 ? -1.0 : 1.0) * (dt == GPUML_BF16 ? 3e38 : 6e4);   /* bf16: squares overflow */
+                for (i = 0; i < n; i++) vx[4 * n + i] = 1.5;   /* mean 1.5, variance 0 */
+                if (wb) { vw[77] = INFINITY; vb[2500] = NAN; }
+                tt_write(x, vx); tt_write(w, vw); tt_write(b, vb);
+                for (k = 0; k < 2; k++) {
+                    o[k] = (unsigned short *)malloc(sizeof(unsigned short) * (size_t)(R * n));
+                    if (k) gpuml__cpu_simd_ctl(0);
+                    poison(tu_cpu, y);
+                    CHECK((op ? gpuml_rmsnorm(tu_cpu, y, x, w, 0.0) : gpuml_layernorm(tu_cpu, y, x, w, b, 0.0)) == GPUML_SUCCESS, "%s",
+                          gpuml_last_error(tu_cpu));
+                    gpuml_tensor_read(y, o[k], sizeof(unsigned short) * (size_t)(R * n));
+                }
+                gpuml__cpu_simd_ctl(lv);
+                for (i = 0; i < R * n; i++) {
+                    /* rows 0 and 3 as the vector paths (AVX-512 too) have them: a NaN makes rmsnorm's m2 NaN, which
+                       rstd's (m2 > 0 ? m2 : 0) + eps turns into 1 / sqrt(eps) (here inf), and the squares of 3e38
+                       overflow the f32 statistics (NaN): only that every NaN is stored as 0x7fff */
+                    const unsigned e = dt == GPUML_BF16 ? 0x7f80u : 0x7c00u, a0 = o[0][i] & 0x7fffu, a1 = o[1][i] & 0x7fffu;
+                    const int any = i / n == 0 || i / n == 3;
+                    if ((a0 > e && o[0][i] != 0x7fff) || (!any && ((a0 > e) != (a1 > e) || ((a0 >= e || a1 >= e) && o[0][i] != o[1][i])))) {
+                        CHECK(0, "%s %s%s, row %lld: element %lld is 0x%04x on this path, 0x%04x on the scalar one", op ? "rmsnorm" : "layernorm",
+                              gpuml_dtype_name(dt), wb ? " (weight with inf, bias with NaN)" : "", i / n, i % n, o[0][i], o[1][i]);
+                        break;
+                    }
+                }
+                free(vx); free(vw); free(vb); free(o[0]); free(o[1]);
+                gpuml_tensor_free(x); gpuml_tensor_free(y); gpuml_tensor_free(w); gpuml_tensor_free(b);
+            }
+}
+
 /* the CPU ops again on each lower SIMD path this machine has (AVX2, scalar; the default run above
    takes the best one, AVX-512 where present); GPUML_CPU_SIMD=avx2|scalar does the same from outside */
 static void test_cpu_simd_paths(void)
@@ -1857,7 +1910,7 @@ static void test_cpu_simd_paths(void)
                                          test_nan_inf, test_reduce, test_softmax, test_norms, test_activation_backward,
                                          test_optimizers, test_cpu_rows_edges, test_norm_backward, test_cross_entropy,
                                          test_cpu_act_ulp, test_gelu_16bit_all, test_gelu_bf16_paths, test_cpu_rows_odd,
-                                         test_cpu_layernorm_shift, test_cpu_softmax_rounded };
+                                         test_cpu_layernorm_shift, test_cpu_softmax_rounded, test_cpu_norm_specials };
     static const char *const names[3] = { "scalar", "AVX2", "AVX-512" };
     int best = gpuml__cpu_simd(), lv;
     unsigned k;
@@ -1904,6 +1957,7 @@ static const tu_test tests[] = {
     {"cpu_rows_odd", test_cpu_rows_odd},
     {"cpu_layernorm_shift", test_cpu_layernorm_shift},
     {"cpu_softmax_rounded", test_cpu_softmax_rounded},
+    {"cpu_norm_specials", test_cpu_norm_specials},
     {"cpu_simd_paths", test_cpu_simd_paths},
 };
 int main(int argc, char **argv) { return TU_RUN("test_ops", tests, argc, argv); }
