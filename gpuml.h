@@ -5011,6 +5011,58 @@ GPUML__FN GPUML__F16C_TARGET float gpuml__vmax_k_avx2(const char *x, int kx, int
 #undef GPUML__C
 }
 GPUML__FN float gpuml__vmax_avx2(const float *x, int64_t n) { return gpuml__vmax_k_avx2((const char *)(const void *)x, 0, n); }
+/* max and min of a dense 16-bit row (k: 1 bf16, 2 f16; sign-magnitude words) on the raw words, 16 at a
+   time by four integer ops (the f32 pass: a widening and a shift besides the max, for 8): the largest
+   signed word is the largest value where it is >= +0 (a NaN above +inf), else every word is negative
+   and the smallest unsigned one is the max; the largest unsigned word, where negative, is the min (a
+   NaN below -inf), else the smallest signed one.  Returns 0 where the row holds a NaN or an inf (*mx,
+   *mn unset: the caller takes the f32 pass), else 1. */
+GPUML__V8K_INLINE int gpuml__vmaxmin16_body(const char *x, int k, int64_t n, float *mx, float *mn)
+{
+    const int inf = k == 1 ? 0x7f80 : 0x7c00;
+    __m256i smax = _mm256_set1_epi16((short)-32768), umin = _mm256_set1_epi16(-1), umax = _mm256_setzero_si256(), smin = _mm256_set1_epi16(32767);
+    __m128i h;
+    int64_t i = 0;
+    int sx, sn, ux, un;
+    uint16_t wx, wn;
+    if (n <= 0) return 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(x + 2 * i));
+        smax = _mm256_max_epi16(smax, w);
+        umin = _mm256_min_epu16(umin, w);
+        umax = _mm256_max_epu16(umax, w);
+        smin = _mm256_min_epi16(smin, w);
+    }
+    /* across the lanes by phminposuw (the unsigned min of 8 words): a max as 0xffff - the min of ~w, signed words
+       as unsigned with the sign bit flipped (w ^ 0x8000; its complement w ^ 0x7fff) */
+    h = _mm_min_epu16(_mm256_castsi256_si128(umin), _mm256_extracti128_si256(umin, 1));
+    un = _mm_extract_epi16(_mm_minpos_epu16(h), 0);
+    h = _mm_max_epu16(_mm256_castsi256_si128(umax), _mm256_extracti128_si256(umax, 1));
+    ux = 0xffff - _mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(h, _mm_set1_epi16(-1))), 0);
+    h = _mm_max_epi16(_mm256_castsi256_si128(smax), _mm256_extracti128_si256(smax, 1));
+    sx = 0x7fff - _mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(h, _mm_set1_epi16(0x7fff))), 0);
+    h = _mm_min_epi16(_mm256_castsi256_si128(smin), _mm256_extracti128_si256(smin, 1));
+    sn = _mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(h, _mm_set1_epi16((short)-32768))), 0) - 32768;
+    for (; i < n; i++) {
+        uint16_t u;
+        int v;
+        memcpy(&u, x + 2 * i, 2);
+        v = u >= 0x8000 ? (int)u - 65536 : (int)u;
+        if (v > sx) sx = v;
+        if (v < sn) sn = v;
+        if ((int)u > ux) ux = u;
+        if ((int)u < un) un = u;
+    }
+    if (sx >= 0) { if (sx >= inf) return 0; wx = (uint16_t)sx; } else wx = (uint16_t)un;
+    if (ux >= 0x8000) { if ((ux & 0x7fff) >= inf) return 0; wn = (uint16_t)ux; } else wn = (uint16_t)sn;
+    *mx = gpuml__ld_f32(gpuml__k_dtype(k), (const char *)&wx);
+    *mn = gpuml__ld_f32(gpuml__k_dtype(k), (const char *)&wn);
+    return 1;
+}
+GPUML__FN GPUML__F16C_TARGET int gpuml__vmaxmin16_avx2(const char *x, int k, int64_t n, float *mx, float *mn)
+{
+    return k == 1 ? gpuml__vmaxmin16_body(x, 1, n, mx, mn) : gpuml__vmaxmin16_body(x, 2, n, mx, mn);
+}
 /* sum of x[i] - c (c = 0: plain sum) or, with sq, of (x[i] - c)^2; in double */
 GPUML__V8K_INLINE double gpuml__vsum_body(const char *x, int kx, int64_t n, float c, int sq)
 {
@@ -6816,13 +6868,9 @@ GPUML__FN void gpuml__sm_frame(float mx, float *sh, double *c, int *big)
    16-bit results only, one FMA fewer; Lawson-weighted fits); z clamped at -127 first, where the
    exponent field 0 makes 2^k and the result 0 (below -126.5; f32 would go subnormal).  Besides the
    FMAs 6 ops, where floor, cvt and a mask for the underflow took 8. */
-GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z, int deg)
+GPUML__V8K_INLINE __m256 gpuml__v8_exp2_poly(__m256 f, int deg)
 {
-    const __m256 mg = _mm256_set1_ps(12583039.0f);   /* 1.5 * 2^23 + 127 */
-    __m256 t, f, p;
-    z = _mm256_max_ps(_mm256_set1_ps(-127.0f), z);   /* NaN kept: max returns its second operand */
-    t = _mm256_add_ps(z, mg);
-    f = _mm256_sub_ps(z, _mm256_sub_ps(t, mg));
+    __m256 p;
     if (deg == 5) {
         p = _mm256_fmadd_ps(_mm256_set1_ps(1.3302209554e-03f), f, _mm256_set1_ps(9.6729323268e-03f));
         p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5506151170e-02f));
@@ -6835,16 +6883,37 @@ GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z, int deg)
         p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022646248e-01f));
         p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314718246e-01f));
     }
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
+    return _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
+}
+GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z, int deg)
+{
+    const __m256 mg = _mm256_set1_ps(12583039.0f);   /* 1.5 * 2^23 + 127 */
+    __m256 t, f;
+    z = _mm256_max_ps(_mm256_set1_ps(-127.0f), z);   /* NaN kept: max returns its second operand */
+    t = _mm256_add_ps(z, mg);
+    f = _mm256_sub_ps(z, _mm256_sub_ps(t, mg));
+    return _mm256_mul_ps(gpuml__v8_exp2_poly(f, deg), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
+}
+/* 2^(x l2e - sh) for a frame whose sh is an integer (|sh| < 2^22), where the caller knows the result's
+   z = x l2e - sh >= -124 (x finite): vc = 1.5 * 2^23 - sh, t = x l2e + vc by one FMA rounds z to k in t's low
+   bits, t - vc = k + sh exactly, f = x l2e - (k + sh) by another (one rounding), and 2^k goes into p's
+   exponent field by an integer add (k >= -125 and p >= 1/2: the result normal, the multiply's bits): 10
+   ops for 8 where gpuml__v8_exp2_neg after its x l2e - sh takes 12 (no clamp, one rounding step fewer). */
+GPUML__V8K_INLINE __m256 gpuml__v8_exp2_fr(__m256 x, __m256 l2e, __m256 vc, int deg)
+{
+    const __m256 t = _mm256_fmadd_ps(x, l2e, vc), f = _mm256_fmsub_ps(x, l2e, _mm256_sub_ps(t, vc));
+    return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(gpuml__v8_exp2_poly(f, deg)), _mm256_slli_epi32(_mm256_castps_si256(t), 23)));
 }
 /* out[i] = exp(x[i] - mx) (x[i] <= mx: the row's max), returns their sum: exp in base 2 (the
    natural-base form with its range checks cost ~1.6x the instructions), summed in f32 per block of
    1024 and the blocks in double; pf (not NULL): the next row, prefetched into L1 while this one computes
    (its max pass then reads from cache).  frame (c not NULL): in gpuml__sm_frame's frame, x log2e - sh by one
    FMA, the values and the sum carrying 2^c (*c), which a softmax's normalization divides out (the
-   log-softmax adds c ln2); else (x - mx) log2e. */
-GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n, int deg, double *c, const char *pf)
+   log-softmax adds c ln2); else (x - mx) log2e.  fast (with c): the caller knows every x finite, |mx| <=
+   65536 and (mx - min x) log2e <= 123: sh = mx log2e rounded to an integer (|c| <= 1/2) and
+   gpuml__v8_exp2_fr (z = x log2e - sh >= -124: c and the error of log2e in f32, < 0.01 there, add at most
+   0.51). */
+GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n, int deg, double *c, const char *pf, int fast)
 {
     const int64_t ex = kx ? 2 : 4;
     const __m256 l2e = _mm256_set1_ps(1.44269504088896341f);
@@ -6854,16 +6923,24 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
     int big = 1;
     float sh = mx;
     if (c) gpuml__sm_frame(mx, &sh, &cf, &big);
+    if (fast) {
+        const double ml = (double)mx * 1.44269504088896341;
+        sh = (float)floor(ml + 0.5);
+        cf = ml - (double)sh;
+        vsh = _mm256_set1_ps(12582912.0f - sh);   /* vc of gpuml__v8_exp2_fr */
+    } else {
+        vsh = _mm256_set1_ps(sh);
+    }
     if (c) *c = cf;
-    vsh = _mm256_set1_ps(sh);
 #define GPUML__EZ(v) (big ? _mm256_mul_ps(_mm256_sub_ps((v), vsh), l2e) : _mm256_fmsub_ps((v), l2e, vsh))
+#define GPUML__E2(v) (fast ? gpuml__v8_exp2_fr((v), l2e, vsh, deg) : gpuml__v8_exp2_neg(GPUML__EZ(v), deg))
     for (b0 = 0; b0 + 8 <= n; b0 += 1024) {
         const int64_t b1 = GPUML__MIN(b0 + 1024, n);
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, t;
         double u[8];
         for (i = b0; i + 16 <= b1; i += 16) {
-            const __m256 y = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + i * ex, kx)), deg);
-            const __m256 w = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + (i + 8) * ex, kx)), deg);
+            const __m256 y = GPUML__E2(gpuml__v8_ldk(x + i * ex, kx));
+            const __m256 w = GPUML__E2(gpuml__v8_ldk(x + (i + 8) * ex, kx));
             if (pf) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
             _mm256_storeu_ps(out + i, y);
             _mm256_storeu_ps(out + i + 8, w);
@@ -6871,7 +6948,7 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
             a1 = _mm256_add_ps(a1, w);
         }
         for (; i + 8 <= b1; i += 8) {
-            const __m256 y = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + i * ex, kx)), deg);
+            const __m256 y = GPUML__E2(gpuml__v8_ldk(x + i * ex, kx));
             _mm256_storeu_ps(out + i, y);
             a0 = _mm256_add_ps(a0, y);
         }
@@ -6882,6 +6959,7 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
         if (i < b1) break;   /* the last few elements of the row: below */
     }
 #undef GPUML__EZ
+#undef GPUML__E2
     for (; i < n; i++) {
         const float v = GPUML__KLD(kx, x, i);
         out[i] = big ? expf(v - mx) : (float)exp2((double)v * 1.44269504088896341 - (double)sh);
@@ -6890,20 +6968,22 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
     return s;
 }
 /* c NULL: exp(x - mx) itself; else in the frame of M = mx (*c: see gpuml__exp_shift_body), deg 5 where
-   the results are 16-bit */
+   the results are 16-bit; fast (16-bit x, with d5 and c): see gpuml__exp_shift_body */
 GPUML__FN GPUML__F16C_TARGET double gpuml__exp_shift_k_avx2(const char *x, int kx, float mx, float *out, int64_t n, int d5, double *c,
-                                                             const char *pf)
+                                                             const char *pf, int fast)
 {
-#define GPUML__C5(k) gpuml__exp_shift_body(x, k, mx, out, n, 5, c, pf)
-#define GPUML__C6(k) gpuml__exp_shift_body(x, k, mx, out, n, 6, c, pf)
-    if (!c) return gpuml__exp_shift_body(x, 0, mx, out, n, 6, NULL, NULL);
+#define GPUML__C5(k) gpuml__exp_shift_body(x, k, mx, out, n, 5, c, pf, 0)
+#define GPUML__C6(k) gpuml__exp_shift_body(x, k, mx, out, n, 6, c, pf, 0)
+    if (!c) return gpuml__exp_shift_body(x, 0, mx, out, n, 6, NULL, NULL, 0);
+    if (fast && d5 && kx == 1) return gpuml__exp_shift_body(x, 1, mx, out, n, 5, c, pf, 1);
+    if (fast && d5 && kx == 2) return gpuml__exp_shift_body(x, 2, mx, out, n, 5, c, pf, 1);
     return d5 ? GPUML__K3(kx, GPUML__C5) : GPUML__K3(kx, GPUML__C6);
 #undef GPUML__C5
 #undef GPUML__C6
 }
 GPUML__FN double gpuml__exp_shift_avx2(const float *x, float mx, float *out, int64_t n)
 {
-    return gpuml__exp_shift_k_avx2((const char *)(const void *)x, 0, mx, out, n, 0, NULL, NULL);
+    return gpuml__exp_shift_k_avx2((const char *)(const void *)x, 0, mx, out, n, 0, NULL, NULL, 0);
 }
 #endif
 GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t n)
@@ -7259,8 +7339,14 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             const char *pf = dense && n > 1024 && row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) {
                 double c;
-                mf = gpuml__vmax_k_avx2(xr, kx, n);
-                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c, pf);   /* sum exp(x - mf) 2^c */
+                /* 16-bit rows: the max (and min) on the raw words; every x finite, |max| <= 65536 and (max - min) log2e
+                   <= 123: the exponentials without their clamp (gpuml__exp_shift_body).  A NaN or an inf: the f32
+                   max pass (NaN skipped) */
+                float mn;
+                const int ok = kx && gpuml__vmaxmin16_avx2(xr, kx, n, &mf, &mn);
+                if (!ok) mf = gpuml__vmax_k_avx2(xr, kx, n);
+                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c, pf,
+                                            ok && fabsf(mf) <= 65536.0f && ((double)mf - (double)mn) * 1.4426950408889634 <= 123.0);   /* sum exp(x - mf) 2^c */
                 /* (not streamed where the exponentials went to y itself: its lines are in cache, 10% slower) */
                 if (r->kind == GPUML__ROW_SOFTMAX) {   /* a finite sum means no exponential was NaN or inf, and with a finite 1 / s no result is
                        NaN: 16-bit results without the NaN fix-up (bench/NOTES_ops.md) */

@@ -1792,7 +1792,13 @@ static void test_cpu_softmax_rounded(void)
         double *vx = tt_rand(x, -6, 6), *vy, *rr, *ref = (double *)malloc(sizeof(double) * (size_t)(R * n));
         char what[100];
         if (dt == GPUML_F32) for (i = 0; i < R * n; i++) vx[i] += offs[i / n];
-        else for (i = 0; i < n; i++) vx[n + i] = 3.0 * vx[n + i] + 40.0;   /* a row of larger logits */
+        else for (i = 0; i < n; i++) {
+            vx[n + i] = 3.0 * vx[n + i] + 40.0;   /* a row of larger logits */
+            /* ramps down from 7 by 85.2 and by 87 (every 100th by 134: exp 0 in bf16 too): the AVX2 exponentials
+               without their clamp (range log2e <= 123) and with it, the smallest results near 2^-123 and 2^-125.5 */
+            vx[2 * n + i] = 7.0 - 85.2 * (double)i / (double)(n - 1);
+            vx[3 * n + i] = i % 100 == 3 ? -127.0 : 7.0 - 87.0 * (double)((i * 7) % n) / (double)(n - 1);
+        }
         tt_write(x, vx);
         vx = (free(vx), tt_read(x));
         for (l = 0; l < 2; l++) {
