@@ -4509,6 +4509,20 @@ GPUML__V8K_INLINE __m256 gpuml__v8_ldk(const char *p, int k)
     if (k == 2) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
     return _mm256_loadu_ps((const float *)(const void *)p);
 }
+/* 16 elements of kind k at p as two vectors, in any order (for sums): bf16 by one load and two word
+   unpacks against 0 (elements 0-3, 8-11 and 4-7, 12-15: 3 ops where two gpuml__v8_ldk take 4, on the
+   shift / shuffle pipes that bound those loops), others as two gpuml__v8_ldk */
+GPUML__V8K_INLINE void gpuml__v8x2_ldk_any(const char *p, int k, __m256 *a, __m256 *b)
+{
+    if (k == 1) {
+        const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)p), z = _mm256_setzero_si256();
+        *a = _mm256_castsi256_ps(_mm256_unpacklo_epi16(z, w));
+        *b = _mm256_castsi256_ps(_mm256_unpackhi_epi16(z, w));
+    } else {
+        *a = gpuml__v8_ldk(p, k);
+        *b = gpuml__v8_ldk(p + 8 * (k ? 2 : 4), k);
+    }
+}
 /* nt: a non-temporal store (p aligned to the vector: gpuml__v8_nt_ok; the caller fences) */
 /* 8 floats as f16 (NaN -> 0x7fff) */
 GPUML__V8K_INLINE __m128i gpuml__v8_to_f16(__m256 v)
@@ -5076,8 +5090,9 @@ GPUML__V8K_INLINE double gpuml__vsum_body(const char *x, int kx, int64_t n, floa
             const int64_t b1 = GPUML__MIN(b0 + 1024, n);
             __m256 f0 = _mm256_setzero_ps(), f1 = f0, d, e;
             for (i = b0; i + 16 <= b1; i += 16) {
-                d = _mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vc);
-                e = _mm256_sub_ps(gpuml__v8_ldk(x + (i + 8) * ex, kx), vc);
+                gpuml__v8x2_ldk_any(x + i * ex, kx, &d, &e);
+                d = _mm256_sub_ps(d, vc);
+                e = _mm256_sub_ps(e, vc);
                 f0 = _mm256_fmadd_ps(d, d, f0);
                 f1 = _mm256_fmadd_ps(e, e, f1);
             }
@@ -5142,8 +5157,10 @@ GPUML__V8K_INLINE double gpuml__norm_stats_body(const char *x, int kx, int64_t n
         }
         vb = _mm256_set1_ps(mb);
         for (i = b0; i + 32 <= b1; i += 32) {   /* four chains of each sum (latency) */
-            const __m256 v = _mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vb), u = _mm256_sub_ps(gpuml__v8_ldk(x + (i + 8) * ex, kx), vb);
-            const __m256 v2 = _mm256_sub_ps(gpuml__v8_ldk(x + (i + 16) * ex, kx), vb), u2 = _mm256_sub_ps(gpuml__v8_ldk(x + (i + 24) * ex, kx), vb);
+            __m256 v, u, v2, u2;
+            gpuml__v8x2_ldk_any(x + i * ex, kx, &v, &u);
+            gpuml__v8x2_ldk_any(x + (i + 16) * ex, kx, &v2, &u2);
+            v = _mm256_sub_ps(v, vb); u = _mm256_sub_ps(u, vb); v2 = _mm256_sub_ps(v2, vb); u2 = _mm256_sub_ps(u2, vb);
             a0 = _mm256_add_ps(a0, v);
             a1 = _mm256_add_ps(a1, u);
             a2 = _mm256_add_ps(a2, v2);
