@@ -5207,9 +5207,12 @@ GPUML__V8K_INLINE __m256i gpuml__v8_bf16_w_fin(__m256 v)
     const __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1)));
     return _mm256_srli_epi32(r, 16);
 }
-GPUML__V8K_INLINE void gpuml__v8x2_stk_fin(char *p, int k, __m256 a, __m256 b, int nt)
+/* perm (bf16): a and b hold elements 0-3, 8-11 and 4-7, 12-15 (gpuml__v8x2_ldk_any's order), which the
+   pack puts in place without the permute */
+GPUML__V8K_INLINE void gpuml__v8x2_stk_fin(char *p, int k, __m256 a, __m256 b, int nt, int perm)
 {
-    const __m256i h = k == 1 ? _mm256_permute4x64_epi64(_mm256_packus_epi32(gpuml__v8_bf16_w_fin(a), gpuml__v8_bf16_w_fin(b)), 0xd8)
+    const __m256i h = k == 1 && perm ? _mm256_packus_epi32(gpuml__v8_bf16_w_fin(a), gpuml__v8_bf16_w_fin(b))
+                    : k == 1 ? _mm256_permute4x64_epi64(_mm256_packus_epi32(gpuml__v8_bf16_w_fin(a), gpuml__v8_bf16_w_fin(b)), 0xd8)
                              : _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
                                                        _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 1);
     if (nt) _mm256_stream_si256((__m256i *)(void *)p, h);
@@ -5238,7 +5241,7 @@ GPUML__V8K_INLINE void gpuml__vnorm_out_loop(const char *x, int k, int64_t n, do
         if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, k, GPUML__NV(0), nt); i = 8; }
         for (; i + 16 <= n; i += 16) {
             if (pf) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
-            if (fin) gpuml__v8x2_stk_fin(y + i * ex, k, GPUML__NV(i), GPUML__NV(i + 8), nt);
+            if (fin) gpuml__v8x2_stk_fin(y + i * ex, k, GPUML__NV(i), GPUML__NV(i + 8), nt, 0);
             else gpuml__v8x2_stk(y + i * ex, k, GPUML__NV(i), GPUML__NV(i + 8), nt);
         }
     }
@@ -5337,15 +5340,15 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_bwd_avx2(const float *x, const fl
 }
 /* y = x * s + c (stream: as gpuml__vnorm_out_body; fin: no result is NaN, 16-bit results are stored
    16 at a time without the NaN fix-up) */
-GPUML__V8K_INLINE void gpuml__vaxpc_loop(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int nt, int fin)
+GPUML__V8K_INLINE void gpuml__vaxpc_loop(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int nt, int fin, int perm)
 {
     const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vs = _mm256_set1_ps(sc), vc = _mm256_set1_ps(c);
     int64_t i = 0;
 #define GPUML__AX(i) _mm256_fmadd_ps(gpuml__v8_ldk(x + (i) * ex, kx), vs, vc)
     if (ky == 1 || (ky == 2 && fin)) {   /* bf16 results 16 at a time (gpuml__v8x2_stk: 1 thread, softmax rows of 8192 3-5% faster, f16 not); nt: 8 first where y is not aligned to 32 */
-        if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, ky, GPUML__AX(0), nt); i = 8; }
-        if (fin) for (; i + 16 <= n; i += 16) gpuml__v8x2_stk_fin(y + i * ey, ky, GPUML__AX(i), GPUML__AX(i + 8), nt);
+        if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, ky, GPUML__AX(0), nt); i = 8; }   /* (not with perm: y aligned there) */
+        if (fin) for (; i + 16 <= n; i += 16) gpuml__v8x2_stk_fin(y + i * ey, ky, GPUML__AX(i), GPUML__AX(i + 8), nt, perm);
         else for (; i + 16 <= n; i += 16) gpuml__v8x2_stk(y + i * ey, ky, GPUML__AX(i), GPUML__AX(i + 8), nt);
     }
     for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * ey, ky, GPUML__AX(i), nt);
@@ -5355,13 +5358,17 @@ GPUML__V8K_INLINE void gpuml__vaxpc_loop(const char *x, int kx, int64_t n, float
 GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream, int fin)
 {
     const int nt = stream && gpuml__v8_nt_ok(y, ky);
-    if (fin && ky) {
-        if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 1);
-        else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 1);
-    } else if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 0);
-    else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 0);
+    if (fin == 2 && kx == 0 && ky == 1) {   /* x in gpuml__exp_shift_body's fast order: streamed only where y is aligned to 32 */
+        if (nt && !((uintptr_t)y & 31u)) gpuml__vaxpc_loop(x, 0, n, sc, c, y, 1, 1, 1, 1);
+        else gpuml__vaxpc_loop(x, 0, n, sc, c, y, 1, 0, 1, 1);
+    } else if (fin && ky) {
+        if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 1, 0);
+        else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 1, 0);
+    } else if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 0, 0);
+    else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 0, 0);
 }
-/* fin: no x * sc + c is NaN (see gpuml__vaxpc_loop) */
+/* fin: no x * sc + c is NaN (see gpuml__vaxpc_loop); 2: also x (f32) holds each full 16 elements from 0 in
+   gpuml__v8x2_ldk_any's bf16 order (gpuml__exp_shift_body, fast, of a bf16 row), y bf16 */
 GPUML__FN GPUML__F16C_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream, int fin)
 {
     /* the pairs the rows take: (kind, kind) and (0, kind) (the softmax's f32 exponentials out) */
@@ -6956,8 +6963,15 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, t;
         double u[8];
         for (i = b0; i + 16 <= b1; i += 16) {
-            const __m256 y = GPUML__E2(gpuml__v8_ldk(x + i * ex, kx));
-            const __m256 w = GPUML__E2(gpuml__v8_ldk(x + (i + 8) * ex, kx));
+            __m256 y, w;
+            if (fast) {   /* (bf16: the 16 in gpuml__v8x2_ldk_any's order; a softmax's output pass puts them back) */
+                gpuml__v8x2_ldk_any(x + i * ex, kx, &y, &w);
+                y = GPUML__E2(y);
+                w = GPUML__E2(w);
+            } else {
+                y = GPUML__E2(gpuml__v8_ldk(x + i * ex, kx));
+                w = GPUML__E2(gpuml__v8_ldk(x + (i + 8) * ex, kx));
+            }
             if (pf) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
             _mm256_storeu_ps(out + i, y);
             _mm256_storeu_ps(out + i + 8, w);
@@ -7361,15 +7375,16 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                    max pass (NaN skipped) */
                 float mn;
                 const int ok = kx && gpuml__vmaxmin16_avx2(xr, kx, n, &mf, &mn);
+                int fast;
                 if (!ok) mf = gpuml__vmax_k_avx2(xr, kx, n);
-                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c, pf,
-                                            ok && fabsf(mf) <= 65536.0f && ((double)mf - (double)mn) * 1.4426950408889634 <= 123.0);   /* sum exp(x - mf) 2^c */
+                fast = ok && fabsf(mf) <= 65536.0f && ((double)mf - (double)mn) * 1.4426950408889634 <= 123.0;
+                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c, pf, fast);   /* sum exp(x - mf) 2^c */
                 /* (not streamed where the exponentials went to y itself: its lines are in cache, 10% slower) */
                 if (r->kind == GPUML__ROW_SOFTMAX) {   /* a finite sum means no exponential was NaN or inf, and with a finite 1 / s no result is
                        NaN: 16-bit results without the NaN fix-up (bench/NOTES_ops.md) */
                     const float inv = (float)(1.0 / s);
                     gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, inv, 0.0f, yr, kx, dense && stream && (char *)(void *)e != yr,
-                                        s > 0.0 && s < HUGE_VAL && inv < HUGE_VALF);
+                                        fast && kx == 1 ? 2 : s > 0.0 && s < HUGE_VAL && inv < HUGE_VALF);
                 } else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s) + c * 0.69314718055994531), yr, kx, dense && stream, 0);
             } else {
                 double m2;
