@@ -6876,13 +6876,16 @@ GPUML__FN void gpuml__nplan_make(gpuml__nplan *p, const gpuml__rowop *r)
    path uses gpuml__v8_exp2_neg (base 2, 7.9e-8; 0 below 2^-126.5, where f32 would go subnormal); the
    scalar path uses expf. */
 #if GPUML__HAVE_AVX2_PATH
-/* the softmax's exp frame for a running max M: exp(x - M) = 2^(x log2e - sh) 2^-c with sh = M log2e
-   rounded to f32 and c = M log2e - sh (the values carry 2^c, a factor common to a block that the
-   normalization divides out); |M log2e| > 1e37 (where sh would overflow): exp(x - M) itself, c = 0 */
+/* the softmax's exp frame for a running max M: exp(x - M) = 2^(x l2e - sh) 2^-c with l2e = log2e rounded
+   to f32 (the factor the vector loops' FMAs use), sh = M l2e rounded to f32 and c = M l2e - sh (the
+   values carry 2^c, a factor common to a block that the normalization divides out; the log-softmax adds c
+   ln2).  |M l2e| > 2^23: exp(x - M) itself, c = 0 (sh's ulp would make |c| up to half of it: at 1.5e10
+   c was -488, 2^c 0 in f32, and the softmax of such rows NaN, the log-softmax inf; with M log2e in place
+   of M l2e, x l2e - sh was off by 1.9e-8 M besides, and the log-softmax by that times ln2). */
 GPUML__FN void gpuml__sm_frame(float mx, float *sh, double *c, int *big)
 {
-    const double ml = mx == -INFINITY ? 0.0 : (double)mx * 1.44269504088896341;
-    *big = fabs(ml) > 1e37;
+    const double ml = mx == -INFINITY ? 0.0 : (double)mx * (double)1.44269504088896341f;
+    *big = fabs(ml) > 8388608.0;
     *sh = *big ? mx : (float)ml;
     *c = *big ? 0.0 : ml - (double)*sh;
 }
@@ -6934,7 +6937,7 @@ GPUML__V8K_INLINE __m256 gpuml__v8_exp2_fr(__m256 x, __m256 l2e, __m256 vc, int 
    (its max pass then reads from cache).  frame (c not NULL): in gpuml__sm_frame's frame, x log2e - sh by one
    FMA, the values and the sum carrying 2^c (*c), which a softmax's normalization divides out (the
    log-softmax adds c ln2); else (x - mx) log2e.  fast (with c): the caller knows every x finite, |mx| <=
-   65536 and (mx - min x) log2e <= 123: sh = mx log2e rounded to an integer (|c| <= 1/2) and
+   65536 and (mx - min x) log2e <= 123: sh = mx l2e rounded to an integer (|c| <= 1/2) and
    gpuml__v8_exp2_fr (z = x log2e - sh >= -124: c and the error of log2e in f32, < 0.01 there, add at most
    0.51). */
 GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n, int deg, double *c, const char *pf, int fast)
@@ -6948,7 +6951,7 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
     float sh = mx;
     if (c) gpuml__sm_frame(mx, &sh, &cf, &big);
     if (fast) {
-        const double ml = (double)mx * 1.44269504088896341;
+        const double ml = (double)mx * (double)1.44269504088896341f;
         sh = (float)floor(ml + 0.5);
         cf = ml - (double)sh;
         vsh = _mm256_set1_ps(12582912.0f - sh);   /* vc of gpuml__v8_exp2_fr */
@@ -6993,7 +6996,7 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
 #undef GPUML__E2
     for (; i < n; i++) {
         const float v = GPUML__KLD(kx, x, i);
-        out[i] = big ? expf(v - mx) : (float)exp2((double)v * 1.44269504088896341 - (double)sh);
+        out[i] = big ? expf(v - mx) : (float)exp2((double)v * (double)1.44269504088896341f - (double)sh);   /* the frame's l2e */
         s += out[i];
     }
     return s;
