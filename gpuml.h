@@ -7235,7 +7235,7 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb
     /* the mean as two floats: x - mean stays accurate when |mean| is much larger than the spread */
     vm = _mm512_set1_ps((float)mean);
     vl = _mm512_set1_ps((float)(mean - (double)(float)mean));
-    vr = _mm512_set1_ps((float)(1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + eps)));
+    vr = _mm512_set1_ps((float)(1.0 / sqrt((m2 < 0.0 ? 0.0 : m2) + eps)));
     for (i = 0; i < n; i += 16) {
         __mmask16 m = gpuml__v16_mask(n - i);
         char *yp = y + i * ey;
@@ -7265,7 +7265,7 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_bwd_row_avx512(const char *x, in
     double mean = 0, m2 = gpuml__norm_stats_avx512(x, xb, n, rms, &mean) / (double)n, rstd, sg = 0, sgx = 0;
     __m512 vm, vl, vr, vsg, vsgx;
     int64_t b0, i;
-    rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + eps);
+    rstd = 1.0 / sqrt((m2 < 0.0 ? 0.0 : m2) + eps);
     vm = _mm512_set1_ps((float)mean);
     vl = _mm512_set1_ps((float)(mean - (double)(float)mean));
     vr = _mm512_set1_ps((float)rstd);
@@ -7393,7 +7393,7 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                 double m2;
                 if (r->kind == GPUML__ROW_LAYERNORM) m2 = gpuml__norm_stats_k_avx2(xr, kx, n, &mean) / (double)n;
                 else m2 = gpuml__vsum_k_avx2(xr, kx, n, 0.0f, 1) / (double)n;
-                rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + r->eps);
+                rstd = 1.0 / sqrt((m2 < 0.0 ? 0.0 : m2) + r->eps);
                 /* (not f32 rows with a bias: with x, weight and bias 3 f32 rows in L1 already, the prefetch cost
                    f32 layernorm rows of 8192 ~10%; f32 rmsnorm gained ~12%).  A finite mean and m2 mean every x is
                    finite and |x - mean| rstd <= sqrt(n): with a finite (float) rstd, w and b no result is NaN (inf at
@@ -7415,7 +7415,7 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             dy = gpuml__cpu_ld(dt, (const char *)gpuml_tensor_data(r->dy) + gpuml__row_off(&p->rs, &p->v[2], row) * es, p->dys * es, n, db);
             if (ln) m2 = gpuml__norm_stats_k_avx2((const char *)(const void *)x, 0, n, &mean) / (double)n;
             else m2 = gpuml__vsum_avx2(x, n, 0.0f, 1) / (double)n;
-            rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + r->eps);
+            rstd = 1.0 / sqrt((m2 < 0.0 ? 0.0 : m2) + r->eps);
             gpuml__vnorm_bwd_avx2(x, dy, n, !ln, mean, rstd, j->w, j->acc + (size_t)tid * 2 * (size_t)n, yb);
             if (yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
             continue;
