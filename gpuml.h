@@ -4509,6 +4509,20 @@ GPUML__V8K_INLINE __m256 gpuml__v8_ldk(const char *p, int k)
     if (k == 2) return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
     return _mm256_loadu_ps((const float *)(const void *)p);
 }
+/* 16 elements of kind k at p as two vectors, in any order (for sums): bf16 by one load and two word
+   unpacks against 0 (elements 0-3, 8-11 and 4-7, 12-15: 3 ops where two gpuml__v8_ldk take 4, on the
+   shift / shuffle pipes that bound those loops), others as two gpuml__v8_ldk */
+GPUML__V8K_INLINE void gpuml__v8x2_ldk_any(const char *p, int k, __m256 *a, __m256 *b)
+{
+    if (k == 1) {
+        const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)p), z = _mm256_setzero_si256();
+        *a = _mm256_castsi256_ps(_mm256_unpacklo_epi16(z, w));
+        *b = _mm256_castsi256_ps(_mm256_unpackhi_epi16(z, w));
+    } else {
+        *a = gpuml__v8_ldk(p, k);
+        *b = gpuml__v8_ldk(p + 8 * (k ? 2 : 4), k);
+    }
+}
 /* nt: a non-temporal store (p aligned to the vector: gpuml__v8_nt_ok; the caller fences) */
 /* 8 floats as f16 (NaN -> 0x7fff) */
 GPUML__V8K_INLINE __m128i gpuml__v8_to_f16(__m256 v)
@@ -5011,6 +5025,58 @@ GPUML__FN GPUML__F16C_TARGET float gpuml__vmax_k_avx2(const char *x, int kx, int
 #undef GPUML__C
 }
 GPUML__FN float gpuml__vmax_avx2(const float *x, int64_t n) { return gpuml__vmax_k_avx2((const char *)(const void *)x, 0, n); }
+/* max and min of a dense 16-bit row (k: 1 bf16, 2 f16; sign-magnitude words) on the raw words, 16 at a
+   time by four integer ops (the f32 pass: a widening and a shift besides the max, for 8): the largest
+   signed word is the largest value where it is >= +0 (a NaN above +inf), else every word is negative
+   and the smallest unsigned one is the max; the largest unsigned word, where negative, is the min (a
+   NaN below -inf), else the smallest signed one.  Returns 0 where the row holds a NaN or an inf (*mx,
+   *mn unset: the caller takes the f32 pass), else 1. */
+GPUML__V8K_INLINE int gpuml__vmaxmin16_body(const char *x, int k, int64_t n, float *mx, float *mn)
+{
+    const int inf = k == 1 ? 0x7f80 : 0x7c00;
+    __m256i smax = _mm256_set1_epi16((short)-32768), umin = _mm256_set1_epi16(-1), umax = _mm256_setzero_si256(), smin = _mm256_set1_epi16(32767);
+    __m128i h;
+    int64_t i = 0;
+    int sx, sn, ux, un;
+    uint16_t wx, wn;
+    if (n <= 0) return 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(x + 2 * i));
+        smax = _mm256_max_epi16(smax, w);
+        umin = _mm256_min_epu16(umin, w);
+        umax = _mm256_max_epu16(umax, w);
+        smin = _mm256_min_epi16(smin, w);
+    }
+    /* across the lanes by phminposuw (the unsigned min of 8 words): a max as 0xffff - the min of ~w, signed words
+       as unsigned with the sign bit flipped (w ^ 0x8000; its complement w ^ 0x7fff) */
+    h = _mm_min_epu16(_mm256_castsi256_si128(umin), _mm256_extracti128_si256(umin, 1));
+    un = _mm_extract_epi16(_mm_minpos_epu16(h), 0);
+    h = _mm_max_epu16(_mm256_castsi256_si128(umax), _mm256_extracti128_si256(umax, 1));
+    ux = 0xffff - _mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(h, _mm_set1_epi16(-1))), 0);
+    h = _mm_max_epi16(_mm256_castsi256_si128(smax), _mm256_extracti128_si256(smax, 1));
+    sx = 0x7fff - _mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(h, _mm_set1_epi16(0x7fff))), 0);
+    h = _mm_min_epi16(_mm256_castsi256_si128(smin), _mm256_extracti128_si256(smin, 1));
+    sn = _mm_extract_epi16(_mm_minpos_epu16(_mm_xor_si128(h, _mm_set1_epi16((short)-32768))), 0) - 32768;
+    for (; i < n; i++) {
+        uint16_t u;
+        int v;
+        memcpy(&u, x + 2 * i, 2);
+        v = u >= 0x8000 ? (int)u - 65536 : (int)u;
+        if (v > sx) sx = v;
+        if (v < sn) sn = v;
+        if ((int)u > ux) ux = u;
+        if ((int)u < un) un = u;
+    }
+    if (sx >= 0) { if (sx >= inf) return 0; wx = (uint16_t)sx; } else wx = (uint16_t)un;
+    if (ux >= 0x8000) { if ((ux & 0x7fff) >= inf) return 0; wn = (uint16_t)ux; } else wn = (uint16_t)sn;
+    *mx = gpuml__ld_f32(gpuml__k_dtype(k), (const char *)&wx);
+    *mn = gpuml__ld_f32(gpuml__k_dtype(k), (const char *)&wn);
+    return 1;
+}
+GPUML__FN GPUML__F16C_TARGET int gpuml__vmaxmin16_avx2(const char *x, int k, int64_t n, float *mx, float *mn)
+{
+    return k == 1 ? gpuml__vmaxmin16_body(x, 1, n, mx, mn) : gpuml__vmaxmin16_body(x, 2, n, mx, mn);
+}
 /* sum of x[i] - c (c = 0: plain sum) or, with sq, of (x[i] - c)^2; in double */
 GPUML__V8K_INLINE double gpuml__vsum_body(const char *x, int kx, int64_t n, float c, int sq)
 {
@@ -5024,8 +5090,9 @@ GPUML__V8K_INLINE double gpuml__vsum_body(const char *x, int kx, int64_t n, floa
             const int64_t b1 = GPUML__MIN(b0 + 1024, n);
             __m256 f0 = _mm256_setzero_ps(), f1 = f0, d, e;
             for (i = b0; i + 16 <= b1; i += 16) {
-                d = _mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vc);
-                e = _mm256_sub_ps(gpuml__v8_ldk(x + (i + 8) * ex, kx), vc);
+                gpuml__v8x2_ldk_any(x + i * ex, kx, &d, &e);
+                d = _mm256_sub_ps(d, vc);
+                e = _mm256_sub_ps(e, vc);
                 f0 = _mm256_fmadd_ps(d, d, f0);
                 f1 = _mm256_fmadd_ps(e, e, f1);
             }
@@ -5090,8 +5157,10 @@ GPUML__V8K_INLINE double gpuml__norm_stats_body(const char *x, int kx, int64_t n
         }
         vb = _mm256_set1_ps(mb);
         for (i = b0; i + 32 <= b1; i += 32) {   /* four chains of each sum (latency) */
-            const __m256 v = _mm256_sub_ps(gpuml__v8_ldk(x + i * ex, kx), vb), u = _mm256_sub_ps(gpuml__v8_ldk(x + (i + 8) * ex, kx), vb);
-            const __m256 v2 = _mm256_sub_ps(gpuml__v8_ldk(x + (i + 16) * ex, kx), vb), u2 = _mm256_sub_ps(gpuml__v8_ldk(x + (i + 24) * ex, kx), vb);
+            __m256 v, u, v2, u2;
+            gpuml__v8x2_ldk_any(x + i * ex, kx, &v, &u);
+            gpuml__v8x2_ldk_any(x + (i + 16) * ex, kx, &v2, &u2);
+            v = _mm256_sub_ps(v, vb); u = _mm256_sub_ps(u, vb); v2 = _mm256_sub_ps(v2, vb); u2 = _mm256_sub_ps(u2, vb);
             a0 = _mm256_add_ps(a0, v);
             a1 = _mm256_add_ps(a1, u);
             a2 = _mm256_add_ps(a2, v2);
@@ -5130,58 +5199,96 @@ GPUML__FN GPUML__F16C_TARGET double gpuml__norm_stats_k_avx2(const char *x, int 
     return GPUML__K3(kx, GPUML__C);
 #undef GPUML__C
 }
-/* y = (x - m) * r * w + b (w, b may be NULL); m as two floats (x - m stays accurate when |m| is
-   much larger than the spread of x).  stream: non-temporal stores where y allows them (the caller
-   fences); the rows here and in gpuml__vaxpc_k_avx2 stream outputs of GPUML__STREAM_BYTES or more, as
-   the AVX-512 rows do (without the stores' read for ownership an f16 layernorm on 2 threads took 12%
-   off, a bf16 one 3-5%: the 16-bit rows are compute-bound here) */
-/* ((x - m) r) w + b for the 8 elements of x at i (m = vm + vl) */
-GPUML__V8K_INLINE __m256 gpuml__v8_norm(const char *x, int kx, int64_t i, __m256 vm, __m256 vl, __m256 vr, const float *w, const float *b)
+/* 16-bit results of 8 lanes none of which is NaN (the softmax's where its sum is finite, the norms' where
+   the row's statistics, weight and bias are): the conversions without their NaN fix-up (bf16 3 of 9 ops) */
+GPUML__V8K_INLINE __m256i gpuml__v8_bf16_w_fin(__m256 v)
 {
-    __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(gpuml__v8_ldk(x + i * (kx ? 2 : 4), kx), vm), vl), vr);
+    const __m256i x = _mm256_castps_si256(v);
+    const __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1)));
+    return _mm256_srli_epi32(r, 16);
+}
+/* perm (bf16): a and b hold elements 0-3, 8-11 and 4-7, 12-15 (gpuml__v8x2_ldk_any's order), which the
+   pack puts in place without the permute */
+GPUML__V8K_INLINE void gpuml__v8x2_stk_fin(char *p, int k, __m256 a, __m256 b, int nt, int perm)
+{
+    const __m256i h = k == 1 && perm ? _mm256_packus_epi32(gpuml__v8_bf16_w_fin(a), gpuml__v8_bf16_w_fin(b))
+                    : k == 1 ? _mm256_permute4x64_epi64(_mm256_packus_epi32(gpuml__v8_bf16_w_fin(a), gpuml__v8_bf16_w_fin(b)), 0xd8)
+                             : _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
+                                                       _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 1);
+    if (nt) _mm256_stream_si256((__m256i *)(void *)p, h);
+    else _mm256_storeu_si256((__m256i *)(void *)p, h);
+}
+/* ((x - m) r) w + b for the 8 elements of x at i (m = vm + vl; w and b both: one FMA, as the AVX-512
+   loop); rms (m = 0): without the two subtractions, which change no bit there */
+GPUML__V8K_INLINE __m256 gpuml__v8_norm(const char *x, int kx, int64_t i, __m256 vm, __m256 vl, __m256 vr, const float *w, const float *b, int rms)
+{
+    __m256 v = gpuml__v8_ldk(x + i * (kx ? 2 : 4), kx);
+    v = _mm256_mul_ps(rms ? v : _mm256_sub_ps(_mm256_sub_ps(v, vm), vl), vr);
+    if (w && b) return _mm256_fmadd_ps(v, _mm256_loadu_ps(w + i), _mm256_loadu_ps(b + i));
     if (w) v = _mm256_mul_ps(v, _mm256_loadu_ps(w + i));
     if (b) v = _mm256_add_ps(v, _mm256_loadu_ps(b + i));
     return v;
 }
-GPUML__V8K_INLINE void gpuml__vnorm_out_loop(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
-                                            int nt, const char *pf)
+/* nt, pf NULL or not, rms and fin: constants in each loop instance */
+GPUML__V8K_INLINE void gpuml__vnorm_out_loop(const char *x, int k, int64_t n, double m, float r, const float *w, const float *b, char *y,
+                                            int nt, const char *pf, int rms, int fin)
 {
-    const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
+    const int64_t ex = k ? 2 : 4;
     const __m256 vm = _mm256_set1_ps((float)m), vl = _mm256_set1_ps((float)(m - (double)(float)m)), vr = _mm256_set1_ps(r);
     int64_t i = 0;
-    if (ky == 1) {   /* bf16 results 16 at a time (gpuml__v8x2_stk); nt: 8 first where y is not aligned to 32 */
-        if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, ky, gpuml__v8_norm(x, kx, 0, vm, vl, vr, w, b), nt); i = 8; }
+#define GPUML__NV(i) gpuml__v8_norm(x, k, (i), vm, vl, vr, w, b, rms)
+    if (k == 1 || (k == 2 && fin)) {   /* 16-bit results 16 at a time (gpuml__v8x2_stk: bf16; fin: bf16 and f16 without the NaN fix-up); nt: 8 first where y is not aligned to 32 */
+        if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, k, GPUML__NV(0), nt); i = 8; }
         for (; i + 16 <= n; i += 16) {
             if (pf) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
-            gpuml__v8x2_stk(y + i * ey, ky, gpuml__v8_norm(x, kx, i, vm, vl, vr, w, b), gpuml__v8_norm(x, kx, i + 8, vm, vl, vr, w, b), nt);
+            if (fin) gpuml__v8x2_stk_fin(y + i * ex, k, GPUML__NV(i), GPUML__NV(i + 8), nt, 0);
+            else gpuml__v8x2_stk(y + i * ex, k, GPUML__NV(i), GPUML__NV(i + 8), nt);
         }
     }
     for (; i + 8 <= n; i += 8) {
         if (pf && !(i & 15)) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
-        gpuml__v8_stk(y + i * ey, ky, gpuml__v8_norm(x, kx, i, vm, vl, vr, w, b), nt);
+        gpuml__v8_stk(y + i * ex, k, GPUML__NV(i), nt);
     }
-    for (; i < n; i++) GPUML__KST(ky, y, i, (float)(GPUML__KLD(kx, x, i) - m) * r * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f));
+#undef GPUML__NV
+    for (; i < n; i++) {
+        const float v = (float)(GPUML__KLD(k, x, i) - m) * r;
+        GPUML__KST(k, y, i, w && b ? fmaf(v, w[i], b[i]) : v * (w ? w[i] : 1.0f) + (b ? b[i] : 0.0f));
+    }
 }
-GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b, char *y, int ky,
-                                            int stream, const char *pf)
+GPUML__V8K_INLINE void gpuml__vnorm_out_fin(const char *x, int k, int64_t n, double m, float r, const float *w, const float *b, char *y,
+                                           int nt, const char *pf, int fin)
+{
+    if (m == 0.0 && fin) gpuml__vnorm_out_loop(x, k, n, m, r, w, b, y, nt, pf, 1, 1);
+    else if (m == 0.0) gpuml__vnorm_out_loop(x, k, n, m, r, w, b, y, nt, pf, 1, 0);
+    else if (fin) gpuml__vnorm_out_loop(x, k, n, m, r, w, b, y, nt, pf, 0, 1);
+    else gpuml__vnorm_out_loop(x, k, n, m, r, w, b, y, nt, pf, 0, 0);
+}
+GPUML__V8K_INLINE void gpuml__vnorm_out_body(const char *x, int k, int64_t n, double m, float r, const float *w, const float *b, char *y,
+                                            int stream, const char *pf, int fin)
 {
     /* nt and whether pf is NULL constants in each loop (a test a store had cost an f32 rmsnorm ~5%; a test for
        pf in the loop cost f32 rmsnorm rows of 1024, which take no prefetch, 5-10%) */
-    const int nt = stream && gpuml__v8_nt_ok(y, ky);
-    if (pf && nt) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 1, pf);
-    else if (pf) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 0, pf);
-    else if (nt) gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 1, NULL);
-    else gpuml__vnorm_out_loop(x, kx, n, m, r, w, b, y, ky, 0, NULL);
+    const int nt = stream && gpuml__v8_nt_ok(y, k);
+    fin = fin && k;   /* (a constant 0 for f32 results: those loops are not instanced) */
+    if (pf && nt) gpuml__vnorm_out_fin(x, k, n, m, r, w, b, y, 1, pf, fin);
+    else if (pf) gpuml__vnorm_out_fin(x, k, n, m, r, w, b, y, 0, pf, fin);
+    else if (nt) gpuml__vnorm_out_fin(x, k, n, m, r, w, b, y, 1, NULL, fin);
+    else gpuml__vnorm_out_fin(x, k, n, m, r, w, b, y, 0, NULL, fin);
 }
-/* pf (not NULL): the next row, prefetched into L1 while this one's output goes out (its statistics pass
-   then reads from cache, as on AVX-512) */
-GPUML__FN GPUML__F16C_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int kx, int64_t n, double m, float r, const float *w, const float *b,
-                                                        char *y, int ky, int stream, const char *pf)
+/* y = (x - m) r w + b, y of x's kind k (w, b may be NULL); m as two floats (x - m stays accurate when |m| is
+   much larger than the spread of x).  stream: non-temporal stores where y allows them (the caller
+   fences); the rows here and in gpuml__vaxpc_k_avx2 stream outputs of GPUML__STREAM_BYTES or more, as
+   the AVX-512 rows do (without the stores' read for ownership an f16 layernorm on 2 threads took 12%
+   off, a bf16 one 3-5%: the 16-bit rows are compute-bound here).  pf (not NULL): the next row, prefetched
+   into L1 while this one's output goes out (its statistics pass then reads from cache, as on AVX-512).
+   fin: no result can be NaN (the caller's statistics, r, w and b finite): 16-bit results without the NaN
+   fix-up. */
+GPUML__FN GPUML__F16C_TARGET void gpuml__vnorm_out_k_avx2(const char *x, int k, int64_t n, double m, float r, const float *w, const float *b,
+                                                        char *y, int stream, const char *pf, int fin)
 {
-#define GPUML__C(k) gpuml__vnorm_out_body(x, k, n, m, r, w, b, y, k, stream, pf)
-    if (kx == ky) { GPUML__K3(kx, GPUML__C); return; }
+#define GPUML__C(kc) gpuml__vnorm_out_body(x, kc, n, m, r, w, b, y, stream, pf, fin)
+    GPUML__K3(k, GPUML__C);
 #undef GPUML__C
-    gpuml__vnorm_out_body(x, kx, n, m, r, w, b, y, ky, stream, pf);
 }
 /* layernorm (rms = 0) / rmsnorm backward of one f32 row: xh = (x - m) r, g = dy w (w may be NULL),
    dx = r (g - mean(g) - xh mean(g xh)) (mean(g) = 0 for rmsnorm); acc[i] += dy xh and acc[n + i] += dy
@@ -5231,33 +5338,17 @@ GPUML__FN GPUML__AVX2_TARGET void gpuml__vnorm_bwd_avx2(const float *x, const fl
         dx[i] = (float)(r * (g - sg - xh * sgx));
     }
 }
-/* 16-bit results of 8 lanes none of which is NaN (the softmax's, where the sum is finite): the
-   conversions without their NaN fix-up (bf16 3 of 9 ops) */
-GPUML__V8K_INLINE __m256i gpuml__v8_bf16_w_fin(__m256 v)
-{
-    const __m256i x = _mm256_castps_si256(v);
-    const __m256i r = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1)));
-    return _mm256_srli_epi32(r, 16);
-}
-GPUML__V8K_INLINE void gpuml__v8x2_stk_fin(char *p, int k, __m256 a, __m256 b, int nt)
-{
-    const __m256i h = k == 1 ? _mm256_permute4x64_epi64(_mm256_packus_epi32(gpuml__v8_bf16_w_fin(a), gpuml__v8_bf16_w_fin(b)), 0xd8)
-                             : _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)),
-                                                       _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), 1);
-    if (nt) _mm256_stream_si256((__m256i *)(void *)p, h);
-    else _mm256_storeu_si256((__m256i *)(void *)p, h);
-}
 /* y = x * s + c (stream: as gpuml__vnorm_out_body; fin: no result is NaN, 16-bit results are stored
    16 at a time without the NaN fix-up) */
-GPUML__V8K_INLINE void gpuml__vaxpc_loop(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int nt, int fin)
+GPUML__V8K_INLINE void gpuml__vaxpc_loop(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int nt, int fin, int perm)
 {
     const int64_t ex = kx ? 2 : 4, ey = ky ? 2 : 4;
     const __m256 vs = _mm256_set1_ps(sc), vc = _mm256_set1_ps(c);
     int64_t i = 0;
 #define GPUML__AX(i) _mm256_fmadd_ps(gpuml__v8_ldk(x + (i) * ex, kx), vs, vc)
     if (ky == 1 || (ky == 2 && fin)) {   /* bf16 results 16 at a time (gpuml__v8x2_stk: 1 thread, softmax rows of 8192 3-5% faster, f16 not); nt: 8 first where y is not aligned to 32 */
-        if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, ky, GPUML__AX(0), nt); i = 8; }
-        if (fin) for (; i + 16 <= n; i += 16) gpuml__v8x2_stk_fin(y + i * ey, ky, GPUML__AX(i), GPUML__AX(i + 8), nt);
+        if (nt && ((uintptr_t)y & 31u) && n >= 8) { gpuml__v8_stk(y, ky, GPUML__AX(0), nt); i = 8; }   /* (not with perm: y aligned there) */
+        if (fin) for (; i + 16 <= n; i += 16) gpuml__v8x2_stk_fin(y + i * ey, ky, GPUML__AX(i), GPUML__AX(i + 8), nt, perm);
         else for (; i + 16 <= n; i += 16) gpuml__v8x2_stk(y + i * ey, ky, GPUML__AX(i), GPUML__AX(i + 8), nt);
     }
     for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * ey, ky, GPUML__AX(i), nt);
@@ -5267,13 +5358,17 @@ GPUML__V8K_INLINE void gpuml__vaxpc_loop(const char *x, int kx, int64_t n, float
 GPUML__V8K_INLINE void gpuml__vaxpc_body(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream, int fin)
 {
     const int nt = stream && gpuml__v8_nt_ok(y, ky);
-    if (fin && ky) {
-        if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 1);
-        else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 1);
-    } else if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 0);
-    else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 0);
+    if (fin == 2 && kx == 0 && ky == 1) {   /* x in gpuml__exp_shift_body's fast order: streamed only where y is aligned to 32 */
+        if (nt && !((uintptr_t)y & 31u)) gpuml__vaxpc_loop(x, 0, n, sc, c, y, 1, 1, 1, 1);
+        else gpuml__vaxpc_loop(x, 0, n, sc, c, y, 1, 0, 1, 1);
+    } else if (fin && ky) {
+        if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 1, 0);
+        else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 1, 0);
+    } else if (nt) gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 1, 0, 0);
+    else gpuml__vaxpc_loop(x, kx, n, sc, c, y, ky, 0, 0, 0);
 }
-/* fin: no x * sc + c is NaN (see gpuml__vaxpc_loop) */
+/* fin: no x * sc + c is NaN (see gpuml__vaxpc_loop); 2: also x (f32) holds each full 16 elements from 0 in
+   gpuml__v8x2_ldk_any's bf16 order (gpuml__exp_shift_body, fast, of a bf16 row), y bf16 */
 GPUML__FN GPUML__F16C_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int64_t n, float sc, float c, char *y, int ky, int stream, int fin)
 {
     /* the pairs the rows take: (kind, kind) and (0, kind) (the softmax's f32 exponentials out) */
@@ -6781,13 +6876,16 @@ GPUML__FN void gpuml__nplan_make(gpuml__nplan *p, const gpuml__rowop *r)
    path uses gpuml__v8_exp2_neg (base 2, 7.9e-8; 0 below 2^-126.5, where f32 would go subnormal); the
    scalar path uses expf. */
 #if GPUML__HAVE_AVX2_PATH
-/* the softmax's exp frame for a running max M: exp(x - M) = 2^(x log2e - sh) 2^-c with sh = M log2e
-   rounded to f32 and c = M log2e - sh (the values carry 2^c, a factor common to a block that the
-   normalization divides out); |M log2e| > 1e37 (where sh would overflow): exp(x - M) itself, c = 0 */
+/* the softmax's exp frame for a running max M: exp(x - M) = 2^(x l2e - sh) 2^-c with l2e = log2e rounded
+   to f32 (the factor the vector loops' FMAs use), sh = M l2e rounded to f32 and c = M l2e - sh (the
+   values carry 2^c, a factor common to a block that the normalization divides out; the log-softmax adds c
+   ln2).  |M l2e| > 2^23: exp(x - M) itself, c = 0 (sh's ulp would make |c| up to half of it: at 1.5e10
+   c was -488, 2^c 0 in f32, and the softmax of such rows NaN, the log-softmax inf; with M log2e in place
+   of M l2e, x l2e - sh was off by 1.9e-8 M besides, and the log-softmax by that times ln2). */
 GPUML__FN void gpuml__sm_frame(float mx, float *sh, double *c, int *big)
 {
-    const double ml = mx == -INFINITY ? 0.0 : (double)mx * 1.44269504088896341;
-    *big = fabs(ml) > 1e37;
+    const double ml = mx == -INFINITY ? 0.0 : (double)mx * (double)1.44269504088896341f;
+    *big = fabs(ml) > 8388608.0;
     *sh = *big ? mx : (float)ml;
     *c = *big ? 0.0 : ml - (double)*sh;
 }
@@ -6797,13 +6895,9 @@ GPUML__FN void gpuml__sm_frame(float mx, float *sh, double *c, int *big)
    16-bit results only, one FMA fewer; Lawson-weighted fits); z clamped at -127 first, where the
    exponent field 0 makes 2^k and the result 0 (below -126.5; f32 would go subnormal).  Besides the
    FMAs 6 ops, where floor, cvt and a mask for the underflow took 8. */
-GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z, int deg)
+GPUML__V8K_INLINE __m256 gpuml__v8_exp2_poly(__m256 f, int deg)
 {
-    const __m256 mg = _mm256_set1_ps(12583039.0f);   /* 1.5 * 2^23 + 127 */
-    __m256 t, f, p;
-    z = _mm256_max_ps(_mm256_set1_ps(-127.0f), z);   /* NaN kept: max returns its second operand */
-    t = _mm256_add_ps(z, mg);
-    f = _mm256_sub_ps(z, _mm256_sub_ps(t, mg));
+    __m256 p;
     if (deg == 5) {
         p = _mm256_fmadd_ps(_mm256_set1_ps(1.3302209554e-03f), f, _mm256_set1_ps(9.6729323268e-03f));
         p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.5506151170e-02f));
@@ -6816,16 +6910,37 @@ GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z, int deg)
         p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.4022646248e-01f));
         p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.9314718246e-01f));
     }
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
+    return _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
+}
+GPUML__V8K_INLINE __m256 gpuml__v8_exp2_neg(__m256 z, int deg)
+{
+    const __m256 mg = _mm256_set1_ps(12583039.0f);   /* 1.5 * 2^23 + 127 */
+    __m256 t, f;
+    z = _mm256_max_ps(_mm256_set1_ps(-127.0f), z);   /* NaN kept: max returns its second operand */
+    t = _mm256_add_ps(z, mg);
+    f = _mm256_sub_ps(z, _mm256_sub_ps(t, mg));
+    return _mm256_mul_ps(gpuml__v8_exp2_poly(f, deg), _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
+}
+/* 2^(x l2e - sh) for a frame whose sh is an integer (|sh| < 2^22), where the caller knows the result's
+   z = x l2e - sh >= -124 (x finite): vc = 1.5 * 2^23 - sh, t = x l2e + vc by one FMA rounds z to k in t's low
+   bits, t - vc = k + sh exactly, f = x l2e - (k + sh) by another (one rounding), and 2^k goes into p's
+   exponent field by an integer add (k >= -125 and p >= 1/2: the result normal, the multiply's bits): 10
+   ops for 8 where gpuml__v8_exp2_neg after its x l2e - sh takes 12 (no clamp, one rounding step fewer). */
+GPUML__V8K_INLINE __m256 gpuml__v8_exp2_fr(__m256 x, __m256 l2e, __m256 vc, int deg)
+{
+    const __m256 t = _mm256_fmadd_ps(x, l2e, vc), f = _mm256_fmsub_ps(x, l2e, _mm256_sub_ps(t, vc));
+    return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(gpuml__v8_exp2_poly(f, deg)), _mm256_slli_epi32(_mm256_castps_si256(t), 23)));
 }
 /* out[i] = exp(x[i] - mx) (x[i] <= mx: the row's max), returns their sum: exp in base 2 (the
    natural-base form with its range checks cost ~1.6x the instructions), summed in f32 per block of
    1024 and the blocks in double; pf (not NULL): the next row, prefetched into L1 while this one computes
    (its max pass then reads from cache).  frame (c not NULL): in gpuml__sm_frame's frame, x log2e - sh by one
    FMA, the values and the sum carrying 2^c (*c), which a softmax's normalization divides out (the
-   log-softmax adds c ln2); else (x - mx) log2e. */
-GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n, int deg, double *c, const char *pf)
+   log-softmax adds c ln2); else (x - mx) log2e.  fast (with c): the caller knows every x finite, |mx| <=
+   65536 and (mx - min x) log2e <= 123: sh = mx l2e rounded to an integer (|c| <= 1/2) and
+   gpuml__v8_exp2_fr (z = x log2e - sh >= -124: c and the error of log2e in f32, < 0.01 there, add at most
+   0.51). */
+GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, float *out, int64_t n, int deg, double *c, const char *pf, int fast)
 {
     const int64_t ex = kx ? 2 : 4;
     const __m256 l2e = _mm256_set1_ps(1.44269504088896341f);
@@ -6835,16 +6950,31 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
     int big = 1;
     float sh = mx;
     if (c) gpuml__sm_frame(mx, &sh, &cf, &big);
+    if (fast) {
+        const double ml = (double)mx * (double)1.44269504088896341f;
+        sh = (float)floor(ml + 0.5);
+        cf = ml - (double)sh;
+        vsh = _mm256_set1_ps(12582912.0f - sh);   /* vc of gpuml__v8_exp2_fr */
+    } else {
+        vsh = _mm256_set1_ps(sh);
+    }
     if (c) *c = cf;
-    vsh = _mm256_set1_ps(sh);
 #define GPUML__EZ(v) (big ? _mm256_mul_ps(_mm256_sub_ps((v), vsh), l2e) : _mm256_fmsub_ps((v), l2e, vsh))
+#define GPUML__E2(v) (fast ? gpuml__v8_exp2_fr((v), l2e, vsh, deg) : gpuml__v8_exp2_neg(GPUML__EZ(v), deg))
     for (b0 = 0; b0 + 8 <= n; b0 += 1024) {
         const int64_t b1 = GPUML__MIN(b0 + 1024, n);
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, t;
         double u[8];
         for (i = b0; i + 16 <= b1; i += 16) {
-            const __m256 y = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + i * ex, kx)), deg);
-            const __m256 w = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + (i + 8) * ex, kx)), deg);
+            __m256 y, w;
+            if (fast) {   /* (bf16: the 16 in gpuml__v8x2_ldk_any's order; a softmax's output pass puts them back) */
+                gpuml__v8x2_ldk_any(x + i * ex, kx, &y, &w);
+                y = GPUML__E2(y);
+                w = GPUML__E2(w);
+            } else {
+                y = GPUML__E2(gpuml__v8_ldk(x + i * ex, kx));
+                w = GPUML__E2(gpuml__v8_ldk(x + (i + 8) * ex, kx));
+            }
             if (pf) _mm_prefetch(pf + i * ex, _MM_HINT_T0);
             _mm256_storeu_ps(out + i, y);
             _mm256_storeu_ps(out + i + 8, w);
@@ -6852,7 +6982,7 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
             a1 = _mm256_add_ps(a1, w);
         }
         for (; i + 8 <= b1; i += 8) {
-            const __m256 y = gpuml__v8_exp2_neg(GPUML__EZ(gpuml__v8_ldk(x + i * ex, kx)), deg);
+            const __m256 y = GPUML__E2(gpuml__v8_ldk(x + i * ex, kx));
             _mm256_storeu_ps(out + i, y);
             a0 = _mm256_add_ps(a0, y);
         }
@@ -6863,28 +6993,31 @@ GPUML__V8K_INLINE double gpuml__exp_shift_body(const char *x, int kx, float mx, 
         if (i < b1) break;   /* the last few elements of the row: below */
     }
 #undef GPUML__EZ
+#undef GPUML__E2
     for (; i < n; i++) {
         const float v = GPUML__KLD(kx, x, i);
-        out[i] = big ? expf(v - mx) : (float)exp2((double)v * 1.44269504088896341 - (double)sh);
+        out[i] = big ? expf(v - mx) : (float)exp2((double)v * (double)1.44269504088896341f - (double)sh);   /* the frame's l2e */
         s += out[i];
     }
     return s;
 }
 /* c NULL: exp(x - mx) itself; else in the frame of M = mx (*c: see gpuml__exp_shift_body), deg 5 where
-   the results are 16-bit */
+   the results are 16-bit; fast (16-bit x, with d5 and c): see gpuml__exp_shift_body */
 GPUML__FN GPUML__F16C_TARGET double gpuml__exp_shift_k_avx2(const char *x, int kx, float mx, float *out, int64_t n, int d5, double *c,
-                                                             const char *pf)
+                                                             const char *pf, int fast)
 {
-#define GPUML__C5(k) gpuml__exp_shift_body(x, k, mx, out, n, 5, c, pf)
-#define GPUML__C6(k) gpuml__exp_shift_body(x, k, mx, out, n, 6, c, pf)
-    if (!c) return gpuml__exp_shift_body(x, 0, mx, out, n, 6, NULL, NULL);
+#define GPUML__C5(k) gpuml__exp_shift_body(x, k, mx, out, n, 5, c, pf, 0)
+#define GPUML__C6(k) gpuml__exp_shift_body(x, k, mx, out, n, 6, c, pf, 0)
+    if (!c) return gpuml__exp_shift_body(x, 0, mx, out, n, 6, NULL, NULL, 0);
+    if (fast && d5 && kx == 1) return gpuml__exp_shift_body(x, 1, mx, out, n, 5, c, pf, 1);
+    if (fast && d5 && kx == 2) return gpuml__exp_shift_body(x, 2, mx, out, n, 5, c, pf, 1);
     return d5 ? GPUML__K3(kx, GPUML__C5) : GPUML__K3(kx, GPUML__C6);
 #undef GPUML__C5
 #undef GPUML__C6
 }
 GPUML__FN double gpuml__exp_shift_avx2(const float *x, float mx, float *out, int64_t n)
 {
-    return gpuml__exp_shift_k_avx2((const char *)(const void *)x, 0, mx, out, n, 0, NULL, NULL);
+    return gpuml__exp_shift_k_avx2((const char *)(const void *)x, 0, mx, out, n, 0, NULL, NULL, 0);
 }
 #endif
 GPUML__FN double gpuml__exp_shift(const float *x, float mx, float *out, int64_t n)
@@ -7102,7 +7235,7 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_row_avx512(const char *x, int xb
     /* the mean as two floats: x - mean stays accurate when |mean| is much larger than the spread */
     vm = _mm512_set1_ps((float)mean);
     vl = _mm512_set1_ps((float)(mean - (double)(float)mean));
-    vr = _mm512_set1_ps((float)(1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + eps)));
+    vr = _mm512_set1_ps((float)(1.0 / sqrt((m2 < 0.0 ? 0.0 : m2) + eps)));
     for (i = 0; i < n; i += 16) {
         __mmask16 m = gpuml__v16_mask(n - i);
         char *yp = y + i * ey;
@@ -7132,7 +7265,7 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__norm_bwd_row_avx512(const char *x, in
     double mean = 0, m2 = gpuml__norm_stats_avx512(x, xb, n, rms, &mean) / (double)n, rstd, sg = 0, sgx = 0;
     __m512 vm, vl, vr, vsg, vsgx;
     int64_t b0, i;
-    rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + eps);
+    rstd = 1.0 / sqrt((m2 < 0.0 ? 0.0 : m2) + eps);
     vm = _mm512_set1_ps((float)mean);
     vl = _mm512_set1_ps((float)(mean - (double)(float)mean));
     vr = _mm512_set1_ps((float)rstd);
@@ -7170,6 +7303,7 @@ typedef struct gpuml__rowjob {
     const gpuml__rowop *r;
     const gpuml__nplan *p;
     const float *w, *b;         /* weight and bias as floats (NULL: none) */
+    int wb_fin;                 /* every w and b finite (the AVX2 norms' outputs then NaN only where a row's statistics are) */
     double *acc;                /* backward: per thread [dw | db], 2n doubles each */
     double *loss;               /* cross-entropy: per row */
 } gpuml__rowjob;
@@ -7239,23 +7373,33 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             const char *pf = dense && n > 1024 && row + 1 < re ? (const char *)gpuml_tensor_data(r->x) + gpuml__row_off(&p->rs, &p->v[0], row + 1) * es : NULL;
             if (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX) {
                 double c;
-                mf = gpuml__vmax_k_avx2(xr, kx, n);
-                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c, pf);   /* sum exp(x - mf) 2^c */
+                /* 16-bit rows: the max (and min) on the raw words; every x finite, |max| <= 65536 and (max - min) log2e
+                   <= 123: the exponentials without their clamp (gpuml__exp_shift_body).  A NaN or an inf: the f32
+                   max pass (NaN skipped) */
+                float mn;
+                const int ok = kx && gpuml__vmaxmin16_avx2(xr, kx, n, &mf, &mn);
+                int fast;
+                if (!ok) mf = gpuml__vmax_k_avx2(xr, kx, n);
+                fast = ok && fabsf(mf) <= 65536.0f && ((double)mf - (double)mn) * 1.4426950408889634 <= 123.0;
+                s = gpuml__exp_shift_k_avx2(xr, kx, mf, e, n, dt != GPUML_F32, &c, pf, fast);   /* sum exp(x - mf) 2^c */
                 /* (not streamed where the exponentials went to y itself: its lines are in cache, 10% slower) */
                 if (r->kind == GPUML__ROW_SOFTMAX) {   /* a finite sum means no exponential was NaN or inf, and with a finite 1 / s no result is
                        NaN: 16-bit results without the NaN fix-up (bench/NOTES_ops.md) */
                     const float inv = (float)(1.0 / s);
                     gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, inv, 0.0f, yr, kx, dense && stream && (char *)(void *)e != yr,
-                                        s > 0.0 && s < HUGE_VAL && inv < HUGE_VALF);
+                                        fast && kx == 1 ? 2 : s > 0.0 && s < HUGE_VAL && inv < HUGE_VALF);
                 } else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s) + c * 0.69314718055994531), yr, kx, dense && stream, 0);
             } else {
                 double m2;
                 if (r->kind == GPUML__ROW_LAYERNORM) m2 = gpuml__norm_stats_k_avx2(xr, kx, n, &mean) / (double)n;
                 else m2 = gpuml__vsum_k_avx2(xr, kx, n, 0.0f, 1) / (double)n;
-                rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + r->eps);
+                rstd = 1.0 / sqrt((m2 < 0.0 ? 0.0 : m2) + r->eps);
                 /* (not f32 rows with a bias: with x, weight and bias 3 f32 rows in L1 already, the prefetch cost
-                   f32 layernorm rows of 8192 ~10%; f32 rmsnorm gained ~12%) */
-                gpuml__vnorm_out_k_avx2(xr, kx, n, mean, (float)rstd, j->w, j->b, yr, kx, dense && stream, kx || !j->b ? pf : NULL);
+                   f32 layernorm rows of 8192 ~10%; f32 rmsnorm gained ~12%).  A finite mean and m2 mean every x is
+                   finite and |x - mean| rstd <= sqrt(n): with a finite (float) rstd, w and b no result is NaN (inf at
+                   most, where w overflows it), and the 16-bit stores leave out the NaN fix-up */
+                gpuml__vnorm_out_k_avx2(xr, kx, n, mean, (float)rstd, j->w, j->b, yr, dense && stream, kx || !j->b ? pf : NULL,
+                                        j->wb_fin && fabs(mean) < HUGE_VAL && m2 < HUGE_VAL && (float)rstd < HUGE_VALF);
             }
             if (!dense) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
             continue;
@@ -7271,7 +7415,7 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             dy = gpuml__cpu_ld(dt, (const char *)gpuml_tensor_data(r->dy) + gpuml__row_off(&p->rs, &p->v[2], row) * es, p->dys * es, n, db);
             if (ln) m2 = gpuml__norm_stats_k_avx2((const char *)(const void *)x, 0, n, &mean) / (double)n;
             else m2 = gpuml__vsum_avx2(x, n, 0.0f, 1) / (double)n;
-            rstd = 1.0 / sqrt((m2 > 0.0 ? m2 : 0.0) + r->eps);
+            rstd = 1.0 / sqrt((m2 < 0.0 ? 0.0 : m2) + r->eps);
             gpuml__vnorm_bwd_avx2(x, dy, n, !ln, mean, rstd, j->w, j->acc + (size_t)tid * 2 * (size_t)n, yb);
             if (yp) gpuml__cpu_st(dt, yp, p->ys * es, n, yb);
             continue;
@@ -7380,6 +7524,9 @@ GPUML__FN gpuml_status gpuml__cpu_rows(gpuml_ctx *ctx, const gpuml__rowop *r, co
     j.r = r; j.p = p;
     j.w = gpuml__cpu_floats(r->w);
     j.b = gpuml__cpu_floats(r->b);
+    j.wb_fin = 1;
+    for (i = 0; i < n; i++)
+        if ((j.w && !(fabsf(j.w[i]) < HUGE_VALF)) || (j.b && !(fabsf(j.b[i]) < HUGE_VALF))) { j.wb_fin = 0; break; }
     if (bwd) j.acc = (double *)gpuml__calloc(sizeof(double) * 2 * (size_t)n * (size_t)nth);
     if (r->kind == GPUML__ROW_XENT) j.loss = (double *)gpuml__malloc(sizeof(double) * (size_t)(p->rs.n + 1));
     if ((r->w && !j.w) || (r->b && !j.b) || (bwd && !j.acc) || (r->kind == GPUML__ROW_XENT && !j.loss)) {
