@@ -5380,6 +5380,24 @@ GPUML__FN GPUML__F16C_TARGET void gpuml__vaxpc_k_avx2(const char *x, int kx, int
 #undef GPUML__C
 #undef GPUML__C0
 }
+/* log-softmax's output: y = (x + ch) + cl, the row's constant -max - log(sum) as two floats (one float
+   lost log(sum) against a large max: rows at 1e4 were off by 9e-5 relative, at 1e10 by 100%; near the
+   max x + ch is exact) */
+GPUML__V8K_INLINE void gpuml__vlsm_body(const char *x, int k, int64_t n, float ch, float cl, char *y, int stream)
+{
+    const int64_t e = k ? 2 : 4;
+    const int nt = stream && gpuml__v8_nt_ok(y, k);
+    const __m256 vh = _mm256_set1_ps(ch), vl = _mm256_set1_ps(cl);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) gpuml__v8_stk(y + i * e, k, _mm256_add_ps(_mm256_add_ps(gpuml__v8_ldk(x + i * e, k), vh), vl), nt);
+    for (; i < n; i++) GPUML__KST(k, y, i, (GPUML__KLD(k, x, i) + ch) + cl);
+}
+GPUML__FN GPUML__F16C_TARGET void gpuml__vlsm_k_avx2(const char *x, int k, int64_t n, float ch, float cl, char *y, int stream)
+{
+#define GPUML__C(kk) gpuml__vlsm_body(x, kk, n, ch, cl, y, stream)
+    GPUML__K3(k, GPUML__C);
+#undef GPUML__C
+}
 GPUML__FN void gpuml__vaxpc_avx2(const float *x, int64_t n, float sc, float c, float *y)
 {
     gpuml__vaxpc_k_avx2((const char *)(const void *)x, 0, n, sc, c, (char *)(void *)y, 0, 0, 0);
@@ -7121,11 +7139,13 @@ GPUML__FN GPUML__AVX512_TARGET void gpuml__softmax_row_avx512(const char *x, int
     if (loss) *loss = (double)mx + log(s) - c * 0.69314718055994531 - (double)gpuml__ld_f32(xb == 2 ? GPUML_F16 : xb ? GPUML_BF16 : GPUML_F32, x + lab * ex);
     if (!y) return;
     if (logsm) {   /* s = sum exp(x - M) 2^c */
-        const __m512 cc = _mm512_set1_ps((float)(-(double)mx - log(s) + c * 0.69314718055994531));
+        /* the constant as two floats (gpuml__vlsm_body) */
+        const double lc = -(double)mx - log(s) + c * 0.69314718055994531;
+        const __m512 ch = _mm512_set1_ps((float)lc), cl = _mm512_set1_ps((float)(lc - (double)(float)lc));
         for (i = 0; i < n; i += 16) {
             __mmask16 m = gpuml__v16_mask(n - i);
             char *yp = y + i * ey;
-            gpuml__v16_st(yp, yb, _mm512_add_ps(gpuml__v16_ld(x + i * ex, xb, m), cc), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
+            gpuml__v16_st(yp, yb, _mm512_add_ps(_mm512_add_ps(gpuml__v16_ld(x + i * ex, xb, m), ch), cl), m, stream && m == 0xffff && gpuml__v16_nt_ok(yp, yb));
         }
     } else {
         for (b0 = 0, nb = 0; b0 < n; b0 += GPUML__SM_BLK, nb++) {
@@ -7388,7 +7408,10 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
                     const float inv = (float)(1.0 / s);
                     gpuml__vaxpc_k_avx2((const char *)(const void *)e, 0, n, inv, 0.0f, yr, kx, dense && stream && (char *)(void *)e != yr,
                                         fast && kx == 1 ? 2 : s > 0.0 && s < HUGE_VAL && inv < HUGE_VALF);
-                } else gpuml__vaxpc_k_avx2(xr, kx, n, 1.0f, (float)(-(double)mf - log(s) + c * 0.69314718055994531), yr, kx, dense && stream, 0);
+                } else {
+                    const double lc = -(double)mf - log(s) + c * 0.69314718055994531;
+                    gpuml__vlsm_k_avx2(xr, kx, n, (float)lc, (float)(lc - (double)(float)lc), yr, dense && stream);
+                }
             } else {
                 double m2;
                 if (r->kind == GPUML__ROW_LAYERNORM) m2 = gpuml__norm_stats_k_avx2(xr, kx, n, &mean) / (double)n;

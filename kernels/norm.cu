@@ -435,12 +435,14 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
         int lab = labels[row * p.ls];
         bool ok = lab >= 0 && (gpuml__i64)lab < n;
         float inv = __fdividef(p.scale, s);   /* s >= 1 (or NaN) */
-        if (tr == 0) part0[row] = ok ? mx + logf(s) - gpuml__X::ld(xp[(gpuml__i64)lab * p.xs]) : __int_as_float(0x7fc00000);
+        if (tr == 0) part0[row] = ok ? (mx - gpuml__X::ld(xp[(gpuml__i64)lab * p.xs])) + logf(s) : __int_as_float(0x7fc00000);
 #endif
 #if RK == 0
         float inv = __fdividef(1.0f, s);      /* s >= 1 (or NaN) */
 #elif RK == 1
-        float lse = mx + logf(s);
+        /* y = (x - max) - log(sum): x - max is exact near the max; mx + log(sum) in f32 lost log(sum)
+           against a large max (rows at 1e4 off by ~1e-4 relative; the CPU paths had the same) */
+        const float ls = logf(s);
 #endif
 #elif GPUML__LN
         /* the statistics are of x - sh, sh = the row's first element (finite, else 0): x - sh is exact
@@ -519,7 +521,7 @@ extern "C" __global__ void __launch_bounds__(LBT, LBB)
 #if RK == 0
                 o[k] = gpuml__ex2((xv - mx) * GPUML__L2E) * inv;
 #elif RK == 1
-                o[k] = xv - lse;
+                o[k] = (xv - mx) - ls;
 #elif RK == 6
                 o[k] = ok ? (gpuml__ex2((xv - mx) * GPUML__L2E) * inv - (e == (gpuml__i64)lab ? p.scale : 0.0f)) : __int_as_float(0x7fc00000);
 #elif RK == 2 || RK == 3

@@ -1109,6 +1109,49 @@ static void xent_case(gpuml_ctx *ctx, const char *cn, gpuml_dtype dt, long long 
     free(vx); free(vl); free(g); free(lv); free(ref);
     gpuml_tensor_free(x); gpuml_tensor_free(d); gpuml_tensor_free(lab); gpuml_tensor_free(loss);
 }
+/* log_softmax and the cross-entropy loss on f32 rows far from 0 (a large max against log(sum)): the
+   vector CPU paths and the GPU kernel once formed max + log(sum) in f32 and lost log(sum): rows at 1e4
+   were off by ~1e-4 relative, at 1e10 by 100%.  Against float64 at f32's tolerance, on each context */
+static void test_log_softmax_offset(void)
+{
+    static const double offs[] = { 1e4, -3e4, 1e7, 1e10 };
+    const long long n = 1000, R = 4;
+    int c, o;
+    for (c = 0; c < nctx(); c++)
+        for (o = 0; o < 4; o++) {
+            int64_t sh[2] = {R, n}, one[1] = {1}, lsh[1] = {R};
+            gpuml_ctx *ctx = ctx_at(c);
+            gpuml_tensor *x = tt_new(ctx, GPUML_F32, 2, sh, 0), *y = tt_new(ctx, GPUML_F32, 2, sh, 0);
+            gpuml_tensor *loss = tt_new(ctx, GPUML_F32, 1, one, 0), *lab = tt_new(ctx, GPUML_I32, 1, lsh, 0);
+            double *vx = (double *)malloc(sizeof(double) * (size_t)(R * n)), *vy, *vl, lref = 0, labs[4];
+            long long r, i, bad = -1;
+            for (i = 0; i < R * n; i++) vx[i] = (double)(float)(offs[o] * (1.0 + 1e-7 * (double)(i % 7)) + 3.0 * tu_rand());
+            tt_write(x, vx);
+            for (r = 0; r < R; r++) labs[r] = (double)((r * 397 + 11) % n);
+            tt_write(lab, labs);
+            poison(ctx, y);
+            CHECK(gpuml_log_softmax(ctx, y, x, -1) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            CHECK(gpuml_cross_entropy(ctx, loss, NULL, x, lab) == GPUML_SUCCESS, "%s", gpuml_last_error(ctx));
+            vy = tt_read(y); vl = tt_read(loss);
+            for (r = 0; r < R; r++) {
+                double m = -HUGE_VAL, sum = 0;
+                for (i = 0; i < n; i++) m = fmax(m, vx[r * n + i]);
+                for (i = 0; i < n; i++) sum += exp(vx[r * n + i] - m);
+                for (i = 0; i < n; i++) {
+                    const double ref = (vx[r * n + i] - m) - log(sum);
+                    if (bad < 0 && !(fabs(vy[r * n + i] - ref) <= 2e-6 + 1e-5 * fabs(ref))) bad = r * n + i;
+                }
+                lref += ((m - vx[r * n + (long long)labs[r]]) + log(sum)) / (double)R;
+            }
+            if (bad >= 0) {
+                r = bad / n;
+                CHECK(0, "%s log_softmax offset %g: [%lld] got %.9g (x %.9g)", cname(c), offs[o], bad, vy[bad], vx[bad]);
+            }
+            CHECK(fabs(vl[0] - lref) <= 2e-6 + 1e-5 * fabs(lref), "%s cross-entropy offset %g: loss %.9g, want %.9g", cname(c), offs[o], vl[0], lref);
+            free(vx); free(vy); free(vl);
+            gpuml_tensor_free(x); gpuml_tensor_free(y); gpuml_tensor_free(loss); gpuml_tensor_free(lab);
+        }
+}
 static void test_cross_entropy(void)
 {
     int c, t;
@@ -1983,7 +2026,7 @@ static const tu_test tests[] = {
     {"norm_backward_fd", test_norm_backward_fd},
     {"norm_backward", test_norm_backward},
     {"activation_backward", test_activation_backward},
-    {"cross_entropy", test_cross_entropy},
+    {"cross_entropy", test_cross_entropy}, {"log_softmax_offset", test_log_softmax_offset},
     {"optimizers", test_optimizers},
     {"ew_shapes", test_ew_shapes}, {"binary_rows", test_binary_rows}, {"f16_rows_specials", test_f16_rows_specials}, {"short_rows", test_short_rows},
     {"errors", test_errors},
