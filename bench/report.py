@@ -289,6 +289,9 @@ def main():
         md.append("- conv: no conv benchmark (bench/bench_conv*.c) in this checkout; none measured.")
     md.append("- Rows without a rate (times only, unit us): ratio = PyTorch's time / gpuml's. Tiny shapes "
               "(M <= 16 matmuls) measure launch-bound times on both sides.")
+    md.append("- Matmul ratios measured in separate processes move with the GPU's temperature (large shapes hit the "
+              "power limit after a few runs, on both sides): `bench_matmul vs DT:MxNxK ...` (with BENCH_CUBLAS naming "
+              "PyTorch's libcublas) times gpuml and cuBLAS in one process on the same buffers in alternating rounds.")
     md.append("- Single runs, not averages over runs: expect a few percent of run-to-run noise; rows where either "
               "side is missing show —. The raw outputs are in build/report/raw/ on the machine that ran it.")
     if missing:
