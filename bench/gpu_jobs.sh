@@ -30,3 +30,8 @@ gpu_setup() {
     T0=$(date +%s)
     make -s -j16 "$@" > "$O/build.log" 2>&1 || { tail -30 "$O/build.log"; return 1; }
 }
+# gpu_bench_matmul: build/bench_matmul; gpu_cublas: BENCH_CUBLAS, PyTorch's libcublas (for bench_matmul vs)
+gpu_bench_matmul() { cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm; }
+gpu_cublas() {
+    export BENCH_CUBLAS=$(python3 -c "import glob, os, torch; print(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), '..', 'nvidia', '**', 'libcublas.so*'), recursive=True))[0])")
+}

@@ -17,6 +17,6 @@ printf 't test_ops log_softmax_offset\nt test_matmul residual_is_c\ns memcheck t
 T_TIMEOUT=400 gpu_jobs "$jobs"
 GPUML_MM_BN=auto NO_SAN=1 OUT=$O/quick tests/run_gpu_quick.sh > $O/quick.log 2>&1
 echo "quick suite (GPUML_MM_BN=auto) rc=$? [$(( $(date +%s) - T0 )) s]"; tail -22 $O/quick.log
-cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm && CUDA_VISIBLE_DEVICES=0 timeout 90 ./build/bench_matmul bn 2>&1 | grep -v "(stream-K walk"
+gpu_bench_matmul && CUDA_VISIBLE_DEVICES=0 timeout 90 ./build/bench_matmul bn 2>&1 | grep -v "(stream-K walk"
 echo "all: $(( $(date +%s) - T0 )) s"
 [ -n "$OUTDIR" ] && tar czf "$OUTDIR/logs.tgz" -C build bn128

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 . bench/gpu_jobs.sh
 OUTDIR=${OUT:-}
 OUT= gpu_setup s29 build/test_matmul build/test_ops || exit 1
-cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm || exit 1
+gpu_bench_matmul || exit 1
 jobs=$O/jobs.txt; : > "$jobs"
 printf 's memcheck test_matmul forced_split2\ns racecheck test_matmul forced_split2\n' >> "$jobs"
 for t in forced_split2 forced_streamk streamk_few streamk_partition; do echo "t test_matmul $t" >> "$jobs"; done

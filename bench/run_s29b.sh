@@ -4,11 +4,12 @@
 # 2-CTA cluster (GPUML_MM_CLUSTER=2) and group heights 4 / 16 as third contestants.
 set -u
 cd "$(dirname "$0")/.."
+. bench/gpu_jobs.sh
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 mkdir -p build
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader
-cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm || exit 1
-export BENCH_CUBLAS=$(python3 -c "import glob, os, torch; print(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), '..', 'nvidia', '**', 'libcublas.so*'), recursive=True))[0])")
+gpu_bench_matmul || exit 1
+gpu_cublas
 echo "cuBLAS: $BENCH_CUBLAS"
 T0=$(date +%s)
 BIG="bf16:16384x14336x4096 bf16:8192x8192x8192 bf16:8192x11008x4096 bf16:4096x4096x4096 bf16:6144x6144x6144 f16:8192x8192x8192"

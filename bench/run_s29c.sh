@@ -4,11 +4,12 @@
 # (bench_matmul vs; the third contestant: then split-K for tf32 allowed).
 set -u
 cd "$(dirname "$0")/.."
+. bench/gpu_jobs.sh
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
 mkdir -p build
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm || exit 1
-export BENCH_CUBLAS=$(python3 -c "import glob, os, torch; print(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), '..', 'nvidia', '**', 'libcublas.so*'), recursive=True))[0])")
+gpu_bench_matmul || exit 1
+gpu_cublas
 T0=$(date +%s)
 timeout 150 ./build/bench_matmul skx 2>&1 | grep -v "(stream-K walk"
 BENCH_VS_ENV=splitk_any=1 timeout 150 ./build/bench_matmul vs tf32:512x2048x4096 tf32:1024x1024x8192 tf32:256x2048x8192 tf32:256x256x16384 \

@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 . bench/gpu_jobs.sh
 OUTDIR=${OUT:-}
 OUT= gpu_setup s29d build/test_matmul || exit 1
-cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm || exit 1
-export BENCH_CUBLAS=$(python3 -c "import glob, os, torch; print(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), '..', 'nvidia', '**', 'libcublas.so*'), recursive=True))[0])")
+gpu_bench_matmul || exit 1
+gpu_cublas
 for s in bf16:512x512x8192 bf16:1024x1024x8192 bf16:128x4096x8192 bf16:1024x2048x4096 bf16:256x256x16384; do
     echo "== $s"
     ./build/bench_matmul vs $s 2>&1 | grep best

@@ -5,6 +5,7 @@
 # split-K epilogue kernel.  Summaries printed; logs packed into $OUT/logs.tgz.
 set -u
 cd "$(dirname "$0")/.."
+. bench/gpu_jobs.sh
 OUTDIR=${OUT:-}
 mkdir -p build/s29e
 export GPUML_CACHE_DIR=${GPUML_CACHE_DIR:-$PWD/build/cache}
@@ -14,9 +15,9 @@ echo "quick suite rc=$? [$(( $(date +%s) - T0 )) s]"; tail -22 build/s29e/quick.
 SAN_ONLY=1 SAN_SPECS="memcheck:test_matmul:splitk_few racecheck:test_matmul:splitk_few memcheck:test_matmul:fp8_scales racecheck:test_matmul:fp8_scales memcheck:test_matmul:forced_split2 racecheck:test_matmul:forced_split2 memcheck:test_matmul:streamk_few" \
     OUT=build/s29e/san tests/run_gpu_quick.sh > build/s29e/san.log 2>&1
 echo "sanitizers rc=$? [$(( $(date +%s) - T0 )) s]"; tail -12 build/s29e/san.log
-cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm || exit 1
+gpu_bench_matmul || exit 1
 export CUDA_VISIBLE_DEVICES=0
-export BENCH_CUBLAS=$(python3 -c "import glob, os, torch; print(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), '..', 'nvidia', '**', 'libcublas.so*'), recursive=True))[0])")
+gpu_cublas
 timeout 100 ./build/bench_matmul vs bf16:512x512x8192 bf16:1024x1024x8192 bf16:128x4096x8192 bf16:256x256x16384 tf32:256x2048x8192 tf32:256x256x16384 2>&1 | grep -v "^bf16\|^tf32" | tee build/s29e/vs.log
 for s in bf16:512x512x8192 bf16:256x256x16384; do
     echo "== ncu $s"

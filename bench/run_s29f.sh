@@ -7,12 +7,12 @@ cd "$(dirname "$0")/.."
 . bench/gpu_jobs.sh
 OUTDIR=${OUT:-}
 OUT= gpu_setup s29f build/test_matmul || exit 1
-cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm || exit 1
+gpu_bench_matmul || exit 1
 jobs=$O/jobs.txt; : > "$jobs"
 printf 's memcheck test_matmul splitk_few\ns racecheck test_matmul splitk_few\n' >> "$jobs"
 for t in splitk_few forced_splitk fp8_scales; do echo "t test_matmul $t" >> "$jobs"; done
 gpu_jobs "$jobs"
-export BENCH_CUBLAS=$(python3 -c "import glob, os, torch; print(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), '..', 'nvidia', '**', 'libcublas.so*'), recursive=True))[0])")
+gpu_cublas
 for s in bf16:512x512x8192 bf16:256x256x16384 bf16:1024x1024x8192; do
     echo "== ncu $s"
     timeout 100 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv ./build/bench_matmul vs $s 2>/dev/null | python3 bench/ncu_by_name.py | grep -i "splitk\|sm90\|nvjet\|reduce"

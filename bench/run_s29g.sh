@@ -9,13 +9,13 @@ cd "$(dirname "$0")/.."
 . bench/gpu_jobs.sh
 OUTDIR=${OUT:-}
 OUT= gpu_setup s29g build/test_matmul || exit 1
-cc -std=c99 -O2 -Wall -Wextra bench/bench_matmul.c -o build/bench_matmul -ldl -lpthread -lm || exit 1
+gpu_bench_matmul || exit 1
 timeout 100 ./build/test_matmul =bn128_few > $O/bn128_few.log 2>&1; echo "bn128_few rc=$? $(tail -1 $O/bn128_few.log)"; grep -m5 FAIL $O/bn128_few.log
 jobs=$O/jobs.txt; printf 's memcheck test_matmul bn128_few\ns racecheck test_matmul bn128_few\n' > "$jobs"
 S_TIMEOUT=100 gpu_jobs "$jobs"
 echo "tests: $(( $(date +%s) - T0 )) s"
 timeout 90 ./build/bench_matmul bn 2>&1 | grep -v "(stream-K walk"
-export BENCH_CUBLAS=$(python3 -c "import glob, os, torch; print(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), '..', 'nvidia', '**', 'libcublas.so*'), recursive=True))[0])")
+gpu_cublas
 BENCH_VS_ENV=GPUML_MM_BN=auto timeout 60 ./build/bench_matmul vs bf16:1024x2048x4096 bf16:1024x1792x4096 bf16:1024x1024x8192 bf16:512x512x8192 2>&1 | grep -v "^bf16"
 echo "all: $(( $(date +%s) - T0 )) s"
 [ -n "$OUTDIR" ] && tar czf "$OUTDIR/logs.tgz" -C build s29g
