@@ -10225,16 +10225,17 @@ GPUML__FN int64_t gpuml__sm90_split2(int64_t units, int64_t g, int64_t nkb, int 
    at most half of the SMs (twice the tiles instead of the two-way split or split-K: cuBLAS's kernels
    on those shapes are 128 x 128 / 128 x 64 tiles, bench/NOTES_matmul_sm90.md "Where the few-tile
    bf16 shapes stand").  Measured on an H200 (bench/NOTES_matmul_sm90.md "128-column tiles"): bf16
-   1024 x 2048 x 4096 1.23x (0.96x cuBLAS), 512^2 x 8192 1.22x, tf32 1.10x, fp8 1.35x; its whole
-   forced test (forced_bn128) has not run yet, so off by default: gpuml__mm_bn 0 = 256 unless
-   GPUML_MM_BN=auto (that rule) or =128 (wherever the main kernel runs); gpuml__mm_bn 128 / 256 forces
-   (tests); -1 the rule.  The tf32 NN kernel keeps 256 x 128 tiles of its own. */
+   1024 x 2048 x 4096 1.23x (0.96x cuBLAS), 512^2 x 8192 1.22x, tf32 1.10x, fp8 1.35x.  On by default
+   (session 30, after forced_bn128 and the whole suite under it); GPUML_MM_BN=256 turns it off, =128
+   takes 128 columns wherever the main kernel runs.  gpuml__mm_bn 128 / 256 forces (tests), -1 or 0
+   the rule (0 reads the variable).
+   The tf32 NN kernel keeps 256 x 128 tiles of its own. */
 static int gpuml__mm_bn;
 static long gpuml__mm_bn128_runs;   /* launches with 128-column tiles (tests) */
 GPUML__FN int gpuml__sm90_bn(gpuml_ctx *ctx, const gpuml__mm *p)
 {
     const char *env = gpuml__getenv("GPUML_MM_BN");
-    int mode = gpuml__mm_bn ? gpuml__mm_bn : env && strcmp(env, "128") == 0 ? 128 : env && strcmp(env, "auto") == 0 ? -1 : 256;
+    int mode = gpuml__mm_bn ? gpuml__mm_bn : env && strcmp(env, "128") == 0 ? 128 : env && strcmp(env, "256") == 0 ? 256 : -1;
     if (gpuml__sm90_tf32_nn(p)) return 256;
     if (mode == 128 || mode == 256) return mode;
     return 2 * ((p->M + 127) / 128) * ((p->N + 255) / 256) <= GPUML__MAX(ctx->sm_count, 1) ? 128 : 256;

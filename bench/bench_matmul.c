@@ -629,8 +629,8 @@ static int gpu_skx(void)
     return r;
 }
 /* 128-column tiles by the rule (gpuml__mm_bn -1, 'b128': where 128 x 256 tiles fill at most half of the
-   SMs) next to 256 ('b256'), ABBA; bench_matmul vs with BENCH_VS_ENV=GPUML_MM_BN=auto puts them next
-   to cuBLAS */
+   SMs, the default) next to 256 ('b256'), ABBA; bench_matmul vs with BENCH_VS_ENV=GPUML_MM_BN=256 puts
+   both next to cuBLAS */
 static const int64_t g_bn[][5] = { {1024, 2048, 4096, GPUML_BF16, 1}, {1024, 1792, 4096, GPUML_BF16, 1}, {768, 2048, 8192, GPUML_BF16, 1},
                                    {1024, 1024, 8192, GPUML_BF16, 1}, {512, 512, 8192, GPUML_BF16, 1}, {128, 4096, 8192, GPUML_BF16, 1},
                                    {1024, 2048, 4096, GPUML_F32, 1}, {1024, 2048, 4096, GPUML_FP8_E4M3, 1} };

@@ -296,7 +296,16 @@ static void small_m_shapes(void)
     if (ran == 0) SKIP("the small-M path is not available on %s (%d cases)", gpuml_device_name(tu_gpu), skipped);
     CHECK(skipped == 0, "%d small-M cases were refused on %s", skipped, gpuml_device_name(tu_gpu));
 }
-static void forced_wgmma(void) { NEED_GPU(); matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA); matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA); }
+/* the wgmma kernels on 128 x 256 tiles (the rule would take 128 columns for most of these small
+   shapes: forced_bn128 runs the same matrices on those) */
+static void forced_wgmma(void)
+{
+    NEED_GPU();
+    gpuml__mm_bn = 256;
+    matrix_of_cases(tu_gpu, GPUML_BF16, GPUML_BF16, GPUML_MATMUL_WGMMA);
+    matrix_of_cases(tu_gpu, GPUML_F16, GPUML_F32, GPUML_MATMUL_WGMMA);
+    gpuml__mm_bn = 0;
+}
 /* a few forced split-K shapes (for the sanitizers): odd sizes, epilogue, both B layouts */
 static void splitk_few(void)
 {
@@ -420,7 +429,11 @@ static int streamk_cases(int few)
         { GPUML_F32, GPUML_F32, GPUML_F32, 1, 0, 7, 520, 1028, 97, 1 },       /* tf32 NN: 27 tiles, ragged edges, 4 k blocks */
         { GPUML_F16, GPUML_F16, GPUML_F16, 0, 1, 5, 257, 1000, 64, 1 },       /* one k block a tile: ranges of whole tiles */
     };
-    return run_sk_cases(cs, few ? 3 : (int)(sizeof cs / sizeof cs[0]), "stream-K");
+    int n;
+    gpuml__mm_bn = 256;   /* the tile counts above are of 128 x 256 tiles (bn128_sk_cases: 128 x 128) */
+    n = run_sk_cases(cs, few ? 3 : (int)(sizeof cs / sizeof cs[0]), "stream-K");
+    gpuml__mm_bn = 0;
+    return n;
 }
 static void forced_streamk(void)
 {
@@ -586,7 +599,7 @@ static void streamk_few(void)
     if (gpuml_device_arch(tu_gpu) != 90) SKIP("the wgmma kernels need sm_90 (this is sm_%d)", gpuml_device_arch(tu_gpu));
     printf("    %d cases ran\n", streamk_cases(1));
 }
-/* 128-column tiles (GPUML_MM_BN=128, gpuml__mm_bn; off by default until measured): the stream-K tail,
+/* 128-column tiles (GPUML_MM_BN=128, gpuml__mm_bn 128; by default where few tiles): the stream-K tail,
    the two-way split, forced, on bf16, f16 -> f32 with B n-major, tf32 NT and fp8 (tile counts with 128
    columns; each case's launch must take the walk) */
 static int bn128_sk_cases(void)
@@ -708,13 +721,13 @@ static void fp8_scales(void)
                 if (g && !gpuml__sm90_device(ctx)) { tu_skip("the wgmma forms need sm_90 (this is sm_%d)", gpuml_device_arch(ctx)); break; }
                 mc.path = GPUML_MATMUL_WGMMA;
                 gpuml__mm_splitk = mode == 2 ? 3 : -1;
-                if (mode == 3) { gpuml__mm_streamk = 3; gpuml__mm_split2 = -1; }
+                if (mode == 3) { gpuml__mm_streamk = 3; gpuml__mm_split2 = -1; gpuml__mm_bn = 256; }   /* the tile count below */
                 if (mode == 4) gpuml__mm_split2 = 1;
                 if (mode != 2) mc.N = (mc.N + 7) / 8 * 8;   /* unsplit, C's rows by TMA: 16-byte multiples */
             }
             snprintf(label, sizeof label, "fp8 scales %s mode %d %lldx%lldx%lld", g ? "GPU" : "CPU", mode, (long long)mc.M, (long long)mc.N, (long long)mc.K);
             CHECK(run_case(ctx, &mc, label), "%s: the path declined it", label);
-            gpuml__mm_splitk = 0; gpuml__mm_streamk = 0; gpuml__mm_split2 = 0;
+            gpuml__mm_splitk = 0; gpuml__mm_streamk = 0; gpuml__mm_split2 = 0; gpuml__mm_bn = 0;
             if (mode == 2) CHECK(gpuml__mm_splitk_runs > before, "%s: split-K did not run", label);
             if (mode >= 3) {   /* the tail on 3 CTAs needs a partial wave past the first; the split, 2 k blocks (128 fp8 each) */
                 const int64_t tiles = (mc.M + 127) / 128 * ((mc.N + 255) / 256);
@@ -728,11 +741,13 @@ static void fp8_scales(void)
 static void forced_wgmma_tf32_fp8(void)
 {
     NEED_GPU();
+    gpuml__mm_bn = 256;   /* as forced_wgmma: forced_bn128 has these on 128-column tiles */
     g_tf32 = 1;
     matrix_of_cases(tu_gpu, GPUML_F32, GPUML_F32, GPUML_MATMUL_WGMMA);
     g_tf32 = 0;
     matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_BF16, GPUML_MATMUL_WGMMA);
     matrix_of_cases(tu_gpu, GPUML_FP8_E4M3, GPUML_F32, GPUML_MATMUL_WGMMA);
+    gpuml__mm_bn = 0;
 }
 /* tf32 NN with C and B column slices (N = 130 of 132 columns): the chunk at the ragged right edge
    is stored with masks; columns 130 and 131 of C must keep their values */
