@@ -672,7 +672,8 @@ static int gpu_shapes(int argc, char **argv)
 /* vs DT:MxNxK ...: gpuml next to cuBLAS (cublasGemmEx from BENCH_CUBLAS, a libcublas.so path) in one
    process, on the same buffers and stream, NT (B stored N x K), C in the input dtype (f32 for tf32):
    4 rounds, each timing gpuml, cuBLAS and (with BENCH_VS_ENV=NAME=VALUE) gpuml under that variable
-   (group=N: the tile order's group height, gpuml__mm_group; splitk=N: gpuml__mm_splitk),
+   (group=N: the tile order's group height, gpuml__mm_group; splitk=N: gpuml__mm_splitk; streamk=G: the
+   stream-K tail forced on a grid of G CTAs, gpuml__mm_streamk; bn=128 / 256: gpuml__mm_bn),
    the order reversed every other round, so all see the same clocks and heat.  DT: bf16, f16, tf32. */
 typedef int (*cublas_create_fn)(void **);
 typedef int (*cublas_stream_fn)(void *, void *);
@@ -742,9 +743,11 @@ static int gpu_vs(int argc, char **argv)
                 double ms;
                 if (who == 2 && !strcmp(ename, "group")) gpuml__mm_group = atoi(evalue);
                 else if (who == 2 && !strcmp(ename, "splitk")) gpuml__mm_splitk = atoi(evalue);
+                else if (who == 2 && !strcmp(ename, "streamk")) gpuml__mm_streamk = atoi(evalue);
+                else if (who == 2 && !strcmp(ename, "bn")) gpuml__mm_bn = atoi(evalue);
                 else if (who == 2) setenv(ename, evalue, 1);
                 ms = vs_time(ctx, who, h, gemm, c, a, b, bv, &d, cdt, ctype, flops > 1e12 ? 10 : flops > 1e11 ? 30 : 100);
-                if (who == 2) { unsetenv(ename); gpuml__mm_group = 0; gpuml__mm_splitk = 0; }
+                if (who == 2) { unsetenv(ename); gpuml__mm_group = 0; gpuml__mm_splitk = 0; gpuml__mm_streamk = 0; gpuml__mm_bn = 0; }
                 printf("  %s %.1f", who == 0 ? "g" : who == 1 ? "c" : "e", ms > 0 ? flops / ms / 1e9 : -1.0);
                 if (ms > 0 && flops / ms / 1e9 > best[who]) best[who] = flops / ms / 1e9;
             }

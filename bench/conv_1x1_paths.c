@@ -1,4 +1,4 @@
-/* Dev harness (lead, 2026-11-22): ResNet-50's stride-1 1x1 layers with C < 512, f16 NHWC, bias + ReLU,
+/* Dev harness (lead, 2026-11-22): ResNet-50's stride-1 1x1 layers (C >= 512 since session 30), f16 NHWC, bias + ReLU,
    through each forced path (AUTO, GEMM = the wgmma matmul, IGEMM = mma.sync implicit GEMM, WGMMA =
    the Hopper implicit GEMM), 4 copies rotated (> L2), windows of >= 3 ms, median of 3.
    Build: cc -std=c99 -O2 bench/conv_1x1_paths.c -o conv_1x1_paths -ldl -lpthread -lm */
@@ -27,7 +27,8 @@ static double run_paths(gpuml_tensor **y, gpuml_tensor **x, gpuml_tensor *w, gpu
 }
 int main(void)
 {
-    static const int L[][3] = { { 64, 56, 64 }, { 64, 56, 256 }, { 256, 56, 64 }, { 256, 56, 128 }, { 128, 28, 512 }, { 256, 14, 1024 } };
+    static const int L[][3] = { { 64, 56, 64 }, { 64, 56, 256 }, { 256, 56, 64 }, { 256, 56, 128 }, { 128, 28, 512 }, { 256, 14, 1024 },
+                                { 512, 28, 128 }, { 512, 28, 256 }, { 1024, 14, 256 }, { 1024, 14, 512 }, { 512, 7, 2048 }, { 2048, 7, 512 } };
     static const char *pn[5] = { "auto", "direct", "gemm", "igemm", "wgmma" };
     unsigned l;
     gpuml_desc desc;
