@@ -669,12 +669,15 @@ static int gpu_shapes(int argc, char **argv)
     return 0;
 }
 
-/* vs DT:MxNxK ...: gpuml next to cuBLAS (cublasGemmEx from BENCH_CUBLAS, a libcublas.so path) in one
-   process, on the same buffers and stream, NT (B stored N x K), C in the input dtype (f32 for tf32):
+/* vs DT:MxNxK[:NN] ...: gpuml next to cuBLAS (cublasGemmEx from BENCH_CUBLAS, a libcublas.so path) in one
+   process, on the same buffers and stream, NT (B stored N x K) or NN (B stored K x N), C in the input
+   dtype (f32 for tf32 and f32):
    4 rounds, each timing gpuml, cuBLAS and (with BENCH_VS_ENV=NAME=VALUE) gpuml under that variable
    (group=N: the tile order's group height, gpuml__mm_group; splitk=N: gpuml__mm_splitk; streamk=G: the
    stream-K tail forced on a grid of G CTAs, gpuml__mm_streamk; bn=128 / 256: gpuml__mm_bn),
-   the order reversed every other round, so all see the same clocks and heat.  DT: bf16, f16, tf32. */
+   the order reversed every other round, so all see the same clocks and heat.  DT: bf16, f16, tf32,
+   f32 (no tensor cores on either side: cuBLAS's CUBLAS_COMPUTE_32F).  bench/report.sh runs it on the
+   table's large shapes. */
 typedef int (*cublas_create_fn)(void **);
 typedef int (*cublas_stream_fn)(void *, void *);
 typedef int (*cublas_gemmex_fn)(void *, int, int, int, int, int, const void *, const void *, int, int, const void *, int, int,
@@ -683,12 +686,12 @@ static double vs_time(gpuml_ctx *ctx, int who, void *h, cublas_gemmex_fn gemm, g
                       gpuml_tensor *bv, const gpuml_matmul_desc *d, int cdt, int ctype, int reps)
 {
     const float one = 1.0f, zero = 0.0f;
-    const int M = (int)a->shape[0], K = (int)a->shape[1], N = (int)b->shape[0];
+    const int M = (int)a->shape[0], K = (int)a->shape[1], N = (int)c->shape[1], nn = b == bv;   /* NN: B is K x N */
     gpuml__CUevent e0, e1;
     int i, bad = 0;
     for (i = 0; i < reps + 3; i++) {
         if (i == 3) { gpuml_sync(ctx); gpuml__bench_event(ctx, &e0); }
-        if (who == 1) bad |= gemm(h, 1, 0, N, M, K, &one, (const void *)gpuml__dptr(b), cdt, K, (const void *)gpuml__dptr(a), cdt, K,
+        if (who == 1) bad |= gemm(h, !nn, 0, N, M, K, &one, (const void *)gpuml__dptr(b), cdt, nn ? N : K, (const void *)gpuml__dptr(a), cdt, K,
                                  &zero, (void *)gpuml__dptr(c), cdt, N, ctype, -1) != 0;
         else bad |= gpuml_matmul(ctx, c, a, bv, d) != GPUML_SUCCESS;
     }
@@ -715,28 +718,30 @@ static int gpu_vs(int argc, char **argv)
     if (create(&h) != 0 || set_stream(h, (void *)ctx->stream) != 0) { printf("vs: cublasCreate failed\n"); gpuml_shutdown(ctx); return 1; }
     printf("gpuml next to cuBLAS (%s) in one process on %s; TFLOP/s per round%s%s\n", lib, gpuml_device_name(ctx), ename[0] ? "; gpuml+env: " : "", ename[0] ? venv : "");
     for (i = 2; i < argc; i++) {
-        char dts[16];
+        char dts[16], lay[8] = "NT";
         long long M, N, K;
         int64_t as[2], bs[2], cs[2];
         gpuml_tensor *a, *b, *bv, *c;
         gpuml_matmul_desc d;
         gpuml_dtype dt;
-        int cdt, ctype, nwho = ename[0] ? 3 : 2;
+        int cdt, ctype, nwho = ename[0] ? 3 : 2, nn;
         double flops, best[3] = { 0, 0, 0 };
-        if (sscanf(argv[i], "%15[^:]:%lldx%lldx%lld", dts, &M, &N, &K) != 4) { printf("bad shape %s (DT:MxNxK)\n", argv[i]); continue; }
+        if (sscanf(argv[i], "%15[^:]:%lldx%lldx%lld:%3s", dts, &M, &N, &K, lay) < 4) { printf("bad shape %s (DT:MxNxK[:NN])\n", argv[i]); continue; }
+        nn = !strcmp(lay, "NN");
         if (!strcmp(dts, "bf16")) { dt = GPUML_BF16; cdt = 14; ctype = 68; }
         else if (!strcmp(dts, "f16")) { dt = GPUML_F16; cdt = 2; ctype = 68; }
         else if (!strcmp(dts, "tf32")) { dt = GPUML_F32; cdt = 0; ctype = 77; }
+        else if (!strcmp(dts, "f32")) { dt = GPUML_F32; cdt = 0; ctype = 68; }
         else { printf("bad dtype %s\n", dts); continue; }
-        as[0] = M; as[1] = K; bs[0] = N; bs[1] = K; cs[0] = M; cs[1] = N;
+        as[0] = M; as[1] = K; bs[0] = nn ? K : N; bs[1] = nn ? N : K; cs[0] = M; cs[1] = N;
         a = gpuml_tensor_new(ctx, dt, 2, as); b = gpuml_tensor_new(ctx, dt, 2, bs); c = gpuml_tensor_new(ctx, dt, 2, cs);
         if (!a || !b || !c) { printf("%s\n", gpuml_last_error(ctx)); return 1; }
-        bv = gpuml_tensor_transpose(b, 0, 1);
+        bv = nn ? b : gpuml_tensor_transpose(b, 0, 1);
         gpuml_rand_normal(ctx, a, 1, 0, 1); gpuml_rand_normal(ctx, b, 2, 0, 1);
         memset(&d, 0, sizeof d);
-        d.allow_tf32 = dt == GPUML_F32;
+        d.allow_tf32 = !strcmp(dts, "tf32");
         flops = 2.0 * (double)M * (double)N * (double)K;
-        printf("%-5s %6lld %6lld %6lld NT", dts, M, N, K);
+        printf("%-5s %6lld %6lld %6lld %s", dts, M, N, K, nn ? "NN" : "NT");
         for (r = 0; r < 4; r++)
             for (k = 0; k < nwho; k++) {
                 const int who = r % 2 ? nwho - 1 - k : k;
@@ -773,7 +778,7 @@ static int gpu_vs(int argc, char **argv)
         if (nwho == 3) printf(", %s %.1f", names[2], best[2]);
         printf("  ratio %.3f\n", best[1] > 0 ? best[0] / best[1] : 0.0);
         fflush(stdout);
-        gpuml_tensor_free(a); gpuml_tensor_free(b); gpuml_tensor_free(bv); gpuml_tensor_free(c);
+        gpuml_tensor_free(a); gpuml_tensor_free(b); if (!nn) gpuml_tensor_free(bv); gpuml_tensor_free(c);
     }
     gpuml_shutdown(ctx);
     return 0;

@@ -9,6 +9,9 @@ Files read from RAW_DIR (each optional; what is missing is left out and said so)
   meta.txt            key=value lines from report.sh (date, commit, quick, ...)
   matmul_gpuml.txt    build/bench_matmul gpu [quick]       rows "bf16  auto  M N K NN  0.173 ms  794.4 TFLOP/s"
   matmul_torch.txt    bench/matmul_torch.py                rows "torch  bfloat16  M N K NN  0.173 ms  794.1 TFLOP/s"
+  matmul_vs.txt       build/bench_matmul vs DT:MxNxK[:NN]...  gpuml and cuBLAS in one process: a shape line
+                      "bf16  4096  4096  4096 NT  g 776.5  c 785.8 ..." then "best: gpuml 776.5, cuBLAS 787.4  ratio 0.986"
+                      (its own table in BENCHMARKS.md, not in the CSV or the chart)
   ops_gpuml.txt       build/bench_ops (CUDA)               rows "gpuml  add  f32  2^26  302.1 us  2666.0 GB/s  0.940 of copy"
   ops_torch.txt       bench/bench_ops_torch.py             the same rows with "torch"
   conv*.txt           any conv benchmark output: rows in the generic form below are paired;
@@ -34,6 +37,8 @@ REFS = ("torch", "pytorch", "cudnn", "cublas")
 NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
 MM_GPUML = re.compile(r"^(\S+)\s+auto\s+(\d+)\s+(\d+)\s+(\d+)\s+(NN|NT)\s+" + NUM + r"\s*ms\s+" + NUM + r"\s*TFLOP/s")
 MM_TORCH = re.compile(r"^torch\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(NN|NT)\s+" + NUM + r"\s*ms\s+" + NUM + r"\s*TFLOP/s")
+VS_SHAPE = re.compile(r"^(bf16|f16|tf32|f32)\s+(\d+)\s+(\d+)\s+(\d+)\s+(NN|NT)\b")
+VS_BEST = re.compile(r"^best:\s+gpuml\s+" + NUM + r",\s+cuBLAS\s+" + NUM)
 GENERIC = re.compile(r"^(gpuml|torch|pytorch|cudnn|cublas)\s+(.+?)\s+" + NUM + r"\s*(us|ms)\b(?:\s+" + NUM +
                      r"\s*(TFLOP/s|GB/s))?", re.IGNORECASE)
 
@@ -109,6 +114,25 @@ def parse_matmul(table, gl, tl):
         if m:
             dt, M, N, K, lay, ms, tf = m.groups()
             table.put("matmul", "matmul", "%sx%sx%s %s" % (M, N, K, lay), norm_dtype(dt), True, float(ms) * 1e3, float(tf), "TFLOP/s")
+
+
+def parse_vs(lines):
+    """bench_matmul vs: [(dtype, "MxNxK LAY", gpuml TFLOP/s, cuBLAS TFLOP/s)], best of its rounds"""
+    rows, cur = [], None
+    for line in lines or []:
+        s = line.strip()
+        m = VS_SHAPE.match(s)
+        if m:
+            dt, M, N, K, lay = m.groups()
+            cur = (dt, "%sx%sx%s %s" % (M, N, K, lay))
+            continue
+        m = VS_BEST.match(s)
+        if m and cur:
+            g, c = float(m.group(1)), float(m.group(2))
+            if g > 0 and c > 0:
+                rows.append((cur[0], cur[1], g, c))
+            cur = None
+    return rows
 
 
 def parse_generic(table, group, lines):
@@ -191,6 +215,7 @@ def main():
     parse_generic(table, "memory-bound", og)
     parse_generic(table, "memory-bound", ot)
 
+    vs_rows = parse_vs(read(os.path.join(raw, "matmul_vs.txt")))
     torch_version = header_value(mt, "cuBLAS via PyTorch") or header_value(ot, "device:")
     roof_g, roof_t = header_value(og, "copy roof:"), header_value(ot, "copy roof:")
 
@@ -214,6 +239,12 @@ def main():
     for g, gm, n in means:
         if gm:
             print("geometric mean of the ratios, %s: %.2f (%d rows)" % (g, gm, n))
+    vs_mean = geomean([g / c for _, _, g, c in vs_rows])
+    if vs_rows:
+        print("matmul, gpuml and cuBLAS in one process (best of alternating rounds):")
+        for dt, shape, g, c in vs_rows:
+            print("  %-22s %-5s %8s %8s TFLOP/s  %.2f" % (shape, dt, fmt(g), fmt(c), g / c))
+        print("geometric mean of the ratios, matmul in one process: %.2f (%d rows)" % (vs_mean, len(vs_rows)))
     if not body:
         print("report: no benchmark rows found in %s; %s and the chart are left as they were" % (raw, a.md),
               file=sys.stderr)
@@ -266,6 +297,18 @@ def main():
         if gm:
             md.append("Geometric mean of the ratios, %s: **%.2f** (%d rows)  " % (g, gm, n))
     md.append("")
+    if vs_rows:
+        md.append("### matmul: gpuml and cuBLAS in one process\n")
+        md.append("The large matmul shapes again, timed by `bench_matmul vs`: gpuml and cuBLAS (`cublasGemmEx` from "
+                  "PyTorch's libcublas) in one process on the same buffers and stream, 4 rounds in alternating order, "
+                  "best round of each side (so both see the same clocks and heat; the table above times them in "
+                  "separate processes). C is in the input dtype; f32 is plain f32 on both sides.\n")
+        md.append("| op | shape | dtype | gpuml | cuBLAS | unit | ratio |")
+        md.append("|---|---|---|---|---|---|---|")
+        for dt, shape, g, c in vs_rows:
+            md.append("| matmul | %s | %s | %s | %s | TFLOP/s | %.2f |" % (shape, dt, fmt(g), fmt(c), g / c))
+        md.append("")
+        md.append("Geometric mean of the ratios, matmul in one process: **%.2f** (%d rows)\n" % (vs_mean, len(vs_rows)))
     if chart_note:
         md.append(chart_note + "\n")
     else:
@@ -291,7 +334,8 @@ def main():
               "(M <= 16 matmuls) measure launch-bound times on both sides.")
     md.append("- Matmul ratios measured in separate processes move with the GPU's temperature (large shapes hit the "
               "power limit after a few runs, on both sides): `bench_matmul vs DT:MxNxK ...` (with BENCH_CUBLAS naming "
-              "PyTorch's libcublas) times gpuml and cuBLAS in one process on the same buffers in alternating rounds.")
+              "PyTorch's libcublas) times gpuml and cuBLAS in one process on the same buffers in alternating rounds%s." %
+              ("; its figures are the table \"matmul: gpuml and cuBLAS in one process\" above" if vs_rows else ""))
     md.append("- Single runs, not averages over runs: expect a few percent of run-to-run noise; rows where either "
               "side is missing show —. The raw outputs are in build/report/raw/ on the machine that ran it.")
     if missing:

@@ -73,6 +73,14 @@ if [ -z "$FROM" ]; then
     quick=quick; [ -n "${FULL:-}" ] && quick=""
     step "matmul gpuml" "$RAW/matmul_gpuml.txt" "$R/bin/bench_matmul" gpu $quick
     step "matmul torch" "$RAW/matmul_torch.txt" $PY bench/matmul_torch.py
+    # the large matmul shapes again, gpuml and cuBLAS (PyTorch's libcublas, cublasGemmEx) in one process,
+    # rounds alternating, so both sides see the same clocks and heat (separate processes differ by up to 15%)
+    cublas=$($PY -c "import glob, os, torch; print(sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), '..', 'nvidia', '**', 'libcublas.so*'), recursive=True))[0])" 2>/dev/null)
+    step "matmul vs" "$RAW/matmul_vs.txt" env BENCH_CUBLAS="${cublas:-none}" "$R/bin/bench_matmul" vs \
+        bf16:2048x2048x2048:NN bf16:4096x4096x4096:NN bf16:8192x8192x8192:NN f16:2048x2048x2048 f16:4096x4096x4096 \
+        f16:8192x8192x8192 bf16:4096x4096x4096 bf16:8192x11008x4096 bf16:8192x4096x11008 bf16:16384x14336x4096 \
+        tf32:4096x4096x4096 tf32:4096x4096x4096:NN tf32:8192x8192x8192 tf32:8192x8192x8192:NN f32:4096x4096x4096:NN \
+        f32:8192x8192x8192:NN
     # conv: each bench/bench_conv*.c on the GPU, and its PyTorch script where there is one
     for src in bench/bench_conv*.c; do
         [ -f "$src" ] || continue

@@ -28,7 +28,7 @@ if has $M "| matmul | 4096x4096x4096 NN | bf16 | 794.4 | 794.1 | TFLOP/s | 1.00 
     && has $M "| matmul | 4096x4096x4096 NN | f32 | 27.20 | 51.00 | TFLOP/s | 0.53 |" \
     && has $M "| matmul | 1x4096x4096 NT | f16 | 2.20 | 1.40 | TFLOP/s | 1.57 |"; then ok "matmul rows paired (dtype names of both sides matched)"
 else bad "matmul rows" $M; fi
-if ! has $M "308.3" && ! has $M "n/a" && [ "$(grep -c '| matmul |' $M)" -eq 7 ]; then ok "matmul: forced-path and n/a rows left out"
+if ! has $M "308.3" && ! has $M "n/a" && [ "$(sed '/^### matmul: gpuml and cuBLAS in one process/q' $M | grep -c '| matmul |')" -eq 7 ]; then ok "matmul: forced-path and n/a rows left out"
 else bad "matmul: forced-path rows leaked into the table" $M; fi
 if has $M "| matmul | 8192x8192x8192 NT | fp8_e4m3 | 21.70 | — | TFLOP/s | — |"; then ok "a row without a reference shows dashes"
 else bad "fp8 row" $M; fi
@@ -42,6 +42,11 @@ if has $M "| conv2d | 32x56x56x64 k3x3 s1 nhwc | f16 | 352.1 | 390.1 | TFLOP/s |
 else bad "conv rows" $M; fi
 if has $M "Geometric mean of the ratios, matmul: **0.97** (6 rows)" && has $M "Geometric mean of the ratios, memory-bound: **0.98** (7 rows)"
 then ok "geometric means per group"; else bad "geometric means" $M; fi
+# matmul in one process (bench_matmul vs): its own table and mean, not in the main table's counts
+if has $M "### matmul: gpuml and cuBLAS in one process" && has $M "| matmul | 4096x4096x4096 NT | tf32 | 397.9 | 410.7 | TFLOP/s | 0.97 |" \
+    && has $M "| matmul | 4096x4096x4096 NN | bf16 | 776.5 | 787.4 | TFLOP/s | 0.99 |" && has $M "| matmul | 8192x8192x8192 NT | tf32 | 406.5 | 401.5 | TFLOP/s | 1.01 |" \
+    && has $M "Geometric mean of the ratios, matmul in one process: **0.99** (3 rows)"
+then ok "matmul in one process: its table and mean"; else bad "matmul in one process" $M; fi
 # every ratio in the CSV is gpuml / PyTorch (or PyTorch / gpuml for times), to 4 digits
 if awk -F, 'NR > 1 && $1 !~ /^#/ && $8 != "" { r = ($7 == "us") ? $6 / $5 : $5 / $6; d = r - $8; if (d < 0) d = -d; if (d > 5e-4) bad++; n++ }
             END { exit !(n == 15 && bad == 0) }' $O/r/table.csv; then ok "ratios recomputed from the CSV (15 rows)"
@@ -71,7 +76,8 @@ PATH=$S:$PATH CC=$S/cc PYTHON=$S/fake-python GPUML_COMMIT=stand-in-commit REPORT
 if [ $rc -eq 0 ] && has $O/m.md "- Device: NVIDIA Stand-in GPU, 0.0.0, 1024 MiB" && has $O/m.md "- gpuml: stand-in-commit" \
     && has $O/m.md "| matmul | 4096x4096x4096 NN | bf16 | 794.4 | 794.1 | TFLOP/s | 1.00 |" \
     && has $O/m.md "| softmax | 65536x1024 | f32 | 4132.2 | 3961.8 | GB/s | 1.04 |" \
-    && has $O/m/raw/matmul_gpuml.txt "stand-in args: gpu quick" && [ -f $O/m/raw.tgz ] && ! grep -q 'rc=[1-9]' $O/m.txt
+    && has $O/m/raw/matmul_gpuml.txt "stand-in args: gpu quick" && has $O/m/raw/matmul_vs.txt "stand-in args: vs bf16:2048x2048x2048:NN" \
+    && has $O/m.md "| matmul | 4096x4096x4096 NT | tf32 | 397.9 | 410.7 | TFLOP/s | 0.97 |" && [ -f $O/m/raw.tgz ] && ! grep -q 'rc=[1-9]' $O/m.txt
 then ok "measuring mode with stand-in programs: every step ran, the report is complete"
 else bad "measuring mode with stand-ins (exit $rc)" $O/m.txt; fi
 echo "$pass passed, $fail failed, $skip skipped"
