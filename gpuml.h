@@ -11164,15 +11164,33 @@ static const gpuml__family gpuml__fam_conv_stem = { "conv_stem", gpuml__ksrc_con
 #define GPUML__STEM_MAX_C 16
 /* the output tile's width (TQ; the tile is 128 / TQ rows tall) */
 GPUML__FN int gpuml__conv_stem_tq(const gpuml__conv_problem *p) { return p->q <= 8 ? 8 : 16; }
-/* dynamic shared memory of the launch (kernels/conv_stem.cu); capped at 2^30 for absurd windows */
-GPUML__FN int64_t gpuml__conv_stem_smem(const gpuml__conv_problem *p)
+/* the tile's input window, IR rows x IC pixels */
+GPUML__FN void gpuml__conv_stem_window(const gpuml__conv_problem *p, int64_t *ir, int64_t *ic)
 {
-    int64_t tq = gpuml__conv_stem_tq(p), tp = 128 / tq, cp = (p->c + 1) & ~(int64_t)1, kp = (p->r * p->s * cp + 15) / 16 * 16;
-    int64_t ir = (tp - 1) * p->stride_h + (p->r - 1) * p->dil_h + 1, ic = (tq - 1) * p->stride_w + (p->s - 1) * p->dil_w + 1;
-    int64_t win = ir < (1 << 20) && ic < (1 << 20) ? ir * ic * cp * 2 : ((int64_t)1 << 40);
-    int64_t b = 64 * (kp + 8) * 2 + 4 * 8 * 72 * 4 + kp * 2 + ((win + 15) & ~(int64_t)15);
+    int64_t tq = gpuml__conv_stem_tq(p), tp = 128 / tq;
+    *ir = (tp - 1) * p->stride_h + (p->r - 1) * p->dil_h + 1;
+    *ic = (tq - 1) * p->stride_w + (p->s - 1) * p->dil_w + 1;
+}
+/* dynamic shared memory of the launch (kernels/conv_stem.cu; tma: the GPUML_STEM_TMA form, two raw
+   windows); capped at 2^30 for absurd windows */
+GPUML__FN int64_t gpuml__conv_stem_smem_t(const gpuml__conv_problem *p, int tma)
+{
+    int64_t ir, ic, cp = (p->c + 1) & ~(int64_t)1, kp, win, b;
+    gpuml__conv_stem_window(p, &ir, &ic);
+    if (ir >= (1 << 20) || ic >= (1 << 20) || p->r >= (1 << 20) || p->s >= (1 << 20)) return (int64_t)1 << 30;
+    if (tma) {
+        int64_t jp = (p->s * p->c + 1) & ~(int64_t)1, pitch = (ic * p->c + 7) & ~(int64_t)7;
+        kp = (p->r * jp + 15) / 16 * 16;
+        win = (ir * pitch * 2 + 127) & ~(int64_t)127;
+        b = 64 * (kp + 8) * 2 + 4 * 8 * 72 * 4 + kp * 4 + 16 + 128 + 2 * win + 16;
+    } else {
+        kp = (p->r * p->s * cp + 15) / 16 * 16;
+        win = ir * ic * cp * 2;
+        b = 64 * (kp + 8) * 2 + 4 * 8 * 72 * 4 + kp * 2 + ((win + 15) & ~(int64_t)15);
+    }
     return b > ((int64_t)1 << 30) ? ((int64_t)1 << 30) : b;
 }
+GPUML__FN int64_t gpuml__conv_stem_smem(const gpuml__conv_problem *p) { return gpuml__conv_stem_smem_t(p, 0); }
 /* NULL when the small-C kernel can run p, else why not */
 GPUML__FN const char *gpuml__conv_stem_why(gpuml_ctx *ctx, const gpuml__conv_problem *p)
 {
@@ -11187,28 +11205,66 @@ GPUML__FN const char *gpuml__conv_stem_why(gpuml_ctx *ctx, const gpuml__conv_pro
     return NULL;
 }
 #define GPUML__STEM_PF_DEFAULT 0
-/* Runs p on the small-C kernel, pf: 1 loads the next tile's input window during this tile's mma,
-   0 not, -1 the default; NOT_SUPPORTED (no error recorded) where it does not take p. */
+/* The TMA form (GPUML_STEM_TMA, sm_90): the raw input window of the next tile copied by TMA while
+   this tile computes, no channel padding (the stem's GEMM depth 208 -> 160).  1 where it can take p
+   (besides gpuml__conv_stem_why): a filter row's taps contiguous in the window (dilation 1 along
+   w), a tap pair one aligned word (stride_w * C even), the window row within a TMA box (<= 256
+   halves), x 16-byte aligned with 16-byte rows (W * C % 8 == 0).  gpuml__conv_stem_tma: 0 the rule
+   (this form wherever it can run), -1 never (tests, A/B). */
+static int gpuml__conv_stem_tma;
+static long gpuml__conv_stem_tma_runs;   /* launches of the TMA form (tests) */
+GPUML__FN int gpuml__conv_stem_tma_ok(gpuml_ctx *ctx, const gpuml__conv_problem *p)
+{
+    int64_t ir, ic;
+    if (ctx->arch < 90 || !ctx->cu.TensorMapEncodeTiled || p->dil_w != 1 || (p->stride_w * p->c) % 2 != 0 || (p->w * p->c) % 8 != 0) return 0;
+    if ((gpuml__dptr(p->x) & 15) != 0 || p->n > INT32_MAX) return 0;
+    gpuml__conv_stem_window(p, &ir, &ic);
+    if (ir > 256 || ((ic * p->c + 7) & ~(int64_t)7) > 256) return 0;
+    return gpuml__conv_stem_smem_t(p, 1) <= (int64_t)ctx->smem_optin;
+}
+/* Runs p on the small-C kernel, pf: 2 the TMA form (gpuml__conv_stem_tma_ok), 1 loads the next
+   tile's input window into registers during this tile's mma, 0 neither, -1 the default (the TMA
+   form where it can run, else 0); NOT_SUPPORTED (no error recorded) where it does not take p. */
 GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_problem *p, int pf)
 {
 #ifndef GPUML_NO_CUDA
     gpuml__conv_kparams kp;
-    char opts[200];
+    char opts[220];
     gpuml__CUfunction fn;
     unsigned grid[3], block[3] = {128, 1, 1};
-    void *args[1];
+    unsigned char mapbuf[128 + 64];
+    void *args[2], *map = (void *)(((uintptr_t)mapbuf + 63) & ~(uintptr_t)63);
     int64_t tq, tiles, per_sm, smem;
+    int tma;
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
     if (gpuml__conv_stem_why(ctx, p)) return GPUML_ERROR_NOT_SUPPORTED;
+    tma = pf == 2 || (pf < 0 && gpuml__conv_stem_tma >= 0);
+    if (tma && !gpuml__conv_stem_tma_ok(ctx, p)) {
+        if (pf == 2) return GPUML_ERROR_NOT_SUPPORTED;
+        tma = 0;
+    }
     GPUML__TRY(gpuml__enter(ctx));
     tq = gpuml__conv_stem_tq(p);
-    smem = gpuml__conv_stem_smem(p);
-    if (pf < 0) pf = GPUML__STEM_PF_DEFAULT;
+    smem = gpuml__conv_stem_smem_t(p, tma);
+    if (pf < 0 || pf == 2) pf = tma ? 0 : GPUML__STEM_PF_DEFAULT;
     pf = pf != 0;
-    snprintf(opts, sizeof opts, "-DGPUML_STEM_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_STEM_TQ=%d -DGPUML_STEM_PF=%d",
-             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, (int)tq, pf);
+    snprintf(opts, sizeof opts, "-DGPUML_STEM_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_STEM_TQ=%d -DGPUML_STEM_PF=%d%s",
+             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, (int)tq, pf, tma ? " -DGPUML_STEM_TMA=1" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_stem, opts, "gpuml_conv_stem", &fn));
     gpuml__conv_kparams_fill(&kp, p, 1);
+    if (tma) {   /* x as [N][H][W * C] of 16-bit words; box: one window (PITCH x IR), zeros outside */
+        int64_t ir, ic;
+        gpuml__u64 dims[3], strides[2];
+        unsigned box[3], es[3] = {1, 1, 1};
+        gpuml__conv_stem_window(p, &ir, &ic);
+        dims[0] = (gpuml__u64)(p->w * p->c); dims[1] = (gpuml__u64)p->h; dims[2] = (gpuml__u64)p->n;
+        strides[0] = (gpuml__u64)(p->w * p->c * 2); strides[1] = (gpuml__u64)(p->h * p->w * p->c * 2);
+        box[0] = (unsigned)((ic * p->c + 7) & ~(int64_t)7); box[1] = (unsigned)ir; box[2] = 1;
+        if (ctx->cu.TensorMapEncodeTiled(map, 1 /* UINT16 */, 3, (void *)(uintptr_t)kp.x, dims, strides, box, es,
+                                         0 /* no interleave */, 0 /* no swizzle */, 2 /* L2 128B */, 0 /* zero fill */) != 0)
+            return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (small-C, TMA): cuTensorMapEncodeTiled rejected x's layout");
+        gpuml__conv_stem_tma_runs++;
+    }
     /* persistent: as many blocks as fit at once (4, or 3 with pf, by the register bound; fewer
        where shared memory runs out), each walking pixel tiles with its weights kept in shared memory */
     tiles = p->n * ((p->p + 128 / tq - 1) / (128 / tq)) * ((p->q + tq - 1) / tq);
@@ -11217,6 +11273,7 @@ GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_p
     grid[1] = (unsigned)((p->k + 63) / 64);
     grid[2] = 1;
     args[0] = &kp;
+    args[1] = map;
     /* a hint: the largest shared-memory carveout, so that the 3-4 blocks fit beside each other */
     (void)ctx->cu.FuncSetAttribute(fn, 9 /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT */, 100);
     return gpuml__launch(ctx, fn, grid, block, (unsigned)smem, args, "conv2d (small-C implicit GEMM)");
@@ -14692,6 +14749,8 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=8" },
     { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=2 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=16 -DGPUML_STEM_PF=1" },
     { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=8 -DGPUML_STEM_PF=0" },
+    { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=16 -DGPUML_STEM_PF=0 -DGPUML_STEM_TMA=1" },
+    { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=8 -DGPUML_STEM_PF=0 -DGPUML_STEM_TMA=1" },
     { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=1 -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=0" },
     { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=1 -DGPUML_CONV_TF32=0 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=1" },
     { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=2 -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=0" },

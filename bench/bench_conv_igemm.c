@@ -53,6 +53,11 @@ static gpuml_status stem_pf1(gpuml_ctx *ctx, const gpuml__conv_problem *p, int c
     (void)cfg; (void)splits;
     return gpuml__conv2d_stem_pf(ctx, p, 1);
 }
+static gpuml_status stem_tma(gpuml_ctx *ctx, const gpuml__conv_problem *p, int cfg, int splits)
+{
+    (void)cfg; (void)splits;
+    return gpuml__conv2d_stem_pf(ctx, p, 2);
+}
 
 /* mean microseconds per call over `reps` back-to-back calls, rotating the copies; -1 if declined */
 static double time_us(gpuml_ctx *ctx, gpuml__conv_problem *p, gpuml_tensor **xs, gpuml_tensor **ys, int copies, int cfg, int splits, int reps)
@@ -161,12 +166,13 @@ int main(int argc, char **argv)
         for (i = 0; i < GPUML__CW_NCFG; i++) printf(" %.2f", wc[i]);
         for (i = 0; i < 4; i++) printf(" %.2f", ws_split[i]);
         printf(" %.2f %.2f\n", wgather, wim2col);
-        if (L->c % 8) {   /* the small-C kernel's two variants (without / with the next window loaded during the mma) */
-            double pf0, pf1;
+        if (L->c % 8) {   /* the small-C kernel's variants (without / with the next window loaded into registers during the mma; TMA windows) */
+            double pf0, pf1, tma;
             run_fn = stem_pf0; pf0 = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
             run_fn = stem_pf1; pf1 = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
-            printf("# %s small-C kernel: pf0 %.2f us, pf1 %.2f us (default pf %d); element gather (cfg %d) %.2f us\n", L->name, pf0, pf1,
-                   GPUML__STEM_PF_DEFAULT, GPUML__CONV_GATHER_CFG, uc[GPUML__CONV_GATHER_CFG]);
+            run_fn = stem_tma; tma = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
+            printf("# %s small-C kernel: pf0 %.2f us, pf1 %.2f us, tma %.2f us (AUTO: tma where it runs, else pf %d); element gather (cfg %d) %.2f us\n",
+                   L->name, pf0, pf1, tma, GPUML__STEM_PF_DEFAULT, GPUML__CONV_GATHER_CFG, uc[GPUML__CONV_GATHER_CFG]);
         }
         fflush(stdout);
         if (us < 0) printf("# %s: %s\n", L->name, gpuml_last_error(ctx));

@@ -32,6 +32,18 @@
           + IR * IC * CP * 2 rounded up to 16   the input window
             with CP = (C + 1) & ~1, KP = ceil(R*S*CP / 16) * 16, TP = 128 / TQ,
             IR = (TP - 1) * stride_h + (R - 1) * dil_h + 1, IC = (TQ - 1) * stride_w + (S - 1) * dil_w + 1.
+   GPUML_STEM_TMA 1 (sm_90+): the kernel takes a second parameter, const __grid_constant__
+            gpuml__stem_tmap tmx, a rank-3 tensor map over x viewed as [N][H][W * C] (u16, no swizzle,
+            zero fill), box {PITCH, IR, 1} with PITCH = IC * C rounded up to 8 halves; the window is
+            copied raw (no channel padding) by TMA into one of two buffers, the next tile's copy in
+            flight during this tile's mma.  GEMM depth k = r * JP + j with j = s * C + c (dil_w = 1:
+            a filter row's S * C taps are contiguous in the window), JP = S * C rounded up to even;
+            the pair (k, k+1) is one aligned word when stride_w * C is even; a per-pair mask zeroes
+            the odd slot past S * C and the depth past R * JP.  Dynamic shared memory:
+            64 * (KP + 8) * 2 + 4 * 8 * 72 * 4 + KP * 4 (koff, kmask) + 16 (2 mbarriers) + 128
+            (alignment) + 2 * (IR * PITCH * 2 rounded up to 128) + 16, KP = ceil(R * JP / 16) * 16.
+            Host preconditions besides the ones below: dil_w 1, stride_w * C even, PITCH <= 256,
+            IR <= 256, x 16-byte aligned, W * C * 2 a multiple of 16; GPUML_STEM_PF 0.
    Macros:  GPUML_STEM_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y, res);
             GPUML_EPI 0-3; GPUML_HAS_BIAS, GPUML_HAS_RESID 0/1; GPUML_STEM_TQ 8 or 16 (tile width);
             GPUML_STEM_PF 1: the next tile's window (its first 16 words a thread) is loaded into
@@ -49,6 +61,16 @@
 #ifndef GPUML_STEM_PF
 #define GPUML_STEM_PF 0
 #endif
+#ifndef GPUML_STEM_TMA
+#define GPUML_STEM_TMA 0
+#endif
+#if GPUML_STEM_TMA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#undef GPUML_STEM_TMA
+#define GPUML_STEM_TMA 0   /* TMA is sm_90+: the host asks for it only there (this keeps other archs compiling) */
+#endif
+#if GPUML_STEM_TMA
+struct __align__(64) gpuml__stem_tmap { unsigned long long opaque[16]; };
+#endif
 /* GPUML_STEM_PF 1: the first NPF words a thread copies of the next tile's window are loaded into
    registers while this tile computes (3 blocks per SM: those 16 registers); 0: the window is
    loaded when its tile starts (4 blocks per SM) */
@@ -58,9 +80,14 @@
 #define GPUML__STEM_MINB 4
 #endif
 
-extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_stem(gpuml__conv_params p)
+extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_stem(gpuml__conv_params p
+#if GPUML_STEM_TMA
+                                                                                    , const __grid_constant__ gpuml__stem_tmap tmx
+#endif
+)
 {
-    constexpr int DT = GPUML_STEM_DT, CDT = GPUML_CONV_YDT, TQ = GPUML_STEM_TQ, TP = 128 / TQ;
+    constexpr int DT = GPUML_STEM_DT, CDT = GPUML_CONV_YDT, TQ = GPUML_STEM_TQ, TP = 128 / TQ, TMA = GPUML_STEM_TMA;
+    static_assert(!(GPUML_STEM_TMA && GPUML_STEM_PF), "TMA windows replace the register prefetch");
     constexpr int BN = 64, NT = 8, SLAB = 72;        /* channels per block, n8 tiles, slab row (floats) */
     static_assert(TQ == 8 || TQ == 16, "tile width");
     typedef gpuml__dt<CDT>::T CT;
@@ -68,15 +95,18 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
 
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, tig = lane & 3, grp = lane >> 2;
     const int C = p.C, CP = (C + 1) & ~1, R = p.R, S = p.S, K = p.K, H = p.H, W = p.W, P = p.P, Q = p.Q;
-    const int KR = R * S * CP, KP = (KR + 15) & ~15, WST = KP + 8, KS = KP >> 4;
+    const int J = S * C, JP = (J + 1) & ~1;          /* TMA: a filter row's taps, its depth rounded to even */
+    const int KR = TMA ? R * JP : R * S * CP, KP = (KR + 15) & ~15, WST = KP + 8, KS = KP >> 4;
     const int IR = (TP - 1) * p.stride_h + (R - 1) * p.dil_h + 1;
     const int IC = (TQ - 1) * p.stride_w + (S - 1) * p.dil_w + 1;
+    const int PITCH = TMA ? (IC * C + 7) & ~7 : 0;   /* TMA: the raw window's row, in halves */
     const int n0 = (int)blockIdx.y * BN;
 
     gpuml__u16 *sW = (gpuml__u16 *)gpuml__stem_smem;                        /* [64][WST] */
     float *slab = (float *)(gpuml__stem_smem + BN * WST * 2) + warp * 8 * SLAB;
     int *koff = (int *)(gpuml__stem_smem + BN * WST * 2 + 4 * 8 * SLAB * 4);   /* [KP / 2] */
-    gpuml__u16 *sX = (gpuml__u16 *)(koff + (KP >> 1));                      /* [IR][IC][CP] */
+    gpuml__u16 *sX = (gpuml__u16 *)(koff + (KP >> 1));                      /* [IR][IC][CP] (not TMA) */
+    gpuml__u32 *kmask = (gpuml__u32 *)(koff + (KP >> 1));                   /* TMA: [KP / 2] */
     const gpuml__u16 *x16 = (const gpuml__u16 *)p.x, *w16 = (const gpuml__u16 *)p.w;
 
     /* ---- once per block: the weights (channel-padded, zero past K_gemm and K) and koff;
@@ -90,9 +120,15 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
                 const int i = i0 + j * 128, n = i / half, k = (i - n * half) * 2;
                 v[j] = 0;
                 if (i < BN * half && n0 + n < K && k < KR) {
-                    const int rs = k / CP, c = k - rs * CP;
-                    const gpuml__u16 *src = w16 + (gpuml__i64)(n0 + n) * p.Kg + rs * C + c;
-                    v[j] = (gpuml__u32)(c < C ? __ldg(src) : (gpuml__u16)0) | ((gpuml__u32)(c + 1 < C ? __ldg(src + 1) : (gpuml__u16)0) << 16);
+                    if (TMA) {   /* k = r * JP + jj: tap jj = s * C + c of filter row r (0 past J) */
+                        const int r = k / JP, jj = k - r * JP;
+                        const gpuml__u16 *src = w16 + (gpuml__i64)(n0 + n) * p.Kg + r * J + jj;
+                        v[j] = (gpuml__u32)__ldg(src) | ((gpuml__u32)(jj + 1 < J ? __ldg(src + 1) : (gpuml__u16)0) << 16);
+                    } else {
+                        const int rs = k / CP, c = k - rs * CP;
+                        const gpuml__u16 *src = w16 + (gpuml__i64)(n0 + n) * p.Kg + rs * C + c;
+                        v[j] = (gpuml__u32)(c < C ? __ldg(src) : (gpuml__u16)0) | ((gpuml__u32)(c + 1 < C ? __ldg(src + 1) : (gpuml__u16)0) << 16);
+                    }
                 }
             }
 #pragma unroll
@@ -104,7 +140,16 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
         for (int i = tid; i < half; i += 128) {
             const int k = 2 * i;
             int o = -1;
-            if (k < KR) {
+            if (TMA) {   /* the pair's offset in the raw window and which of its halves are taps */
+                gpuml__u32 m = 0;
+                o = 0;
+                if (k < KR) {
+                    const int r = k / JP, jj = k - r * JP;
+                    o = r * p.dil_h * PITCH + jj;
+                    m = jj + 1 < J ? 0xffffffffu : 0xffffu;
+                }
+                kmask[i] = m;
+            } else if (k < KR) {
                 const int rs = k / CP, c = k - rs * CP, r = rs / S, s = rs - r * S;
                 o = (r * p.dil_h * IC + s * p.dil_w) * CP + c;
             }
@@ -119,7 +164,7 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const int ml = warp * 32 + mt * 16 + h * 8 + grp, pr = ml / TQ, qc = ml - pr * TQ;
-            rbase[mt][h] = (pr * p.stride_h * IC + qc * p.stride_w) * CP;
+            rbase[mt][h] = TMA ? pr * p.stride_h * PITCH + qc * p.stride_w * C : (pr * p.stride_h * IC + qc * p.stride_w) * CP;
         }
     /* ldmatrix lane address of the B (weight) fragments: row n = 16*np + (lane & 15), k half (lane >> 4) */
     const gpuml__u32 sw_lane = gpuml__mma_smem_addr(sW) + (gpuml__u32)(((lane & 15) * WST + (lane >> 4) * 8) * 2);
@@ -182,9 +227,40 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
         bsv[nt][0] = GPUML_HAS_BIAS && n < K ? __ldg(p.bias + n) : 0.0f;
         bsv[nt][1] = GPUML_HAS_BIAS && n + 1 < K ? __ldg(p.bias + n + 1) : 0.0f;
     }
-    for (int t = (int)blockIdx.x; t < ntiles; t += (int)gridDim.x) {
+#if GPUML_STEM_TMA
+    /* two raw windows (128-byte aligned for TMA) and their mbarriers; thread 0 keeps the next
+       tile's copy in flight: issued once every warp is done with the buffer it overwrites */
+    const gpuml__u32 sbase = (gpuml__u32)__cvta_generic_to_shared(gpuml__stem_smem);
+    const gpuml__u32 bar0 = sbase + (gpuml__u32)((const unsigned char *)(kmask + (KP >> 1)) - gpuml__stem_smem);
+    const int WINB = (IR * PITCH * 2 + 127) & ~127;
+    const gpuml__u32 win0 = (bar0 + 16 + 127) & ~127u;
+    const gpuml__u16 *sXw = (const gpuml__u16 *)(gpuml__stem_smem + (win0 - sbase));
+    auto win_issue = [&](int t, int b) {
         int ni, p0, q0;
         tile_at(t, ni, p0, q0);
+        gpuml__mbar_expect_tx(bar0 + 8 * b, (unsigned)(IR * PITCH * 2));
+        gpuml__tma_load_3d(win0 + (gpuml__u32)(b * WINB), &tmx, (q0 * p.stride_w - p.pad_w) * C, p0 * p.stride_h - p.pad_h, ni, bar0 + 8 * b);
+    };
+    if (tid == 0) {
+        gpuml__mbar_init(bar0, 1);
+        gpuml__mbar_init(bar0 + 8, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();                                 /* barriers, weights and koff are in */
+    if (tid == 0)
+        for (int b = 0; b < 2; b++)
+            if ((int)blockIdx.x + b * (int)gridDim.x < ntiles) win_issue((int)blockIdx.x + b * (int)gridDim.x, b);
+#endif
+    int it = 0;                                      /* this block's tile count (TMA: buffer it & 1) */
+    for (int t = (int)blockIdx.x; t < ntiles; t += (int)gridDim.x, it++) {
+        int ni, p0, q0;
+        tile_at(t, ni, p0, q0);
+#if GPUML_STEM_TMA
+        const int buf = it & 1;
+        gpuml__mbar_wait(bar0 + 8 * buf, (unsigned)((it >> 1) & 1));
+        const gpuml__u16 *sXc = sXw + buf * (WINB >> 1);
+#else
+        const gpuml__u16 *sXc = sX;
         const int ih0 = p0 * p.stride_h - p.pad_h, iw0 = q0 * p.stride_w - p.pad_w;
         const gpuml__i64 img = (gpuml__i64)ni * H * W * C;
 
@@ -201,6 +277,7 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
             tile_at(t + (int)gridDim.x, nn, pn, qn);
             win_load(pf, 0, pn * p.stride_h - p.pad_h, qn * p.stride_w - p.pad_w, (gpuml__i64)nn * H * W * C);
         }
+#endif
 
         float acc[2][NT][4];
 #pragma unroll
@@ -214,13 +291,24 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
         for (int ks = 0; ks < KS; ks++) {
             const int o0 = koff[ks * 8 + tig], o1 = koff[ks * 8 + 4 + tig];
             gpuml__u32 af[2][4], bfr[NT][2];
+#if GPUML_STEM_TMA
+            const gpuml__u32 m0 = kmask[ks * 8 + tig], m1 = kmask[ks * 8 + 4 + tig];
 #pragma unroll
             for (int mt = 0; mt < 2; mt++) {
-                af[mt][0] = o0 >= 0 ? *(const gpuml__u32 *)(sX + rbase[mt][0] + o0) : 0u;
-                af[mt][1] = o0 >= 0 ? *(const gpuml__u32 *)(sX + rbase[mt][1] + o0) : 0u;
-                af[mt][2] = o1 >= 0 ? *(const gpuml__u32 *)(sX + rbase[mt][0] + o1) : 0u;
-                af[mt][3] = o1 >= 0 ? *(const gpuml__u32 *)(sX + rbase[mt][1] + o1) : 0u;
+                af[mt][0] = *(const gpuml__u32 *)(sXc + rbase[mt][0] + o0) & m0;
+                af[mt][1] = *(const gpuml__u32 *)(sXc + rbase[mt][1] + o0) & m0;
+                af[mt][2] = *(const gpuml__u32 *)(sXc + rbase[mt][0] + o1) & m1;
+                af[mt][3] = *(const gpuml__u32 *)(sXc + rbase[mt][1] + o1) & m1;
             }
+#else
+#pragma unroll
+            for (int mt = 0; mt < 2; mt++) {
+                af[mt][0] = o0 >= 0 ? *(const gpuml__u32 *)(sXc + rbase[mt][0] + o0) : 0u;
+                af[mt][1] = o0 >= 0 ? *(const gpuml__u32 *)(sXc + rbase[mt][1] + o0) : 0u;
+                af[mt][2] = o1 >= 0 ? *(const gpuml__u32 *)(sXc + rbase[mt][0] + o1) : 0u;
+                af[mt][3] = o1 >= 0 ? *(const gpuml__u32 *)(sXc + rbase[mt][1] + o1) : 0u;
+            }
+#endif
 #pragma unroll
             for (int np = 0; np < NT / 2; np++)
                 gpuml__mma_ldsm4(bfr[2 * np][0], bfr[2 * np + 1][0], bfr[2 * np][1], bfr[2 * np + 1][1],
@@ -230,6 +318,13 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
 #pragma unroll
                 for (int nt = 0; nt < NT; nt++) gpuml__mma_16816<DT>(acc[mt][nt], af[mt], bfr[nt][0], bfr[nt][1]);
         }
+#if GPUML_STEM_TMA
+        __syncthreads();                             /* every warp is done with this window buffer */
+        if (tid == 0 && t + 2 * (int)gridDim.x < ntiles) {
+            gpuml__proxy_fence();
+            win_issue(t + 2 * (int)gridDim.x, buf);
+        }
+#endif
 
         /* epilogue: 8 fragment rows at a time through this warp's slab, then 16-byte stores of
            8 channels of one pixel (8 lanes cover a pixel's 64 channels) */

@@ -18,7 +18,8 @@ typedef struct ccase {
     int misalign;                 /* x starts 1 element into its buffer */
     int wg;                       /* 1: the Hopper wgmma kernel (gpuml__conv2d_sm90_cfg) */
     int stem;                     /* the small-C kernel (gpuml__conv2d_stem_pf, kernels/conv_stem.cu): 1 its
-                                     default, 2 without and 3 with the next window loaded during the mma */
+                                     default, 2 without and 3 with the next window loaded during the mma,
+                                     4 its TMA form (sm_90) */
 } ccase;
 
 static double act_ref(int act, double x)
@@ -66,7 +67,7 @@ static int run_case(gpuml_ctx *ctx, const ccase *cc)
     gpuml_status st;
     char label[300];
     int ni, pp, qq, kk, ran = 1, bad = 0;
-    snprintf(label, sizeof label, "%s%sn%d h%d w%d c%d k%d %dx%d s%d,%d p%d,%d(+%d,%d) d%d,%d %s->%s bias%d act%d res%d cfg%d%s", cc->wg ? "wgmma " : "", cc->stem == 1 ? "stem " : cc->stem == 2 ? "stem-pf0 " : cc->stem == 3 ? "stem-pf1 " : "",
+    snprintf(label, sizeof label, "%s%sn%d h%d w%d c%d k%d %dx%d s%d,%d p%d,%d(+%d,%d) d%d,%d %s->%s bias%d act%d res%d cfg%d%s", cc->wg ? "wgmma " : "", cc->stem == 1 ? "stem " : cc->stem == 2 ? "stem-pf0 " : cc->stem == 3 ? "stem-pf1 " : cc->stem == 4 ? "stem-tma " : "",
              cc->n, cc->h, cc->w, cc->c, cc->k, cc->r, cc->s, cc->sh, cc->sw, cc->ph, cc->pw, cc->pb, cc->pr, cc->dh, cc->dw, gpuml_dtype_name(cc->xt),
              gpuml_dtype_name(cc->yt), cc->bias, cc->act, cc->resid, cc->cfg, cc->misalign ? " misaligned" : "");
     if (cc->splits > 1) snprintf(label + strlen(label), sizeof label - strlen(label), " split%d", cc->splits);
@@ -226,7 +227,11 @@ static void stem_7x7_c3(void)
     CHECK(run_case(tu_gpu, &cc), "auto declined the stem (bf16): %s", last_why);
     cc = mk(2, 224, 224, 3, 64, 7, 7, 2, 3, GPUML_F16, GPUML_F16);       /* the ResNet-50 stem itself, n = 2 */
     cc.bias = 1; cc.act = 1; cc.resid = 1;
-    CHECK(run_case(tu_gpu, &cc), "auto declined the 224x224 stem: %s", last_why);
+    {
+        long t0 = gpuml__conv_stem_tma_runs;
+        CHECK(run_case(tu_gpu, &cc), "auto declined the 224x224 stem: %s", last_why);
+        if (gpuml_device_arch(tu_gpu) == 90) CHECK(gpuml__conv_stem_tma_runs > t0, "auto did not take the TMA form for the 224x224 stem on sm_90");
+    }
     /* AUTO must pick the small-C kernel for the stem (the gather stays the fallback) */
     memset(&p, 0, sizeof p);
     p.n = 32; p.h = p.w = 224; p.c = 3; p.k = 64; p.r = p.s = 7; p.p = p.q = 112; p.stride_h = p.stride_w = 2;
@@ -280,6 +285,60 @@ static void stem_kernel(void)
     CHECK(!run_case(tu_gpu, &cc), "the small-C kernel took a %lldx%lld-pixel window tile", 15LL * 16 + 9, 15LL * 16 + 9);
     cc.stem = 0;
     CHECK(run_case(tu_gpu, &cc), "auto declined the large-stride case: %s", last_why);
+}
+/* the small-C kernel's TMA form (GPUML_STEM_TMA, sm_90: raw windows by TMA, GEMM depth r * JP + s * C + c)
+   forced on the shapes it takes: C 1-12, odd and even tap counts a filter row (the masked odd slot),
+   strides 1/2, asymmetric padding (zero fill at every edge), dilation 2 along h, TQ 8 and 16, K below,
+   at and past 64 (K = 5: scalar stores), every epilogue and dtype pair; AUTO must take it there; then
+   what it must decline (AUTO falls back to the plain form) */
+static void stem_tma(void)
+{
+    static const int L[][14] = {
+        /* n  h   w   c  k   r  s  sh sw ph pw pb pr dh */
+        {2, 17, 24, 3, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1},   {2, 19, 20, 4, 128, 7, 7, 2, 2, 3, 2, 1, 3, 1},
+        {1, 29, 32, 2, 24, 3, 5, 1, 1, 1, 2, 1, 2, 2},   {2, 8, 8, 3, 72, 7, 7, 2, 2, 3, 3, 3, 3, 1},
+        {1, 10, 8, 12, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1},   {2, 21, 16, 6, 5, 5, 3, 2, 1, 2, 1, 2, 1, 1},
+        {1, 6, 40, 4, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1},    {1, 9, 16, 1, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+        {3, 30, 56, 3, 64, 7, 7, 2, 2, 3, 3, 3, 3, 1},
+    };
+    static const int E[][5] = { /* xt, yt, bias, act, resid */
+        {GPUML_F16, GPUML_F16, 1, 1, 0}, {GPUML_BF16, GPUML_BF16, 0, 0, 1}, {GPUML_F16, GPUML_F32, 1, 2, 1},
+        {GPUML_BF16, GPUML_F16, 1, 3, 0}, {GPUML_F16, GPUML_BF16, 0, 1, 1}, {GPUML_BF16, GPUML_F32, 1, 0, 0},
+    };
+    size_t i;
+    ccase cc;
+    long t0;
+    NEED_MMA();
+    if (gpuml_device_arch(tu_gpu) != 90) {
+        cc = mk(L[0][0], L[0][1], L[0][2], L[0][3], L[0][4], L[0][5], L[0][6], L[0][7], 3, GPUML_F16, GPUML_F16);
+        cc.stem = 4;
+        CHECK(!run_case(tu_gpu, &cc), "the TMA form ran on sm_%d", gpuml_device_arch(tu_gpu));
+        SKIP("the TMA form needs sm_90 (this is sm_%d; it declined, as it must)", gpuml_device_arch(tu_gpu));
+    }
+    for (i = 0; i < sizeof L / sizeof L[0]; i++) {
+        const int *e = E[i % (sizeof E / sizeof E[0])];
+        cc = mk(L[i][0], L[i][1], L[i][2], L[i][3], L[i][4], L[i][5], L[i][6], L[i][7], 0, (gpuml_dtype)e[0], (gpuml_dtype)e[1]);
+        cc.sw = L[i][8]; cc.ph = L[i][9]; cc.pw = L[i][10]; cc.pb = L[i][11]; cc.pr = L[i][12]; cc.dh = L[i][13];
+        cc.bias = e[2]; cc.act = e[3]; cc.resid = e[4];
+        t0 = gpuml__conv_stem_tma_runs;
+        cc.stem = 4;
+        CHECK(run_case(tu_gpu, &cc), "the TMA form declined case %d: %s", (int)i, last_why);
+        cc.stem = 0;                              /* AUTO: the TMA form again */
+        CHECK(run_case(tu_gpu, &cc), "auto declined case %d: %s", (int)i, last_why);
+        CHECK(gpuml__conv_stem_tma_runs >= t0 + 2, "case %d: the TMA form ran %ld times of 2", (int)i, gpuml__conv_stem_tma_runs - t0);
+    }
+    /* declined: a row of W * C not a 16-byte multiple, x misaligned, dilation along w, stride_w * C odd */
+    for (i = 0; i < 4; i++) {
+        cc = mk(1, 12, i == 0 ? 23 : 24, 3, 16, 3, 3, i == 3 ? 1 : 2, 1, GPUML_F16, GPUML_F16);
+        if (i == 1) cc.misalign = 1;
+        if (i == 2) cc.dw = 2;
+        cc.stem = 4;
+        CHECK(!run_case(tu_gpu, &cc), "the TMA form took decline case %d", (int)i);
+        t0 = gpuml__conv_stem_tma_runs;
+        cc.stem = 0;
+        CHECK(run_case(tu_gpu, &cc), "auto declined decline case %d: %s", (int)i, last_why);
+        CHECK(gpuml__conv_stem_tma_runs == t0, "auto took the TMA form on decline case %d", (int)i);
+    }
 }
 static void dilation_and_odd_windows(void)
 {
@@ -578,7 +637,7 @@ int main(int argc, char **argv)
         {"every_cfg_3x3_s2", every_cfg_3x3_s2}, {"every_cfg_1x1", every_cfg_1x1},
         {"every_cfg_epilogue_f16", every_cfg_epilogue_f16}, {"every_cfg_big_m", every_cfg_big_m},
         {"every_cfg_deep_k", every_cfg_deep_k}, {"stem_7x7_c3", stem_7x7_c3},
-        {"stem_kernel", stem_kernel}, {"dilation_and_odd_windows", dilation_and_odd_windows}, {"gather_any_c", gather_any_c},
+        {"stem_kernel", stem_kernel}, {"stem_tma", stem_tma}, {"dilation_and_odd_windows", dilation_and_odd_windows}, {"gather_any_c", gather_any_c},
         {"split_k", split_k}, {"resnet_shapes_auto", resnet_shapes_auto},
         {"wgmma_declines_cpu", wgmma_declines_cpu}, {"wgmma_declines_gpu", wgmma_declines_gpu},
         {"wgmma_every_cfg", wgmma_every_cfg}, {"wgmma_fuzz", wgmma_fuzz}, {"wgmma_big_and_split", wgmma_big_and_split},

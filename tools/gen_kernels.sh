@@ -30,8 +30,8 @@ for f in kernels/*.cu; do
     if [ "$name" = conv_sm90 ] || [ "$name" = matmul_sm90 ] || [ "$name" = conv_1x1w ]; then lit kernels/sm90.cuh; fi
     # the CUDA-core conv kernels and the wgmma 1x1 kernel share the params struct and the activation
     if [ "$name" = conv ] || [ "$name" = conv_1x1w ]; then lit kernels/conv_params.cuh; fi
-    # conv_stem: the same two (PTX wrappers, gpuml__conv_params, the 8-output store)
-    if [ "$name" = conv_stem ]; then lit kernels/matmul_mma.cu; lit kernels/conv_igemm.cu; fi
+    # conv_stem: the same two (PTX wrappers, gpuml__conv_params, the 8-output store), and the TMA / mbarrier wrappers
+    if [ "$name" = conv_stem ]; then lit kernels/matmul_mma.cu; lit kernels/conv_igemm.cu; lit kernels/sm90.cuh; fi
     lit "$f"
     echo '0 };'
 done
