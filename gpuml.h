@@ -11179,7 +11179,7 @@ GPUML__FN int64_t gpuml__conv_stem_smem_t(const gpuml__conv_problem *p, int tma)
     gpuml__conv_stem_window(p, &ir, &ic);
     if (ir >= (1 << 20) || ic >= (1 << 20) || p->r >= (1 << 20) || p->s >= (1 << 20)) return (int64_t)1 << 30;
     if (tma) {
-        int64_t jp = (p->s * p->c + 1) & ~(int64_t)1, pitch = (ic * p->c + 7) & ~(int64_t)7;
+        int64_t jp = (p->s * p->c + ((p->pad_w * p->c) & 1) + 1) & ~(int64_t)1, pitch = (ic * p->c + 14) & ~(int64_t)7;
         kp = (p->r * jp + 15) / 16 * 16;
         win = (ir * pitch * 2 + 127) & ~(int64_t)127;
         b = 64 * (kp + 8) * 2 + 4 * 8 * 72 * 4 + kp * 4 + 16 + 128 + 2 * win + 16;
@@ -11208,8 +11208,10 @@ GPUML__FN const char *gpuml__conv_stem_why(gpuml_ctx *ctx, const gpuml__conv_pro
 /* The TMA form (GPUML_STEM_TMA, sm_90): the raw input window of the next tile copied by TMA while
    this tile computes, no channel padding (the stem's GEMM depth 208 -> 160).  1 where it can take p
    (besides gpuml__conv_stem_why): a filter row's taps contiguous in the window (dilation 1 along
-   w), a tap pair one aligned word (stride_w * C even), the window row within a TMA box (<= 256
-   halves), x 16-byte aligned with 16-byte rows (W * C % 8 == 0).  gpuml__conv_stem_tma: 0 the rule
+   w), a tap pair one aligned word (stride_w * C even), the window row and the up to 7 halves before
+   it (a box starts on 16 bytes: a TMA requirement the encoder does not check; unaligned starts
+   fault as an illegal instruction) within a TMA box (<= 256 halves), x 16-byte aligned with 16-byte
+   rows (W * C % 8 == 0).  gpuml__conv_stem_tma: 0 the rule
    (this form wherever it can run), -1 never (tests, A/B). */
 static int gpuml__conv_stem_tma;
 static long gpuml__conv_stem_tma_runs;   /* launches of the TMA form (tests) */
@@ -11219,7 +11221,7 @@ GPUML__FN int gpuml__conv_stem_tma_ok(gpuml_ctx *ctx, const gpuml__conv_problem 
     if (ctx->arch < 90 || !ctx->cu.TensorMapEncodeTiled || p->dil_w != 1 || (p->stride_w * p->c) % 2 != 0 || (p->w * p->c) % 8 != 0) return 0;
     if ((gpuml__dptr(p->x) & 15) != 0 || p->n > INT32_MAX) return 0;
     gpuml__conv_stem_window(p, &ir, &ic);
-    if (ir > 256 || ((ic * p->c + 7) & ~(int64_t)7) > 256) return 0;
+    if (ir > 256 || ((ic * p->c + 14) & ~(int64_t)7) > 256) return 0;   /* the box: a window row and up to 7 halves before it */
     return gpuml__conv_stem_smem_t(p, 1) <= (int64_t)ctx->smem_optin;
 }
 /* Runs p on the small-C kernel, pf: 2 the TMA form (gpuml__conv_stem_tma_ok), 1 loads the next
@@ -11259,7 +11261,7 @@ GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_p
         gpuml__conv_stem_window(p, &ir, &ic);
         dims[0] = (gpuml__u64)(p->w * p->c); dims[1] = (gpuml__u64)p->h; dims[2] = (gpuml__u64)p->n;
         strides[0] = (gpuml__u64)(p->w * p->c * 2); strides[1] = (gpuml__u64)(p->h * p->w * p->c * 2);
-        box[0] = (unsigned)((ic * p->c + 7) & ~(int64_t)7); box[1] = (unsigned)ir; box[2] = 1;
+        box[0] = (unsigned)((ic * p->c + 14) & ~(int64_t)7); box[1] = (unsigned)ir; box[2] = 1;   /* boxes start on 16 bytes */
         if (ctx->cu.TensorMapEncodeTiled(map, 1 /* UINT16 */, 3, (void *)(uintptr_t)kp.x, dims, strides, box, es,
                                          0 /* no interleave */, 0 /* no swizzle */, 2 /* L2 128B */, 0 /* zero fill */) != 0)
             return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (small-C, TMA): cuTensorMapEncodeTiled rejected x's layout");

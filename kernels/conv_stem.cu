@@ -34,12 +34,15 @@
             IR = (TP - 1) * stride_h + (R - 1) * dil_h + 1, IC = (TQ - 1) * stride_w + (S - 1) * dil_w + 1.
    GPUML_STEM_TMA 1 (sm_90+): the kernel takes a second parameter, const __grid_constant__
             gpuml__stem_tmap tmx, a rank-3 tensor map over x viewed as [N][H][W * C] (u16, no swizzle,
-            zero fill), box {PITCH, IR, 1} with PITCH = IC * C rounded up to 8 halves; the window is
+            zero fill), box {PITCH, IR, 1}; the window is
             copied raw (no channel padding) by TMA into one of two buffers, the next tile's copy in
             flight during this tile's mma.  GEMM depth k = r * JP + j with j = s * C + c (dil_w = 1:
             a filter row's S * C taps are contiguous in the window), JP = S * C rounded up to even;
             the pair (k, k+1) is one aligned word when stride_w * C is even; a per-pair mask zeroes
-            the odd slot past S * C and the depth past R * JP.  Dynamic shared memory:
+            the odd slot past S * C and the depth past R * JP.  TMA boxes start on 16-byte boundaries,
+            so the window sits SHIFT = (first column * C) & 7 halves into its buffer (PITCH = IC * C + 7
+            rounded up to 8); SHIFT is odd when pad_w * C is (LEAD = 1: slot jj holds tap jj - 1,
+            JP = S * C + 1 rounded up to even).  Dynamic shared memory:
             64 * (KP + 8) * 2 + 4 * 8 * 72 * 4 + KP * 4 (koff, kmask) + 16 (2 mbarriers) + 128
             (alignment) + 2 * (IR * PITCH * 2 rounded up to 128) + 16, KP = ceil(R * JP / 16) * 16.
             Host preconditions besides the ones below: dil_w 1, stride_w * C even, PITCH <= 256,
@@ -95,11 +98,14 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
 
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, tig = lane & 3, grp = lane >> 2;
     const int C = p.C, CP = (C + 1) & ~1, R = p.R, S = p.S, K = p.K, H = p.H, W = p.W, P = p.P, Q = p.Q;
-    const int J = S * C, JP = (J + 1) & ~1;          /* TMA: a filter row's taps, its depth rounded to even */
+    /* TMA: a filter row's J taps in JP slots, slot jj = tap jj - LEAD: a TMA box must start on a 16-byte
+       boundary, so a tile's window lands SHIFT = (its first column * C) mod 8 halves into the buffer,
+       and SHIFT's parity is (pad_w * C)'s (stride_w * C is even): LEAD = 1 keeps the pairs aligned */
+    const int J = S * C, LEAD = (p.pad_w * C) & 1, JP = (J + LEAD + 1) & ~1;
     const int KR = TMA ? R * JP : R * S * CP, KP = (KR + 15) & ~15, WST = KP + 8, KS = KP >> 4;
     const int IR = (TP - 1) * p.stride_h + (R - 1) * p.dil_h + 1;
     const int IC = (TQ - 1) * p.stride_w + (S - 1) * p.dil_w + 1;
-    const int PITCH = TMA ? (IC * C + 7) & ~7 : 0;   /* TMA: the raw window's row, in halves */
+    const int PITCH = TMA ? (IC * C + 7 + 7) & ~7 : 0;   /* TMA: the raw window's row (up to 7 halves of SHIFT), in halves */
     const int n0 = (int)blockIdx.y * BN;
 
     gpuml__u16 *sW = (gpuml__u16 *)gpuml__stem_smem;                        /* [64][WST] */
@@ -120,10 +126,11 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
                 const int i = i0 + j * 128, n = i / half, k = (i - n * half) * 2;
                 v[j] = 0;
                 if (i < BN * half && n0 + n < K && k < KR) {
-                    if (TMA) {   /* k = r * JP + jj: tap jj = s * C + c of filter row r (0 past J) */
-                        const int r = k / JP, jj = k - r * JP;
-                        const gpuml__u16 *src = w16 + (gpuml__i64)(n0 + n) * p.Kg + r * J + jj;
-                        v[j] = (gpuml__u32)__ldg(src) | ((gpuml__u32)(jj + 1 < J ? __ldg(src + 1) : (gpuml__u16)0) << 16);
+                    if (TMA) {   /* k = r * JP + jj: tap jj - LEAD = s * C + c of filter row r (0 outside [0, J)) */
+                        const int r = k / JP, t0 = k - r * JP - LEAD;
+                        const gpuml__u16 *src = w16 + (gpuml__i64)(n0 + n) * p.Kg + r * J + t0;
+                        v[j] = (gpuml__u32)(t0 >= 0 && t0 < J ? __ldg(src) : (gpuml__u16)0) |
+                               ((gpuml__u32)(t0 + 1 < J ? __ldg(src + 1) : (gpuml__u16)0) << 16);
                     } else {
                         const int rs = k / CP, c = k - rs * CP;
                         const gpuml__u16 *src = w16 + (gpuml__i64)(n0 + n) * p.Kg + rs * C + c;
@@ -143,10 +150,10 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
             if (TMA) {   /* the pair's offset in the raw window and which of its halves are taps */
                 gpuml__u32 m = 0;
                 o = 0;
-                if (k < KR) {
-                    const int r = k / JP, jj = k - r * JP;
-                    o = r * p.dil_h * PITCH + jj;
-                    m = jj + 1 < J ? 0xffffffffu : 0xffffu;
+                if (k < KR) {   /* offsets from the tile's SHIFT - LEAD (even) */
+                    const int r = k / JP, t0 = k - r * JP - LEAD;
+                    o = r * p.dil_h * PITCH + t0 + LEAD;
+                    m = (t0 >= 0 && t0 < J ? 0xffffu : 0u) | (t0 + 1 < J ? 0xffff0000u : 0u);
                 }
                 kmask[i] = m;
             } else if (k < KR) {
@@ -238,8 +245,9 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
     auto win_issue = [&](int t, int b) {
         int ni, p0, q0;
         tile_at(t, ni, p0, q0);
+        const int c0 = (q0 * p.stride_w - p.pad_w) * C;
         gpuml__mbar_expect_tx(bar0 + 8 * b, (unsigned)(IR * PITCH * 2));
-        gpuml__tma_load_3d(win0 + (gpuml__u32)(b * WINB), &tmx, (q0 * p.stride_w - p.pad_w) * C, p0 * p.stride_h - p.pad_h, ni, bar0 + 8 * b);
+        gpuml__tma_load_3d(win0 + (gpuml__u32)(b * WINB), &tmx, c0 & ~7, p0 * p.stride_h - p.pad_h, ni, bar0 + 8 * b);
     };
     if (tid == 0) {
         gpuml__mbar_init(bar0, 1);
@@ -258,7 +266,7 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
 #if GPUML_STEM_TMA
         const int buf = it & 1;
         gpuml__mbar_wait(bar0 + 8 * buf, (unsigned)((it >> 1) & 1));
-        const gpuml__u16 *sXc = sXw + buf * (WINB >> 1);
+        const gpuml__u16 *sXc = sXw + buf * (WINB >> 1) + ((((q0 * p.stride_w - p.pad_w) * C) & 7) - LEAD);   /* SHIFT - LEAD */
 #else
         const gpuml__u16 *sXc = sX;
         const int ih0 = p0 * p.stride_h - p.pad_h, iw0 = q0 * p.stride_w - p.pad_w;
