@@ -7,6 +7,7 @@ set -u
 cd "$(dirname "$0")/.."
 . bench/gpu_jobs.sh
 OUTDIR=${OUT:-}
+mkdir -p build
 SUITES="test_conv test_conv_igemm test_conv_tf32 test_profile test_jit" NO_SAN=1 OUT=build/s30c tests/run_gpu_quick.sh > build/s30c.log 2>&1
 echo "suites rc=$?"; tail -12 build/s30c.log
 gpu_bench_matmul && gpu_cublas
