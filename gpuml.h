@@ -11213,6 +11213,7 @@ GPUML__FN const char *gpuml__conv_stem_why(gpuml_ctx *ctx, const gpuml__conv_pro
    fault as an illegal instruction) within a TMA box (<= 256 halves), x 16-byte aligned with 16-byte
    rows (W * C % 8 == 0).  gpuml__conv_stem_tma: 0 the rule
    (this form wherever it can run), -1 never (tests, A/B). */
+#ifndef GPUML_NO_CUDA
 static int gpuml__conv_stem_tma;
 static long gpuml__conv_stem_tma_runs;   /* launches of the TMA form (tests) */
 GPUML__FN int gpuml__conv_stem_tma_ok(gpuml_ctx *ctx, const gpuml__conv_problem *p)
@@ -11224,6 +11225,7 @@ GPUML__FN int gpuml__conv_stem_tma_ok(gpuml_ctx *ctx, const gpuml__conv_problem 
     if (ir > 256 || ((ic * p->c + 14) & ~(int64_t)7) > 256) return 0;   /* the box: a window row and up to 7 halves before it */
     return gpuml__conv_stem_smem_t(p, 1) <= (int64_t)ctx->smem_optin;
 }
+#endif
 /* Runs p on the small-C kernel, pf: 2 the TMA form (gpuml__conv_stem_tma_ok), 1 loads the next
    tile's input window into registers during this tile's mma, 0 neither, -1 the default (the TMA
    form where it can run, else 0); NOT_SUPPORTED (no error recorded) where it does not take p. */
