@@ -11214,9 +11214,6 @@ GPUML__FN const char *gpuml__conv_stem_why(gpuml_ctx *ctx, const gpuml__conv_pro
    rows (W * C % 8 == 0).  gpuml__conv_stem_tma: 0 the rule
    (this form wherever it can run), -1 never (tests, A/B). */
 #ifndef GPUML_NO_CUDA
-/* gpuml__conv_stem_direct: 0 the epilogue straight from the accumulators where K is even and y / the
-   residual 4-byte aligned (GPUML_STEM_DIRECT), -1 always through the slab (tests, A/B) */
-static int gpuml__conv_stem_direct;
 static int gpuml__conv_stem_tma;
 static long gpuml__conv_stem_tma_runs;   /* launches of the TMA form (tests) */
 GPUML__FN int gpuml__conv_stem_tma_ok(gpuml_ctx *ctx, const gpuml__conv_problem *p)
@@ -11242,7 +11239,7 @@ GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_p
     unsigned char mapbuf[128 + 64];
     void *args[2], *map = (void *)(((uintptr_t)mapbuf + 63) & ~(uintptr_t)63);
     int64_t tq, tiles, per_sm, smem;
-    int tma, direct;
+    int tma;
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
     if (gpuml__conv_stem_why(ctx, p)) return GPUML_ERROR_NOT_SUPPORTED;
     tma = pf == 2 || (pf < 0 && gpuml__conv_stem_tma >= 0);
@@ -11255,10 +11252,8 @@ GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_p
     smem = gpuml__conv_stem_smem_t(p, tma);
     if (pf < 0 || pf == 2) pf = tma ? 0 : GPUML__STEM_PF_DEFAULT;
     pf = pf != 0;
-    direct = gpuml__conv_stem_direct >= 0 && p->k % 2 == 0 && (gpuml__dptr(p->y) & 3) == 0 && (!p->residual || (gpuml__dptr(p->residual) & 3) == 0);
-    snprintf(opts, sizeof opts, "-DGPUML_STEM_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_STEM_TQ=%d -DGPUML_STEM_PF=%d%s%s",
-             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, (int)tq, pf, tma ? " -DGPUML_STEM_TMA=1" : "",
-             direct ? " -DGPUML_STEM_DIRECT=1" : "");
+    snprintf(opts, sizeof opts, "-DGPUML_STEM_DT=%d -DGPUML_CONV_YDT=%d -DGPUML_EPI=%d -DGPUML_HAS_BIAS=%d -DGPUML_HAS_RESID=%d -DGPUML_STEM_TQ=%d -DGPUML_STEM_PF=%d%s",
+             (int)p->x->dtype, (int)p->y->dtype, p->act, p->bias != NULL, p->residual != NULL, (int)tq, pf, tma ? " -DGPUML_STEM_TMA=1" : "");
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_stem, opts, "gpuml_conv_stem", &fn));
     gpuml__conv_kparams_fill(&kp, p, 1);
     if (tma) {   /* x as [N][H][W * C] of 16-bit words; box: one window (PITCH x IR), zeros outside */
@@ -14760,8 +14755,6 @@ static const char *const gpuml__family_variants[][2] = {
     { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=8 -DGPUML_STEM_PF=0" },
     { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=16 -DGPUML_STEM_PF=0 -DGPUML_STEM_TMA=1" },
     { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=8 -DGPUML_STEM_PF=0 -DGPUML_STEM_TMA=1" },
-    { "conv_stem", "-DGPUML_STEM_DT=1 -DGPUML_CONV_YDT=1 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_STEM_TQ=16 -DGPUML_STEM_PF=0 -DGPUML_STEM_TMA=1 -DGPUML_STEM_DIRECT=1" },
-    { "conv_stem", "-DGPUML_STEM_DT=2 -DGPUML_CONV_YDT=0 -DGPUML_EPI=3 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=0 -DGPUML_STEM_TQ=8 -DGPUML_STEM_PF=1 -DGPUML_STEM_DIRECT=1" },
     { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=1 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=1 -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=0" },
     { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=2 -DGPUML_HAS_BIAS=1 -DGPUML_HAS_RESID=1 -DGPUML_CONV_CFG=1 -DGPUML_CONV_TF32=0 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=1" },
     { "conv_igemm", "-DGPUML_CONV_DT=0 -DGPUML_CONV_YDT=0 -DGPUML_EPI=0 -DGPUML_HAS_BIAS=0 -DGPUML_HAS_RESID=0 -DGPUML_CONV_CFG=2 -DGPUML_CONV_TF32=1 -DGPUML_CONV_RN=0 -DGPUML_CONV_YNCHW=0" },

@@ -167,16 +167,12 @@ int main(int argc, char **argv)
         for (i = 0; i < 4; i++) printf(" %.2f", ws_split[i]);
         printf(" %.2f %.2f\n", wgather, wim2col);
         if (L->c % 8) {   /* the small-C kernel's variants (without / with the next window loaded into registers during the mma; TMA windows) */
-            double pf0, pf1, tma, tma_slab, tma2;
+            double pf0, pf1, tma;
             run_fn = stem_pf0; pf0 = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
             run_fn = stem_pf1; pf1 = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
             run_fn = stem_tma; tma = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
-            gpuml__conv_stem_direct = -1;   /* the TMA form with the slab epilogue (the default stores pairs from the accumulators) */
-            tma_slab = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
-            gpuml__conv_stem_direct = 0;
-            run_fn = stem_tma; tma2 = time_us(ctx, &p, xs, ys, copies, 0, 1, reps);
-            printf("# %s small-C kernel: pf0 %.2f us, pf1 %.2f us, tma %.2f / %.2f us, tma with the slab epilogue %.2f us (AUTO: tma where it runs, else pf %d); element gather (cfg %d) %.2f us\n",
-                   L->name, pf0, pf1, tma, tma2, tma_slab, GPUML__STEM_PF_DEFAULT, GPUML__CONV_GATHER_CFG, uc[GPUML__CONV_GATHER_CFG]);
+            printf("# %s small-C kernel: pf0 %.2f us, pf1 %.2f us, tma %.2f us (AUTO: tma where it runs, else pf %d); element gather (cfg %d) %.2f us\n",
+                   L->name, pf0, pf1, tma, GPUML__STEM_PF_DEFAULT, GPUML__CONV_GATHER_CFG, uc[GPUML__CONV_GATHER_CFG]);
         }
         fflush(stdout);
         if (us < 0) printf("# %s: %s\n", L->name, gpuml_last_error(ctx));

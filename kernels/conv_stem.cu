@@ -47,8 +47,6 @@
             (alignment) + 2 * (IR * PITCH * 2 rounded up to 128) + 16, KP = ceil(R * JP / 16) * 16.
             Host preconditions besides the ones below: dil_w 1, stride_w * C even, PITCH <= 256,
             IR <= 256, x 16-byte aligned, W * C * 2 a multiple of 16; GPUML_STEM_PF 0.
-   GPUML_STEM_DIRECT 1: the epilogue stores channel pairs straight from the accumulators (no slab;
-            host: K even, y and res 4-byte aligned); 0: through the per-warp slab, 16-byte stores.
    Macros:  GPUML_STEM_DT 1 f16 / 2 bf16 (x and w); GPUML_CONV_YDT 0 f32 / 1 f16 / 2 bf16 (y, res);
             GPUML_EPI 0-3; GPUML_HAS_BIAS, GPUML_HAS_RESID 0/1; GPUML_STEM_TQ 8 or 16 (tile width);
             GPUML_STEM_PF 1: the next tile's window (its first 16 words a thread) is loaded into
@@ -68,9 +66,6 @@
 #endif
 #ifndef GPUML_STEM_TMA
 #define GPUML_STEM_TMA 0
-#endif
-#ifndef GPUML_STEM_DIRECT
-#define GPUML_STEM_DIRECT 0
 #endif
 #if GPUML_STEM_TMA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #undef GPUML_STEM_TMA
@@ -339,34 +334,6 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
         }
 #endif
 
-#if GPUML_STEM_DIRECT
-        /* epilogue straight from the accumulators: each fragment row's channel pairs (n, n+1) as one
-           4-byte (8-byte for f32) store, 16 bytes a row per n8 tile; L2 joins the pieces of a pixel's
-           128 bytes before DRAM.  Host: K even, y (and res) 4-byte aligned. */
-#pragma unroll
-        for (int mt = 0; mt < 2; mt++)
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int ml = warp * 32 + mt * 16 + h * 8 + grp, pr = ml / TQ, qc = ml - pr * TQ;
-                const int pp = p0 + pr, qq = q0 + qc;
-                if (pp < P && qq < Q) {
-                    const gpuml__i64 row = (((gpuml__i64)ni * P + pp) * Q + qq) * K + n0 + 2 * tig;
-#pragma unroll
-                    for (int nt = 0; nt < NT; nt++)
-                        if (n0 + nt * 8 + 2 * tig < K) {
-                            float v0 = gpuml__mma_act<GPUML_EPI>(acc[mt][nt][2 * h] + bsv[nt][0]);
-                            float v1 = gpuml__mma_act<GPUML_EPI>(acc[mt][nt][2 * h + 1] + bsv[nt][1]);
-                            if (GPUML_HAS_RESID) {
-                                float r0, r1;
-                                gpuml__mma_ld2<CDT>(Rz + row + nt * 8, 1, true, true, r0, r1);
-                                v0 += r0;
-                                v1 += r1;
-                            }
-                            gpuml__mma_st2<CDT>(Y + row + nt * 8, 1, true, true, v0, v1);
-                        }
-                }
-            }
-#else
         /* epilogue: 8 fragment rows at a time through this warp's slab, then 16-byte stores of
            8 channels of one pixel (8 lanes cover a pixel's 64 channels) */
 #pragma unroll
@@ -396,7 +363,6 @@ extern "C" __global__ void __launch_bounds__(128, GPUML__STEM_MINB) gpuml_conv_s
                 }
                 __syncwarp();
             }
-#endif
     }
 }
 #endif

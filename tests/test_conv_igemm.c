@@ -322,9 +322,7 @@ static void stem_tma(void)
         cc.bias = e[2]; cc.act = e[3]; cc.resid = e[4];
         t0 = gpuml__conv_stem_tma_runs;
         cc.stem = 4;
-        gpuml__conv_stem_direct = i % 2 ? -1 : 0;   /* odd cases: the slab epilogue (else direct stores where K is even) */
         CHECK(run_case(tu_gpu, &cc), "the TMA form declined case %d: %s", (int)i, last_why);
-        gpuml__conv_stem_direct = 0;
         cc.stem = 0;                              /* AUTO: the TMA form again */
         CHECK(run_case(tu_gpu, &cc), "auto declined case %d: %s", (int)i, last_why);
         CHECK(gpuml__conv_stem_tma_runs >= t0 + 2, "case %d: the TMA form ran %ld times of 2", (int)i, gpuml__conv_stem_tma_runs - t0);
