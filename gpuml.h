@@ -11211,10 +11211,9 @@ GPUML__FN const char *gpuml__conv_stem_why(gpuml_ctx *ctx, const gpuml__conv_pro
    w), a tap pair one aligned word (stride_w * C even), the window row and the up to 7 halves before
    it (a box starts on 16 bytes: a TMA requirement the encoder does not check; unaligned starts
    fault as an illegal instruction) within a TMA box (<= 256 halves), x 16-byte aligned with 16-byte
-   rows (W * C % 8 == 0).  gpuml__conv_stem_tma: 0 the rule
-   (this form wherever it can run), -1 never (tests, A/B). */
+   rows (W * C % 8 == 0).  AUTO takes it wherever it can run; GPUML_CONV_STEM_TMA=off never (then
+   the form of GPUML__STEM_PF_DEFAULT). */
 #ifndef GPUML_NO_CUDA
-static int gpuml__conv_stem_tma;
 static long gpuml__conv_stem_tma_runs;   /* launches of the TMA form (tests) */
 GPUML__FN int gpuml__conv_stem_tma_ok(gpuml_ctx *ctx, const gpuml__conv_problem *p)
 {
@@ -11242,7 +11241,10 @@ GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_p
     int tma;
     if (!ctx || !p) return GPUML_ERROR_INVALID_ARGUMENT;
     if (gpuml__conv_stem_why(ctx, p)) return GPUML_ERROR_NOT_SUPPORTED;
-    tma = pf == 2 || (pf < 0 && gpuml__conv_stem_tma >= 0);
+    if (pf < 0) {
+        const char *env = gpuml__getenv("GPUML_CONV_STEM_TMA");
+        tma = !(env && strcmp(env, "off") == 0);
+    } else tma = pf == 2;
     if (tma && !gpuml__conv_stem_tma_ok(ctx, p)) {
         if (pf == 2) return GPUML_ERROR_NOT_SUPPORTED;
         tma = 0;

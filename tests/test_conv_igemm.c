@@ -4,6 +4,7 @@
    windows, the stem (C = 3) gather variant, odd sizes; against a float64 direct convolution on
    fresh random data with the output poisoned first.  The NOT_SUPPORTED answers are checked too.
    Without a GPU the kernel tests skip (the CUDA-context checks still run). */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
 #define GPUML_IMPLEMENTATION
 #include "harness.h"
 
@@ -327,6 +328,13 @@ static void stem_tma(void)
         CHECK(run_case(tu_gpu, &cc), "auto declined case %d: %s", (int)i, last_why);
         CHECK(gpuml__conv_stem_tma_runs >= t0 + 2, "case %d: the TMA form ran %ld times of 2", (int)i, gpuml__conv_stem_tma_runs - t0);
     }
+    /* GPUML_CONV_STEM_TMA=off: AUTO keeps the register copy */
+    cc = mk(L[0][0], L[0][1], L[0][2], L[0][3], L[0][4], L[0][5], L[0][6], L[0][7], 3, GPUML_F16, GPUML_F16);
+    setenv("GPUML_CONV_STEM_TMA", "off", 1);
+    t0 = gpuml__conv_stem_tma_runs;
+    CHECK(run_case(tu_gpu, &cc), "auto with GPUML_CONV_STEM_TMA=off declined: %s", last_why);
+    CHECK(gpuml__conv_stem_tma_runs == t0, "GPUML_CONV_STEM_TMA=off: auto took the TMA form");
+    unsetenv("GPUML_CONV_STEM_TMA");
     /* declined: a row of W * C not a 16-byte multiple, x misaligned, dilation along w, stride_w * C odd */
     for (i = 0; i < 4; i++) {
         cc = mk(1, 12, i == 0 ? 23 : 24, 3, 16, 3, 3, i == 3 ? 1 : 2, 1, GPUML_F16, GPUML_F16);
