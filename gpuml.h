@@ -11171,6 +11171,9 @@ GPUML__FN void gpuml__conv_stem_window(const gpuml__conv_problem *p, int64_t *ir
     *ir = (tp - 1) * p->stride_h + (p->r - 1) * p->dil_h + 1;
     *ic = (tq - 1) * p->stride_w + (p->s - 1) * p->dil_w + 1;
 }
+/* the TMA form's window row in halves (kernels/conv_stem.cu PITCH): IC * C and the up to 7 halves before
+   it (a TMA box starts on 16 bytes), rounded up to 8 */
+GPUML__FN int64_t gpuml__conv_stem_pitch(const gpuml__conv_problem *p, int64_t ic) { return (ic * p->c + 14) & ~(int64_t)7; }
 /* dynamic shared memory of the launch (kernels/conv_stem.cu; tma: the GPUML_STEM_TMA form, two raw
    windows); capped at 2^30 for absurd windows */
 GPUML__FN int64_t gpuml__conv_stem_smem_t(const gpuml__conv_problem *p, int tma)
@@ -11179,7 +11182,7 @@ GPUML__FN int64_t gpuml__conv_stem_smem_t(const gpuml__conv_problem *p, int tma)
     gpuml__conv_stem_window(p, &ir, &ic);
     if (ir >= (1 << 20) || ic >= (1 << 20) || p->r >= (1 << 20) || p->s >= (1 << 20)) return (int64_t)1 << 30;
     if (tma) {
-        int64_t jp = (p->s * p->c + ((p->pad_w * p->c) & 1) + 1) & ~(int64_t)1, pitch = (ic * p->c + 14) & ~(int64_t)7;
+        int64_t jp = (p->s * p->c + ((p->pad_w * p->c) & 1) + 1) & ~(int64_t)1, pitch = gpuml__conv_stem_pitch(p, ic);
         kp = (p->r * jp + 15) / 16 * 16;
         win = (ir * pitch * 2 + 127) & ~(int64_t)127;
         b = 64 * (kp + 8) * 2 + 4 * 8 * 72 * 4 + kp * 4 + 16 + 128 + 2 * win + 16;
@@ -11221,7 +11224,7 @@ GPUML__FN int gpuml__conv_stem_tma_ok(gpuml_ctx *ctx, const gpuml__conv_problem 
     if (ctx->arch < 90 || !ctx->cu.TensorMapEncodeTiled || p->dil_w != 1 || (p->stride_w * p->c) % 2 != 0 || (p->w * p->c) % 8 != 0) return 0;
     if ((gpuml__dptr(p->x) & 15) != 0 || p->n > INT32_MAX) return 0;
     gpuml__conv_stem_window(p, &ir, &ic);
-    if (ir > 256 || ((ic * p->c + 14) & ~(int64_t)7) > 256) return 0;   /* the box: a window row and up to 7 halves before it */
+    if (ir > 256 || gpuml__conv_stem_pitch(p, ic) > 256) return 0;   /* TMA box dimensions */
     return gpuml__conv_stem_smem_t(p, 1) <= (int64_t)ctx->smem_optin;
 }
 #endif
@@ -11265,7 +11268,7 @@ GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_p
         gpuml__conv_stem_window(p, &ir, &ic);
         dims[0] = (gpuml__u64)(p->w * p->c); dims[1] = (gpuml__u64)p->h; dims[2] = (gpuml__u64)p->n;
         strides[0] = (gpuml__u64)(p->w * p->c * 2); strides[1] = (gpuml__u64)(p->h * p->w * p->c * 2);
-        box[0] = (unsigned)((ic * p->c + 14) & ~(int64_t)7); box[1] = (unsigned)ir; box[2] = 1;   /* boxes start on 16 bytes */
+        box[0] = (unsigned)gpuml__conv_stem_pitch(p, ic); box[1] = (unsigned)ir; box[2] = 1;
         if (ctx->cu.TensorMapEncodeTiled(map, 1 /* UINT16 */, 3, (void *)(uintptr_t)kp.x, dims, strides, box, es,
                                          0 /* no interleave */, 0 /* no swizzle */, 2 /* L2 128B */, 0 /* zero fill */) != 0)
             return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (small-C, TMA): cuTensorMapEncodeTiled rejected x's layout");
