@@ -2730,24 +2730,29 @@ GPUML__DEF gpuml_tensor *gpuml_tensor_expand(gpuml_tensor *t, int ndim, const in
 }
 
 /* ------------------------------------------------------------- iteration space ---- */
-/* Up to 3 operands walked over one shape; dims of size 1 dropped and dims merged where every
-   operand is contiguous across them.  Row-major linear order is unchanged by this. */
-typedef struct gpuml__iter {
+/* Up to 4 operands walked over one shape (out first; views already broadcast): dims of size 1 dropped
+   and dims merged where every operand is contiguous across them.  Row-major linear order is unchanged
+   by this. */
+typedef struct gpuml__xiter {
     int64_t n;
     int ndim, nops;
     int64_t dims[GPUML_MAX_DIMS];
-    int64_t offset[3];
-    int64_t strides[3][GPUML_MAX_DIMS];
-} gpuml__iter;
+    int64_t strides[4][GPUML_MAX_DIMS];
+    char *base[4];              /* address of each view's first element */
+    gpuml_dtype dt[4];
+} gpuml__xiter;
 
-GPUML__FN void gpuml__iter_make(gpuml__iter *it, const gpuml_tensor *const *ops, int nops)
+GPUML__FN void gpuml__xiter_make(gpuml__xiter *it, const gpuml_tensor *const *ops, int nops)
 {
     const gpuml_tensor *s = ops[0];
     int d, k, nd = 0;
     memset(it, 0, sizeof *it);
     it->nops = nops;
     it->n = gpuml__numel(s);
-    for (k = 0; k < nops; k++) it->offset[k] = ops[k]->offset;
+    for (k = 0; k < nops; k++) {
+        it->base[k] = (char *)gpuml_tensor_data(ops[k]);
+        it->dt[k] = ops[k]->dtype;
+    }
     for (d = 0; d < s->ndim; d++) {
         int merge = nd > 0;
         if (s->shape[d] == 1) continue;
@@ -2762,12 +2767,15 @@ GPUML__FN void gpuml__iter_make(gpuml__iter *it, const gpuml_tensor *const *ops,
             nd++;
         }
     }
-    if (nd == 0) { it->dims[0] = 1; nd = 1; }   /* a scalar: one element */
+    if (nd == 0) { it->dims[0] = 1; nd = 1; }
     it->ndim = nd;
 }
-GPUML__FN int gpuml__iter_contig(const gpuml__iter *it, int k)
+GPUML__FN int gpuml__xiter_contig(const gpuml__xiter *it)
 {
-    return it->ndim == 1 && it->strides[k][0] == 1;
+    int k;
+    if (it->ndim != 1) return 0;
+    for (k = 0; k < it->nops; k++) if (it->strides[k][0] != 1 && it->dims[0] > 1) return 0;
+    return 1;
 }
 
 /* ----------------------------------------------------------------- CPU backend ---- */
@@ -2800,63 +2808,85 @@ GPUML__FN void gpuml__st_f32(gpuml_dtype d, void *p, float v)
     }
 }
 
-/* A row of `count` elements: ptrs[k] is operand k's first element, step[k] its stride in
-   bytes, linear the row-major index of the first element. */
-typedef void (*gpuml__row_fn)(void *arg, char **ptrs, const int64_t *step, int64_t count, int64_t linear);
+/* ---- CPU: rows of the iteration space on the thread pool ---- */
+typedef void (*gpuml__xrow_fn)(void *arg, char **ptrs, const int64_t *step, int64_t count);
+/* several whole short rows at once: rows of count elements, row r of operand k at ptrs[k] + r * rstep[k] */
+typedef void (*gpuml__xrows_fn)(void *arg, char **ptrs, const int64_t *step, int64_t count, int64_t rows, const int64_t *rstep);
+/* a row with the row-major index of its first element (gpuml_rand's counter) */
+typedef void (*gpuml__xrowi_fn)(void *arg, char **ptrs, const int64_t *step, int64_t count, int64_t linear);
+typedef struct gpuml__xjob { const gpuml__xiter *it; gpuml__xrow_fn fn; gpuml__xrows_fn fn2; gpuml__xrowi_fn fni; void *arg; } gpuml__xjob;
 
-typedef struct gpuml__foreach_job {
-    const gpuml__iter *it;
-    char *base[3];
-    int64_t esize[3];
-    gpuml__row_fn fn;
-    void *arg;
-} gpuml__foreach_job;
-
-GPUML__FN void gpuml__foreach_task(void *a, int64_t b, int64_t e, int tid)
+#define GPUML__XROWS_MAX 512   /* elements a gpuml__xrows_fn call at most (GPUML__TILE) */
+GPUML__FN void gpuml__xforeach_task(void *a, int64_t b, int64_t e, int tid)
 {
-    const gpuml__foreach_job *j = (const gpuml__foreach_job *)a;
-    const gpuml__iter *it = j->it;
-    int64_t idx[GPUML_MAX_DIMS], step[3], rem = b;
+    const gpuml__xjob *j = (const gpuml__xjob *)a;
+    const gpuml__xiter *it = j->it;
+    int64_t idx[GPUML_MAX_DIMS], step[4], off[4], rem = b;
     int last = it->ndim - 1, d, k;
     (void)tid;
     for (d = last; d >= 0; d--) { idx[d] = rem % it->dims[d]; rem /= it->dims[d]; }
-    for (k = 0; k < it->nops; k++) step[k] = it->strides[k][last] * j->esize[k];
-    while (b < e) {
-        char *p[3];
-        int64_t cnt = GPUML__MIN(it->dims[last] - idx[last], e - b);
-        for (k = 0; k < it->nops; k++) {
-            int64_t off = it->offset[k];
-            for (d = 0; d <= last; d++) off += idx[d] * it->strides[k][d];
-            p[k] = j->base[k] + off * j->esize[k];
+    for (k = 0; k < it->nops; k++) {
+        step[k] = it->strides[k][last] * (int64_t)gpuml__dtype_sizes[it->dt[k]];
+        for (off[k] = 0, d = 0; d <= last; d++) off[k] += idx[d] * it->strides[k][d];
+    }
+    while (b < e) {   /* the offsets (elements) follow the index, a carry at a time (short rows: a broadcast) */
+        char *p[4];
+        int64_t cnt = GPUML__MIN(it->dims[last] - idx[last], e - b), rows = 1;
+        for (k = 0; k < it->nops; k++) p[k] = it->base[k] ? it->base[k] + off[k] * (int64_t)gpuml__dtype_sizes[it->dt[k]] : NULL;
+        if (j->fn2 && last > 0 && idx[last] == 0 && it->dims[last] <= GPUML__XROWS_MAX / 4)
+            rows = GPUML__MIN(GPUML__MIN(it->dims[last - 1] - idx[last - 1], (e - b) / it->dims[last]), GPUML__XROWS_MAX / it->dims[last]);
+        if (rows > 1) {   /* whole rows along dim last - 1 in one call */
+            int64_t rstep[4];
+            for (k = 0; k < it->nops; k++) rstep[k] = it->strides[k][last - 1] * (int64_t)gpuml__dtype_sizes[it->dt[k]];
+            j->fn2(j->arg, p, step, cnt, rows, rstep);
+            b += rows * cnt;
+            idx[last - 1] += rows;
+            for (k = 0; k < it->nops; k++) off[k] += rows * it->strides[k][last - 1];
+            for (d = last - 1; d > 0 && idx[d] == it->dims[d]; d--) {
+                idx[d] = 0; idx[d - 1]++;
+                for (k = 0; k < it->nops; k++) off[k] += it->strides[k][d - 1] - it->dims[d] * it->strides[k][d];
+            }
+            continue;
         }
-        j->fn(j->arg, p, step, cnt, b);
+        if (j->fni) j->fni(j->arg, p, step, cnt, b);
+        else j->fn(j->arg, p, step, cnt);
         b += cnt;
         idx[last] += cnt;
-        for (d = last; d > 0 && idx[d] == it->dims[d]; d--) { idx[d] = 0; idx[d - 1]++; }
+        for (k = 0; k < it->nops; k++) off[k] += cnt * it->strides[k][last];
+        for (d = last; d > 0 && idx[d] == it->dims[d]; d--) {
+            idx[d] = 0; idx[d - 1]++;
+            for (k = 0; k < it->nops; k++) off[k] += it->strides[k][d - 1] - it->dims[d] * it->strides[k][d];
+        }
     }
+#if GPUML__HAVE_AVX2_PATH
+    _mm_sfence();   /* the rows' non-temporal stores (gpuml__ew_row), once a task, before the pool hands back */
+#endif
 }
-
-/* Runs fn over the iteration space on the CPU threads. */
-GPUML__FN void gpuml__cpu_foreach(gpuml_ctx *ctx, const gpuml__iter *it, const gpuml_tensor *const *ops, gpuml__row_fn fn, void *arg)
+/* fn a row; fn2 (may be NULL), where given, takes runs of whole rows of at most GPUML__XROWS_MAX / 4 elements */
+GPUML__FN void gpuml__xforeach2(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, gpuml__xrows_fn fn2, void *arg)
 {
-    gpuml__foreach_job j;
-    int k;
-    j.it = it; j.fn = fn; j.arg = arg;
-    for (k = 0; k < it->nops; k++) {
-        j.base[k] = (char *)(uintptr_t)ops[k]->st->ptr;
-        j.esize[k] = (int64_t)gpuml__dtype_sizes[ops[k]->dtype];
-    }
-    gpuml__parallel_for(ctx->pool, it->n, 1 << 15, gpuml__foreach_task, &j);
+    gpuml__xjob j;
+    j.it = it; j.fn = fn; j.fn2 = fn2; j.fni = NULL; j.arg = arg;
+    if (it->n > 0) gpuml__parallel_for(ctx->pool, it->n, 1 << 14, gpuml__xforeach_task, &j);
+}
+GPUML__FN void gpuml__xforeach(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, void *arg)
+{
+    gpuml__xforeach2(ctx, it, fn, NULL, arg);
+}
+GPUML__FN void gpuml__xforeach_i(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrowi_fn fn, void *arg)
+{
+    gpuml__xjob j;
+    j.it = it; j.fn = NULL; j.fn2 = NULL; j.fni = fn; j.arg = arg;
+    if (it->n > 0) gpuml__parallel_for(ctx->pool, it->n, 1 << 14, gpuml__xforeach_task, &j);
 }
 
 typedef struct gpuml__cast_arg { gpuml_dtype dd, sd; } gpuml__cast_arg;
-GPUML__FN void gpuml__row_copy(void *a, char **p, const int64_t *step, int64_t n, int64_t linear)
+GPUML__FN void gpuml__row_copy(void *a, char **p, const int64_t *step, int64_t n)
 {
     const gpuml__cast_arg *c = (const gpuml__cast_arg *)a;
     char *d = p[0];
     const char *s = p[1];
     int64_t i, es = (int64_t)gpuml__dtype_sizes[c->dd];
-    (void)linear;
     if (c->dd == c->sd) {
         if (step[0] == es && step[1] == es) { memmove(d, s, (size_t)(n * es)); return; }
         for (i = 0; i < n; i++, d += step[0], s += step[1]) memcpy(d, s, (size_t)es);
@@ -2876,12 +2906,11 @@ GPUML__FN void gpuml__row_copy(void *a, char **p, const int64_t *step, int64_t n
 }
 
 typedef struct gpuml__fill_arg { unsigned char bits[4]; size_t es; } gpuml__fill_arg;
-GPUML__FN void gpuml__row_fill(void *a, char **p, const int64_t *step, int64_t n, int64_t linear)
+GPUML__FN void gpuml__row_fill(void *a, char **p, const int64_t *step, int64_t n)
 {
     const gpuml__fill_arg *f = (const gpuml__fill_arg *)a;
     char *d = p[0];
     int64_t i;
-    (void)linear;
     for (i = 0; i < n; i++, d += step[0]) memcpy(d, f->bits, f->es);
 }
 
@@ -2937,16 +2966,15 @@ GPUML__FN void gpuml__kdiv_set(gpuml__kdiv *k, int i, int64_t d)
 /* ---------------------------------------------------------------- CUDA backend ---- */
 #ifndef GPUML_NO_CUDA
 
-GPUML__FN void gpuml__kparams(const gpuml__iter *it, gpuml__kshape *ks, gpuml__kview *kv)
+GPUML__FN void gpuml__xkparams(const gpuml__xiter *it, gpuml__kshape *ks, gpuml__kview *kv)
 {
     int k;
     memset(ks, 0, sizeof *ks);
     ks->n = it->n;
     ks->ndim = it->ndim;
     memcpy(ks->dims, it->dims, sizeof ks->dims);
-    for (k = 0; k < it->nops; k++) {
+    for (k = 0; k < it->nops; k++) {   /* kv has it->nops views; offset 0: the base pointer passed is the view's first element */
         memset(&kv[k], 0, sizeof kv[k]);
-        kv[k].offset = 0;  /* the base pointer passed already points at the view's first element */
         memcpy(kv[k].strides, it->strides[k], sizeof kv[k].strides);
     }
 }
@@ -2958,7 +2986,7 @@ GPUML__FN gpuml__CUdeviceptr gpuml__dptr(const gpuml_tensor *t)
 GPUML__FN gpuml_status gpuml__cuda_copy(gpuml_ctx *ctx, const gpuml_tensor *dst, const gpuml_tensor *src)
 {
     const gpuml_tensor *ops[2];
-    gpuml__iter it;
+    gpuml__xiter it;
     gpuml__kshape ks;
     gpuml__kview kv[2];
     gpuml__CUfunction fn;
@@ -2966,9 +2994,9 @@ GPUML__FN gpuml_status gpuml__cuda_copy(gpuml_ctx *ctx, const gpuml_tensor *dst,
     char opts[96];
     unsigned grid[3] = {0, 0, 0}, block[3] = {256, 0, 0};
     ops[0] = dst; ops[1] = src;
-    gpuml__iter_make(&it, ops, 2);
+    gpuml__xiter_make(&it, ops, 2);
     if (it.n == 0) return GPUML_SUCCESS;
-    if (dst->dtype == src->dtype && gpuml__iter_contig(&it, 0) && gpuml__iter_contig(&it, 1)) {
+    if (dst->dtype == src->dtype && gpuml__xiter_contig(&it)) {
         if (ctx->prof_want_start) gpuml__prof_start(ctx);
         GPUML__CU(ctx, ctx->cu.MemcpyDtoDAsync(dp, sp, (size_t)it.n * gpuml__dtype_sizes[dst->dtype], ctx->stream), "gpuml_copy");
         return GPUML_SUCCESS;
@@ -2991,7 +3019,7 @@ GPUML__FN gpuml_status gpuml__cuda_copy(gpuml_ctx *ctx, const gpuml_tensor *dst,
             return gpuml__launch(ctx, fn, g, block, 0, args, "gpuml_copy (transpose)");
         }
     }
-    gpuml__kparams(&it, &ks, kv);
+    gpuml__xkparams(&it, &ks, kv);
     grid[0] = gpuml__grid_for(ctx, it.n, 256);
     if (dst->dtype == src->dtype) {
         void *args[5];
@@ -3001,7 +3029,7 @@ GPUML__FN gpuml_status gpuml__cuda_copy(gpuml_ctx *ctx, const gpuml_tensor *dst,
         return gpuml__launch(ctx, fn, grid, block, 0, args, "gpuml_copy");
     }
     snprintf(opts, sizeof opts, "-DGPUML_DST_DT=%d -DGPUML_SRC_DT=%d", (int)dst->dtype, (int)src->dtype);
-    if (gpuml__iter_contig(&it, 0) && gpuml__iter_contig(&it, 1)) {
+    if (gpuml__xiter_contig(&it)) {
         void *args[3];
         args[0] = &it.n; args[1] = &dp; args[2] = &sp;
         GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_cast_contig", &fn));
@@ -3017,7 +3045,7 @@ GPUML__FN gpuml_status gpuml__cuda_copy(gpuml_ctx *ctx, const gpuml_tensor *dst,
 GPUML__FN gpuml_status gpuml__cuda_fill(gpuml_ctx *ctx, const gpuml_tensor *dst, const unsigned char *bits)
 {
     const gpuml_tensor *ops[1];
-    gpuml__iter it;
+    gpuml__xiter it;
     gpuml__kshape ks;
     gpuml__kview kv[1];
     gpuml__CUfunction fn;
@@ -3028,9 +3056,9 @@ GPUML__FN gpuml_status gpuml__cuda_fill(gpuml_ctx *ctx, const gpuml_tensor *dst,
     char opts[64];
     unsigned grid[3] = {0, 0, 0}, block[3] = {256, 0, 0};
     ops[0] = dst;
-    gpuml__iter_make(&it, ops, 1);
+    gpuml__xiter_make(&it, ops, 1);
     if (it.n == 0) return GPUML_SUCCESS;
-    gpuml__kparams(&it, &ks, kv);
+    gpuml__xkparams(&it, &ks, kv);
     if (es == 4) memcpy(&b32, bits, 4);
     else if (es == 2) { gpuml__u16 h; memcpy(&h, bits, 2); b32 = h; }
     else b32 = bits[0];
@@ -3051,7 +3079,7 @@ GPUML__FN gpuml_status gpuml__cuda_fill(gpuml_ctx *ctx, const gpuml_tensor *dst,
 GPUML__FN gpuml_status gpuml__cuda_rand(gpuml_ctx *ctx, const gpuml_tensor *dst, gpuml__u64 seed, float a, float b, int kind)
 {
     const gpuml_tensor *ops[1];
-    gpuml__iter it;
+    gpuml__xiter it;
     gpuml__kshape ks;
     gpuml__kview kv[1];
     gpuml__CUfunction fn;
@@ -3060,9 +3088,9 @@ GPUML__FN gpuml_status gpuml__cuda_rand(gpuml_ctx *ctx, const gpuml_tensor *dst,
     char opts[64];
     unsigned grid[3] = {0, 0, 0}, block[3] = {256, 0, 0};
     ops[0] = dst;
-    gpuml__iter_make(&it, ops, 1);
+    gpuml__xiter_make(&it, ops, 1);
     if (it.n == 0) return GPUML_SUCCESS;
-    gpuml__kparams(&it, &ks, kv);
+    gpuml__xkparams(&it, &ks, kv);
     snprintf(opts, sizeof opts, "-DGPUML_DST_DT=%d", (int)dst->dtype);
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_copy, opts, "gpuml_rand", &fn));
     args[0] = &ks; args[1] = &kv[0]; args[2] = &dp; args[3] = &seed; args[4] = &a; args[5] = &b; args[6] = &kind;
@@ -3854,12 +3882,12 @@ GPUML__FN gpuml_status gpuml__copy(gpuml_ctx *ctx, gpuml_tensor *dst, const gpum
 {
     if (ctx->backend == GPUML_BACKEND_CPU) {
         const gpuml_tensor *ops[2];
-        gpuml__iter it;
+        gpuml__xiter it;
         gpuml__cast_arg c;
         ops[0] = dst; ops[1] = src;
-        gpuml__iter_make(&it, ops, 2);
+        gpuml__xiter_make(&it, ops, 2);
         c.dd = dst->dtype; c.sd = src->dtype;
-        gpuml__cpu_foreach(ctx, &it, ops, gpuml__row_copy, &c);
+        gpuml__xforeach(ctx, &it, gpuml__row_copy, &c);
         return GPUML_SUCCESS;
     }
 #ifndef GPUML_NO_CUDA
@@ -3910,13 +3938,13 @@ GPUML__FN gpuml_status gpuml__fill(gpuml_ctx *ctx, gpuml_tensor *dst, const unsi
 {
     if (ctx->backend == GPUML_BACKEND_CPU) {
         const gpuml_tensor *ops[1];
-        gpuml__iter it;
+        gpuml__xiter it;
         gpuml__fill_arg f;
         ops[0] = dst;
-        gpuml__iter_make(&it, ops, 1);
+        gpuml__xiter_make(&it, ops, 1);
         memcpy(f.bits, bits, 4);
         f.es = gpuml__dtype_sizes[dst->dtype];
-        gpuml__cpu_foreach(ctx, &it, ops, gpuml__row_fill, &f);
+        gpuml__xforeach(ctx, &it, gpuml__row_fill, &f);
         return GPUML_SUCCESS;
     }
 #ifndef GPUML_NO_CUDA
@@ -3952,12 +3980,12 @@ GPUML__FN gpuml_status gpuml__rand_run(gpuml_ctx *ctx, gpuml_tensor *dst, uint64
 {
     if (ctx->backend == GPUML_BACKEND_CPU) {
         const gpuml_tensor *ops[1];
-        gpuml__iter it;
+        gpuml__xiter it;
         gpuml__rand_arg r;
         ops[0] = dst;
-        gpuml__iter_make(&it, ops, 1);
+        gpuml__xiter_make(&it, ops, 1);
         r.dd = dst->dtype; r.seed = seed; r.a = (float)a; r.b = (float)b; r.kind = kind;
-        gpuml__cpu_foreach(ctx, &it, ops, gpuml__row_rand, &r);
+        gpuml__xforeach_i(ctx, &it, gpuml__row_rand, &r);
         return GPUML_SUCCESS;
     }
 #ifndef GPUML_NO_CUDA
@@ -4315,114 +4343,7 @@ GPUML__FN int gpuml__bcast_to(const gpuml_tensor *t, int ndim, const int64_t *sh
     return 1;
 }
 
-/* ---- iteration over up to 4 operands of one shape (out first; views already broadcast) ---- */
-typedef struct gpuml__xiter {
-    int64_t n;
-    int ndim, nops;
-    int64_t dims[GPUML_MAX_DIMS];
-    int64_t strides[4][GPUML_MAX_DIMS];
-    char *base[4];              /* address of each view's first element */
-    gpuml_dtype dt[4];
-} gpuml__xiter;
 
-GPUML__FN void gpuml__xiter_make(gpuml__xiter *it, const gpuml_tensor *const *ops, int nops)
-{
-    const gpuml_tensor *s = ops[0];
-    int d, k, nd = 0;
-    memset(it, 0, sizeof *it);
-    it->nops = nops;
-    it->n = gpuml__numel(s);
-    for (k = 0; k < nops; k++) {
-        it->base[k] = (char *)gpuml_tensor_data(ops[k]);
-        it->dt[k] = ops[k]->dtype;
-    }
-    for (d = 0; d < s->ndim; d++) {
-        int merge = nd > 0;
-        if (s->shape[d] == 1) continue;
-        for (k = 0; k < nops && merge; k++)
-            if (it->strides[k][nd - 1] != ops[k]->strides[d] * s->shape[d]) merge = 0;
-        if (merge) {
-            it->dims[nd - 1] *= s->shape[d];
-            for (k = 0; k < nops; k++) it->strides[k][nd - 1] = ops[k]->strides[d];
-        } else {
-            it->dims[nd] = s->shape[d];
-            for (k = 0; k < nops; k++) it->strides[k][nd] = ops[k]->strides[d];
-            nd++;
-        }
-    }
-    if (nd == 0) { it->dims[0] = 1; nd = 1; }
-    it->ndim = nd;
-}
-GPUML__FN int gpuml__xiter_contig(const gpuml__xiter *it)
-{
-    int k;
-    if (it->ndim != 1) return 0;
-    for (k = 0; k < it->nops; k++) if (it->strides[k][0] != 1 && it->dims[0] > 1) return 0;
-    return 1;
-}
-
-/* ---- CPU: rows of the iteration space on the thread pool ---- */
-typedef void (*gpuml__xrow_fn)(void *arg, char **ptrs, const int64_t *step, int64_t count);
-/* several whole short rows at once: rows of count elements, row r of operand k at ptrs[k] + r * rstep[k] */
-typedef void (*gpuml__xrows_fn)(void *arg, char **ptrs, const int64_t *step, int64_t count, int64_t rows, const int64_t *rstep);
-typedef struct gpuml__xjob { const gpuml__xiter *it; gpuml__xrow_fn fn; gpuml__xrows_fn fn2; void *arg; } gpuml__xjob;
-
-#define GPUML__XROWS_MAX 512   /* elements a gpuml__xrows_fn call at most (GPUML__TILE) */
-GPUML__FN void gpuml__xforeach_task(void *a, int64_t b, int64_t e, int tid)
-{
-    const gpuml__xjob *j = (const gpuml__xjob *)a;
-    const gpuml__xiter *it = j->it;
-    int64_t idx[GPUML_MAX_DIMS], step[4], off[4], rem = b;
-    int last = it->ndim - 1, d, k;
-    (void)tid;
-    for (d = last; d >= 0; d--) { idx[d] = rem % it->dims[d]; rem /= it->dims[d]; }
-    for (k = 0; k < it->nops; k++) {
-        step[k] = it->strides[k][last] * (int64_t)gpuml__dtype_sizes[it->dt[k]];
-        for (off[k] = 0, d = 0; d <= last; d++) off[k] += idx[d] * it->strides[k][d];
-    }
-    while (b < e) {   /* the offsets (elements) follow the index, a carry at a time (short rows: a broadcast) */
-        char *p[4];
-        int64_t cnt = GPUML__MIN(it->dims[last] - idx[last], e - b), rows = 1;
-        for (k = 0; k < it->nops; k++) p[k] = it->base[k] ? it->base[k] + off[k] * (int64_t)gpuml__dtype_sizes[it->dt[k]] : NULL;
-        if (j->fn2 && last > 0 && idx[last] == 0 && it->dims[last] <= GPUML__XROWS_MAX / 4)
-            rows = GPUML__MIN(GPUML__MIN(it->dims[last - 1] - idx[last - 1], (e - b) / it->dims[last]), GPUML__XROWS_MAX / it->dims[last]);
-        if (rows > 1) {   /* whole rows along dim last - 1 in one call */
-            int64_t rstep[4];
-            for (k = 0; k < it->nops; k++) rstep[k] = it->strides[k][last - 1] * (int64_t)gpuml__dtype_sizes[it->dt[k]];
-            j->fn2(j->arg, p, step, cnt, rows, rstep);
-            b += rows * cnt;
-            idx[last - 1] += rows;
-            for (k = 0; k < it->nops; k++) off[k] += rows * it->strides[k][last - 1];
-            for (d = last - 1; d > 0 && idx[d] == it->dims[d]; d--) {
-                idx[d] = 0; idx[d - 1]++;
-                for (k = 0; k < it->nops; k++) off[k] += it->strides[k][d - 1] - it->dims[d] * it->strides[k][d];
-            }
-            continue;
-        }
-        j->fn(j->arg, p, step, cnt);
-        b += cnt;
-        idx[last] += cnt;
-        for (k = 0; k < it->nops; k++) off[k] += cnt * it->strides[k][last];
-        for (d = last; d > 0 && idx[d] == it->dims[d]; d--) {
-            idx[d] = 0; idx[d - 1]++;
-            for (k = 0; k < it->nops; k++) off[k] += it->strides[k][d - 1] - it->dims[d] * it->strides[k][d];
-        }
-    }
-#if GPUML__HAVE_AVX2_PATH
-    _mm_sfence();   /* the rows' non-temporal stores (gpuml__ew_row), once a task, before the pool hands back */
-#endif
-}
-/* fn a row; fn2 (may be NULL), where given, takes runs of whole rows of at most GPUML__XROWS_MAX / 4 elements */
-GPUML__FN void gpuml__xforeach2(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, gpuml__xrows_fn fn2, void *arg)
-{
-    gpuml__xjob j;
-    j.it = it; j.fn = fn; j.fn2 = fn2; j.arg = arg;
-    if (it->n > 0) gpuml__parallel_for(ctx->pool, it->n, 1 << 14, gpuml__xforeach_task, &j);
-}
-GPUML__FN void gpuml__xforeach(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, void *arg)
-{
-    gpuml__xforeach2(ctx, it, fn, NULL, arg);
-}
 
 /* SIMD level of the CPU memory-bound ops: 2 = AVX-512 (F, BW, VL, DQ), 1 = AVX2+FMA, 0 = scalar.
    GPUML_CPU_SIMD=avx2 or =scalar caps it (and gpuml__cpu_simd_ctl(level) sets it, capped by the
@@ -6065,16 +5986,6 @@ GPUML__FN void gpuml__ew_row_block(void *arg, char **p, const int64_t *step, int
 }
 
 #ifndef GPUML_NO_CUDA
-GPUML__FN void gpuml__xkparams(const gpuml__xiter *it, gpuml__kshape *ks, gpuml__kview *kv)
-{
-    int k;
-    memset(ks, 0, sizeof *ks);
-    memset(kv, 0, sizeof(gpuml__kview) * 4);
-    ks->n = it->n;
-    ks->ndim = it->ndim;
-    memcpy(ks->dims, it->dims, sizeof ks->dims);
-    for (k = 0; k < it->nops; k++) memcpy(kv[k].strides, it->strides[k], sizeof kv[k].strides);
-}
 /* 1 where gpuml_ew_rows takes the iteration (vec: gpuml__vec_for's, the 16-byte vector for the
    dtypes, > 1 when every base is aligned for it): 2+ dims; along the innermost one, L elements
    (L % vec == 0), the output has stride 1 and each input 1 or 0 (broadcast); for the output and the
@@ -6179,6 +6090,7 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
         float s0 = e->s0, s1 = e->s1;
         int64_t L = it->dims[it->ndim - 1];
         int unit = 0;
+        memset(kv, 0, sizeof kv);   /* all 4 views go to the kernel */
         gpuml__xkparams(it, &ks, kv);
         ks.ndim = it->ndim - 1;
         ks.dims[it->ndim - 1] = 0;
@@ -6208,6 +6120,7 @@ GPUML__FN gpuml_status gpuml__cuda_ew(gpuml_ctx *ctx, const gpuml__ew *e, const 
         gpuml__kview kv[4];
         void *args[8];
         float s0 = e->s0, s1 = e->s1;
+        memset(kv, 0, sizeof kv);   /* all 4 views go to the kernel */
         gpuml__xkparams(it, &ks, kv);
         args[0] = &ks; args[1] = kv; args[2] = &ptr[0]; args[3] = &ptr[1]; args[4] = &ptr[2]; args[5] = &ptr[3];
         args[6] = &s0; args[7] = &s1;
@@ -8077,6 +7990,7 @@ GPUML__FN gpuml_status gpuml__optim(gpuml_ctx *ctx, const char *op, gpuml__optar
             gpuml__kshape ks;
             gpuml__kview kv[4];
             void *args[7];
+            memset(kv, 0, sizeof kv);   /* all 4 views go to the kernel */
             gpuml__xkparams(&it, &ks, kv);
             args[0] = &ks; args[1] = kv; args[2] = o->h; args[3] = &ptr[0]; args[4] = &ptr[1]; args[5] = &ptr[2]; args[6] = &ptr[3];
             GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_elementwise, opts, "gpuml_opt_strided", &fn));
