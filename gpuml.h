@@ -9974,16 +9974,29 @@ typedef struct gpuml__sm90_params {
     gpuml__CUdeviceptr sk_cnt, sk_ws;
 } gpuml__sm90_params;
 
-/* a CUtensorMap for a row-major 2-D matrix: dims {inner, outer}, row stride in bytes */
+/* a CUtensorMap (tiled, element strides 1, no interleave, zero fill) of `rank` dims, innermost first:
+   dims[r] elements, stride[r - 1] the bytes from one index of dim r to the next, box[r] elements a box;
+   swizzle and l2 are the driver's enum values (3 = 128B swizzle / 256B L2 promotion).  1 when encoded */
+GPUML__FN int gpuml__tmap_rank(gpuml_ctx *ctx, void *map, int dtype, int rank, gpuml__CUdeviceptr addr, const int64_t *dims,
+                               const int64_t *stride, const unsigned *box, int swizzle, int l2)
+{
+    gpuml__u64 d[5], st[4];
+    unsigned es[5] = {1, 1, 1, 1, 1};
+    int r;
+    for (r = 0; r < rank; r++) {
+        d[r] = (gpuml__u64)dims[r];
+        if (r > 0) st[r - 1] = (gpuml__u64)stride[r - 1];
+    }
+    return ctx->cu.TensorMapEncodeTiled(map, dtype, (unsigned)rank, (void *)(uintptr_t)addr, d, st, box, es,
+                                        0 /* no interleave */, swizzle, l2, 0 /* zero fill */) == 0;
+}
+/* a row-major 2-D matrix: dims {inner, outer}, row stride in bytes, 128-byte swizzle */
 GPUML__FN int gpuml__tmap(gpuml_ctx *ctx, void *map, int dtype, gpuml__CUdeviceptr addr, int64_t inner, int64_t outer,
                           int64_t row_bytes, unsigned box_inner, unsigned box_outer)
 {
-    gpuml__u64 dims[2], strides[1];
-    unsigned box[2], es[2] = {1, 1};
-    dims[0] = (gpuml__u64)inner; dims[1] = (gpuml__u64)outer; strides[0] = (gpuml__u64)row_bytes;
-    box[0] = box_inner; box[1] = box_outer;
-    return ctx->cu.TensorMapEncodeTiled(map, dtype, 2, (void *)(uintptr_t)addr, dims, strides, box, es,
-                                        0 /* no interleave */, 3 /* 128B swizzle */, 3 /* L2 256B */, 0 /* zero fill */) == 0;
+    const int64_t dims[2] = {inner, outer};
+    const unsigned box[2] = {box_inner, box_outer};
+    return gpuml__tmap_rank(ctx, map, dtype, 2, addr, dims, &row_bytes, box, 3, 3);
 }
 
 /* a CUtensorMap in im2col mode over a contiguous NHWC activation [n][h][w][c] of es-byte elements,
@@ -11176,15 +11189,13 @@ GPUML__FN gpuml_status gpuml__conv2d_stem_pf(gpuml_ctx *ctx, const gpuml__conv_p
     GPUML__TRY(gpuml__kernel(ctx, &gpuml__fam_conv_stem, opts, "gpuml_conv_stem", &fn));
     gpuml__conv_kparams_fill(&kp, p, 1);
     if (tma) {   /* x as [N][H][W * C] of 16-bit words; box: one window (PITCH x IR), zeros outside */
-        int64_t ir, ic;
-        gpuml__u64 dims[3], strides[2];
-        unsigned box[3], es[3] = {1, 1, 1};
+        int64_t ir, ic, dims[3], strides[2];
+        unsigned box[3];
         gpuml__conv_stem_window(p, &ir, &ic);
-        dims[0] = (gpuml__u64)(p->w * p->c); dims[1] = (gpuml__u64)p->h; dims[2] = (gpuml__u64)p->n;
-        strides[0] = (gpuml__u64)(p->w * p->c * 2); strides[1] = (gpuml__u64)(p->h * p->w * p->c * 2);
+        dims[0] = p->w * p->c; dims[1] = p->h; dims[2] = p->n;
+        strides[0] = p->w * p->c * 2; strides[1] = p->h * p->w * p->c * 2;
         box[0] = (unsigned)gpuml__conv_stem_pitch(p, ic); box[1] = (unsigned)ir; box[2] = 1;
-        if (ctx->cu.TensorMapEncodeTiled(map, 1 /* UINT16 */, 3, (void *)(uintptr_t)kp.x, dims, strides, box, es,
-                                         0 /* no interleave */, 0 /* no swizzle */, 2 /* L2 128B */, 0 /* zero fill */) != 0)
+        if (!gpuml__tmap_rank(ctx, map, 1 /* UINT16 */, 3, kp.x, dims, strides, box, 0 /* no swizzle */, 2 /* L2 128B */))
             return gpuml__fail(ctx, GPUML_ERROR_CUDA, "conv2d (small-C, TMA): cuTensorMapEncodeTiled rejected x's layout");
         gpuml__conv_stem_tma_runs++;
     }
@@ -12903,17 +12914,6 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1(gpuml_ctx *ctx, const gpuml__cv *cv, con
    NOT_SUPPORTED (no message) where it cannot run. */
 static int gpuml__cv_bwf1x1w_on;
 static long gpuml__cv_bwf1x1w_calls;
-GPUML__FN int gpuml__tmap3(gpuml_ctx *ctx, void *map, gpuml__CUdeviceptr addr, int64_t d0, int64_t d1, int64_t d2, int64_t s1_bytes,
-                           int64_t s2_bytes, unsigned b0, unsigned b1)
-{
-    gpuml__u64 dims[3], strides[2];
-    unsigned box[3], es[3] = {1, 1, 1};
-    dims[0] = (gpuml__u64)d0; dims[1] = (gpuml__u64)d1; dims[2] = (gpuml__u64)d2;
-    strides[0] = (gpuml__u64)s1_bytes; strides[1] = (gpuml__u64)s2_bytes;
-    box[0] = b0; box[1] = b1; box[2] = 1;
-    return ctx->cu.TensorMapEncodeTiled(map, 7 /* FLOAT32 */, 3, (void *)(uintptr_t)addr, dims, strides, box, es,
-                                        0 /* no interleave */, 3 /* 128B swizzle */, 3 /* L2 256B */, 0 /* zero fill */) == 0;
-}
 GPUML__FN gpuml_status gpuml__cv_bwf1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
 {
     unsigned char mapbuf[3][128 + 64];
@@ -12936,9 +12936,14 @@ GPUML__FN gpuml_status gpuml__cv_bwf1x1w(gpuml_ctx *ctx, const gpuml__cv *cv, co
     splits = (int)((nkb + per - 1) / per); kb_split = (int)per;
     for (i = 0; i < 3; i++) { maps[i] = mapbuf[i] + (64 - ((uintptr_t)mapbuf[i] & 63)) % 64; memset(maps[i], 0, 128); }
     /* dy {PQ, K, N}, x {PQ, C, N}: channel and image strides in bytes */
-    if (!gpuml__tmap3(ctx, maps[0], gpuml__dptr(cv->y), pq, cv->k, cv->n, cv->ys[3] * 4, cv->ys[0] * 4, 32, 128) ||
-        !gpuml__tmap3(ctx, maps[1], gpuml__dptr(cv->x), pq, cv->c, cv->n, cv->xs[3] * 4, cv->xs[0] * 4, 32, 256))
-        return GPUML_ERROR_NOT_SUPPORTED;
+    {
+        const int64_t dy_dims[3] = {pq, cv->k, cv->n}, dy_st[2] = {cv->ys[3] * 4, cv->ys[0] * 4};
+        const int64_t x_dims[3] = {pq, cv->c, cv->n}, x_st[2] = {cv->xs[3] * 4, cv->xs[0] * 4};
+        const unsigned dy_box[3] = {32, 128, 1}, x_box[3] = {32, 256, 1};
+        if (!gpuml__tmap_rank(ctx, maps[0], 7 /* FLOAT32 */, 3, gpuml__dptr(cv->y), dy_dims, dy_st, dy_box, 3, 3) ||
+            !gpuml__tmap_rank(ctx, maps[1], 7 /* FLOAT32 */, 3, gpuml__dptr(cv->x), x_dims, x_st, x_box, 3, 3))
+            return GPUML_ERROR_NOT_SUPPORTED;
+    }
     /* dw[k][c] in its own strides (KCRS or KRSC) = the sum over the splits */
     memset(&ep, 0, sizeof ep);
     ep.M = (int)cv->k; ep.N = (int)cv->c; ep.K = (int)(nkb * 32); ep.batch = 1;
