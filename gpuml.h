@@ -4834,7 +4834,7 @@ GPUML__FN GPUML__AVX2_TARGET int gpuml__cpu_ew_math_avx2(int op, int64_t n, floa
     gpuml__ew_avx2(op, n, (char *)o, 0, (const char *)a, 0, (const char *)b, 0);
     return 1;
 }
-static int gpuml__gelu_bf16_generic;   /* A/B runs and tests: 1 takes the generic loop (here and for AVX-512) */
+static int gpuml__gelu_bf16_generic;   /* A/B runs and tests: 1 takes the generic loop (here and for AVX-512, bf16 and f16) */
 /* gelu of n dense elements from kind ka into kind ko (gpuml__v16_kind; f16 needs F16C), converted in
    registers (through the tiles' f32 buffers a bf16 gelu took 1.4x the time): bf16 results take the degree-5 table (6e-6,
    as the AVX-512 path takes a cheaper Phi for them), f32 and f16 ones the degree-6 (f16's 11 bits need
@@ -5701,67 +5701,88 @@ GPUML__V16_INLINE void gpuml__ew_avx512_loop(int op, int64_t n, char *o, int bo,
         gpuml__v16_st(o + i * eo, bo, gpuml__v16_ew(op, x, y), m, 0);
     }
 }
-/* gelu from bf16 into bf16, the loop of gpuml__ew_avx512 made for it: a vector whose lanes all
-   have |x| < 4 takes Phi(-|x|) from the degree-3 table with its coefficients rebased (once a call)
-   from u = f - 0.5 to f = frac(8|x|) itself, gelu = max(0, x) - |x| Phi(-|x|) in one FMA (x Phi(x)
-   for either sign; -0 stays -0), and round-to-nearest-even to bf16 without the NaN lane fix-up
-   (no NaN can occur there); other vectors (the tails, inf, NaN) and the partial ones take the
-   generic gelu (gpuml__v16_ew).  23 vector ops for 16 elements against the generic loop's 33: the
-   op is compute-bound on a 2-core AVX-512 VM (bench/NOTES_ops.md) */
-GPUML__V16_INLINE void gpuml__gelu_bf16_avx512(int64_t n, char *o, const char *a, int stream)
+/* gelu from bf16 into bf16 (f16 = 0) or from f16 into f16 (f16 = 1), the loop of gpuml__ew_avx512
+   made for them: a vector whose lanes all have |x| < 4 takes Phi(-|x|) from the table rebased (once a
+   call) to f = frac(8|x|) (degree 3 for bf16 results, 1.7e-5; degree 5 for f16's 11 bits, 5.7e-8), gelu =
+   max(0, x) - |x| Phi(-|x|) in one FMA (x Phi(x) for either sign; -0 stays -0), and round-to-
+   nearest-even to the 16-bit type without the NaN lane fix-ups of load and store (no NaN can occur
+   there); other vectors (the tails, inf, NaN) and the partial ones take the generic gelu
+   (gpuml__v16_ew).  bf16: 23 vector ops for 16 elements against the generic loop's 33; f16 0.95-0.99
+   -> 0.75-0.80 TSC cycles an element in L1 (bench/cpu_ops_cycles.c, bench/NOTES_ops.md): the op is
+   compute-bound on a 2-core AVX-512 VM */
+GPUML__V16_INLINE void gpuml__gelu16_avx512(int64_t n, char *o, const char *a, int stream, const int f16)
 {
-    const float *t = gpuml__ncdf_tab3;
-    const __m512 c0l = _mm512_loadu_ps(t), c0h = _mm512_loadu_ps(t + 16), c1l = _mm512_loadu_ps(t + 32), c1h = _mm512_loadu_ps(t + 48);
-    const __m512 c2l = _mm512_loadu_ps(t + 64), c2h = _mm512_loadu_ps(t + 80), c3l = _mm512_loadu_ps(t + 96), c3h = _mm512_loadu_ps(t + 112);
-    /* p(f - 1/2) = b0 + b1 f + b2 f^2 + b3 f^3 */
-    const __m512 h = _mm512_set1_ps(-0.5f), q4 = _mm512_set1_ps(0.25f), e8 = _mm512_set1_ps(-0.125f), m15 = _mm512_set1_ps(-1.5f), t4 = _mm512_set1_ps(0.75f);
-    const __m512 b3l = c3l, b3h = c3h;
-    const __m512 b2l = _mm512_fmadd_ps(m15, c3l, c2l), b2h = _mm512_fmadd_ps(m15, c3h, c2h);
-    const __m512 b1l = _mm512_fmadd_ps(t4, c3l, _mm512_sub_ps(c1l, c2l)), b1h = _mm512_fmadd_ps(t4, c3h, _mm512_sub_ps(c1h, c2h));
-    const __m512 b0l = _mm512_fmadd_ps(e8, c3l, _mm512_fmadd_ps(q4, c2l, _mm512_fmadd_ps(h, c1l, c0l)));
-    const __m512 b0h = _mm512_fmadd_ps(e8, c3h, _mm512_fmadd_ps(q4, c2h, _mm512_fmadd_ps(h, c1h, c0h)));
+    const int deg = f16 ? 5 : 3, gop = f16 ? GPUML__EW_UNARY + GPUML_UNARY_GELU : GPUML__EW16_GELU_BF16, kind = f16 ? 2 : 1;
+    const float *t = f16 ? gpuml__ncdf_tab5 : gpuml__ncdf_tab3;
+    __m512 bl[6], bh[6];
     const __m512 four = _mm512_set1_ps(4.0f), eight = _mm512_set1_ps(8.0f), zero = _mm512_setzero_ps();
     const __m512i r7f = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1);
     const __m512i odd = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     int64_t i = 0, hd = 0;
+    int d;
+    /* the table rebased from u = f - 1/2 to f (once a call, in f32): b_k = sum over e >= k of c_e C(e, k) (-1/2)^(e - k) */
+    for (d = 0; d <= deg; d++) {
+        float bin = 1.0f, hp = 1.0f;   /* C(e, d), (-1/2)^(e - d) */
+        int e;
+        bl[d] = _mm512_setzero_ps(); bh[d] = _mm512_setzero_ps();
+        for (e = d; e <= deg; e++) {
+            const __m512 c = _mm512_set1_ps(bin * hp);
+            bl[d] = _mm512_fmadd_ps(c, _mm512_loadu_ps(t + 32 * e), bl[d]);
+            bh[d] = _mm512_fmadd_ps(c, _mm512_loadu_ps(t + 32 * e + 16), bh[d]);
+            bin = bin * (float)(e + 1) / (float)(e + 1 - d);
+            hp *= -0.5f;
+        }
+    }
     if (stream) {   /* a first short vector up to o's 32-byte alignment */
         const uintptr_t ad = (uintptr_t)o;
         if (ad % 2u) stream = 0;
         else hd = (int64_t)(((32u - ad % 32u) % 32u) / 2u);
     }
     if (hd > 0 && hd < n) {   /* the partial vectors (this one and the tail) by the generic loop */
-        gpuml__ew_avx512_loop(GPUML__EW16_GELU_BF16, hd, o, 1, a, 1, NULL, 0, 0);
+        gpuml__ew_avx512_loop(gop, hd, o, kind, a, kind, NULL, 0, 0);
         i = hd;
     }
     for (; i + 16 <= n; i += 16) {
-        const __m512 x = gpuml__v16_ld(a + 2 * i, 1, 0xffff), ax = _mm512_abs_ps(x);
+        const __m512 x = f16 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(a + 2 * i))) : gpuml__v16_ld(a + 2 * i, 1, 0xffff);
+        const __m512 ax = _mm512_abs_ps(x);
         __m256i r;
         if (_mm512_cmp_ps_mask(ax, four, _CMP_LT_OQ) == 0xffff) {
             const __m512 sc = _mm512_mul_ps(ax, eight);
             const __m512i j = _mm512_cvttps_epi32(sc);
             const __m512 f = _mm512_reduce_ps(sc, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-            __m512 q = _mm512_fmadd_ps(_mm512_permutex2var_ps(b3l, j, b3h), f, _mm512_permutex2var_ps(b2l, j, b2h));
-            __m512i g;
-            q = _mm512_fmadd_ps(q, f, _mm512_permutex2var_ps(b1l, j, b1h));
-            q = _mm512_fmadd_ps(q, f, _mm512_permutex2var_ps(b0l, j, b0h));
-            g = _mm512_castps_si512(_mm512_fnmadd_ps(ax, q, _mm512_max_ps(zero, x)));
-            g = _mm512_add_epi32(_mm512_add_epi32(g, r7f), _mm512_and_si512(_mm512_srli_epi32(g, 16), one));
-            r = _mm512_castsi512_si256(_mm512_permutexvar_epi16(odd, g));
+            __m512 q = _mm512_permutex2var_ps(bl[deg], j, bh[deg]), g;
+            for (d = deg - 1; d >= 0; d--) q = _mm512_fmadd_ps(q, f, _mm512_permutex2var_ps(bl[d], j, bh[d]));
+            g = _mm512_fnmadd_ps(ax, q, _mm512_max_ps(zero, x));
+            if (f16) {
+                r = _mm512_cvtps_ph(g, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            } else {
+                __m512i gi = _mm512_castps_si512(g);
+                gi = _mm512_add_epi32(_mm512_add_epi32(gi, r7f), _mm512_and_si512(_mm512_srli_epi32(gi, 16), one));
+                r = _mm512_castsi512_si256(_mm512_permutexvar_epi16(odd, gi));
+            }
+        } else if (f16) {   /* NaN lanes canonical on load and store: as the generic loop */
+            const __m512 xc = gpuml__v16_ld(a + 2 * i, 2, 0xffff);
+            gpuml__v16_st(o + 2 * i, 2, gpuml__v16_ew(gop, xc, xc), 0xffff, stream);
+            continue;
         } else {
-            r = gpuml__v16_to_bf16(gpuml__v16_ew(GPUML__EW16_GELU_BF16, x, x));
+            r = gpuml__v16_to_bf16(gpuml__v16_ew(gop, x, x));
         }
         if (stream) _mm256_stream_si256((__m256i *)(void *)(o + 2 * i), r);
         else _mm256_storeu_si256((__m256i *)(void *)(o + 2 * i), r);
     }
-    if (i < n) gpuml__ew_avx512_loop(GPUML__EW16_GELU_BF16, n - i, o + 2 * i, 1, a + 2 * i, 1, NULL, 0, 0);
+    if (i < n) gpuml__ew_avx512_loop(gop, n - i, o + 2 * i, kind, a + 2 * i, kind, NULL, 0, 0);
 }
 GPUML__FN GPUML__AVX512_TARGET void gpuml__ew_avx512(int op, int64_t n, char *o, int bo, const char *a, int ba, const char *b, int bb,
                                                     int stream)
 {
     int f32 = !bo && !ba && !bb;   /* all f32: a copy of the loop without the dtype branches */
-    if (op == GPUML__EW_UNARY + GPUML_UNARY_GELU && bo == 1) {   /* into bf16 (not f16: its 11 bits need the f32 form) */
-        if (ba == 1 && !gpuml__gelu_bf16_generic) gpuml__gelu_bf16_avx512(n, o, a, stream);
+    if (op == GPUML__EW_UNARY + GPUML_UNARY_GELU && bo == 1) {   /* into bf16 (f16 results need the degree-5 table) */
+        if (ba == 1 && !gpuml__gelu_bf16_generic) gpuml__gelu16_avx512(n, o, a, stream, 0);
         else gpuml__ew_avx512_loop(GPUML__EW16_GELU_BF16, n, o, 1, a, ba, NULL, 0, stream);
+        return;
+    }
+    if (op == GPUML__EW_UNARY + GPUML_UNARY_GELU && bo == 2 && ba == 2 && !gpuml__gelu_bf16_generic) {   /* f16 into f16 */
+        gpuml__gelu16_avx512(n, o, a, stream, 1);
         return;
     }
     switch (op) {

@@ -20,7 +20,7 @@
 
 static int64_t n;
 static float *x, *y, *b, *e, *bm, *w;
-static gpuml__u16 *xh, *yh, *bh;
+static gpuml__u16 *xh, *yh, *bh, *xf, *yf, *bf16f;   /* bf16 copies; f16 copies (bf = 2) */
 
 /* what: 0..5 elementwise ops, 6 softmax, 7 layernorm, 8 rmsnorm; lvl 1 AVX2, 2 AVX-512 */
 static const int ew_ops[6] = { GPUML_BINARY_ADD, GPUML__EW_UNARY + GPUML_UNARY_EXP, GPUML__EW_UNARY + GPUML_UNARY_GELU,
@@ -31,8 +31,9 @@ static int64_t rowlen = 4096;
 static void run(int what, int lvl, int bf)
 {
     int64_t r0;
-    const char *xp = bf ? (const char *)xh : (const char *)x, *bp = bf ? (const char *)bh : (const char *)b;
-    char *yp = bf ? (char *)yh : (char *)y;
+    const char *xp = bf == 2 ? (const char *)xf : bf ? (const char *)xh : (const char *)x;
+    const char *bp = bf == 2 ? (const char *)bf16f : bf ? (const char *)bh : (const char *)b;
+    char *yp = bf == 2 ? (char *)yf : bf ? (char *)yh : (char *)y;
     int unary = what >= 1 && what <= 4;
     if (what < 6) {
         if (lvl == 2) gpuml__ew_avx512(ew_ops[what], n, yp, bf, xp, bf, unary ? NULL : bp, bf, 0);
@@ -43,8 +44,8 @@ static void run(int what, int lvl, int bf)
 }
 static void run_rows(int what, int lvl, int bf, int64_t r0, int64_t m)
 {
-    const char *xp = bf ? (const char *)(xh + r0) : (const char *)(x + r0);
-    char *yp = bf ? (char *)(yh + r0) : (char *)(y + r0);
+    const char *xp = bf == 2 ? (const char *)(xf + r0) : bf ? (const char *)(xh + r0) : (const char *)(x + r0);
+    char *yp = bf == 2 ? (char *)(yf + r0) : bf ? (char *)(yh + r0) : (char *)(y + r0);
     float *xr = x + r0, *yr = y + r0;
     if (lvl == 2) {
         const int big = n > 1000000;   /* in memory: as the library runs it (next row prefetched, streaming stores) */
@@ -59,7 +60,7 @@ static void run_rows(int what, int lvl, int bf, int64_t r0, int64_t m)
     } else {
         double mean = what == 7 ? gpuml__vsum_avx2(xr, m, 0.0f, 0) / (double)m : 0.0;
         double q = gpuml__vsum_avx2(xr, m, (float)mean, 1) / (double)m;
-        gpuml__vnorm_out_k_avx2((const char *)xr, 0, m, mean, (float)(1.0 / sqrt(q + 1e-5)), w, what == 7 ? b : NULL, (char *)yr, 0, 0, NULL);
+        gpuml__vnorm_out_k_avx2((const char *)xr, 0, m, mean, (float)(1.0 / sqrt(q + 1e-5)), w, what == 7 ? b : NULL, (char *)yr, 0, NULL, 0);
     }
 }
 static int reps = 300;
@@ -86,10 +87,12 @@ int main(int argc, char **argv)
     b = (float *)malloc(sizeof(float) * (size_t)n); e = (float *)malloc(sizeof(float) * (size_t)n);
     bm = (float *)malloc(sizeof(float) * (size_t)n); w = (float *)malloc(sizeof(float) * (size_t)n);
     xh = (gpuml__u16 *)malloc(2 * (size_t)n); yh = (gpuml__u16 *)malloc(2 * (size_t)n); bh = (gpuml__u16 *)malloc(2 * (size_t)n);
+    xf = (gpuml__u16 *)malloc(2 * (size_t)n); yf = (gpuml__u16 *)malloc(2 * (size_t)n); bf16f = (gpuml__u16 *)malloc(2 * (size_t)n);
     srand(1);
     for (i = 0; i < n; i++) {   /* inputs in [-4, 4], in no order (no branch in these kernels depends on them) */
         x[i] = (float)(8.0 * rand() / RAND_MAX - 4.0); b[i] = (float)(2.0 * rand() / RAND_MAX - 1.0); w[i] = 1.0f + 0.001f * (float)(i % 7);
         xh[i] = gpuml__f32_to_bf16(x[i]); bh[i] = gpuml__f32_to_bf16(b[i]);
+        xf[i] = gpuml__f32_to_f16(x[i]); bf16f[i] = gpuml__f32_to_f16(b[i]);
     }
     {   /* memcpy of n floats, one thread: TSC cycles per byte moved (read + write) */
         double best = 1e30;
@@ -101,11 +104,11 @@ int main(int argc, char **argv)
         }
         printf("memcpy %lld bytes, one thread: %.3f TSC cycles per byte moved (read + write)\n", (long long)(4 * n), best);
     }
-    printf("TSC cycles per element, one thread, %lld elements (rows of %lld)\n%-10s %8s %12s %12s\n", (long long)n, (long long)GPUML__MIN(rowlen, n), "op", "AVX2 f32",
-           lvl >= 2 ? "AVX-512 f32" : "", lvl >= 2 ? "AVX-512 bf16" : "");
+    printf("TSC cycles per element, one thread, %lld elements (rows of %lld)\n%-10s %8s %12s %12s %12s\n", (long long)n, (long long)GPUML__MIN(rowlen, n), "op", "AVX2 f32",
+           lvl >= 2 ? "AVX-512 f32" : "", lvl >= 2 ? "AVX-512 bf16" : "", lvl >= 2 ? "AVX-512 f16" : "");
     for (what = 0; what < 9; what++) {
         printf("%-10s %8.2f", names[what], cycles(what, 1, 0));
-        if (lvl >= 2) printf(" %12.2f %12.2f", cycles(what, 2, 0), cycles(what, 2, 1));
+        if (lvl >= 2) printf(" %12.2f %12.2f %12.2f", cycles(what, 2, 0), cycles(what, 2, 1), cycles(what, 2, 2));
         printf("\n");
     }
     return 0;
