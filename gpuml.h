@@ -7320,7 +7320,7 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
             const int dense = p->xs == 1 && p->ys == 1 && (k16 != 2 || gpuml__cpu_has_f16c()), kx = dense ? k16 : 0;
             const char *xr = dense ? xp : (const char *)(const void *)gpuml__cpu_ld(dt, xp, p->xs * es, n, xb);
             char *yr = dense ? yp : (char *)(void *)yb;
-            float mf, *e = dense && kx == 0 && (r->kind == GPUML__ROW_SOFTMAX || yp != xp) ? (float *)(void *)yp : yb;
+            float mf, *e = dense && kx == 0 && !stream && (r->kind == GPUML__ROW_SOFTMAX || yp != xp) ? (float *)(void *)yp : yb;
             /* the next dense row, prefetched during the softmax's exp pass or the norms' output pass (1
                thread, bf16 rows of 8192: the max pass took 23% of the softmax's time, reading the row from
                memory); not rows of 1024 or less, where the softmax gained nothing (f32 lost ~5%) */

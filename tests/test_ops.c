@@ -1711,6 +1711,34 @@ static void test_gelu_16bit_all(void)
         }
 }
 
+/* CPU softmax and log-softmax over rows large enough in all (>= 16 MiB of output) that the rows
+   store their results streaming: f32 and bf16 against float64, and an f32 softmax in place equal
+   bit for bit to the same softmax out of place (the AVX2 f32 rows put the exponentials in the row
+   buffer there and stream y, instead of writing them into y itself; cpu_simd_paths runs this at
+   each SIMD level) */
+static void test_cpu_softmax_streamed(void)
+{
+    const long long R = 4099, n = 1025;
+    int64_t s[2];
+    int l, t;
+    s[0] = R; s[1] = n;
+    for (t = 0; t < 2; t++)
+        for (l = 0; l < 2; l++) softmax_case(tu_cpu, "cpu (streamed)", l, t ? GPUML_BF16 : GPUML_F32, R, n, 1, 0);
+    {
+        gpuml_tensor *x = tt_new(tu_cpu, GPUML_F32, 2, s, 0), *y = tt_new(tu_cpu, GPUML_F32, 2, s, 0);
+        double *vx = tt_rand(x, -4, 4), *vy, *vi;
+        long long i, diff = 0;
+        poison(tu_cpu, y);
+        CHECK(gpuml_softmax(tu_cpu, y, x, 1) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+        CHECK(gpuml_softmax(tu_cpu, x, x, 1) == GPUML_SUCCESS, "%s", gpuml_last_error(tu_cpu));
+        vy = tt_read(y); vi = tt_read(x);
+        for (i = 0; i < R * n; i++) diff += vy[i] != vi[i];
+        CHECK(diff == 0, "softmax f32 in place: %lld of %lld results differ from out of place", diff, R * n);
+        free(vx); free(vy); free(vi);
+        gpuml_tensor_free(x); gpuml_tensor_free(y);
+    }
+}
+
 /* CPU gelu from bf16 into bf16 and from f16 into f16: the loop made for them (AVX-512: a rebased
    table, degree 3 for bf16 and 5 for f16, one FMA for x Phi(x), rounding without a NaN fix-up)
    against the generic loop, on every 16-bit value in order (vectors of like magnitudes: the fast
@@ -2003,7 +2031,7 @@ static void test_cpu_simd_paths(void)
                                          test_optimizers, test_cpu_rows_edges, test_norm_backward, test_cross_entropy,
                                          test_cpu_act_ulp, test_gelu_16bit_all, test_gelu_bf16_paths, test_cpu_rows_odd,
                                          test_cpu_layernorm_shift, test_cpu_softmax_rounded, test_cpu_norm_specials,
-                                         test_cpu_softmax_far };
+                                         test_cpu_softmax_far, test_cpu_softmax_streamed };
     static const char *const names[3] = { "scalar", "AVX2", "AVX-512" };
     int best = gpuml__cpu_simd(), lv;
     unsigned k;
@@ -2028,6 +2056,7 @@ static const tu_test tests[] = {
     {"activations_wide", test_activations_wide},
     {"clamp_where", test_clamp_where},
     {"nan_inf", test_nan_inf},
+    {"cpu_softmax_streamed", test_cpu_softmax_streamed},
     {"reduce", test_reduce},
     {"var_correction_sum_to_shape", test_var_correction_sum_to_shape},
     {"softmax", test_softmax},
