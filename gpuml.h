@@ -4275,6 +4275,16 @@ enum {
     GPUML__EW_RELU_GRAD = 40, GPUML__EW_GELU_GRAD = 41, GPUML__EW_GELU_TANH_GRAD = 42, GPUML__EW_SILU_GRAD = 43,
     GPUML__EW_WHERE = 60
 };
+/* The CPU elementwise loops of the ops that cost several cycles an element (exponentials, Phi): each
+   input prefetched GPUML__EW_PF bytes ahead into L1.  The hardware prefetchers fall behind such a loop
+   (in memory it cost its L1 time plus the memory time): one thread, bf16 gelu AVX2 1.70-1.80 -> 1.11-1.32
+   TSC cycles an element at 1024 bytes ahead, 1.28-1.36 at 512 (bench/NOTES_ops.md) */
+#define GPUML__EW_HEAVY(op) ((op) == GPUML__EW_UNARY + GPUML_UNARY_EXP || (op) == GPUML__EW_UNARY + GPUML_UNARY_SIGMOID || \
+                             (op) == GPUML__EW_UNARY + GPUML_UNARY_GELU || (op) == GPUML__EW_UNARY + GPUML_UNARY_GELU_TANH || \
+                             (op) == GPUML__EW_UNARY + GPUML_UNARY_SILU || (op) == GPUML__EW_GELU_GRAD || (op) == GPUML__EW_GELU_TANH_GRAD || \
+                             (op) == GPUML__EW_SILU_GRAD || (op) == GPUML__EW16_GELU_BF16)
+#define GPUML__EW_PF 1024
+#define GPUML__EW16_GELU_BF16 (-1)   /* the CPU's gelu when its output is bf16 (an internal code: a cheaper Phi) */
 
 
 GPUML__FN int gpuml__is_float(gpuml_dtype d) { return d == GPUML_F32 || d == GPUML_F16 || d == GPUML_BF16; }
@@ -4795,7 +4805,12 @@ GPUML__V8_INLINE void gpuml__ew_avx2_loop(int op, int64_t n, char *o, int bo, co
     const int64_t eo = bo ? 2 : 4, ea = ba ? 2 : 4, eb = bb ? 2 : 4;
     int64_t i = 0, k;
     for (; i + 8 <= n; i += 8) {
-        __m256 x = gpuml__v8_ld(a + i * ea, ba), y = b ? gpuml__v8_ld(b + i * eb, bb) : x, r = gpuml__v8_ew(op, x, y);
+        __m256 x, y, r;
+        if (GPUML__EW_HEAVY(op)) {
+            _mm_prefetch(a + i * ea + GPUML__EW_PF, _MM_HINT_T0);
+            if (b) _mm_prefetch(b + i * eb + GPUML__EW_PF, _MM_HINT_T0);
+        }
+        x = gpuml__v8_ld(a + i * ea, ba); y = b ? gpuml__v8_ld(b + i * eb, bb) : x; r = gpuml__v8_ew(op, x, y);
         if (bo) _mm_storeu_si128((__m128i *)(void *)(o + i * eo), gpuml__v8_to_bf16(r));
         else _mm256_storeu_ps((float *)(void *)(o + i * eo), r);
     }
@@ -4852,7 +4867,9 @@ GPUML__V8K_INLINE void gpuml__gelu_avx2_run(int64_t n, char *o, int ko, const ch
     int64_t i = 0, k;
     if (ko == 2) {   /* f16 out: where every |x| < 3.75 no NaN can occur, and vcvtps2ph needs no fix-up (1.3x) */
         for (; i + 8 <= n; i += 8) {
-            const __m256 x = gpuml__v8_ldk(a + i * ea, ka), ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+            _mm_prefetch(a + i * ea + GPUML__EW_PF, _MM_HINT_T0);
+            const __m256 x = gpuml__v8_ldk(a + i * ea, ka);
+            const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
             __m128i h;
             if (!gpuml__v8_ncdf_tab_ok(ax)) { gpuml__v8_stk(o + i * eo, 2, gpuml__v8_gelu_tab(x, tab, deg), nt); continue; }
             h = _mm256_cvtps_ph(_mm256_fnmadd_ps(ax, gpuml__v8_ncdf_neg_tab(ax, tab, deg), _mm256_max_ps(_mm256_setzero_ps(), x)),
@@ -4861,7 +4878,10 @@ GPUML__V8K_INLINE void gpuml__gelu_avx2_run(int64_t n, char *o, int ko, const ch
             else _mm_storeu_si128((__m128i *)(void *)(o + i * eo), h);
         }
     }
-    for (; i + 8 <= n; i += 8) gpuml__v8_stk(o + i * eo, ko, gpuml__v8_gelu_tab(gpuml__v8_ldk(a + i * ea, ka), tab, deg), nt);
+    for (; i + 8 <= n; i += 8) {
+        _mm_prefetch(a + i * ea + GPUML__EW_PF, _MM_HINT_T0);
+        gpuml__v8_stk(o + i * eo, ko, gpuml__v8_gelu_tab(gpuml__v8_ldk(a + i * ea, ka), tab, deg), nt);
+    }
     if (i < n) {
         float t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (k = 0; k < n - i; k++) t[k] = GPUML__KLD(ka, a, i + k);
@@ -4892,6 +4912,7 @@ GPUML__FN GPUML__F16C_TARGET void gpuml__gelu_avx2(int64_t n, char *o, int ko, c
         stream = 0;
     }
     for (; i + 16 <= n; i += 16) {
+        _mm_prefetch(a + 2 * i + GPUML__EW_PF, _MM_HINT_T0);
         const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(a + 2 * i));
         const __m256 x0 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), h));
         const __m256 x1 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), h));
@@ -5616,8 +5637,7 @@ GPUML__V16_INLINE __m512 gpuml__v16_sigmoid(__m512 x)
     __m512 r = gpuml__v16_rcp(_mm512_add_ps(_mm512_set1_ps(1.0f), e));
     return _mm512_mask_mul_ps(r, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), r, e);
 }
-/* the ops of gpuml__ew_avx512; and gelu when its output is bf16 (an internal code: a cheaper Phi) */
-#define GPUML__EW16_GELU_BF16 (-1)
+/* the ops of gpuml__ew_avx512 (gelu into bf16: GPUML__EW16_GELU_BF16, with the op codes above) */
 GPUML__FN int gpuml__ew_avx512_has(int op)
 {
     switch (op) {
@@ -5692,7 +5712,12 @@ GPUML__V16_INLINE void gpuml__ew_avx512_loop(int op, int64_t n, char *o, int bo,
         i = h;
     }
     for (; i + 16 <= n; i += 16) {
-        __m512 x = gpuml__v16_ld(a + i * ea, ba, 0xffff), y = b ? gpuml__v16_ld(b + i * eb, bb, 0xffff) : x;
+        __m512 x, y;
+        if (GPUML__EW_HEAVY(op)) {
+            _mm_prefetch(a + i * ea + GPUML__EW_PF, _MM_HINT_T0);
+            if (b) _mm_prefetch(b + i * eb + GPUML__EW_PF, _MM_HINT_T0);
+        }
+        x = gpuml__v16_ld(a + i * ea, ba, 0xffff); y = b ? gpuml__v16_ld(b + i * eb, bb, 0xffff) : x;
         gpuml__v16_st(o + i * eo, bo, gpuml__v16_ew(op, x, y), 0xffff, stream);
     }
     if (i < n) {
@@ -5743,6 +5768,7 @@ GPUML__V16_INLINE void gpuml__gelu16_avx512(int64_t n, char *o, const char *a, i
         i = hd;
     }
     for (; i + 16 <= n; i += 16) {
+        _mm_prefetch(a + 2 * i + GPUML__EW_PF, _MM_HINT_T0);
         const __m512 x = f16 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(a + 2 * i))) : gpuml__v16_ld(a + 2 * i, 1, 0xffff);
         const __m512 ax = _mm512_abs_ps(x);
         __m256i r;
