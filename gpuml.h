@@ -2862,22 +2862,21 @@ GPUML__FN void gpuml__xforeach_task(void *a, int64_t b, int64_t e, int tid)
     _mm_sfence();   /* the rows' non-temporal stores (gpuml__ew_row), once a task, before the pool hands back */
 #endif
 }
-/* fn a row; fn2 (may be NULL), where given, takes runs of whole rows of at most GPUML__XROWS_MAX / 4 elements */
-GPUML__FN void gpuml__xforeach2(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, gpuml__xrows_fn fn2, void *arg)
+/* fn a row; fn2 (may be NULL), where given, takes runs of whole rows of at most GPUML__XROWS_MAX / 4
+   elements; fni (instead of fn) a row with its row-major index */
+GPUML__FN void gpuml__xforeach_run(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, gpuml__xrows_fn fn2, gpuml__xrowi_fn fni, void *arg)
 {
     gpuml__xjob j;
-    j.it = it; j.fn = fn; j.fn2 = fn2; j.fni = NULL; j.arg = arg;
+    j.it = it; j.fn = fn; j.fn2 = fn2; j.fni = fni; j.arg = arg;
     if (it->n > 0) gpuml__parallel_for(ctx->pool, it->n, 1 << 14, gpuml__xforeach_task, &j);
+}
+GPUML__FN void gpuml__xforeach2(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, gpuml__xrows_fn fn2, void *arg)
+{
+    gpuml__xforeach_run(ctx, it, fn, fn2, NULL, arg);
 }
 GPUML__FN void gpuml__xforeach(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrow_fn fn, void *arg)
 {
-    gpuml__xforeach2(ctx, it, fn, NULL, arg);
-}
-GPUML__FN void gpuml__xforeach_i(gpuml_ctx *ctx, const gpuml__xiter *it, gpuml__xrowi_fn fn, void *arg)
-{
-    gpuml__xjob j;
-    j.it = it; j.fn = NULL; j.fn2 = NULL; j.fni = fn; j.arg = arg;
-    if (it->n > 0) gpuml__parallel_for(ctx->pool, it->n, 1 << 14, gpuml__xforeach_task, &j);
+    gpuml__xforeach_run(ctx, it, fn, NULL, NULL, arg);
 }
 
 typedef struct gpuml__cast_arg { gpuml_dtype dd, sd; } gpuml__cast_arg;
@@ -3985,7 +3984,7 @@ GPUML__FN gpuml_status gpuml__rand_run(gpuml_ctx *ctx, gpuml_tensor *dst, uint64
         ops[0] = dst;
         gpuml__xiter_make(&it, ops, 1);
         r.dd = dst->dtype; r.seed = seed; r.a = (float)a; r.b = (float)b; r.kind = kind;
-        gpuml__xforeach_i(ctx, &it, gpuml__row_rand, &r);
+        gpuml__xforeach_run(ctx, &it, NULL, NULL, gpuml__row_rand, &r);
         return GPUML_SUCCESS;
     }
 #ifndef GPUML_NO_CUDA
