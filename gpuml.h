@@ -7338,8 +7338,10 @@ GPUML__FN void gpuml__rows_task(void *arg, int64_t rb, int64_t re, int tid)
         }
         /* AVX2 forward softmax, log-softmax and norms: dense rows of any dtype read and written in
            registers, others through the row buffers (x in xb, the result in yb); the softmax's
-           exponentials go to a dense f32 output itself (unless a log-softmax in place), else to yb
-           (through yb, the f32 softmax took 1.2x the time) */
+           exponentials go to a dense f32 output itself where it is not streamed (unless a log-softmax
+           in place; through yb the f32 softmax took 1.2x the time there), else to yb: a streamed y
+           written twice paid its read for ownership (rows of 1024 0.53-0.59 -> 0.75-0.92 of memcpy,
+           bench/NOTES_ops.md) */
         if (vec && yp && (r->kind == GPUML__ROW_SOFTMAX || r->kind == GPUML__ROW_LOG_SOFTMAX || r->kind == GPUML__ROW_LAYERNORM ||
                           r->kind == GPUML__ROW_RMSNORM)) {
             const int dense = p->xs == 1 && p->ys == 1 && (k16 != 2 || gpuml__cpu_has_f16c()), kx = dense ? k16 : 0;
