@@ -11721,7 +11721,7 @@ GPUML__FN void gpuml__cv_im2col_rows(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
     const gpuml__cv *cv = j->cv;
-    int64_t m, r, s, c, c0 = j->g * cv->cg;
+    int64_t m, r, s, c0 = j->g * cv->cg;
     (void)tid;
     for (m = b; m < e; m++) {
         int64_t gm = j->m0 + m, q = gm % cv->q, p = (gm / cv->q) % cv->p, n = gm / (cv->q * cv->p);
@@ -11732,10 +11732,11 @@ GPUML__FN void gpuml__cv_im2col_rows(void *arg, int64_t b, int64_t e, int tid)
                 float *o = row + (r * cv->s + s) * cv->cg;
                 if (off < 0) { memset(o, 0, sizeof(float) * (size_t)cv->cg); continue; }
                 off += c0 * cv->xs[3];
-                if (cv->dt == GPUML_F32 && cv->xs[3] == 1)
-                    memcpy(o, (const float *)gpuml_tensor_data(cv->x) + off, sizeof(float) * (size_t)cv->cg);
-                else
-                    for (c = 0; c < cv->cg; c++) o[c] = gpuml__cv_ld(cv->dt, cv->x, off + c * cv->xs[3]);
+                {   /* the channel run through the vector conversions (f32 with unit stride: read in place) */
+                    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
+                    const float *v = gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->x) + off * es, cv->xs[3] * es, cv->cg, o);
+                    if (v != o) memcpy(o, v, sizeof(float) * (size_t)cv->cg);
+                }
             }
     }
 }
@@ -11819,37 +11820,77 @@ GPUML__FN void gpuml__cv_dy_rows(void *arg, int64_t b, int64_t e, int tid)
     const gpuml__cv *cv = j->cv;
     int64_t m, kk;
     (void)tid;
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    (void)kk;
     for (m = b; m < e; m++) {
         int64_t gm = j->m0 + m, q = gm % cv->q, p = (gm / cv->q) % cv->p, n = gm / (cv->q * cv->p);
         int64_t yo = n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + j->g * cv->kg * cv->ys[3];
-        for (kk = 0; kk < cv->kg; kk++) j->t[m * j->ldt + kk] = gpuml__cv_ld(cv->dt, cv->y, yo + kk * cv->ys[3]);
+        float *o = j->t + m * j->ldt;
+        const float *v = gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->y) + yo * es, cv->ys[3] * es, cv->kg, o);
+        if (v != o) memcpy(o, v, sizeof(float) * (size_t)cv->kg);
     }
 }
-/* col2im as a gather over dx rows (n - n0, h) [b, e) of group g: the chunk's col holds whole images */
+/* col2im as a gather over dx rows (n - n0, h) [b, e) of group g: the chunk's col holds whole images.
+   Each dx pixel's taps (the (r, p) and (s, q) that reach it) are found once, then their channel runs
+   -- contiguous in col -- are summed a tile of channels at a time (the order of the sums, r then s,
+   is the one a per-channel loop would take) and stored through the vector conversions.  The taps of
+   a pixel were tested per channel before: 50-79% of a stage-1 backward data on one core. */
+#define GPUML__C2I_TAPS 64
 GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
     const gpuml__cv *cv = j->cv;
-    int64_t row, w, c, r, s;
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    char *xb = (char *)gpuml_tensor_data(cv->x);
+    int64_t row, w, c, r, s, c0;
+    int64_t rp[GPUML__C2I_TAPS], sq[GPUML__C2I_TAPS];   /* (r, p) pairs: col offset of the tap's rows, (s, q): of its columns */
+    float acc[GPUML__TILE];
     (void)tid;
     for (row = b; row < e; row++) {
-        int64_t nl = row / cv->h, h = row % cv->h;
+        int64_t nl = row / cv->h, h = row % cv->h, nr = 0;
+        for (r = 0; r < cv->r; r++) {
+            int64_t ht = h + cv->pt - r * cv->dh, p;
+            if (ht < 0 || ht % cv->sh) continue;
+            if ((p = ht / cv->sh) >= cv->p) continue;
+            if (nr == GPUML__C2I_TAPS) { nr = -1; break; }
+            rp[nr++] = (nl * cv->p + p) * cv->q * cv->ncol + r * cv->s * cv->cg;
+        }
         for (w = 0; w < cv->w; w++) {
-            int64_t xo = (j->n0 + nl) * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + j->g * cv->cg * cv->xs[3];
-            for (c = 0; c < cv->cg; c++) {
-                float v = 0.0f;
-                for (r = 0; r < cv->r; r++) {
-                    int64_t ht = h + cv->pt - r * cv->dh, p;
-                    if (ht < 0 || ht % cv->sh) continue;
-                    if ((p = ht / cv->sh) >= cv->p) continue;
-                    for (s = 0; s < cv->s; s++) {
-                        int64_t wt = w + cv->pl - s * cv->dw, q;
-                        if (wt < 0 || wt % cv->sw) continue;
-                        if ((q = wt / cv->sw) >= cv->q) continue;
-                        v += j->col[((nl * cv->p + p) * cv->q + q) * cv->ncol + (r * cv->s + s) * cv->cg + c];
+            int64_t xo = (j->n0 + nl) * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + j->g * cv->cg * cv->xs[3], ns = 0, a, bq;
+            for (s = 0; s < cv->s && nr >= 0; s++) {
+                int64_t wt = w + cv->pl - s * cv->dw, q;
+                if (wt < 0 || wt % cv->sw) continue;
+                if ((q = wt / cv->sw) >= cv->q) continue;
+                if (ns == GPUML__C2I_TAPS) { ns = -1; break; }
+                sq[ns++] = q * cv->ncol + s * cv->cg;
+            }
+            if (nr < 0 || ns < 0) {   /* more than GPUML__C2I_TAPS taps along a dim: one channel at a time */
+                for (c = 0; c < cv->cg; c++) {
+                    float v = 0.0f;
+                    for (r = 0; r < cv->r; r++) {
+                        int64_t ht = h + cv->pt - r * cv->dh, p;
+                        if (ht < 0 || ht % cv->sh) continue;
+                        if ((p = ht / cv->sh) >= cv->p) continue;
+                        for (s = 0; s < cv->s; s++) {
+                            int64_t wt = w + cv->pl - s * cv->dw, q;
+                            if (wt < 0 || wt % cv->sw) continue;
+                            if ((q = wt / cv->sw) >= cv->q) continue;
+                            v += j->col[((nl * cv->p + p) * cv->q + q) * cv->ncol + (r * cv->s + s) * cv->cg + c];
+                        }
                     }
+                    gpuml__cv_st(cv->dt, cv->x, xo + c * cv->xs[3], v);
                 }
-                gpuml__cv_st(cv->dt, cv->x, xo + c * cv->xs[3], v);
+                continue;
+            }
+            for (c0 = 0; c0 < cv->cg; c0 += GPUML__TILE) {
+                const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->cg - c0);
+                for (c = 0; c < cn; c++) acc[c] = 0.0f;
+                for (a = 0; a < nr; a++)
+                    for (bq = 0; bq < ns; bq++) {
+                        const float *src = j->col + rp[a] + sq[bq] + c0;
+                        for (c = 0; c < cn; c++) acc[c] += src[c];
+                    }
+                gpuml__cpu_st(cv->dt, xb + (xo + c0 * cv->xs[3]) * es, cv->xs[3] * es, cn, acc);
             }
         }
     }
@@ -12057,6 +12098,18 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     int x_direct = x_img && (per_image || gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w));
     /* forward otherwise: implicit GEMM (gpuml__cv_gather_panel), on a padded f32 copy of x where
        x is not f32 with unit channel stride or its channel runs are short */
+    /* backward: dy as the GEMM's A in place where its (n, p, q) dims merge (any float dtype: the GEMM
+       converts while packing); backward data of a 1x1 stride-1 unpadded f32 conv: dx as the GEMM's
+       C in place (col2im is then the identity); backward filter with f32 KRSC-contiguous dw: dw as
+       the GEMM's C (no f32 buffer to zero and unpack: 65-70% of a stage-4 call before) */
+    int dy_direct = (kind == 1 || kind == 2) && gpuml__cv_rows_merge(cv->ys, cv->n, cv->p, cv->q);
+    int dx_direct = kind == 1 && cv->dt == GPUML_F32 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt &&
+                    !cv->pb && !cv->pl && !cv->pr && gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w);
+    int dw_direct = kind == 2 && M > 0 && cv->dt == GPUML_F32 && (cv->ws[3] == 1 || cv->cg == 1) && (cv->ws[2] == cv->cg || cv->s == 1) &&
+                    (cv->ws[1] == cv->s * cv->cg || cv->r == 1) && (cv->ws[0] == cv->ncol || cv->k == 1);
+    /* backward filter of a 1x1 stride-1 unpadded conv: x is its own column matrix (read in place) */
+    int xcol_direct = kind == 2 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
+                      gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w);
     int implicit = kind == 0 && cv->cg > 1 && !x_direct;
     int xcopy = implicit && (!(cv->dt == GPUML_F32 && cv->xs[3] == 1) || cv->cg < 16);
     const char *wbase = w_direct ? (const char *)gpuml_tensor_data(cv->wt) : NULL;
@@ -12066,11 +12119,11 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     memset(&j, 0, sizeof j);
     memset(&ga, 0, sizeof ga);
     j.cv = cv;
-    if (!w_direct) {
+    if (!w_direct && !dw_direct) {
         j.wp = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->k * cv->ncol) + 1);
         if (!j.wp) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
-        if (kind == 2) memset(j.wp, 0, sizeof(float) * (size_t)(cv->k * cv->ncol));
-        else gpuml__cv_pack(ctx, cv, j.wp, 0);
+        if (kind != 2) gpuml__cv_pack(ctx, cv, j.wp, 0);
+        else if (M == 0) memset(j.wp, 0, sizeof(float) * (size_t)(cv->k * cv->ncol));   /* else the first chunk's GEMM writes it (beta 0) */
         wbase = (const char *)j.wp;
     }
     if (implicit) {
@@ -12108,9 +12161,9 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     if (per_image) rows = pq;
     rows = GPUML__MIN(rows, M);
     j.ldt = cv->kg;
-    if (kind != 0) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
-    if (!y_direct) j.t = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->kg) + 1);
-    if ((kind != 0 && !j.col) || (!y_direct && !j.t)) rc = -1;
+    if (kind != 0 && !dx_direct && !xcol_direct) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
+    if (!y_direct && !dy_direct) j.t = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->kg) + 1);
+    if ((kind != 0 && !dx_direct && !xcol_direct && !j.col) || (!y_direct && !dy_direct && !j.t)) rc = -1;
     for (m0 = 0; rc == 0 && m0 < M; m0 += rows) {
         int64_t mc = GPUML__MIN(rows, M - m0);
         j.m0 = m0; j.n0 = m0 / pq;
@@ -12142,20 +12195,45 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
                                         gx, NULL);
                 if (rc == 0 && (!y_direct || cv->bias || cv->act || cv->res))
                     gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_epi_rows, &j);
-            } else if (kind == 1) {
-                gpuml__parallel_for(ctx->pool, mc, 64, gpuml__cv_dy_rows, &j);
-                rc = gpuml__cpu_gemm(ctx->pool, mc, cv->ncol, cv->kg, 1.0f, j.t, GPUML__GEMM_F32, cv->kg, 1,
-                                     wg, wt, cv->ncol, 1, 0.0f, j.col, cv->ncol, 1);
-                if (rc == 0) gpuml__parallel_for(ctx->pool, (mc / pq) * cv->h, 1, gpuml__cv_col2im_rows, &j);
             } else {
-                gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_im2col_rows, &j);
-                gpuml__parallel_for(ctx->pool, mc, 64, gpuml__cv_dy_rows, &j);
-                rc = gpuml__cpu_gemm(ctx->pool, cv->kg, cv->ncol, mc, 1.0f, j.t, GPUML__GEMM_F32, 1, cv->kg,
-                                     j.col, GPUML__GEMM_F32, cv->ncol, 1, 1.0f, j.wp + g * cv->kg * cv->ncol, cv->ncol, 1);
+                /* dy rows of this chunk and group: element (m, kk) at a[m * rsa + kk * csa] */
+                const void *a = j.t;
+                int at = GPUML__GEMM_F32;
+                int64_t rsa = cv->kg, csa = 1;
+                if (dy_direct) {
+                    a = (const char *)gpuml_tensor_data(cv->y) + (m0 * cv->ys[2] + g * cv->kg * cv->ys[3]) * es;
+                    at = gt; rsa = cv->ys[2]; csa = cv->ys[3];
+                } else {
+                    gpuml__parallel_for(ctx->pool, mc, 64, gpuml__cv_dy_rows, &j);
+                }
+                if (kind == 1) {
+                    float *c = j.col;
+                    int64_t rsc = cv->ncol, csc = 1;
+                    if (dx_direct) {   /* 1x1, stride 1, no padding: dx pixel m is col row m */
+                        c = (float *)gpuml_tensor_data(cv->x) + m0 * cv->xs[2] + g * cv->cg * cv->xs[3];
+                        rsc = cv->xs[2]; csc = cv->xs[3];
+                    }
+                    rc = gpuml__cpu_gemm(ctx->pool, mc, cv->ncol, cv->kg, 1.0f, a, at, rsa, csa, wg, wt, cv->ncol, 1, 0.0f, c, rsc, csc);
+                    if (rc == 0 && !dx_direct) gpuml__parallel_for(ctx->pool, (mc / pq) * cv->h, 1, gpuml__cv_col2im_rows, &j);
+                } else {
+                    /* dw (or its f32 buffer) = sum over chunks of dy^T @ col: the first chunk writes it */
+                    float *c = dw_direct ? (float *)gpuml_tensor_data(cv->wt) + g * cv->kg * cv->ncol : j.wp + g * cv->kg * cv->ncol;
+                    const void *bm = j.col;
+                    int bt = GPUML__GEMM_F32;
+                    int64_t rsb = cv->ncol, csb = 1;
+                    if (xcol_direct) {
+                        bm = (const char *)gpuml_tensor_data(cv->x) + (m0 * cv->xs[2] + g * cv->cg * cv->xs[3]) * es;
+                        bt = gt; rsb = cv->xs[2]; csb = cv->xs[3];
+                    } else {
+                        gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_im2col_rows, &j);
+                    }
+                    rc = gpuml__cpu_gemm(ctx->pool, cv->kg, cv->ncol, mc, 1.0f, a, at, csa, rsa,
+                                         bm, bt, rsb, csb, m0 == 0 ? 0.0f : 1.0f, c, cv->ncol, 1);
+                }
             }
         }
     }
-    if (rc == 0 && kind == 2) gpuml__cv_pack(ctx, cv, j.wp, 1);
+    if (rc == 0 && kind == 2 && !dw_direct) gpuml__cv_pack(ctx, cv, j.wp, 1);
     gpuml__aligned_free(xp);
     gpuml__aligned_free(zero);
     gpuml__aligned_free(j.col);
