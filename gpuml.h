@@ -12069,6 +12069,77 @@ GPUML__FN void gpuml__cv_pack(gpuml_ctx *ctx, const gpuml__cv *cv, float *wp, in
     gpuml__parallel_for(ctx->pool, cv->k, GPUML__MAX((int64_t)1, (int64_t)4096 / GPUML__MAX(cv->ncol, (int64_t)1)), gpuml__cv_pack_task, &pj);
 }
 
+/* CPU backward data of a stride-1 conv with a window larger than 1x1 as the forward conv of dy (the
+   full correlation, as gpuml__cv_bwd_data_fwd on the GPU): wf[g*cg + c][r][s][k] = w[g*kg + k][R-1-r]
+   [S-1-s][c], padding d*(R-1) - pad, the same dilation and groups -- the forward's implicit GEMM
+   instead of a column matrix and its col2im pass.  Taken where the flip of the weights (an element
+   copy) is small against the GEMM: at least 512 output pixels (gpuml__cv_cpu_bwd_data_fwd_ok;
+   gpuml__cv_cpu_bwd_col: never, for tests).  ResNet-50 at batch 1, one core, GFLOP/s through the
+   column matrix -> this way: 64 @56 3x3 103 -> 173, 128 @28 3x3 116-122 -> 165-166; 256 @14 (196
+   pixels) keeps the column route, where the flip of 590K weights would cost a third of the GEMM
+   (bench/NOTES_conv.md, "The fixes"). */
+typedef struct gpuml__cv_flipjob { const gpuml__cv *cv; char *wf; int64_t fs[4]; } gpuml__cv_flipjob;
+GPUML__FN void gpuml__cv_flip_task(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_flipjob *fj = (const gpuml__cv_flipjob *)arg;
+    const gpuml__cv *cv = fj->cv;
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    const char *w = (const char *)gpuml_tensor_data(cv->wt);
+    int64_t oc, r, s, k;
+    (void)tid;
+    for (oc = b; oc < e; oc++) {   /* wf's output channel: group g, input channel c of w */
+        const int64_t g = oc / cv->cg, c = oc % cv->cg;
+        for (r = 0; r < cv->r; r++)
+            for (s = 0; s < cv->s; s++) {
+                char *o = fj->wf + (oc * fj->fs[0] + r * fj->fs[1] + s * fj->fs[2]) * es;
+                const char *i = w + ((g * cv->kg) * cv->ws[0] + (cv->r - 1 - r) * cv->ws[1] + (cv->s - 1 - s) * cv->ws[2] + c * cv->ws[3]) * es;
+                if (es == 4)
+                    for (k = 0; k < cv->kg; k++) memcpy(o + k * fj->fs[3] * 4, i + k * cv->ws[0] * 4, 4);
+                else
+                    for (k = 0; k < cv->kg; k++) memcpy(o + k * fj->fs[3] * es, i + k * cv->ws[0] * es, (size_t)es);
+            }
+    }
+}
+static int gpuml__cv_cpu_bwd_col;   /* tests: 1 keeps every CPU backward data on the column route */
+GPUML__FN int gpuml__cv_cpu_bwd_data_fwd_ok(const gpuml__cv *cv)
+{
+    const int64_t eh = cv->dh * (cv->r - 1), ew = cv->dw * (cv->s - 1);
+    return cv->sh == 1 && cv->sw == 1 && !(cv->r == 1 && cv->s == 1) && cv->n * cv->p * cv->q >= 512 && cv->pt >= 0 && cv->pb >= 0 &&
+           cv->pl >= 0 && cv->pr >= 0 && cv->pt <= eh && cv->pb <= eh && cv->pl <= ew && cv->pr <= ew && eh <= INT32_MAX && ew <= INT32_MAX &&
+           !gpuml__cv_cpu_bwd_col;
+}
+GPUML__FN gpuml_status gpuml__cv_cpu_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, const char *op)
+{
+    const int eh = cv->dh * (int)(cv->r - 1), ew = cv->dw * (int)(cv->s - 1);
+    int64_t shape[4];
+    gpuml__cv_flipjob fj;
+    gpuml_conv2d_desc d;
+    gpuml_tensor *wf;
+    gpuml_status st;
+    shape[0] = cv->c;
+    if (cv->layout == GPUML_LAYOUT_NCHW) {   /* KCRS [C][kg][R][S]: logical (k, r, s, c) strides */
+        shape[1] = cv->kg; shape[2] = cv->r; shape[3] = cv->s;
+        fj.fs[0] = cv->kg * cv->r * cv->s; fj.fs[1] = cv->s; fj.fs[2] = 1; fj.fs[3] = cv->r * cv->s;
+    } else {                                  /* KRSC [C][R][S][kg] */
+        shape[1] = cv->r; shape[2] = cv->s; shape[3] = cv->kg;
+        fj.fs[0] = cv->r * cv->s * cv->kg; fj.fs[1] = cv->s * cv->kg; fj.fs[2] = cv->kg; fj.fs[3] = 1;
+    }
+    wf = gpuml__tensor_new(ctx, cv->dt, 4, shape, op);
+    if (!wf) return ctx->status;
+    fj.cv = cv; fj.wf = (char *)gpuml_tensor_data(wf);
+    gpuml__parallel_for(ctx->pool, cv->c, GPUML__MAX((int64_t)1, (int64_t)4096 / GPUML__MAX(cv->r * cv->s * cv->kg, (int64_t)1)),
+                        gpuml__cv_flip_task, &fj);
+    memset(&d, 0, sizeof d);
+    d.stride[0] = d.stride[1] = 1;
+    d.pad[0] = eh - cv->pt; d.pad[1] = eh - cv->pb; d.pad[2] = ew - cv->pl; d.pad[3] = ew - cv->pr;
+    d.dilation[0] = cv->dh; d.dilation[1] = cv->dw;
+    d.groups = cv->groups;
+    d.layout = (gpuml_layout)cv->layout;
+    st = gpuml_conv2d(ctx, (gpuml_tensor *)cv->x, cv->y, wf, &d);
+    gpuml_tensor_free(wf);
+    return st;
+}
+
 GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, const char *op)
 {
     gpuml__cv_cpu j;
@@ -14328,6 +14399,7 @@ GPUML__FN gpuml_status gpuml__cv_run(gpuml_ctx *ctx, const char *op, int kind, c
         if (ctx->backend == GPUML_BACKEND_CPU) {
             if (path != GPUML_CONV_AUTO && path != GPUML_CONV_GEMM)
                 return gpuml__fail(ctx, GPUML_ERROR_NOT_SUPPORTED, "%s: path %d is a GPU kernel; this context runs on the CPU", op, (int)path);
+            if (kind == 1 && gpuml__cv_cpu_bwd_data_fwd_ok(&cv)) return GPUML__CV_PROF(gpuml__cv_cpu_bwd_data_fwd(ctx, &cv, op));
             return GPUML__CV_PROF(gpuml__cv_cpu_run(ctx, &cv, kind, op));
         }
 #ifndef GPUML_NO_CUDA

@@ -976,7 +976,8 @@ static void test_cpu_special(void)
    (f32 and 16-bit, NHWC, NCHW of one image) or copied (NCHW of two images); dx written in place by
    the GEMM (f32 1x1 stride-1 unpadded, groups 1 and 2; x then read in place as the backward filter's
    column matrix, any dtype) or gathered from the column matrix (a tile of
-   channels at a time: 600 channels cross the 512-channel tile; 16-bit dx; stride 2, dilation,
+   channels at a time: 600 channels cross the 512-channel tile; or, stride 1 with 512+ pixels, as the
+   forward conv of dy with the flipped weights -- each case also forced through the column route; 16-bit dx; stride 2, dilation,
    asymmetric padding; 70 horizontal taps, past the gather's 64-tap list); dw written in place by the
    GEMM (f32 KRSC) or through its f32 buffer (KCRS, 16-bit); several chunks summed into dw (600
    channels, 3x3, two 30x30 images: 3 chunks of rows) -- every element against float64 */
@@ -989,17 +990,24 @@ static void test_cpu_backward_paths(void)
         { 2, 9, 11, 10, 7, 3, 3, 2, 2, 1, 0, 2, 1, 1, 1, 0 | 1 << 4 }, { 2, 9, 11, 10, 7, 3, 3, 1, 2, 1, 1, 1, 1, 2, 1, 1 },
         { 1, 600, 6, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 }, { 2, 6, 1, 90, 5, 1, 70, 1, 1, 0, 0, 3, 2, 1, 1, 0 },
         { 2, 600, 30, 30, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 }, { 2, 12, 9, 9, 6, 3, 3, 2, 1, 1, 1, 0, 2, 1, 3, 0 | 2 << 4 },
+        { 2, 6, 24, 25, 10, 3, 3, 1, 1, 2, 1, 0, 2, 2, 2, 1 }, { 1, 8, 40, 40, 12, 3, 5, 1, 1, 1, 1, 2, 2, 1, 1, 0 | 1 << 4 },
+        { 2, 9, 25, 23, 6, 5, 3, 1, 1, 2, 2, 1, 1, 1, 3, 1 | 2 << 4 },
     };
-    int i;
-    for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++) {
+    int i, route;
+    for (i = 0; i < 2 * (int)(sizeof S / sizeof S[0]); i++) {
         cv_case c;
+        route = i & 1;   /* 1: backward data always through the column matrix (else stride-1 windows of 512+ pixels as a forward conv) */
+        gpuml__cv_cpu_bwd_col = route;
+        i >>= 1;
         memset(&c, 0, sizeof c);
         c.n = S[i][0]; c.c = S[i][1]; c.h = S[i][2]; c.w = S[i][3]; c.k = S[i][4]; c.r = S[i][5]; c.s = S[i][6];
         c.sh = S[i][7]; c.sw = S[i][8]; c.pad[0] = S[i][9]; c.pad[1] = S[i][10]; c.pad[2] = S[i][11]; c.pad[3] = S[i][12];
         c.dh = S[i][13]; c.dw = 1; c.groups = S[i][14]; c.layout = S[i][15] & 15; c.dt = FDT[S[i][15] >> 4];
-        if (!cv_out(&c)) { CHECK(0, "case %d has no output", i); continue; }
-        run_bwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1);
+        if (!cv_out(&c)) { CHECK(0, "case %d has no output", i); i = 2 * i + route; continue; }
+        run_bwd(tu_cpu, route ? "cpu column route" : "cpu", &c, GPUML_CONV_AUTO, 1);
+        i = 2 * i + route;
     }
+    gpuml__cv_cpu_bwd_col = 0;
 }
 
 /* the CPU forward's implicit GEMM (its gather of x straight into the GEMM's panels): channel runs
