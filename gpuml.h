@@ -11726,7 +11726,20 @@ GPUML__FN void gpuml__cv_im2col_rows(void *arg, int64_t b, int64_t e, int tid)
     for (m = b; m < e; m++) {
         int64_t gm = j->m0 + m, q = gm % cv->q, p = (gm / cv->q) % cv->p, n = gm / (cv->q * cv->p);
         float *row = j->col + m * cv->ncol;
-        for (r = 0; r < cv->r; r++)
+        for (r = 0; r < cv->r; r++) {
+            /* the window row's S taps in one run where they are one run of x: groups 1, no horizontal
+               dilation, pixels cg elements apart, every tap inside the row (the stem: 7 runs of 21 floats
+               a pixel instead of 49 of 3) */
+            if (cv->groups == 1 && cv->dw == 1 && cv->s > 1 && cv->xs[2] == cv->cg * cv->xs[3]) {
+                const int64_t hi = p * cv->sh - cv->pt + r * cv->dh, wi = q * cv->sw - cv->pl;
+                if (hi >= 0 && hi < cv->h && wi >= 0 && wi + cv->s <= cv->w) {
+                    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], off = n * cv->xs[0] + hi * cv->xs[1] + wi * cv->xs[2];
+                    float *o = row + r * cv->s * cv->cg;
+                    const float *v = gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->x) + off * es, cv->xs[3] * es, cv->s * cv->cg, o);
+                    if (v != o) memcpy(o, v, sizeof(float) * (size_t)(cv->s * cv->cg));
+                    continue;
+                }
+            }
             for (s = 0; s < cv->s; s++) {
                 int64_t off = gpuml__cv_tap(cv, n, p, q, r, s);
                 float *o = row + (r * cv->s + s) * cv->cg;
@@ -11738,6 +11751,7 @@ GPUML__FN void gpuml__cv_im2col_rows(void *arg, int64_t b, int64_t e, int tid)
                     if (v != o) memcpy(o, v, sizeof(float) * (size_t)cv->cg);
                 }
             }
+        }
     }
 }
 /* forward epilogue of rows [b, e): y = residual + act(t + bias) for the group's channels */
@@ -11844,8 +11858,21 @@ GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
     char *xb = (char *)gpuml_tensor_data(cv->x);
     int64_t row, w, c, r, s, c0;
     int64_t rp[GPUML__C2I_TAPS], sq[GPUML__C2I_TAPS];   /* (r, p) pairs: col offset of the tap's rows, (s, q): of its columns */
+    /* every column's (s, q) list, found once for the task's rows (up to 64K entries; else per pixel) */
+    int64_t *sqall = cv->w * cv->s <= 65536 ? (int64_t *)gpuml__malloc(sizeof(int64_t) * (size_t)(cv->w * (cv->s + 1))) : NULL;
     float acc[GPUML__TILE];
     (void)tid;
+    if (sqall)
+        for (w = 0; w < cv->w; w++) {
+            int64_t *l = sqall + w * (cv->s + 1), ns = 0;
+            for (s = 0; s < cv->s; s++) {
+                int64_t wt = w + cv->pl - s * cv->dw, q;
+                if (wt < 0 || wt % cv->sw) continue;
+                if ((q = wt / cv->sw) >= cv->q) continue;
+                l[1 + ns++] = q * cv->ncol + s * cv->cg;
+            }
+            l[0] = ns <= GPUML__C2I_TAPS ? ns : -1;
+        }
     for (row = b; row < e; row++) {
         int64_t nl = row / cv->h, h = row % cv->h, nr = 0;
         for (r = 0; r < cv->r; r++) {
@@ -11857,12 +11884,18 @@ GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
         }
         for (w = 0; w < cv->w; w++) {
             int64_t xo = (j->n0 + nl) * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + j->g * cv->cg * cv->xs[3], ns = 0, a, bq;
-            for (s = 0; s < cv->s && nr >= 0; s++) {
-                int64_t wt = w + cv->pl - s * cv->dw, q;
-                if (wt < 0 || wt % cv->sw) continue;
-                if ((q = wt / cv->sw) >= cv->q) continue;
-                if (ns == GPUML__C2I_TAPS) { ns = -1; break; }
-                sq[ns++] = q * cv->ncol + s * cv->cg;
+            const int64_t *sqw = sq;
+            if (sqall) {
+                ns = sqall[w * (cv->s + 1)];
+                sqw = sqall + w * (cv->s + 1) + 1;
+            } else {
+                for (s = 0; s < cv->s && nr >= 0; s++) {
+                    int64_t wt = w + cv->pl - s * cv->dw, q;
+                    if (wt < 0 || wt % cv->sw) continue;
+                    if ((q = wt / cv->sw) >= cv->q) continue;
+                    if (ns == GPUML__C2I_TAPS) { ns = -1; break; }
+                    sq[ns++] = q * cv->ncol + s * cv->cg;
+                }
             }
             if (nr < 0 || ns < 0) {   /* more than GPUML__C2I_TAPS taps along a dim: one channel at a time */
                 for (c = 0; c < cv->cg; c++) {
@@ -11884,16 +11917,19 @@ GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
             }
             for (c0 = 0; c0 < cv->cg; c0 += GPUML__TILE) {
                 const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->cg - c0);
-                for (c = 0; c < cn; c++) acc[c] = 0.0f;
+                /* f32 dx with unit channel stride: summed in place (no buffer, no store call a pixel) */
+                float *d = cv->dt == GPUML_F32 && cv->xs[3] == 1 ? (float *)(void *)xb + xo + c0 : acc;
+                for (c = 0; c < cn; c++) d[c] = 0.0f;
                 for (a = 0; a < nr; a++)
                     for (bq = 0; bq < ns; bq++) {
-                        const float *src = j->col + rp[a] + sq[bq] + c0;
-                        for (c = 0; c < cn; c++) acc[c] += src[c];
+                        const float *src = j->col + rp[a] + sqw[bq] + c0;
+                        for (c = 0; c < cn; c++) d[c] += src[c];
                     }
-                gpuml__cpu_st(cv->dt, xb + (xo + c0 * cv->xs[3]) * es, cv->xs[3] * es, cn, acc);
+                if (d == acc) gpuml__cpu_st(cv->dt, xb + (xo + c0 * cv->xs[3]) * es, cv->xs[3] * es, cn, acc);
             }
         }
     }
+    gpuml__free(sqall);
 }
 /* weights as f32 [K][ncol] in (r, s, c) order, element (k, j) at wp[k * sk + j * sj] (sk = ncol,
    sj = 1; or transposed, sk = 1, sj = K); unpack: the other way, f32 -> w */

@@ -976,7 +976,8 @@ static void test_cpu_special(void)
    (f32 and 16-bit, NHWC, NCHW of one image) or copied (NCHW of two images); dx written in place by
    the GEMM (f32 1x1 stride-1 unpadded, groups 1 and 2; x then read in place as the backward filter's
    column matrix, any dtype) or gathered from the column matrix (a tile of
-   channels at a time: 600 channels cross the 512-channel tile; or, stride 1 with 512+ pixels, as the
+   channels at a time: 600 channels cross the 512-channel tile; the stem's 7x7 stride 2 over 3
+   channels, whose window rows im2col copies as one run; or, stride 1 with 512+ pixels, as the
    forward conv of dy with the flipped weights -- each case also forced through the column route; 16-bit dx; stride 2, dilation,
    asymmetric padding; 70 horizontal taps, past the gather's 64-tap list); dw written in place by the
    GEMM (f32 KRSC) or through its f32 buffer (KCRS, 16-bit); several chunks summed into dw (600
@@ -991,7 +992,8 @@ static void test_cpu_backward_paths(void)
         { 1, 600, 6, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 }, { 2, 6, 1, 90, 5, 1, 70, 1, 1, 0, 0, 3, 2, 1, 1, 0 },
         { 2, 600, 30, 30, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 }, { 2, 12, 9, 9, 6, 3, 3, 2, 1, 1, 1, 0, 2, 1, 3, 0 | 2 << 4 },
         { 2, 6, 24, 25, 10, 3, 3, 1, 1, 2, 1, 0, 2, 2, 2, 1 }, { 1, 8, 40, 40, 12, 3, 5, 1, 1, 1, 1, 2, 2, 1, 1, 0 | 1 << 4 },
-        { 2, 9, 25, 23, 6, 5, 3, 1, 1, 2, 2, 1, 1, 1, 3, 1 | 2 << 4 },
+        { 2, 9, 25, 23, 6, 5, 3, 1, 1, 2, 2, 1, 1, 1, 3, 1 | 2 << 4 }, { 2, 3, 30, 28, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 0 },
+        { 1, 3, 30, 28, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 0 | 2 << 4 },
     };
     int i, route;
     for (i = 0; i < 2 * (int)(sizeof S / sizeof S[0]); i++) {
