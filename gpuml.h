@@ -11695,6 +11695,7 @@ GPUML__FN gpuml_status gpuml__cv_setup(gpuml_ctx *ctx, const char *op, int kind,
 typedef struct gpuml__cv_cpu {
     const gpuml__cv *cv;
     float *col, *t, *wp;      /* im2col rows, GEMM result rows, packed weights [K][ncol] (r, s, c order) */
+    int64_t *c2i;             /* backward data's col2im tap lists: rows (H x (R + 1)), then columns (W x (S + 1)) */
     int64_t m0, n0, g;        /* first row (n, p, q) or first image of the chunk; group */
     int64_t ldt;              /* row stride of t: element (m, kk) at t[m * ldt + kk] */
     int pool_max, count_pad;  /* pooling */
@@ -11844,92 +11845,60 @@ GPUML__FN void gpuml__cv_dy_rows(void *arg, int64_t b, int64_t e, int tid)
         if (v != o) memcpy(o, v, sizeof(float) * (size_t)cv->kg);
     }
 }
+/* col2im's tap lists along one dim (rows: n_in = H, taps R, n_out = P; columns: W, S, Q): for each
+   input index i, at list[i * (taps + 1)] the count of the taps t whose output o = (i + pad - t * dil) /
+   stride exists, then o * out_mul + t * tap_mul for each, in t order.  Found once a call (the col2im
+   tasks only read them) */
+GPUML__FN void gpuml__cv_c2i_list(int64_t n_in, int64_t taps, int pad, int dil, int stride, int64_t n_out, int64_t out_mul,
+                                  int64_t tap_mul, int64_t *list)
+{
+    int64_t i, t;
+    for (i = 0; i < n_in; i++) {
+        int64_t *l = list + i * (taps + 1), cnt = 0;
+        for (t = 0; t < taps; t++) {
+            int64_t v = i + pad - t * dil, o;
+            if (v < 0 || v % stride) continue;
+            if ((o = v / stride) >= n_out) continue;
+            l[1 + cnt++] = o * out_mul + t * tap_mul;
+        }
+        l[0] = cnt;
+    }
+}
 /* col2im as a gather over dx rows (n - n0, h) [b, e) of group g: the chunk's col holds whole images.
-   Each dx pixel's taps (the (r, p) and (s, q) that reach it) are found once, then their channel runs
-   -- contiguous in col -- are summed a tile of channels at a time (the order of the sums, r then s,
-   is the one a per-channel loop would take) and stored through the vector conversions.  The taps of
-   a pixel were tested per channel before: 50-79% of a stage-1 backward data on one core. */
-#define GPUML__C2I_TAPS 64
+   Each dx pixel's taps (the (r, p) of its row and the (s, q) of its column, j->c2i) sum their channel
+   runs -- contiguous in col -- a tile of channels at a time (the order of the sums, r then s, is the
+   one a per-channel loop would take), stored through the vector conversions or, f32 dx with unit
+   channel stride, summed in place.  The taps of a pixel were tested per channel before: 50-79% of a
+   stage-1 backward data on one core. */
 GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
     const gpuml__cv *cv = j->cv;
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    const int64_t *hl = j->c2i, *wl = j->c2i + cv->h * (cv->r + 1);
     char *xb = (char *)gpuml_tensor_data(cv->x);
-    int64_t row, w, c, r, s, c0;
-    int64_t rp[GPUML__C2I_TAPS], sq[GPUML__C2I_TAPS];   /* (r, p) pairs: col offset of the tap's rows, (s, q): of its columns */
-    /* every column's (s, q) list, found once for the task's rows (up to 64K entries; else per pixel) */
-    int64_t *sqall = cv->w * cv->s <= 65536 ? (int64_t *)gpuml__malloc(sizeof(int64_t) * (size_t)(cv->w * (cv->s + 1))) : NULL;
+    int64_t row, w, c, c0, a, bq;
     float acc[GPUML__TILE];
     (void)tid;
-    if (sqall)
-        for (w = 0; w < cv->w; w++) {
-            int64_t *l = sqall + w * (cv->s + 1), ns = 0;
-            for (s = 0; s < cv->s; s++) {
-                int64_t wt = w + cv->pl - s * cv->dw, q;
-                if (wt < 0 || wt % cv->sw) continue;
-                if ((q = wt / cv->sw) >= cv->q) continue;
-                l[1 + ns++] = q * cv->ncol + s * cv->cg;
-            }
-            l[0] = ns <= GPUML__C2I_TAPS ? ns : -1;
-        }
     for (row = b; row < e; row++) {
-        int64_t nl = row / cv->h, h = row % cv->h, nr = 0;
-        for (r = 0; r < cv->r; r++) {
-            int64_t ht = h + cv->pt - r * cv->dh, p;
-            if (ht < 0 || ht % cv->sh) continue;
-            if ((p = ht / cv->sh) >= cv->p) continue;
-            if (nr == GPUML__C2I_TAPS) { nr = -1; break; }
-            rp[nr++] = (nl * cv->p + p) * cv->q * cv->ncol + r * cv->s * cv->cg;
-        }
+        const int64_t nl = row / cv->h, h = row % cv->h, *rp = hl + h * (cv->r + 1) + 1, nr = rp[-1];
+        const int64_t img = nl * cv->p * cv->q * cv->ncol;   /* this image's rows of col */
         for (w = 0; w < cv->w; w++) {
-            int64_t xo = (j->n0 + nl) * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + j->g * cv->cg * cv->xs[3], ns = 0, a, bq;
-            const int64_t *sqw = sq;
-            if (sqall) {
-                ns = sqall[w * (cv->s + 1)];
-                sqw = sqall + w * (cv->s + 1) + 1;
-            } else {
-                for (s = 0; s < cv->s && nr >= 0; s++) {
-                    int64_t wt = w + cv->pl - s * cv->dw, q;
-                    if (wt < 0 || wt % cv->sw) continue;
-                    if ((q = wt / cv->sw) >= cv->q) continue;
-                    if (ns == GPUML__C2I_TAPS) { ns = -1; break; }
-                    sq[ns++] = q * cv->ncol + s * cv->cg;
-                }
-            }
-            if (nr < 0 || ns < 0) {   /* more than GPUML__C2I_TAPS taps along a dim: one channel at a time */
-                for (c = 0; c < cv->cg; c++) {
-                    float v = 0.0f;
-                    for (r = 0; r < cv->r; r++) {
-                        int64_t ht = h + cv->pt - r * cv->dh, p;
-                        if (ht < 0 || ht % cv->sh) continue;
-                        if ((p = ht / cv->sh) >= cv->p) continue;
-                        for (s = 0; s < cv->s; s++) {
-                            int64_t wt = w + cv->pl - s * cv->dw, q;
-                            if (wt < 0 || wt % cv->sw) continue;
-                            if ((q = wt / cv->sw) >= cv->q) continue;
-                            v += j->col[((nl * cv->p + p) * cv->q + q) * cv->ncol + (r * cv->s + s) * cv->cg + c];
-                        }
-                    }
-                    gpuml__cv_st(cv->dt, cv->x, xo + c * cv->xs[3], v);
-                }
-                continue;
-            }
+            const int64_t xo = (j->n0 + nl) * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + j->g * cv->cg * cv->xs[3];
+            const int64_t *sq = wl + w * (cv->s + 1) + 1, ns = sq[-1];
             for (c0 = 0; c0 < cv->cg; c0 += GPUML__TILE) {
                 const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->cg - c0);
-                /* f32 dx with unit channel stride: summed in place (no buffer, no store call a pixel) */
                 float *d = cv->dt == GPUML_F32 && cv->xs[3] == 1 ? (float *)(void *)xb + xo + c0 : acc;
                 for (c = 0; c < cn; c++) d[c] = 0.0f;
                 for (a = 0; a < nr; a++)
                     for (bq = 0; bq < ns; bq++) {
-                        const float *src = j->col + rp[a] + sqw[bq] + c0;
+                        const float *src = j->col + img + rp[a] + sq[bq] + c0;
                         for (c = 0; c < cn; c++) d[c] += src[c];
                     }
                 if (d == acc) gpuml__cpu_st(cv->dt, xb + (xo + c0 * cv->xs[3]) * es, cv->xs[3] * es, cn, acc);
             }
         }
     }
-    gpuml__free(sqall);
 }
 /* weights as f32 [K][ncol] in (r, s, c) order, element (k, j) at wp[k * sk + j * sj] (sk = ncol,
    sj = 1; or transposed, sk = 1, sj = K); unpack: the other way, f32 -> w */
@@ -12270,7 +12239,14 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     j.ldt = cv->kg;
     if (kind != 0 && !dx_direct && !xcol_direct) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
     if (!y_direct && !dy_direct) j.t = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->kg) + 1);
-    if ((kind != 0 && !dx_direct && !xcol_direct && !j.col) || (!y_direct && !dy_direct && !j.t)) rc = -1;
+    if (kind == 1 && !dx_direct) {
+        j.c2i = (int64_t *)gpuml__malloc(sizeof(int64_t) * (size_t)(cv->h * (cv->r + 1) + cv->w * (cv->s + 1)));
+        if (j.c2i) {
+            gpuml__cv_c2i_list(cv->h, cv->r, cv->pt, cv->dh, cv->sh, cv->p, cv->q * cv->ncol, cv->s * cv->cg, j.c2i);
+            gpuml__cv_c2i_list(cv->w, cv->s, cv->pl, cv->dw, cv->sw, cv->q, cv->ncol, cv->cg, j.c2i + cv->h * (cv->r + 1));
+        }
+    }
+    if ((kind != 0 && !dx_direct && !xcol_direct && !j.col) || (!y_direct && !dy_direct && !j.t) || (kind == 1 && !dx_direct && !j.c2i)) rc = -1;
     for (m0 = 0; rc == 0 && m0 < M; m0 += rows) {
         int64_t mc = GPUML__MIN(rows, M - m0);
         j.m0 = m0; j.n0 = m0 / pq;
@@ -12345,6 +12321,7 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     gpuml__aligned_free(zero);
     gpuml__aligned_free(j.col);
     gpuml__aligned_free(j.t);
+    gpuml__free(j.c2i);
     gpuml__aligned_free(j.wp);
     if (rc != 0) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the im2col buffers", op);
     return GPUML_SUCCESS;

@@ -979,7 +979,7 @@ static void test_cpu_special(void)
    channels at a time: 600 channels cross the 512-channel tile; the stem's 7x7 stride 2 over 3
    channels, whose window rows im2col copies as one run; or, stride 1 with 512+ pixels, as the
    forward conv of dy with the flipped weights -- each case also forced through the column route; 16-bit dx; stride 2, dilation,
-   asymmetric padding; 70 horizontal taps, past the gather's 64-tap list); dw written in place by the
+   asymmetric padding; 70 horizontal taps); dw written in place by the
    GEMM (f32 KRSC) or through its f32 buffer (KCRS, 16-bit); several chunks summed into dw (600
    channels, 3x3, two 30x30 images: 3 chunks of rows) -- every element against float64 */
 static void test_cpu_backward_paths(void)
