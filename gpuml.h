@@ -11833,10 +11833,9 @@ GPUML__FN void gpuml__cv_dy_rows(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
     const gpuml__cv *cv = j->cv;
-    int64_t m, kk;
-    (void)tid;
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
-    (void)kk;
+    int64_t m;
+    (void)tid;
     for (m = b; m < e; m++) {
         int64_t gm = j->m0 + m, q = gm % cv->q, p = (gm / cv->q) % cv->p, n = gm / (cv->q * cv->p);
         int64_t yo = n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + j->g * cv->kg * cv->ys[3];
