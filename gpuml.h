@@ -8574,6 +8574,16 @@ static void gpuml__gemm_pack_b32_avx512(float *dst, int64_t kc, const float *x, 
         _mm512_store_ps(dst + k * 32 + 16, _mm512_loadu_ps(s + 16));
     }
 }
+/* A panel (or a narrow B panel) contiguous along its width (sw == 1: an A stored k-major, op(A) = A^T
+   of a row-major matrix, e.g. dy^T in the conv's backward filter): W <= 16 floats a k, the last
+   W - width zero, by masked moves (the scalar row copies were 12.7% of the stem's backward filter) */
+GPUML__GEMM_TARGET_AVX512
+static void gpuml__gemm_pack_rows_avx512(float *dst, int64_t W, int64_t width, int64_t kc, const float *x, int64_t sk)
+{
+    const __mmask16 mr = (__mmask16)((1u << width) - 1u), mw = (__mmask16)((1u << W) - 1u);
+    int64_t k;
+    for (k = 0; k < kc; ++k) _mm512_mask_storeu_ps(dst + k * W, mw, _mm512_maskz_loadu_ps(mr, x + k * sk));
+}
 #endif
 
 #if GPUML__GEMM_AVX2
@@ -8693,6 +8703,10 @@ static void gpuml__gemm_pack(float *dst, int64_t W, int64_t width, int64_t kc,
                 gpuml__gemm_pack_b32_avx512(dst + p * kc, kc, (const float *)X + off + p * sw, sk);
                 continue;
             }
+        }
+        if (simd == 2 && W <= 16 && sw == 1 && type == GPUML__GEMM_F32) {
+            gpuml__gemm_pack_rows_avx512(dst + p * kc, W, w, kc, (const float *)X + off + p, sk);
+            continue;
         }
         if (simd && W == 6 && w == 6 && sk == 1 && type == GPUML__GEMM_F32) {
             gpuml__gemm_pack_a6_avx2(dst + p * kc, kc, (const float *)X + off + p * sw, sw);
