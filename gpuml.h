@@ -11711,6 +11711,8 @@ typedef struct gpuml__cv_cpu {
     float *col, *t, *wp;      /* im2col rows, GEMM result rows, packed weights [K][ncol] (r, s, c order) */
     int64_t *c2i;             /* backward data's col2im tap lists: rows (H x (R + 1)), then columns (W x (S + 1)) */
     int64_t m0, n0, g;        /* first row (n, p, q) or first image of the chunk; group */
+    int64_t bp0, bp1, hs, he, hprev;   /* col2im's scatter: the chunk's output rows [bp0, bp1) of each image, the dx
+                                          rows [hs, he) it touches, the first row no earlier chunk of the image did */
     int64_t ldt;              /* row stride of t: element (m, kk) at t[m * ldt + kk] */
     int pool_max, count_pad;  /* pooling */
     int *arg;                 /* pooling backward (max): the forward's choice, [n][p][q][c] */
@@ -11913,6 +11915,79 @@ GPUML__FN void gpuml__cv_col2im_rows(void *arg, int64_t b, int64_t e, int tid)
         }
     }
 }
+/* d[i] += s[i], i < n (col2im's scatter) */
+#if GPUML__HAVE_AVX2_PATH
+GPUML__AVX2_TARGET GPUML__FN void gpuml__vacc_avx2(float *d, const float *s, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 a0 = _mm256_add_ps(_mm256_loadu_ps(d + i), _mm256_loadu_ps(s + i));
+        __m256 a1 = _mm256_add_ps(_mm256_loadu_ps(d + i + 8), _mm256_loadu_ps(s + i + 8));
+        __m256 a2 = _mm256_add_ps(_mm256_loadu_ps(d + i + 16), _mm256_loadu_ps(s + i + 16));
+        __m256 a3 = _mm256_add_ps(_mm256_loadu_ps(d + i + 24), _mm256_loadu_ps(s + i + 24));
+        _mm256_storeu_ps(d + i, a0); _mm256_storeu_ps(d + i + 8, a1);
+        _mm256_storeu_ps(d + i + 16, a2); _mm256_storeu_ps(d + i + 24, a3);
+    }
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_add_ps(_mm256_loadu_ps(d + i), _mm256_loadu_ps(s + i)));
+    if (i < n) {   /* the last 1-7 under a mask (the stem's runs are 21 floats) */
+        const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        const __m256i mk = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - i)), idx);
+        _mm256_maskstore_ps(d + i, mk, _mm256_add_ps(_mm256_maskload_ps(d + i, mk), _mm256_maskload_ps(s + i, mk)));
+    }
+}
+#endif
+GPUML__FN void gpuml__vacc(float *d, const float *s, int64_t n)
+{
+    int64_t i;
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 1) { gpuml__vacc_avx2(d, s, n); return; }
+#endif
+    for (i = 0; i < n; i++) d[i] += s[i];
+}
+/* col2im as a scatter, f32 dx with unit channel stride: the chunk's dx rows (n - n0, h), h in [hs, he),
+   of group g: a row no earlier chunk touched (h >= hprev) is zeroed first, then each of its taps (r, p)
+   with p among the chunk's output rows [bp0, bp1) adds col's rows (p, q) -- the window row's S taps as
+   one run of S*cg floats where x's pixels are cg apart and there is no horizontal dilation (the stem:
+   112 runs of 21 floats a tap instead of ~4 runs of 3 a dx pixel and tap row), else S runs of cg --
+   clipped to the row.  The chunk is whole images (bp0 = 0, bp1 = P, all rows) or a band of one
+   image's output rows (col then stays in cache between the GEMM and here).  The sums' order (chunks,
+   then r, q, s) differs from the gather's (r, s); the gather spent ~3 ns a run of 3. */
+GPUML__FN void gpuml__cv_col2im_scatter(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
+    const gpuml__cv *cv = j->cv;
+    const int64_t *hl = j->c2i, cg = cv->cg, run = cv->dw == 1 && cv->xs[2] == cg, nh = j->he - j->hs;
+    const int64_t orow = cv->q * cv->ncol;   /* col elements an output row */
+    float *xb = (float *)gpuml_tensor_data(cv->x);
+    int64_t row, w, a, q, s;
+    (void)tid;
+    for (row = b; row < e; row++) {
+        const int64_t nl = row / nh, h = j->hs + row % nh, *rp = hl + h * (cv->r + 1) + 1, nr = rp[-1];
+        const float *img = j->col + nl * (j->bp1 - j->bp0) * orow - j->bp0 * orow;   /* col row (p, q) of this image at img + p * orow + q * ncol */
+        float *xr = xb + (j->n0 + nl) * cv->xs[0] + h * cv->xs[1] + j->g * cg;
+        if (h >= j->hprev) {
+            if (run) memset(xr, 0, sizeof(float) * (size_t)(cv->w * cg));
+            else for (w = 0; w < cv->w; w++) memset(xr + w * cv->xs[2], 0, sizeof(float) * (size_t)cg);
+        }
+        for (a = 0; a < nr; a++) {
+            const int64_t p = rp[a] / orow;
+            const float *src = img + rp[a];   /* col row (p, 0), tap row r */
+            if (p < j->bp0 || p >= j->bp1) continue;
+            for (q = 0; q < cv->q; q++, src += cv->ncol) {
+                const int64_t w0 = q * cv->sw - cv->pl;
+                if (run) {
+                    const int64_t s0 = w0 < 0 ? -w0 : 0, s1 = GPUML__MIN(cv->s, cv->w - w0);
+                    if (s0 < s1) gpuml__vacc(xr + (w0 + s0) * cg, src + s0 * cg, (s1 - s0) * cg);
+                    continue;
+                }
+                for (s = 0; s < cv->s; s++) {
+                    const int64_t wi = w0 + s * cv->dw;
+                    if (wi >= 0 && wi < cv->w) gpuml__vacc(xr + wi * cv->xs[2], src + s * cg, cg);
+                }
+            }
+        }
+    }
+}
 /* weights as f32 [K][ncol] in (r, s, c) order, element (k, j) at wp[k * sk + j * sj] (sk = ncol,
    sj = 1; or transposed, sk = 1, sj = K); unpack: the other way, f32 -> w */
 GPUML__FN void gpuml__cv_pack_w(const gpuml__cv *cv, float *wp, int unpack, int64_t sk, int64_t sj)
@@ -12014,6 +12089,44 @@ GPUML__FN int64_t gpuml__cv_gather_rows(const void *arg, const float **ptrs, int
     return gpuml__cv_gather_segs((const gpuml__cv_gather *)arg, NULL, 12, i0, 12, k0, kc, 0, ptrs, lens, maxseg);
 }
 /* rows (n, hp) [b, e) of the padded copy xp [N][H + pt + pb][W + pl + pr][C] */
+/* The backward filter's implicit GEMM: dw = dy^T @ X with X[m][j] the im2col matrix of group g, as the
+   GEMM's B gathered by panel (gpuml__gemm_gather: dst[k * W + i] = X[k0 + k][i0 + i], k over the chunk's
+   pixels from ga->m0).  The panel's columns i0 .. i0 + width split into the same runs at every pixel
+   (a run: one tap's channels, or a window row's S*cg on the padded copy), found once a panel; then each
+   pixel copies its runs, zero where they read padding.  Before, im2col wrote the whole column matrix
+   and the GEMM packed it back: 7.4 MB written and read twice for the stem at batch 1. */
+GPUML__FN void gpuml__cv_gather_bpanel(const void *arg, float *dst, int64_t W, int64_t i0, int64_t width, int64_t k0, int64_t kc,
+                                       int simd)
+{
+    const gpuml__cv_gather *ga = (const gpuml__cv_gather *)arg;
+    const gpuml__cv *cv = ga->cv;
+    int64_t so[32], sl[32], sr[32], ss[32], nseg = 0, j = i0, k, i;
+    int64_t q = (ga->m0 + k0) % cv->q, p = (ga->m0 + k0) / cv->q, n = p / cv->p;
+    (void)simd;
+    p %= cv->p;
+    while (j < i0 + width && nseg < 32) {   /* (W <= 32: every run is at least one element) */
+        const int64_t t = j / ga->run, c = j % ga->run, len = GPUML__MIN(ga->run - c, i0 + width - j);
+        sr[nseg] = ga->run == cv->cg ? t / cv->s : t;
+        ss[nseg] = ga->run == cv->cg ? t % cv->s : 0;
+        so[nseg] = sr[nseg] * cv->dh * ga->s1 + ss[nseg] * cv->dw * ga->s2 + c;
+        sl[nseg++] = len;
+        j += len;
+    }
+    for (k = 0; k < kc; k++) {
+        const int64_t hb = p * cv->sh - ga->pt, wb = q * cv->sw - ga->pl, off = n * ga->s0 + hb * ga->s1 + wb * ga->s2;
+        const int inside = hb >= 0 && hb + (cv->r - 1) * cv->dh < ga->h && wb >= 0 && wb + (cv->s - 1) * cv->dw < ga->w;
+        float *d = dst + k * W;
+        int64_t g;
+        for (g = 0; g < nseg; g++) {
+            const int64_t h = hb + sr[g] * cv->dh, w = wb + ss[g] * cv->dw;
+            if (inside || (h >= 0 && h < ga->h && w >= 0 && w < ga->w)) memcpy(d, ga->x + off + so[g], sizeof(float) * (size_t)sl[g]);
+            else memset(d, 0, sizeof(float) * (size_t)sl[g]);
+            d += sl[g];
+        }
+        for (i = width; i < W; i++) dst[k * W + i] = 0.0f;
+        if (++q == cv->q) { q = 0; if (++p == cv->p) { p = 0; n++; } }
+    }
+}
 GPUML__FN void gpuml__cv_pad_rows(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_gather *ga = (const gpuml__cv_gather *)arg;
@@ -12045,6 +12158,9 @@ GPUML__FN void gpuml__cv_pad_rows(void *arg, int64_t b, int64_t e, int tid)
 
 /* Column budget of one chunk (floats): bounds the im2col buffer at 16 MiB (tests make it small
    to exercise the chunking). */
+#ifndef GPUML__CV_CPU_BAND
+#define GPUML__CV_CPU_BAND (256 << 10)   /* f32 elements of col a chunk of the CPU backward data's scatter (1 MB) */
+#endif
 #ifndef GPUML__CV_CPU_COL
 #define GPUML__CV_CPU_COL (4 << 20)
 #endif
@@ -12118,7 +12234,10 @@ GPUML__FN void gpuml__cv_flip_task(void *arg, int64_t b, int64_t e, int tid)
             }
     }
 }
-static int gpuml__cv_cpu_bwd_col;   /* tests: 1 keeps every CPU backward data on the column route */
+static int gpuml__cv_cpu_bwd_col;      /* tests: 1 keeps every CPU backward data on the column route */
+static int gpuml__cv_cpu_bwd_gather;   /* tests: 1 keeps col2im a gather (gpuml__cv_col2im_rows) */
+static int gpuml__cv_cpu_bwf_col;      /* tests: 1 keeps the CPU backward filter on im2col (no gathered B) */
+static int64_t gpuml__cv_cpu_band_rows;   /* tests: > 0 sets the scatter's chunk rows (1: one output row a band) */
 GPUML__FN int gpuml__cv_cpu_bwd_data_fwd_ok(const gpuml__cv *cv)
 {
     const int64_t eh = cv->dh * (cv->r - 1), ew = cv->dw * (cv->s - 1);
@@ -12161,8 +12280,8 @@ GPUML__FN gpuml_status gpuml__cv_cpu_bwd_data_fwd(gpuml_ctx *ctx, const gpuml__c
 GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, const char *op)
 {
     gpuml__cv_cpu j;
-    int64_t M = cv->n * cv->p * cv->q, pq = cv->p * cv->q, rows, m0, g, es = (int64_t)gpuml__dtype_sizes[cv->dt];
-    int rc = 0, gt = gpuml__gemm_type(cv->dt);
+    int64_t M = cv->n * cv->p * cv->q, pq = cv->p * cv->q, rows, m0, mc = 0, g, es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    int rc = 0, band = 0, gt = gpuml__gemm_type(cv->dt);
     /* operands the GEMM can read in place: KRSC-contiguous weights (any float dtype), y (f32)
        and, for 1x1 stride-1 unpadded convs, x, where their (n, row, col) dims merge.  (Forward
        layers with fewer output pixels than channels used to run as y^T = w @ col^T; since the
@@ -12197,9 +12316,14 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     int dw_direct = kind == 2 && M > 0 && cv->dt == GPUML_F32 && (cv->ws[3] == 1 || cv->cg == 1) && (cv->ws[2] == cv->cg || cv->s == 1) &&
                     (cv->ws[1] == cv->s * cv->cg || cv->r == 1) && (cv->ws[0] == cv->ncol || cv->k == 1);
     /* backward filter of a 1x1 stride-1 unpadded conv: x is its own column matrix (read in place) */
+    /* col2im as a scatter of runs (gpuml__cv_col2im_scatter) where dx is f32 with unit channel stride */
+    int c2i_scatter = kind == 1 && cv->dt == GPUML_F32 && cv->xs[3] == 1 && !gpuml__cv_cpu_bwd_gather;
     int xcol_direct = kind == 2 && cv->r == 1 && cv->s == 1 && cv->sh == 1 && cv->sw == 1 && !cv->pt && !cv->pb && !cv->pl && !cv->pr &&
                       gpuml__cv_rows_merge(cv->xs, cv->n, cv->h, cv->w);
-    int implicit = kind == 0 && cv->cg > 1 && !x_direct;
+    /* backward filter otherwise: the column matrix gathered into the GEMM's B panels
+       (gpuml__cv_gather_bpanel) where its runs are not short; else im2col into a buffer */
+    int bgather = kind == 2 && !xcol_direct && ((cv->groups == 1 && cv->dw == 1) || cv->cg >= 8) && !gpuml__cv_cpu_bwf_col;
+    int implicit = (kind == 0 && cv->cg > 1 && !x_direct) || bgather;
     int xcopy = implicit && (!(cv->dt == GPUML_F32 && cv->xs[3] == 1) || cv->cg < 16);
     const char *wbase = w_direct ? (const char *)gpuml_tensor_data(cv->wt) : NULL;
     gpuml__cv_gather ga;
@@ -12233,7 +12357,8 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
             ga.h = cv->h; ga.w = cv->w; ga.pt = cv->pt; ga.pl = cv->pl;
         }
         ga.zero = zero;
-        gg.fn = gpuml__cv_gather_panel; gg.arg = &ga; gg.rows = gpuml__cv_gather_rows;
+        gg.fn = bgather ? gpuml__cv_gather_bpanel : gpuml__cv_gather_panel; gg.arg = &ga;
+        gg.rows = bgather ? NULL : gpuml__cv_gather_rows;
         if (!zero || (xcopy && !xp)) {
             gpuml__aligned_free(zero); gpuml__aligned_free(xp); gpuml__aligned_free(j.wp);
             return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
@@ -12246,11 +12371,19 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     }
     /* rows per chunk: forward and filter any rows, backward data whole images */
     rows = GPUML__MAX((int64_t)GPUML__CV_CPU_COL / GPUML__MAX(cv->ncol, cv->kg), (int64_t)64);
-    if (kind == 1) rows = GPUML__MAX(rows / pq, (int64_t)1) * pq;
+    if (kind == 1 && c2i_scatter) {
+        /* the scatter: chunks of ~GPUML__CV_CPU_BAND col elements (cache-resident between the GEMM and
+           the scatter), but at least 4 K rows (the GEMM packs W, K x ncol, once a chunk); whole
+           images where one fits, else bands of an image's output rows */
+        int64_t want = gpuml__cv_cpu_band_rows > 0 ? gpuml__cv_cpu_band_rows : GPUML__MAX((int64_t)GPUML__CV_CPU_BAND / cv->ncol, 4 * cv->kg);
+        want = GPUML__MIN(want, rows);   /* (GPUML__CV_CPU_COL caps it: the column matrix's memory) */
+        rows = want >= pq ? want / pq * pq : GPUML__MAX(want / cv->q, (int64_t)1) * cv->q;
+        if (rows < pq) band = 1;
+    } else if (kind == 1) rows = GPUML__MAX(rows / pq, (int64_t)1) * pq;
     if (per_image) rows = pq;
     rows = GPUML__MIN(rows, M);
     j.ldt = cv->kg;
-    if (kind != 0 && !dx_direct && !xcol_direct) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
+    if (kind != 0 && !dx_direct && !xcol_direct && !bgather) j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->ncol) + 1);
     if (!y_direct && !dy_direct) j.t = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(rows * cv->kg) + 1);
     if (kind == 1 && !dx_direct) {
         j.c2i = (int64_t *)gpuml__malloc(sizeof(int64_t) * (size_t)(cv->h * (cv->r + 1) + cv->w * (cv->s + 1)));
@@ -12259,10 +12392,21 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
             gpuml__cv_c2i_list(cv->w, cv->s, cv->pl, cv->dw, cv->sw, cv->q, cv->ncol, cv->cg, j.c2i + cv->h * (cv->r + 1));
         }
     }
-    if ((kind != 0 && !dx_direct && !xcol_direct && !j.col) || (!y_direct && !dy_direct && !j.t) || (kind == 1 && !dx_direct && !j.c2i)) rc = -1;
-    for (m0 = 0; rc == 0 && m0 < M; m0 += rows) {
-        int64_t mc = GPUML__MIN(rows, M - m0);
+    if ((kind != 0 && !dx_direct && !xcol_direct && !bgather && !j.col) || (!y_direct && !dy_direct && !j.t) || (kind == 1 && !dx_direct && !j.c2i)) rc = -1;
+    for (m0 = 0; rc == 0 && m0 < M; m0 += mc) {
+        mc = GPUML__MIN(rows, M - m0);
+        if (band) mc = GPUML__MIN(mc, pq - m0 % pq);   /* a band stays inside its image */
         j.m0 = m0; j.n0 = m0 / pq;
+        if (c2i_scatter) {
+            /* the dx rows this chunk's output rows reach; the last chunk of an image takes the rows below
+               (none of its taps reach them: zeroed) */
+            const int64_t reach = (cv->r - 1) * cv->dh + 1 - cv->pt;
+            j.bp0 = band ? (m0 % pq) / cv->q : 0;
+            j.bp1 = band ? j.bp0 + mc / cv->q : cv->p;
+            j.hprev = j.bp0 == 0 ? 0 : GPUML__MAX(GPUML__MIN((j.bp0 - 1) * cv->sh + reach, cv->h), (int64_t)0);
+            j.he = j.bp1 == cv->p ? cv->h : GPUML__MAX(GPUML__MIN((j.bp1 - 1) * cv->sh + reach, cv->h), (int64_t)0);
+            j.hs = GPUML__MIN(GPUML__MAX(GPUML__MIN(j.bp0 * cv->sh - cv->pt, cv->h), (int64_t)0), j.hprev);
+        }
         for (g = 0; rc == 0 && g < cv->groups; g++) {
             /* this group's weights as B: f32 packed, or w itself in its own dtype */
             const void *wg = wbase + g * cv->kg * cv->ncol * (w_direct ? es : (int64_t)sizeof(float));
@@ -12310,7 +12454,9 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
                         rsc = cv->xs[2]; csc = cv->xs[3];
                     }
                     rc = gpuml__cpu_gemm(ctx->pool, mc, cv->ncol, cv->kg, 1.0f, a, at, rsa, csa, wg, wt, cv->ncol, 1, 0.0f, c, rsc, csc);
-                    if (rc == 0 && !dx_direct) gpuml__parallel_for(ctx->pool, (mc / pq) * cv->h, 1, gpuml__cv_col2im_rows, &j);
+                    if (rc == 0 && !dx_direct)
+                        gpuml__parallel_for(ctx->pool, c2i_scatter ? GPUML__MAX(mc / pq, (int64_t)1) * (j.he - j.hs) : (mc / pq) * cv->h, 1,
+                                            c2i_scatter ? gpuml__cv_col2im_scatter : gpuml__cv_col2im_rows, &j);
                 } else {
                     /* dw (or its f32 buffer) = sum over chunks of dy^T @ col: the first chunk writes it */
                     float *c = dw_direct ? (float *)gpuml_tensor_data(cv->wt) + g * cv->kg * cv->ncol : j.wp + g * cv->kg * cv->ncol;
@@ -12320,11 +12466,15 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
                     if (xcol_direct) {
                         bm = (const char *)gpuml_tensor_data(cv->x) + (m0 * cv->xs[2] + g * cv->cg * cv->xs[3]) * es;
                         bt = gt; rsb = cv->xs[2]; csb = cv->xs[3];
+                    } else if (bgather) {
+                        ga.m0 = m0;
+                        ga.x = (xcopy ? xp : (const float *)gpuml_tensor_data(cv->x)) + g * cv->cg * (xcopy ? 1 : cv->xs[3]);
+                        bm = NULL; rsb = csb = 0;
                     } else {
                         gpuml__parallel_for(ctx->pool, mc, 16, gpuml__cv_im2col_rows, &j);
                     }
-                    rc = gpuml__cpu_gemm(ctx->pool, cv->kg, cv->ncol, mc, 1.0f, a, at, csa, rsa,
-                                         bm, bt, rsb, csb, m0 == 0 ? 0.0f : 1.0f, c, cv->ncol, 1);
+                    rc = gpuml__cpu_gemm_ex(ctx->pool, cv->kg, cv->ncol, mc, 1.0f, a, at, csa, rsa, bm, bt, rsb, csb,
+                                            m0 == 0 ? 0.0f : 1.0f, c, cv->ncol, 1, 0, NULL, bgather ? &gg : NULL);
                 }
             }
         }

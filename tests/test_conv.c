@@ -994,22 +994,35 @@ static void test_cpu_backward_paths(void)
         { 2, 6, 24, 25, 10, 3, 3, 1, 1, 2, 1, 0, 2, 2, 2, 1 }, { 1, 8, 40, 40, 12, 3, 5, 1, 1, 1, 1, 2, 2, 1, 1, 0 | 1 << 4 },
         { 2, 9, 25, 23, 6, 5, 3, 1, 1, 2, 2, 1, 1, 1, 3, 1 | 2 << 4 }, { 2, 3, 30, 28, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 0 },
         { 1, 3, 30, 28, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 0 | 2 << 4 },
+        /* f32 NHWC through the scatter col2im: groups 2 (S runs of cg), 2x2 stride 3 and 1x1 stride 2
+           (dx rows and columns no tap reaches), dilation 2 in both dims (1 << 6: dw = dh) */
+        { 2, 10, 13, 11, 6, 3, 3, 2, 2, 1, 0, 0, 2, 1, 2, 0 }, { 2, 5, 12, 13, 7, 2, 2, 3, 3, 0, 1, 1, 0, 1, 1, 0 },
+        { 1, 7, 17, 15, 9, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 0 | 1 << 6 }, { 2, 8, 9, 9, 12, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 0 },
+        { 1, 4, 11, 26, 5, 3, 4, 1, 2, 3, 1, 2, 3, 1, 1, 0 },
     };
+    /* routes: 0 as chosen; 1 backward data through the column matrix (else stride-1 windows of 512+
+       pixels run as a forward conv), col2im a scatter (f32 NHWC) in bands of one output row; 2 the same
+       with col2im a gather, and the backward filter on an im2col buffer (else its B gathered from x) */
     int i, route;
-    for (i = 0; i < 2 * (int)(sizeof S / sizeof S[0]); i++) {
+    for (i = 0; i < 3 * (int)(sizeof S / sizeof S[0]); i++) {
+        static const char *names[3] = { "cpu", "cpu column route, one-row bands", "cpu column route, gather, im2col" };
         cv_case c;
-        route = i & 1;   /* 1: backward data always through the column matrix (else stride-1 windows of 512+ pixels as a forward conv) */
-        gpuml__cv_cpu_bwd_col = route;
-        i >>= 1;
+        route = i % 3;
+        gpuml__cv_cpu_bwd_col = route > 0;
+        gpuml__cv_cpu_band_rows = route == 1;
+        gpuml__cv_cpu_bwd_gather = gpuml__cv_cpu_bwf_col = route == 2;
+        i /= 3;
         memset(&c, 0, sizeof c);
         c.n = S[i][0]; c.c = S[i][1]; c.h = S[i][2]; c.w = S[i][3]; c.k = S[i][4]; c.r = S[i][5]; c.s = S[i][6];
         c.sh = S[i][7]; c.sw = S[i][8]; c.pad[0] = S[i][9]; c.pad[1] = S[i][10]; c.pad[2] = S[i][11]; c.pad[3] = S[i][12];
-        c.dh = S[i][13]; c.dw = 1; c.groups = S[i][14]; c.layout = S[i][15] & 15; c.dt = FDT[S[i][15] >> 4];
-        if (!cv_out(&c)) { CHECK(0, "case %d has no output", i); i = 2 * i + route; continue; }
-        run_bwd(tu_cpu, route ? "cpu column route" : "cpu", &c, GPUML_CONV_AUTO, 1);
-        i = 2 * i + route;
+        c.dh = S[i][13]; c.dw = S[i][15] >> 6 ? c.dh : 1; c.groups = S[i][14]; c.layout = S[i][15] & 15; c.dt = FDT[(S[i][15] >> 4) & 3];
+        if (!cv_out(&c)) { CHECK(0, "case %d has no output", i); i = 3 * i + route; continue; }
+        run_bwd(tu_cpu, names[route], &c, GPUML_CONV_AUTO, 1);
+        i = 3 * i + route;
     }
     gpuml__cv_cpu_bwd_col = 0;
+    gpuml__cv_cpu_band_rows = 0;
+    gpuml__cv_cpu_bwd_gather = gpuml__cv_cpu_bwf_col = 0;
 }
 
 /* the CPU forward's implicit GEMM (its gather of x straight into the GEMM's panels): channel runs
