@@ -355,8 +355,18 @@ static void test_fuzz_backward(void)
         for (i = 0; i < 40; i++) {
             cv_case c = random_case(i + 1000);
             c.bias = c.res = 0; c.act = 0;
-            if (ci == 0) run_bwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1);
-            else {
+            if (ci == 0) {
+                run_bwd(tu_cpu, "cpu", &c, GPUML_CONV_AUTO, 1);
+                /* the column route with the scatter col2im in bands of 1-3 output rows; the gather col2im
+                   and the im2col backward filter */
+                gpuml__cv_cpu_bwd_col = 1;
+                gpuml__cv_cpu_band_rows = 1 + i % 3;
+                run_bwd(tu_cpu, "cpu column route, bands", &c, GPUML_CONV_AUTO, 1);
+                gpuml__cv_cpu_band_rows = 0;
+                gpuml__cv_cpu_bwd_gather = gpuml__cv_cpu_bwf_col = 1;
+                run_bwd(tu_cpu, "cpu column route, gather, im2col", &c, GPUML_CONV_AUTO, 1);
+                gpuml__cv_cpu_bwd_col = gpuml__cv_cpu_bwd_gather = gpuml__cv_cpu_bwf_col = 0;
+            } else {
                 run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_AUTO, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1); run_bwd(tu_gpu, "gpu", &c, GPUML_CONV_GEMM, 1);
                 /* the routes before the forward-conv backward data and the tensor-core backward filter */
                 gpuml__cv_bwd_old = 1;
