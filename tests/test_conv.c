@@ -761,23 +761,46 @@ static void test_bwd_data_wflip(void)
             }
 }
 /* depthwise (multiplier 1) at channel counts that take the vectorized kernel on the GPU, odd
-   widths (partial q-blocks), strides 1 and 2, a dilated 5x5, with the full epilogue */
+   widths (partial q-blocks), strides 1 and 2, a dilated 5x5, with the full epilogue; on the CPU
+   also 83 channels (the channel-vectorized kernel's 64-, 32-, 16- and 8-channel blocks and a masked
+   tail of 3) at every SIMD level the machine has, stride 2 x 1 with asymmetric padding, and the
+   direct loops it replaced; and the backward passes, channel-vectorized and on im2col */
 static void test_depthwise(void)
 {
     int ci, di, layout, v;
     for (ci = 0; ci < nctx(); ci++)
         for (di = 0; di < 3; di++)
             for (layout = 0; layout < 2; layout++)
-                for (v = 0; v < 3; v++) {
+                for (v = 0; v < (ci ? 3 : 4); v++) {
                     cv_case c;
                     memset(&c, 0, sizeof c);
-                    c.n = 2; c.c = c.k = c.groups = v == 2 ? 8 : 24; c.h = 9; c.w = v ? 11 : 10;
+                    c.n = 2; c.c = c.k = c.groups = v == 2 ? 8 : v == 3 ? 83 : 24; c.h = 9; c.w = v ? 11 : 10;
                     c.r = c.s = v == 2 ? 5 : 3; c.sh = c.sw = v == 1 ? 2 : 1; c.dh = c.dw = v == 2 ? 2 : 1;
                     c.pad[0] = c.pad[2] = v == 2 ? 4 : 1; c.pad[1] = c.pad[3] = v == 2 ? 3 : 1;
+                    if (v == 3) { c.sh = 2; c.pad[0] = 0; c.pad[1] = 2; c.pad[2] = 2; c.pad[3] = 0; }
                     c.dt = FDT[di]; c.layout = layout; c.act = v == 0 ? GPUML_ACT_RELU : GPUML_ACT_SILU; c.bias = 1; c.res = v != 1;
                     cv_out(&c);
                     run_fwd(ctx_at(ci), cname(ci), &c, GPUML_CONV_AUTO, 1);
                     if (ci) run_fwd(tu_gpu, "gpu", &c, GPUML_CONV_DIRECT, 1);
+                    else {
+                        int lvl;
+                        for (lvl = 0; lvl < 2; lvl++) {   /* the lower SIMD levels (capped by the hardware) */
+                            gpuml__cpu_simd_ctl(lvl);
+                            run_fwd(tu_cpu, lvl ? "cpu avx2" : "cpu scalar", &c, GPUML_CONV_AUTO, 1);
+                        }
+                        gpuml__cpu_simd_ctl(-1);
+                        gpuml__cv_cpu_dw_direct = 1;
+                        run_fwd(tu_cpu, "cpu direct loops", &c, GPUML_CONV_AUTO, 1);
+                        run_bwd(tu_cpu, "cpu im2col", &c, GPUML_CONV_AUTO, 1);
+                        gpuml__cv_cpu_dw_direct = 0;
+                        /* the backward filter's channel-vectorized sums (f32, channels contiguous), stride-1
+                           backward data through the forward kernel */
+                        for (lvl = 0; lvl < 3; lvl++) {
+                            gpuml__cpu_simd_ctl(lvl);
+                            run_bwd(tu_cpu, lvl == 2 ? "cpu" : lvl ? "cpu avx2" : "cpu scalar", &c, GPUML_CONV_AUTO, 1);
+                        }
+                        gpuml__cpu_simd_ctl(-1);
+                    }
                 }
 }
 /* the depthwise 3x3 kernel (gpuml_conv_dw3) and its fallbacks: channel counts taking 4-wide
@@ -1009,6 +1032,9 @@ static void test_cpu_backward_paths(void)
         { 2, 10, 13, 11, 6, 3, 3, 2, 2, 1, 0, 0, 2, 1, 2, 0 }, { 2, 5, 12, 13, 7, 2, 2, 3, 3, 0, 1, 1, 0, 1, 1, 0 },
         { 1, 7, 17, 15, 9, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 0 | 1 << 6 }, { 2, 8, 9, 9, 12, 1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 0 },
         { 1, 4, 11, 26, 5, 3, 4, 1, 2, 3, 1, 2, 3, 1, 1, 0 },
+        /* one channel in and out (groups 1, also depthwise: the channel-vectorized depthwise paths, before
+           the padded copy of x the gathered backward filter would make) */
+        { 2, 1, 9, 8, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
     };
     /* routes: 0 as chosen; 1 backward data through the column matrix (else stride-1 windows of 512+
        pixels run as a forward conv), col2im a scatter (f32 NHWC) in bands of one output row; 2 the same
