@@ -12074,6 +12074,55 @@ GPUML__FN int gpuml__dw_cpu_bwf(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
     *st = GPUML_SUCCESS;
     return 1;
 }
+/* Depthwise backward data (f32, dx and dy with channels contiguous): each dx pixel is the sum of its
+   taps' dy pixels times the taps' weights, the channels a vector, the taps in (r, s) order (the
+   weights as f32 [R*S][C], d->wt).  dx rows (n, h) [b, e). */
+GPUML__FN void gpuml__dw_bwd_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__dw_cpu *d = (const gpuml__dw_cpu *)arg;
+    const gpuml__cv *cv = d->cv;
+    const int64_t C = cv->c;
+    float *xb = (float *)gpuml_tensor_data(cv->x);
+    const float *yb = (const float *)gpuml_tensor_data(cv->y);
+    int64_t nh, w, r, s;
+    (void)tid;
+    for (nh = b; nh < e; nh++) {
+        const int64_t n = nh / cv->h, h = nh % cv->h;
+        for (w = 0; w < cv->w; w++) {
+            float *o = xb + n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2];
+            memset(o, 0, sizeof(float) * (size_t)C);
+            for (r = 0; r < cv->r; r++) {
+                const int64_t vp = h + cv->pt - r * cv->dh, p = vp / cv->sh;
+                if (vp < 0 || vp % cv->sh || p >= cv->p) continue;
+                for (s = 0; s < cv->s; s++) {
+                    const int64_t vq = w + cv->pl - s * cv->dw, q = vq / cv->sw;
+                    if (vq < 0 || vq % cv->sw || q >= cv->q) continue;
+                    gpuml__vfma_acc(o, yb + n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2], d->wt + (r * cv->s + s) * C, C);
+                }
+            }
+        }
+    }
+}
+GPUML__FN int gpuml__dw_cpu_bwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_status *st, const char *op)
+{
+    gpuml__dw_cpu d;
+    float *wt;
+    int64_t k, r, s;
+    if (cv->cg != 1 || cv->kg != 1 || cv->dt != GPUML_F32 || cv->xs[3] != 1 || cv->ys[3] != 1) return 0;
+    memset(&d, 0, sizeof d);
+    d.cv = cv;
+    wt = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->r * cv->s * cv->c) + 1);
+    if (!wt) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
+    for (k = 0; k < cv->k; k++)
+        for (r = 0; r < cv->r; r++)
+            for (s = 0; s < cv->s; s++)
+                wt[(r * cv->s + s) * cv->c + k] = gpuml__cv_ld(cv->dt, cv->wt, k * cv->ws[0] + r * cv->ws[1] + s * cv->ws[2]);
+    d.wt = wt;
+    gpuml__parallel_for(ctx->pool, cv->n * cv->h, 1, gpuml__dw_bwd_rows, &d);
+    gpuml__aligned_free(wt);
+    *st = GPUML_SUCCESS;
+    return 1;
+}
 /* 1: ran (or failed with a message); 0: not this path's shape (the direct loops take it) */
 GPUML__FN int gpuml__dw_cpu_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_status *st, const char *op)
 {
@@ -12589,9 +12638,10 @@ GPUML__FN gpuml_status gpuml__cv_cpu_run(gpuml_ctx *ctx, const gpuml__cv *cv, in
     memset(&j, 0, sizeof j);
     memset(&ga, 0, sizeof ga);
     j.cv = cv;
-    if (cv->cg == 1 && kind != 1 && !gpuml__cv_cpu_dw_direct) {   /* depthwise, vectorized over the channels */
+    if (cv->cg == 1 && !gpuml__cv_cpu_dw_direct) {   /* depthwise, vectorized over the channels */
         gpuml_status st = GPUML_SUCCESS;
-        if (kind == 0 ? gpuml__dw_cpu_fwd(ctx, cv, &st, op) : gpuml__dw_cpu_bwf(ctx, cv, &st, op)) return st;
+        if (kind == 0 ? gpuml__dw_cpu_fwd(ctx, cv, &st, op) : kind == 1 ? gpuml__dw_cpu_bwd(ctx, cv, &st, op) : gpuml__dw_cpu_bwf(ctx, cv, &st, op))
+            return st;
     }
     if (!w_direct && !dw_direct) {
         j.wp = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->k * cv->ncol) + 1);
