@@ -1378,7 +1378,18 @@ static void test_pool(void)
 #ifndef GPUML_NO_CUDA
             gpuml__pool_vec_force = ci && (i & 16) == 0;   /* half of the vector-channel NHWC cases (both ops) */
 #endif
-            run_pool(ctx_at(ci), cname(ci), irand(1, 2), (i & 10) == 0 ? 8 * irand(1, 3) : irand(1, 5), h, w, &d, FDT[(i / 3) % 3]);
+            {
+                const int n = irand(1, 2), ch = (i & 10) == 0 ? 8 * irand(1, 3) + (i & 1) * 5 : irand(1, 5);
+                run_pool(ctx_at(ci), cname(ci), n, ch, h, w, &d, FDT[(i / 3) % 3]);
+                if (ci == 0) {   /* CPU: the channel-vector loops' scalar level, and the per-element loops */
+                    gpuml__cpu_simd_ctl(0);
+                    run_pool(tu_cpu, "cpu scalar", n, ch, h, w, &d, FDT[(i / 3) % 3]);
+                    gpuml__cpu_simd_ctl(-1);
+                    gpuml__pool_cpu_scalar = 1;
+                    run_pool(tu_cpu, "cpu element loops", n, ch, h, w, &d, FDT[(i / 3) % 3]);
+                    gpuml__pool_cpu_scalar = 0;
+                }
+            }
         }
 #ifndef GPUML_NO_CUDA
     gpuml__pool_vec_force = 0;
@@ -1482,8 +1493,18 @@ static void test_pool_backward(void)
 #ifndef GPUML_NO_CUDA
             gpuml__pool_vec_force = ci && i % 2 == 0;
 #endif
-            run_pool_bwd(ctx_at(ci), cname(ci), irand(1, 3), (i & 10) == 0 ? 8 * irand(1, 3) : irand(1, 5), h, w, &d, FDT[(i / 3) % 3],
-                         (i / 5) % 3 == 0);
+            {
+                const int n = irand(1, 3), ch = (i & 10) == 0 ? 8 * irand(1, 3) + (i & 1) * 5 : irand(1, 5);
+                run_pool_bwd(ctx_at(ci), cname(ci), n, ch, h, w, &d, FDT[(i / 3) % 3], (i / 5) % 3 == 0);
+                if (ci == 0) {   /* CPU: the channel-vector loops' scalar level, and the per-element loops */
+                    gpuml__cpu_simd_ctl(0);
+                    run_pool_bwd(tu_cpu, "cpu scalar", n, ch, h, w, &d, FDT[(i / 3) % 3], (i / 5) % 3 == 0);
+                    gpuml__cpu_simd_ctl(-1);
+                    gpuml__pool_cpu_scalar = 1;
+                    run_pool_bwd(tu_cpu, "cpu element loops", n, ch, h, w, &d, FDT[(i / 3) % 3], (i / 5) % 3 == 0);
+                    gpuml__pool_cpu_scalar = 0;
+                }
+            }
         }
 #ifndef GPUML_NO_CUDA
         gpuml__pool_vec_force = 0;
