@@ -15068,18 +15068,21 @@ GPUML__FN void gpuml__pool_bacc_run(float *a, const float *g, const int *at, int
     }
 }
 static int gpuml__pool_cpu_scalar;   /* tests: 1 keeps the CPU pooling on the per-element loops */
-/* f32, channels contiguous in x and y (and dx / dy): the channel-vector loops apply */
+/* channels contiguous in x and y (and dx / dy): the channel-vector loops apply (16-bit runs through
+   the vector conversions, a tile of channels at a time) */
 GPUML__FN int gpuml__pool_cpu_vec(const gpuml__cv *cv)
 {
-    return !gpuml__pool_cpu_scalar && cv->dt == GPUML_F32 && cv->xs[3] == 1 && cv->ys[3] == 1 && cv->h * cv->w <= INT32_MAX;
+    return !gpuml__pool_cpu_scalar && cv->xs[3] == 1 && cv->ys[3] == 1 && cv->h * cv->w <= INT32_MAX;
 }
 /* forward rows (n, p) [b, e), as gpuml__pool_rows (j->arg: the max's indices instead of y) */
 GPUML__FN void gpuml__pool_rows_vec(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
     const gpuml__cv *cv = j->cv;
-    const float *xb = (const float *)gpuml_tensor_data(cv->x);
-    float *yb = (float *)gpuml_tensor_data(cv->y), buf[GPUML__TILE];
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    const char *xb = (const char *)gpuml_tensor_data(cv->x);
+    char *yb = (char *)gpuml_tensor_data(cv->y);
+    float buf[GPUML__TILE], tmp[GPUML__TILE];
     int64_t np, q, h, w, c0, c;
     (void)tid;
     for (np = b; np < e; np++) {
@@ -15090,12 +15093,13 @@ GPUML__FN void gpuml__pool_rows_vec(void *arg, int64_t b, int64_t e, int tid)
             for (c0 = 0; c0 < cv->c; c0 += GPUML__TILE) {
                 const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->c - c0);
                 int *at = j->arg ? j->arg + ((np * cv->q) + q) * cv->c + c0 : NULL;
-                float *m = j->arg ? buf : yb + n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c0;
+                char *yo = yb + (n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c0) * es;
+                float *m = j->arg || cv->dt != GPUML_F32 ? buf : (float *)(void *)yo;
                 for (c = 0; c < cn; c++) m[c] = j->pool_max ? -INFINITY : 0.0f;
                 if (at) for (c = 0; c < cn; c++) at[c] = (int)(hs * cv->w + ws);
                 for (h = hs; h < he; h++)
                     for (w = ws; w < we; w++) {
-                        const float *v = xb + n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + c0;
+                        const float *v = gpuml__cpu_ld(cv->dt, xb + (n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + c0) * es, es, cn, tmp);
                         if (j->pool_max) gpuml__pool_max_run(m, at, v, (int)(h * cv->w + w), cn);
                         else gpuml__pool_sum_run(m, v, cn);
                     }
@@ -15103,6 +15107,7 @@ GPUML__FN void gpuml__pool_rows_vec(void *arg, int64_t b, int64_t e, int tid)
                     const float cnt = gpuml__pool_count(cv, h0, w0, j->count_pad);
                     for (c = 0; c < cn; c++) m[c] = m[c] / cnt;
                 }
+                if (!j->arg && m == buf) gpuml__cpu_st(cv->dt, yo, es, cn, m);
             }
         }
     }
@@ -15112,9 +15117,11 @@ GPUML__FN void gpuml__pool_bwd_rows_vec(void *arg, int64_t b, int64_t e, int tid
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
     const gpuml__cv *cv = j->cv;
-    const float *yb = (const float *)gpuml_tensor_data(cv->y);
-    float *xb = (float *)gpuml_tensor_data(cv->x);
-    int64_t nh, w, p, q;
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    const char *yb = (const char *)gpuml_tensor_data(cv->y);
+    char *xb = (char *)gpuml_tensor_data(cv->x);
+    float buf[GPUML__TILE], tmp[GPUML__TILE];
+    int64_t nh, w, p, q, c0;
     (void)tid;
     for (nh = b; nh < e; nh++) {
         const int64_t n = nh / cv->h, h = nh % cv->h, ah = h + cv->pt - cv->r + 1;
@@ -15122,14 +15129,21 @@ GPUML__FN void gpuml__pool_bwd_rows_vec(void *arg, int64_t b, int64_t e, int tid
         for (w = 0; w < cv->w; w++) {
             const int64_t aw = w + cv->pl - cv->s + 1;
             const int64_t q0 = aw > 0 ? (aw + cv->sw - 1) / cv->sw : 0, q1 = GPUML__MIN((w + cv->pl) / cv->sw, cv->q - 1);
-            float *a = xb + n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2];
-            memset(a, 0, sizeof(float) * (size_t)cv->c);
-            for (p = p0; p <= p1; p++)
-                for (q = q0; q <= q1; q++) {
-                    const float *g = yb + n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2];
-                    if (j->pool_max) gpuml__pool_bacc_run(a, g, j->arg + ((n * cv->p + p) * cv->q + q) * cv->c, (int)(h * cv->w + w), 0.0f, cv->c);
-                    else gpuml__pool_bacc_run(a, g, NULL, 0, 1.0f / gpuml__pool_count(cv, p * cv->sh - cv->pt, q * cv->sw - cv->pl, j->count_pad), cv->c);
-                }
+            for (c0 = 0; c0 < cv->c; c0 += GPUML__TILE) {
+                const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->c - c0);
+                char *xo = xb + (n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + c0) * es;
+                float *a = cv->dt == GPUML_F32 ? (float *)(void *)xo : buf;
+                memset(a, 0, sizeof(float) * (size_t)cn);
+                for (p = p0; p <= p1; p++)
+                    for (q = q0; q <= q1; q++) {
+                        const float *g = gpuml__cpu_ld(cv->dt, yb + (n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c0) * es, es, cn, tmp);
+                        if (j->pool_max)
+                            gpuml__pool_bacc_run(a, g, j->arg + ((n * cv->p + p) * cv->q + q) * cv->c + c0, (int)(h * cv->w + w), 0.0f, cn);
+                        else
+                            gpuml__pool_bacc_run(a, g, NULL, 0, 1.0f / gpuml__pool_count(cv, p * cv->sh - cv->pt, q * cv->sw - cv->pl, j->count_pad), cn);
+                    }
+                if (a == buf) gpuml__cpu_st(cv->dt, xo, es, cn, a);
+            }
         }
     }
 }

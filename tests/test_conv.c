@@ -1513,6 +1513,14 @@ static void test_pool_backward(void)
         memset(&d, 0, sizeof d);
         d.window[0] = d.window[1] = 3; d.stride[0] = d.stride[1] = 2; d.pad[0] = d.pad[1] = d.pad[2] = d.pad[3] = 1;
         run_pool_bwd(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F32, 0);
+        if (ci == 0) {   /* CPU: 600 channels (the channel loops' 512-channel tiles), 16-bit and f32, max and average */
+            run_pool_bwd(tu_cpu, "cpu", 2, 600, 7, 6, &d, GPUML_BF16, 1);
+            run_pool(tu_cpu, "cpu", 2, 600, 7, 6, &d, GPUML_F16);
+            d.op = GPUML_POOL_AVG; d.count_include_pad = 1;
+            run_pool_bwd(tu_cpu, "cpu", 2, 600, 7, 6, &d, GPUML_F32, 0);
+            run_pool(tu_cpu, "cpu", 2, 600, 7, 6, &d, GPUML_BF16);
+            d.op = GPUML_POOL_MAX; d.count_include_pad = 0;
+        }
 #ifndef GPUML_NO_CUDA
         gpuml__pool_vec_force = -1;   /* the scalar kernels on a shape the vector ones take */
         run_pool_bwd(ctx_at(ci), cname(ci), 2, 64, 112, 112, &d, GPUML_F16, 1);
