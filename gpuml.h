@@ -15068,11 +15068,46 @@ GPUML__FN void gpuml__pool_bacc_run(float *a, const float *g, const int *at, int
     }
 }
 static int gpuml__pool_cpu_scalar;   /* tests: 1 keeps the CPU pooling on the per-element loops */
-/* channels contiguous in x and y (and dx / dy): the channel-vector loops apply (16-bit runs through
-   the vector conversions, a tile of channels at a time) */
+/* the channel-vector loops apply (16-bit runs through the vector conversions, a tile of channels at a
+   time; layouts whose channels are not contiguous through converted rows) */
 GPUML__FN int gpuml__pool_cpu_vec(const gpuml__cv *cv)
 {
-    return !gpuml__pool_cpu_scalar && cv->xs[3] == 1 && cv->ys[3] == 1 && cv->h * cv->w <= INT32_MAX;
+    /* (converted rows: a thread's buffers within 4M floats -- global pooling of a large NCHW image
+       keeps the element loops, which read each plane in order) */
+    return !gpuml__pool_cpu_scalar && cv->h * cv->w <= INT32_MAX &&
+           ((cv->xs[3] == 1 && cv->ys[3] == 1) || (2 * cv->r + 1) * GPUML__MAX(cv->w, cv->q) * cv->c <= ((int64_t)4 << 20));
+}
+/* Layouts whose channels are not contiguous (NCHW): rows converted to f32 [W][C] in a per-thread buffer
+   (j->col + tid * j->ldt) and back, a channel's plane row at a time (gpuml__cpu_ld / gpuml__cpu_st
+   along the row, a transposing copy into / out of the buffer) */
+GPUML__FN void gpuml__pool_row_ld(const gpuml__cv *cv, const gpuml_tensor *t, const int64_t *st, int64_t W, int64_t n, int64_t h, float *buf,
+                                  float *tw)
+{
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], C = cv->c;
+    const char *base = (const char *)gpuml_tensor_data(t) + (n * st[0] + h * st[1]) * es;
+    int64_t c, w;
+    for (c = 0; c < C; c++) {
+        const float *v = gpuml__cpu_ld(cv->dt, base + c * st[3] * es, st[2] * es, W, tw);
+        for (w = 0; w < W; w++) buf[w * C + c] = v[w];
+    }
+}
+GPUML__FN void gpuml__pool_row_st(const gpuml__cv *cv, const gpuml_tensor *t, const int64_t *st, int64_t W, int64_t n, int64_t h, const float *buf,
+                                  float *tw)
+{
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], C = cv->c;
+    char *base = (char *)gpuml_tensor_data(t) + (n * st[0] + h * st[1]) * es;
+    int64_t c, w;
+    for (c = 0; c < C; c++) {
+        for (w = 0; w < W; w++) tw[w] = buf[w * C + c];
+        gpuml__cpu_st(cv->dt, base + c * st[3] * es, st[2] * es, W, tw);
+    }
+}
+/* floats a thread for the converted rows: forward R rows of x, a row of y, a plane row; backward
+   R + 1 rows of dy, a row of dx, a plane row */
+GPUML__FN int64_t gpuml__pool_cpu_per(const gpuml__cv *cv, int bwd)
+{
+    const int64_t tw = GPUML__MAX(cv->w, cv->q) + 16;
+    return bwd ? (cv->r + 1) * cv->q * cv->c + cv->w * cv->c + tw : cv->r * cv->w * cv->c + cv->q * cv->c + tw;
 }
 /* forward rows (n, p) [b, e), as gpuml__pool_rows (j->arg: the max's indices instead of y) */
 GPUML__FN void gpuml__pool_rows_vec(void *arg, int64_t b, int64_t e, int tid)
@@ -15082,24 +15117,31 @@ GPUML__FN void gpuml__pool_rows_vec(void *arg, int64_t b, int64_t e, int tid)
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
     const char *xb = (const char *)gpuml_tensor_data(cv->x);
     char *yb = (char *)gpuml_tensor_data(cv->y);
+    /* x / y read and written in place where their channels are contiguous, else through rows
+       converted to f32 [W][C] (rb: x's rows hs .. he - 1, ob: y's row) */
+    const int xd = cv->xs[3] == 1, yd = cv->ys[3] == 1 || j->arg;
+    float *rb = xd && yd ? NULL : j->col + tid * j->ldt, *ob = rb ? rb + cv->r * cv->w * cv->c : NULL, *tw = ob ? ob + cv->q * cv->c : NULL;
     float buf[GPUML__TILE], tmp[GPUML__TILE];
     int64_t np, q, h, w, c0, c;
-    (void)tid;
     for (np = b; np < e; np++) {
         const int64_t n = np / cv->p, p = np % cv->p;
         const int64_t h0 = p * cv->sh - cv->pt, hs = GPUML__MAX(h0, (int64_t)0), he = GPUML__MIN(h0 + cv->r, cv->h);
+        if (!xd)
+            for (h = hs; h < he; h++) gpuml__pool_row_ld(cv, cv->x, cv->xs, cv->w, n, h, rb + (h - hs) * cv->w * cv->c, tw);
         for (q = 0; q < cv->q; q++) {
             const int64_t w0 = q * cv->sw - cv->pl, ws = GPUML__MAX(w0, (int64_t)0), we = GPUML__MIN(w0 + cv->s, cv->w);
             for (c0 = 0; c0 < cv->c; c0 += GPUML__TILE) {
                 const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->c - c0);
                 int *at = j->arg ? j->arg + ((np * cv->q) + q) * cv->c + c0 : NULL;
                 char *yo = yb + (n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c0) * es;
-                float *m = j->arg || cv->dt != GPUML_F32 ? buf : (float *)(void *)yo;
+                float *m = j->arg || (yd && cv->dt != GPUML_F32) ? buf : yd ? (float *)(void *)yo : ob + q * cv->c + c0;
                 for (c = 0; c < cn; c++) m[c] = j->pool_max ? -INFINITY : 0.0f;
                 if (at) for (c = 0; c < cn; c++) at[c] = (int)(hs * cv->w + ws);
                 for (h = hs; h < he; h++)
                     for (w = ws; w < we; w++) {
-                        const float *v = gpuml__cpu_ld(cv->dt, xb + (n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + c0) * es, es, cn, tmp);
+                        const char *xp = xb + (n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + c0) * es;
+                        const float *v = !xd ? rb + ((h - hs) * cv->w + w) * cv->c + c0
+                                         : cv->dt == GPUML_F32 ? (const float *)(const void *)xp : gpuml__cpu_ld(cv->dt, xp, es, cn, tmp);
                         if (j->pool_max) gpuml__pool_max_run(m, at, v, (int)(h * cv->w + w), cn);
                         else gpuml__pool_sum_run(m, v, cn);
                     }
@@ -15110,6 +15152,7 @@ GPUML__FN void gpuml__pool_rows_vec(void *arg, int64_t b, int64_t e, int tid)
                 if (!j->arg && m == buf) gpuml__cpu_st(cv->dt, yo, es, cn, m);
             }
         }
+        if (!yd) gpuml__pool_row_st(cv, cv->y, cv->ys, cv->q, n, p, ob, tw);
     }
 }
 /* backward rows (n, h) [b, e) of dx, as gpuml__pool_bwd_rows */
@@ -15120,23 +15163,30 @@ GPUML__FN void gpuml__pool_bwd_rows_vec(void *arg, int64_t b, int64_t e, int tid
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt];
     const char *yb = (const char *)gpuml_tensor_data(cv->y);
     char *xb = (char *)gpuml_tensor_data(cv->x);
+    /* dx / dy in place where their channels are contiguous, else through rows converted to f32 [W][C]
+       (rb: dy's rows p0 .. p1, ob: dx's row) */
+    const int xd = cv->xs[3] == 1, yd = cv->ys[3] == 1;
+    float *rb = xd && yd ? NULL : j->col + tid * j->ldt, *ob = rb ? rb + (cv->r + 1) * cv->q * cv->c : NULL, *tw = ob ? ob + cv->w * cv->c : NULL;
     float buf[GPUML__TILE], tmp[GPUML__TILE];
     int64_t nh, w, p, q, c0;
-    (void)tid;
     for (nh = b; nh < e; nh++) {
         const int64_t n = nh / cv->h, h = nh % cv->h, ah = h + cv->pt - cv->r + 1;
         const int64_t p0 = ah > 0 ? (ah + cv->sh - 1) / cv->sh : 0, p1 = GPUML__MIN((h + cv->pt) / cv->sh, cv->p - 1);
+        if (!yd)
+            for (p = p0; p <= p1; p++) gpuml__pool_row_ld(cv, cv->y, cv->ys, cv->q, n, p, rb + (p - p0) * cv->q * cv->c, tw);
         for (w = 0; w < cv->w; w++) {
             const int64_t aw = w + cv->pl - cv->s + 1;
             const int64_t q0 = aw > 0 ? (aw + cv->sw - 1) / cv->sw : 0, q1 = GPUML__MIN((w + cv->pl) / cv->sw, cv->q - 1);
             for (c0 = 0; c0 < cv->c; c0 += GPUML__TILE) {
                 const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->c - c0);
                 char *xo = xb + (n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + c0) * es;
-                float *a = cv->dt == GPUML_F32 ? (float *)(void *)xo : buf;
+                float *a = !xd ? ob + w * cv->c + c0 : cv->dt == GPUML_F32 ? (float *)(void *)xo : buf;
                 memset(a, 0, sizeof(float) * (size_t)cn);
                 for (p = p0; p <= p1; p++)
                     for (q = q0; q <= q1; q++) {
-                        const float *g = gpuml__cpu_ld(cv->dt, yb + (n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c0) * es, es, cn, tmp);
+                        const char *gp = yb + (n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c0) * es;
+                        const float *g = !yd ? rb + ((p - p0) * cv->q + q) * cv->c + c0
+                                         : cv->dt == GPUML_F32 ? (const float *)(const void *)gp : gpuml__cpu_ld(cv->dt, gp, es, cn, tmp);
                         if (j->pool_max)
                             gpuml__pool_bacc_run(a, g, j->arg + ((n * cv->p + p) * cv->q + q) * cv->c + c0, (int)(h * cv->w + w), 0.0f, cn);
                         else
@@ -15145,6 +15195,7 @@ GPUML__FN void gpuml__pool_bwd_rows_vec(void *arg, int64_t b, int64_t e, int tid
                 if (a == buf) gpuml__cpu_st(cv->dt, xo, es, cn, a);
             }
         }
+        if (!xd) gpuml__pool_row_st(cv, cv->x, cv->xs, cv->w, n, h, ob, tw);
     }
 }
 
@@ -15260,9 +15311,17 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
     if (ctx->backend == GPUML_BACKEND_CPU) {
         gpuml__cv_cpu j;
         memset(&j, 0, sizeof j);
+        int vec = gpuml__pool_cpu_vec(&cv);
+        gpuml_status st;
         j.cv = &cv; j.pool_max = d.op == GPUML_POOL_MAX; j.count_pad = d.count_include_pad != 0;
-        return GPUML__POOL_PROF((gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, gpuml__pool_cpu_vec(&cv) ? gpuml__pool_rows_vec : gpuml__pool_rows, &j),
-                                 GPUML_SUCCESS));
+        if (vec && (cv.xs[3] != 1 || cv.ys[3] != 1)) {   /* per-thread row buffers */
+            j.ldt = gpuml__pool_cpu_per(&cv, 0);
+            j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(j.ldt * gpuml__pool_size(ctx->pool)));
+            if (!j.col) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        }
+        st = GPUML__POOL_PROF((gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, vec ? gpuml__pool_rows_vec : gpuml__pool_rows, &j), GPUML_SUCCESS));
+        gpuml__aligned_free(j.col);
+        return st;
     }
 #ifndef GPUML_NO_CUDA
     {
@@ -15371,18 +15430,28 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
         gpuml__cv_cpu j;
         gpuml__cv cx = cv;
         memset(&j, 0, sizeof j);
+        int vec = gpuml__pool_cpu_vec(&cv);
         j.pool_max = is_max; j.count_pad = d.count_include_pad != 0;
+        if (vec && (cv.xs[3] != 1 || cv.ys[3] != 1 || (is_max && xs[3] != 1))) {   /* per-thread row buffers, for either pass */
+            j.ldt = GPUML__MAX(gpuml__pool_cpu_per(&cv, 0), gpuml__pool_cpu_per(&cv, 1));
+            j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(j.ldt * gpuml__pool_size(ctx->pool)));
+            if (!j.col) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        }
         if (is_max) {
             j.arg = (int *)gpuml__malloc((size_t)gpuml__numel(dy) * sizeof(int));
-            if (!j.arg) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%lld indices)", op, (long long)gpuml__numel(dy));
+            if (!j.arg) {
+                gpuml__aligned_free(j.col);
+                return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%lld indices)", op, (long long)gpuml__numel(dy));
+            }
             cx.x = x; memcpy(cx.xs, xs, sizeof xs);
             j.cv = &cx;
-            gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, gpuml__pool_cpu_vec(&cx) ? gpuml__pool_rows_vec : gpuml__pool_rows, &j);
+            gpuml__parallel_for(ctx->pool, cv.n * cv.p, 1, vec ? gpuml__pool_rows_vec : gpuml__pool_rows, &j);
         }
         j.cv = &cv;
-        GPUML__POOLB_PROF((gpuml__parallel_for(ctx->pool, cv.n * cv.h, 1, gpuml__pool_cpu_vec(&cv) ? gpuml__pool_bwd_rows_vec : gpuml__pool_bwd_rows, &j),
+        GPUML__POOLB_PROF((gpuml__parallel_for(ctx->pool, cv.n * cv.h, 1, vec ? gpuml__pool_bwd_rows_vec : gpuml__pool_bwd_rows, &j),
                            GPUML_SUCCESS));
         gpuml__free(j.arg);
+        gpuml__aligned_free(j.col);
         return GPUML_SUCCESS;
     }
 #ifndef GPUML_NO_CUDA
