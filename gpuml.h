@@ -11844,6 +11844,32 @@ GPUML__FN void gpuml__cv_direct_rows(void *arg, int64_t b, int64_t e, int tid)
             }
     }
 }
+/* Layouts whose channels are not contiguous (NCHW): a row (n, h) of W pixels of t (dims n, h, w, c at
+   strides st) converted to f32 [W][C] and back, a channel's plane row at a time (gpuml__cpu_ld /
+   gpuml__cpu_st along the row, a transposing copy into / out of buf; tw: W floats) -- the CPU pooling
+   and depthwise passes */
+GPUML__FN void gpuml__pool_row_ld(const gpuml__cv *cv, const gpuml_tensor *t, const int64_t *st, int64_t W, int64_t n, int64_t h, float *buf,
+                                  float *tw)
+{
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], C = cv->c;
+    const char *base = (const char *)gpuml_tensor_data(t) + (n * st[0] + h * st[1]) * es;
+    int64_t c, w;
+    for (c = 0; c < C; c++) {
+        const float *v = gpuml__cpu_ld(cv->dt, base + c * st[3] * es, st[2] * es, W, tw);
+        for (w = 0; w < W; w++) buf[w * C + c] = v[w];
+    }
+}
+GPUML__FN void gpuml__pool_row_st(const gpuml__cv *cv, const gpuml_tensor *t, const int64_t *st, int64_t W, int64_t n, int64_t h, const float *buf,
+                                  float *tw)
+{
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], C = cv->c;
+    char *base = (char *)gpuml_tensor_data(t) + (n * st[0] + h * st[1]) * es;
+    int64_t c, w;
+    for (c = 0; c < C; c++) {
+        for (w = 0; w < W; w++) tw[w] = buf[w * C + c];
+        gpuml__cpu_st(cv->dt, base + c * st[3] * es, st[2] * es, W, tw);
+    }
+}
 /* Depthwise (one input channel a group, multiplier 1) on the CPU, vectorized over the channels: the
    direct loops below cost a tap check and two dtype-dispatched loads an element (0.25 GB/s on
    MobileNet's 3x3 layers).  The weights go to f32 [R*S][C] once a call; each output row (n, p) reads
@@ -11955,11 +11981,13 @@ GPUML__FN void gpuml__dw_rows(void *arg, int64_t b, int64_t e, int tid)
             rows[r] = NULL;
             if (h < 0 || h >= cv->h) continue;
             if (d->x_in_place) { rows[r] = (const float *)gpuml_tensor_data(cv->x) + off; continue; }
-            for (w = 0; w < cv->w; w++) {   /* the row's pixels as f32 [W][C] */
-                float *o = rb + (r * cv->w + w) * C;
-                const float *v = gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->x) + (off + w * cv->xs[2]) * es, cv->xs[3] * es, C, o);
-                if (v != o) memcpy(o, v, sizeof(float) * (size_t)C);
-            }
+            if (cv->xs[3] != 1) gpuml__pool_row_ld(cv, cv->x, cv->xs, cv->w, n, h, rb + r * cv->w * C, ob);   /* NCHW: plane rows */
+            else
+                for (w = 0; w < cv->w; w++) {   /* the row's pixels as f32 [W][C] */
+                    float *o = rb + (r * cv->w + w) * C;
+                    const float *v = gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->x) + (off + w * cv->xs[2]) * es, es, C, o);
+                    if (v != o) memcpy(o, v, sizeof(float) * (size_t)C);
+                }
             rows[r] = rb + r * cv->w * C;
         }
         for (q = 0; q < cv->q; q++) {
@@ -12016,30 +12044,38 @@ typedef struct gpuml__dw_bwf {
     const gpuml__cv *cv;
     float *part;   /* G x [R*S][C] */
     int64_t groups;
+    float *buf;    /* per thread (per floats), where x or dy is not f32 with channels contiguous: dy's row
+                      and x's row as f32 [Q][C] / [W][C], a plane row */
+    int64_t per;
 } gpuml__dw_bwf;
 GPUML__FN void gpuml__dw_bwf_groups(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__dw_bwf *j = (const gpuml__dw_bwf *)arg;
     const gpuml__cv *cv = j->cv;
     const int64_t C = cv->c, np_all = cv->n * cv->p;
-    const float *xb = (const float *)gpuml_tensor_data(cv->x), *yb = (const float *)gpuml_tensor_data(cv->y);
+    const int xd = cv->dt == GPUML_F32 && cv->xs[3] == 1, yd = cv->dt == GPUML_F32 && cv->ys[3] == 1;
+    float *yr = xd && yd ? NULL : j->buf + tid * j->per, *xr = yr ? yr + cv->q * C : NULL, *tw = xr ? xr + cv->w * C : NULL;
+    const int64_t qst = yd ? cv->ys[2] : C, wst = xd ? cv->xs[2] : C;
     int64_t g, np, r, q, s;
-    (void)tid;
     for (g = b; g < e; g++) {
         float *acc = j->part + g * cv->r * cv->s * C;
         memset(acc, 0, sizeof(float) * (size_t)(cv->r * cv->s * C));
         for (np = g * np_all / j->groups; np < (g + 1) * np_all / j->groups; np++) {
             const int64_t n = np / cv->p, p = np % cv->p;
+            const float *drow = yd ? (const float *)gpuml_tensor_data(cv->y) + n * cv->ys[0] + p * cv->ys[1] : yr;
+            if (!yd) gpuml__pool_row_ld(cv, cv->y, cv->ys, cv->q, n, p, yr, tw);
             for (r = 0; r < cv->r; r++) {
                 const int64_t h = p * cv->sh - cv->pt + r * cv->dh;
+                const float *xrow;
                 if (h < 0 || h >= cv->h) continue;
+                xrow = xd ? (const float *)gpuml_tensor_data(cv->x) + n * cv->xs[0] + h * cv->xs[1] : xr;
+                if (!xd) gpuml__pool_row_ld(cv, cv->x, cv->xs, cv->w, n, h, xr, tw);
                 for (q = 0; q < cv->q; q++) {
                     const int64_t wb = q * cv->sw - cv->pl;
                     const int64_t s0 = wb >= 0 ? 0 : (-wb + cv->dw - 1) / cv->dw;
                     const int64_t s1 = wb >= cv->w ? 0 : GPUML__MIN(cv->s, (cv->w - wb + cv->dw - 1) / cv->dw);
-                    const float *d = yb + n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2];
                     for (s = s0; s < s1; s++)
-                        gpuml__vfma_acc(acc + (r * cv->s + s) * C, d, xb + n * cv->xs[0] + h * cv->xs[1] + (wb + s * cv->dw) * cv->xs[2], C);
+                        gpuml__vfma_acc(acc + (r * cv->s + s) * C, drow + q * qst, xrow + (wb + s * cv->dw) * wst, C);
                 }
             }
         }
@@ -12063,10 +12099,13 @@ GPUML__FN void gpuml__dw_bwf_sum(void *arg, int64_t b, int64_t e, int tid)
 GPUML__FN int gpuml__dw_cpu_bwf(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_status *st, const char *op)
 {
     gpuml__dw_bwf j;
-    if (cv->cg != 1 || cv->kg != 1 || cv->dt != GPUML_F32 || cv->xs[3] != 1 || cv->ys[3] != 1) return 0;
+    const int bufs = !(cv->dt == GPUML_F32 && cv->xs[3] == 1 && cv->ys[3] == 1);
+    if (cv->cg != 1 || cv->kg != 1) return 0;
     j.cv = cv;
     j.groups = GPUML__MAX(GPUML__MIN((int64_t)GPUML__DW_BWF_GROUPS, cv->n * cv->p), (int64_t)1);
-    j.part = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(j.groups * cv->r * cv->s * cv->c) + 1);
+    j.per = bufs ? (cv->q + cv->w) * cv->c + GPUML__MAX(cv->w, cv->q) + 16 : 0;
+    j.part = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(j.groups * cv->r * cv->s * cv->c + j.per * gpuml__pool_size(ctx->pool)) + 1);
+    j.buf = j.part ? j.part + j.groups * cv->r * cv->s * cv->c : NULL;
     if (!j.part) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
     gpuml__parallel_for(ctx->pool, j.groups, 1, gpuml__dw_bwf_groups, &j);
     gpuml__parallel_for(ctx->pool, cv->c, 64, gpuml__dw_bwf_sum, &j);
@@ -12082,42 +12121,57 @@ GPUML__FN void gpuml__dw_bwd_rows(void *arg, int64_t b, int64_t e, int tid)
     const gpuml__dw_cpu *d = (const gpuml__dw_cpu *)arg;
     const gpuml__cv *cv = d->cv;
     const int64_t C = cv->c;
-    float *xb = (float *)gpuml_tensor_data(cv->x);
-    const float *yb = (const float *)gpuml_tensor_data(cv->y);
+    /* dx / dy in place (f32, channels contiguous), else rows converted to f32 [W][C]: rb, dy's row
+       of each tap row r; ob, dx's row */
+    const int xd = cv->dt == GPUML_F32 && cv->xs[3] == 1, yd = cv->dt == GPUML_F32 && cv->ys[3] == 1;
+    float *rb = xd && yd ? NULL : d->buf + tid * d->per, *ob = rb ? rb + cv->r * cv->q * C : NULL, *tw = ob ? ob + cv->w * C : NULL;
+    const int64_t qst = yd ? cv->ys[2] : C;
+    const float *yrow[64];
     int64_t nh, w, r, s;
-    (void)tid;
     for (nh = b; nh < e; nh++) {
         const int64_t n = nh / cv->h, h = nh % cv->h;
+        for (r = 0; r < cv->r; r++) {
+            const int64_t vp = h + cv->pt - r * cv->dh, p = vp / cv->sh;
+            yrow[r] = NULL;
+            if (vp < 0 || vp % cv->sh || p >= cv->p) continue;
+            if (yd) yrow[r] = (const float *)gpuml_tensor_data(cv->y) + n * cv->ys[0] + p * cv->ys[1];
+            else {
+                gpuml__pool_row_ld(cv, cv->y, cv->ys, cv->q, n, p, rb + r * cv->q * C, tw);
+                yrow[r] = rb + r * cv->q * C;
+            }
+        }
         for (w = 0; w < cv->w; w++) {
-            float *o = xb + n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2];
+            float *o = xd ? (float *)gpuml_tensor_data(cv->x) + n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] : ob + w * C;
             memset(o, 0, sizeof(float) * (size_t)C);
             for (r = 0; r < cv->r; r++) {
-                const int64_t vp = h + cv->pt - r * cv->dh, p = vp / cv->sh;
-                if (vp < 0 || vp % cv->sh || p >= cv->p) continue;
+                if (!yrow[r]) continue;
                 for (s = 0; s < cv->s; s++) {
                     const int64_t vq = w + cv->pl - s * cv->dw, q = vq / cv->sw;
                     if (vq < 0 || vq % cv->sw || q >= cv->q) continue;
-                    gpuml__vfma_acc(o, yb + n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2], d->wt + (r * cv->s + s) * C, C);
+                    gpuml__vfma_acc(o, yrow[r] + q * qst, d->wt + (r * cv->s + s) * C, C);
                 }
             }
         }
+        if (!xd) gpuml__pool_row_st(cv, cv->x, cv->xs, cv->w, n, h, ob, tw);
     }
 }
 GPUML__FN int gpuml__dw_cpu_bwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_status *st, const char *op)
 {
     gpuml__dw_cpu d;
     float *wt;
-    int64_t k, r, s;
-    if (cv->cg != 1 || cv->kg != 1 || cv->dt != GPUML_F32 || cv->xs[3] != 1 || cv->ys[3] != 1) return 0;
+    int64_t k, r, s, nt = gpuml__pool_size(ctx->pool);
+    const int bufs = !(cv->dt == GPUML_F32 && cv->xs[3] == 1 && cv->ys[3] == 1);
+    if (cv->cg != 1 || cv->kg != 1 || cv->r > 64) return 0;
     memset(&d, 0, sizeof d);
     d.cv = cv;
-    wt = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->r * cv->s * cv->c) + 1);
+    d.per = bufs ? (cv->r * cv->q + cv->w) * cv->c + GPUML__MAX(cv->w, cv->q) + 16 : 0;
+    wt = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->r * cv->s * cv->c + nt * d.per) + 1);
     if (!wt) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
     for (k = 0; k < cv->k; k++)
         for (r = 0; r < cv->r; r++)
             for (s = 0; s < cv->s; s++)
                 wt[(r * cv->s + s) * cv->c + k] = gpuml__cv_ld(cv->dt, cv->wt, k * cv->ws[0] + r * cv->ws[1] + s * cv->ws[2]);
-    d.wt = wt;
+    d.wt = wt; d.buf = wt + cv->r * cv->s * cv->c;
     gpuml__parallel_for(ctx->pool, cv->n * cv->h, 1, gpuml__dw_bwd_rows, &d);
     gpuml__aligned_free(wt);
     *st = GPUML_SUCCESS;
@@ -12136,7 +12190,7 @@ GPUML__FN int gpuml__dw_cpu_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
     d.cv = cv; d.cvk = &cvk;
     d.x_in_place = cv->dt == GPUML_F32 && cv->xs[3] == 1 && cv->xs[2] == cv->c;
     d.y_in_place = cv->dt == GPUML_F32 && cv->ys[3] == 1 && !(cv->res && gpuml__overlap(cv->y, cv->res));
-    d.per = (cv->r * cv->w + cv->q) * cv->c + 16;
+    d.per = (cv->r * cv->w + cv->q) * cv->c + GPUML__MAX(cv->w, cv->q) + 16;   /* (ob also serves as the plane-row buffer before it is written) */
     wt = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->r * cv->s * cv->c + (int64_t)nt * d.per));
     if (!wt) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
     for (k = 0; k < cv->k; k++)
@@ -15076,31 +15130,6 @@ GPUML__FN int gpuml__pool_cpu_vec(const gpuml__cv *cv)
        keeps the element loops, which read each plane in order) */
     return !gpuml__pool_cpu_scalar && cv->h * cv->w <= INT32_MAX &&
            ((cv->xs[3] == 1 && cv->ys[3] == 1) || (2 * cv->r + 1) * GPUML__MAX(cv->w, cv->q) * cv->c <= ((int64_t)4 << 20));
-}
-/* Layouts whose channels are not contiguous (NCHW): rows converted to f32 [W][C] in a per-thread buffer
-   (j->col + tid * j->ldt) and back, a channel's plane row at a time (gpuml__cpu_ld / gpuml__cpu_st
-   along the row, a transposing copy into / out of the buffer) */
-GPUML__FN void gpuml__pool_row_ld(const gpuml__cv *cv, const gpuml_tensor *t, const int64_t *st, int64_t W, int64_t n, int64_t h, float *buf,
-                                  float *tw)
-{
-    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], C = cv->c;
-    const char *base = (const char *)gpuml_tensor_data(t) + (n * st[0] + h * st[1]) * es;
-    int64_t c, w;
-    for (c = 0; c < C; c++) {
-        const float *v = gpuml__cpu_ld(cv->dt, base + c * st[3] * es, st[2] * es, W, tw);
-        for (w = 0; w < W; w++) buf[w * C + c] = v[w];
-    }
-}
-GPUML__FN void gpuml__pool_row_st(const gpuml__cv *cv, const gpuml_tensor *t, const int64_t *st, int64_t W, int64_t n, int64_t h, const float *buf,
-                                  float *tw)
-{
-    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], C = cv->c;
-    char *base = (char *)gpuml_tensor_data(t) + (n * st[0] + h * st[1]) * es;
-    int64_t c, w;
-    for (c = 0; c < C; c++) {
-        for (w = 0; w < W; w++) tw[w] = buf[w * C + c];
-        gpuml__cpu_st(cv->dt, base + c * st[3] * es, st[2] * es, W, tw);
-    }
 }
 /* floats a thread for the converted rows: forward R rows of x, a row of y, a plane row; backward
    R + 1 rows of dy, a row of dx, a plane row */
