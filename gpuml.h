@@ -12311,6 +12311,45 @@ GPUML__FN void gpuml__vacc(float *d, const float *s, int64_t n)
    clipped to the row.  The chunk is whole images (bp0 = 0, bp1 = P, all rows) or a band of one
    image's output rows (col then stays in cache between the GEMM and here).  The sums' order (chunks,
    then r, q, s) differs from the gather's (r, s); the gather spent ~3 ns a run of 3. */
+static int gpuml__cv_c2i_runs;         /* tests: 1 keeps the scatter's run form off AVX-512's row builder */
+#if GPUML__HAVE_AVX2_PATH
+/* The scatter's run form on AVX-512 for short runs (fewer than 16 channels), a dx row of L floats built
+   16 at a time in a register: each of
+   the nsrc tap rows' runs (src[a] + q * ncol, RL floats, starting q * qstep - shift along the row) that
+   covers the chunk adds its lanes by a masked load, then one store (the runs' adds had loaded dx
+   where the stores of the runs before them had not reached it: ~75% of the scatter's time on the stem).
+   Four tap rows sum side by side, each over q in order, then into the row (another order of the same
+   sums than the run form's). */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__c2i_row_avx512(float *xr, int64_t L, int fresh, const float *const *src, int64_t nsrc, int64_t Q,
+                                                          int64_t ncol, int64_t RL, int64_t qstep, int64_t shift)
+{
+    int64_t c, a, q, q0 = 0, q1 = 0;
+    for (c = 0; c < L; c += 16) {
+        const int64_t lim = GPUML__MIN((int64_t)16, L - c);
+        const __mmask16 mc = (__mmask16)((1u << lim) - 1u);
+        /* the runs that reach the chunk: q0 the first whose end passes c, q1 the first starting at c + 16 or later */
+        while (q0 < Q && q0 * qstep - shift + RL <= c) q0++;
+        while (q1 < Q && q1 * qstep - shift < c + 16) q1++;
+        __m512 acc = fresh ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(mc, xr + c);
+        for (a = 0; a < nsrc; a += 4) {   /* four tap rows' chains side by side (one chain was add-latency bound) */
+            const int64_t na = GPUML__MIN((int64_t)4, nsrc - a);
+            __m512 t0 = _mm512_setzero_ps(), t1 = t0, t2 = t0, t3 = t0;
+            for (q = q0; q < q1; q++) {
+                const int64_t off = c - (q * qstep - shift);   /* the run's element at lane 0 */
+                const int64_t lo = off < 0 ? -off : 0, hi = GPUML__MIN(lim, RL - off);
+                const __mmask16 m = lo < hi ? (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u)) : (__mmask16)0;
+                const float *sq = src[a] + q * ncol + off;
+                t0 = _mm512_add_ps(t0, _mm512_maskz_loadu_ps(m, sq));
+                if (na > 1) t1 = _mm512_add_ps(t1, _mm512_maskz_loadu_ps(m, src[a + 1] + q * ncol + off));
+                if (na > 2) t2 = _mm512_add_ps(t2, _mm512_maskz_loadu_ps(m, src[a + 2] + q * ncol + off));
+                if (na > 3) t3 = _mm512_add_ps(t3, _mm512_maskz_loadu_ps(m, src[a + 3] + q * ncol + off));
+            }
+            acc = _mm512_add_ps(acc, _mm512_add_ps(_mm512_add_ps(t0, t1), _mm512_add_ps(t2, t3)));
+        }
+        _mm512_mask_storeu_ps(xr + c, mc, acc);
+    }
+}
+#endif
 GPUML__FN void gpuml__cv_col2im_scatter(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__cv_cpu *j = (const gpuml__cv_cpu *)arg;
@@ -12324,6 +12363,18 @@ GPUML__FN void gpuml__cv_col2im_scatter(void *arg, int64_t b, int64_t e, int tid
         const int64_t nl = row / nh, h = j->hs + row % nh, *rp = hl + h * (cv->r + 1) + 1, nr = rp[-1];
         const float *img = j->col + nl * (j->bp1 - j->bp0) * orow - j->bp0 * orow;   /* col row (p, q) of this image at img + p * orow + q * ncol */
         float *xr = xb + (j->n0 + nl) * cv->xs[0] + h * cv->xs[1] + j->g * cg;
+#if GPUML__HAVE_AVX2_PATH
+        if (run && cg < 16 && nr <= 64 && gpuml__cpu_simd() >= 2 && !gpuml__cv_c2i_runs) {   /* short runs (the stem's 3 channels) */
+            const float *src[64];
+            int64_t ns = 0;
+            for (a = 0; a < nr; a++) {
+                const int64_t p = rp[a] / orow;
+                if (p >= j->bp0 && p < j->bp1) src[ns++] = img + rp[a];
+            }
+            gpuml__c2i_row_avx512(xr, cv->w * cg, h >= j->hprev, src, ns, cv->q, cv->ncol, cv->s * cg, cv->sw * cg, cv->pl * cg);
+            continue;
+        }
+#endif
         if (h >= j->hprev) {
             if (run) memset(xr, 0, sizeof(float) * (size_t)(cv->w * cg));
             else for (w = 0; w < cv->w; w++) memset(xr + w * cv->xs[2], 0, sizeof(float) * (size_t)cg);

@@ -1037,7 +1037,8 @@ static void test_cpu_backward_paths(void)
         { 2, 1, 9, 8, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
     };
     /* routes: 0 as chosen; 1 backward data through the column matrix (else stride-1 windows of 512+
-       pixels run as a forward conv), col2im a scatter (f32 NHWC) in bands of one output row; 2 the same
+       pixels run as a forward conv), col2im a scatter (f32 NHWC) in bands of one output row (short runs:
+       AVX-512's row builder, or the runs in every other case); 2 the same
        with col2im a gather, and the backward filter on an im2col buffer (else its B gathered from x) */
     int i, route;
     for (i = 0; i < 3 * (int)(sizeof S / sizeof S[0]); i++) {
@@ -1048,6 +1049,7 @@ static void test_cpu_backward_paths(void)
         gpuml__cv_cpu_band_rows = route == 1;
         gpuml__cv_cpu_bwd_gather = gpuml__cv_cpu_bwf_col = route == 2;
         i /= 3;
+        gpuml__cv_c2i_runs = route == 1 && (i & 1);   /* every other case: the scatter's runs, not AVX-512's row builder */
         memset(&c, 0, sizeof c);
         c.n = S[i][0]; c.c = S[i][1]; c.h = S[i][2]; c.w = S[i][3]; c.k = S[i][4]; c.r = S[i][5]; c.s = S[i][6];
         c.sh = S[i][7]; c.sw = S[i][8]; c.pad[0] = S[i][9]; c.pad[1] = S[i][10]; c.pad[2] = S[i][11]; c.pad[3] = S[i][12];
@@ -1058,7 +1060,7 @@ static void test_cpu_backward_paths(void)
     }
     gpuml__cv_cpu_bwd_col = 0;
     gpuml__cv_cpu_band_rows = 0;
-    gpuml__cv_cpu_bwd_gather = gpuml__cv_cpu_bwf_col = 0;
+    gpuml__cv_cpu_bwd_gather = gpuml__cv_cpu_bwf_col = gpuml__cv_c2i_runs = 0;
 }
 
 /* the CPU forward's implicit GEMM (its gather of x straight into the GEMM's panels): channel runs
