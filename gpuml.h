@@ -15125,8 +15125,9 @@ GPUML__AVX2_TARGET GPUML__FN void gpuml__pool_sum_avx2(float *a, const float *v,
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(a + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(v + i)));
     for (; i < n; i++) a[i] += v[i];
 }
-/* backward: a[i] += (at[i] == id ? g[i] : 0) (max), or g[i] * r (average, at NULL) */
-GPUML__AVX2_TARGET GPUML__FN void gpuml__pool_bacc_avx2(float *a, const float *g, const int *at, int id, float r, int64_t n)
+/* backward: a[i] += (at[i] == id ? g[i] : 0) (max), or g[i] * r (average, at NULL); first: a[i] = 0 + that
+   (the sum's first term without a zeroing pass) */
+GPUML__AVX2_TARGET GPUML__FN void gpuml__pool_bacc_avx2(float *a, const float *g, const int *at, int id, float r, int64_t n, int first)
 {
     const __m256i vid = _mm256_set1_epi32(id);
     const __m256 vr = _mm256_set1_ps(r);
@@ -15136,11 +15137,11 @@ GPUML__AVX2_TARGET GPUML__FN void gpuml__pool_bacc_avx2(float *a, const float *g
         __m256 t;
         if (at) t = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(at + i)), vid)));
         else t = _mm256_mul_ps(x, vr);
-        _mm256_storeu_ps(a + i, _mm256_add_ps(_mm256_loadu_ps(a + i), t));
+        _mm256_storeu_ps(a + i, _mm256_add_ps(first ? _mm256_setzero_ps() : _mm256_loadu_ps(a + i), t));
     }
     for (; i < n; i++) {
-        if (at) { if (at[i] == id) a[i] += g[i]; }
-        else a[i] += g[i] * r;
+        const float v = at ? (at[i] == id ? g[i] : 0.0f) : g[i] * r;
+        a[i] = (first ? 0.0f : a[i]) + v;
     }
 }
 #endif
@@ -15161,15 +15162,24 @@ GPUML__FN void gpuml__pool_sum_run(float *a, const float *v, int64_t n)
 #endif
     for (i = 0; i < n; i++) a[i] += v[i];
 }
-GPUML__FN void gpuml__pool_bacc_run(float *a, const float *g, const int *at, int id, float r, int64_t n)
+/* a[i] = 0, i < n (dx elements no window covers) */
+GPUML__FN void gpuml__pool_zero(float *a, int64_t n)
+{
+    int64_t i = 0;
+#if GPUML__HAVE_AVX2_PATH && (defined(__x86_64__) || defined(__SSE__))
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(a + i, _mm_setzero_ps());
+#endif
+    for (; i < n; i++) a[i] = 0.0f;
+}
+GPUML__FN void gpuml__pool_bacc_run(float *a, const float *g, const int *at, int id, float r, int64_t n, int first)
 {
     int64_t i;
 #if GPUML__HAVE_AVX2_PATH
-    if (gpuml__cpu_simd() >= 1) { gpuml__pool_bacc_avx2(a, g, at, id, r, n); return; }
+    if (gpuml__cpu_simd() >= 1) { gpuml__pool_bacc_avx2(a, g, at, id, r, n, first); return; }
 #endif
     for (i = 0; i < n; i++) {
-        if (at) { if (at[i] == id) a[i] += g[i]; }
-        else a[i] += g[i] * r;
+        const float v = at ? (at[i] == id ? g[i] : 0.0f) : g[i] * r;
+        a[i] = (first ? 0.0f : a[i]) + v;
     }
 }
 static int gpuml__pool_cpu_scalar;   /* tests: 1 keeps the CPU pooling on the per-element loops */
@@ -15261,16 +15271,18 @@ GPUML__FN void gpuml__pool_bwd_rows_vec(void *arg, int64_t b, int64_t e, int tid
                 const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->c - c0);
                 char *xo = xb + (n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + c0) * es;
                 float *a = !xd ? ob + w * cv->c + c0 : cv->dt == GPUML_F32 ? (float *)(void *)xo : buf;
-                memset(a, 0, sizeof(float) * (size_t)cn);
+                if (p0 > p1 || q0 > q1) gpuml__pool_zero(a, cn);   /* no window covers it (else the first term writes a) */
                 for (p = p0; p <= p1; p++)
                     for (q = q0; q <= q1; q++) {
                         const char *gp = yb + (n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c0) * es;
                         const float *g = !yd ? rb + ((p - p0) * cv->q + q) * cv->c + c0
                                          : cv->dt == GPUML_F32 ? (const float *)(const void *)gp : gpuml__cpu_ld(cv->dt, gp, es, cn, tmp);
                         if (j->pool_max)
-                            gpuml__pool_bacc_run(a, g, j->arg + ((n * cv->p + p) * cv->q + q) * cv->c + c0, (int)(h * cv->w + w), 0.0f, cn);
+                            gpuml__pool_bacc_run(a, g, j->arg + ((n * cv->p + p) * cv->q + q) * cv->c + c0, (int)(h * cv->w + w), 0.0f, cn,
+                                                 p == p0 && q == q0);
                         else
-                            gpuml__pool_bacc_run(a, g, NULL, 0, 1.0f / gpuml__pool_count(cv, p * cv->sh - cv->pt, q * cv->sw - cv->pl, j->count_pad), cn);
+                            gpuml__pool_bacc_run(a, g, NULL, 0, 1.0f / gpuml__pool_count(cv, p * cv->sh - cv->pt, q * cv->sw - cv->pl, j->count_pad), cn,
+                                                 p == p0 && q == q0);
                     }
                 if (a == buf) gpuml__cpu_st(cv->dt, xo, es, cn, a);
             }
