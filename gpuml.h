@@ -12116,6 +12116,15 @@ GPUML__FN int gpuml__dw_cpu_bwf(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
 /* Depthwise backward data (f32, dx and dy with channels contiguous): each dx pixel is the sum of its
    taps' dy pixels times the taps' weights, the channels a vector, the taps in (r, s) order (the
    weights as f32 [R*S][C], d->wt).  dx rows (n, h) [b, e). */
+/* the depthwise weights as f32 [R*S][C] (channels contiguous: the vector lanes) */
+GPUML__FN void gpuml__dw_wt(const gpuml__cv *cv, float *wt)
+{
+    int64_t k, r, s;
+    for (k = 0; k < cv->k; k++)
+        for (r = 0; r < cv->r; r++)
+            for (s = 0; s < cv->s; s++)
+                wt[(r * cv->s + s) * cv->c + k] = gpuml__cv_ld(cv->dt, cv->wt, k * cv->ws[0] + r * cv->ws[1] + s * cv->ws[2]);
+}
 GPUML__FN void gpuml__dw_bwd_rows(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__dw_cpu *d = (const gpuml__dw_cpu *)arg;
@@ -12159,7 +12168,7 @@ GPUML__FN int gpuml__dw_cpu_bwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
 {
     gpuml__dw_cpu d;
     float *wt;
-    int64_t k, r, s, nt = gpuml__pool_size(ctx->pool);
+    int64_t nt = gpuml__pool_size(ctx->pool);
     const int bufs = !(cv->dt == GPUML_F32 && cv->xs[3] == 1 && cv->ys[3] == 1);
     if (cv->cg != 1 || cv->kg != 1 || cv->r > 64) return 0;
     memset(&d, 0, sizeof d);
@@ -12167,10 +12176,7 @@ GPUML__FN int gpuml__dw_cpu_bwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
     d.per = bufs ? (cv->r * cv->q + cv->w) * cv->c + GPUML__MAX(cv->w, cv->q) + 16 : 0;
     wt = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->r * cv->s * cv->c + nt * d.per) + 1);
     if (!wt) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
-    for (k = 0; k < cv->k; k++)
-        for (r = 0; r < cv->r; r++)
-            for (s = 0; s < cv->s; s++)
-                wt[(r * cv->s + s) * cv->c + k] = gpuml__cv_ld(cv->dt, cv->wt, k * cv->ws[0] + r * cv->ws[1] + s * cv->ws[2]);
+    gpuml__dw_wt(cv, wt);
     d.wt = wt; d.buf = wt + cv->r * cv->s * cv->c;
     gpuml__parallel_for(ctx->pool, cv->n * cv->h, 1, gpuml__dw_bwd_rows, &d);
     gpuml__aligned_free(wt);
@@ -12183,7 +12189,7 @@ GPUML__FN int gpuml__dw_cpu_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
     gpuml__dw_cpu d;
     gpuml__cv cvk;
     float *wt;
-    int64_t k, r, s, nt = gpuml__pool_size(ctx->pool);
+    int64_t nt = gpuml__pool_size(ctx->pool);
     if (cv->cg != 1 || cv->kg != 1 || cv->r > 64) return 0;
     memset(&d, 0, sizeof d);
     cvk = *cv; cvk.kg = cv->k; cvk.groups = 1;
@@ -12193,10 +12199,7 @@ GPUML__FN int gpuml__dw_cpu_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
     d.per = (cv->r * cv->w + cv->q) * cv->c + GPUML__MAX(cv->w, cv->q) + 16;   /* (ob also serves as the plane-row buffer before it is written) */
     wt = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->r * cv->s * cv->c + (int64_t)nt * d.per));
     if (!wt) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
-    for (k = 0; k < cv->k; k++)
-        for (r = 0; r < cv->r; r++)
-            for (s = 0; s < cv->s; s++)
-                wt[(r * cv->s + s) * cv->c + k] = gpuml__cv_ld(cv->dt, cv->wt, k * cv->ws[0] + r * cv->ws[1] + s * cv->ws[2]);
+    gpuml__dw_wt(cv, wt);
     d.wt = wt; d.buf = wt + cv->r * cv->s * cv->c;
     gpuml__parallel_for(ctx->pool, cv->n * cv->p, 1, gpuml__dw_rows, &d);
     gpuml__aligned_free(wt);
@@ -15119,12 +15122,6 @@ GPUML__AVX2_TARGET GPUML__FN void gpuml__pool_max_avx2(float *m, int *at, const 
     for (; i < n; i++)
         if (v[i] > m[i] || v[i] != v[i]) { m[i] = v[i]; if (at) at[i] = id; }
 }
-GPUML__AVX2_TARGET GPUML__FN void gpuml__pool_sum_avx2(float *a, const float *v, int64_t n)
-{
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(a + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(v + i)));
-    for (; i < n; i++) a[i] += v[i];
-}
 /* backward: a[i] += (at[i] == id ? g[i] : 0) (max), or g[i] * r (average, at NULL); first: a[i] = 0 + that
    (the sum's first term without a zeroing pass) */
 GPUML__AVX2_TARGET GPUML__FN void gpuml__pool_bacc_avx2(float *a, const float *g, const int *at, int id, float r, int64_t n, int first)
@@ -15153,23 +15150,6 @@ GPUML__FN void gpuml__pool_max_run(float *m, int *at, const float *v, int id, in
 #endif
     for (i = 0; i < n; i++)
         if (v[i] > m[i] || v[i] != v[i]) { m[i] = v[i]; if (at) at[i] = id; }
-}
-GPUML__FN void gpuml__pool_sum_run(float *a, const float *v, int64_t n)
-{
-    int64_t i;
-#if GPUML__HAVE_AVX2_PATH
-    if (gpuml__cpu_simd() >= 1) { gpuml__pool_sum_avx2(a, v, n); return; }
-#endif
-    for (i = 0; i < n; i++) a[i] += v[i];
-}
-/* a[i] = 0, i < n (dx elements no window covers) */
-GPUML__FN void gpuml__pool_zero(float *a, int64_t n)
-{
-    int64_t i = 0;
-#if GPUML__HAVE_AVX2_PATH && (defined(__x86_64__) || defined(__SSE__))
-    for (; i + 4 <= n; i += 4) _mm_storeu_ps(a + i, _mm_setzero_ps());
-#endif
-    for (; i < n; i++) a[i] = 0.0f;
 }
 GPUML__FN void gpuml__pool_bacc_run(float *a, const float *g, const int *at, int id, float r, int64_t n, int first)
 {
@@ -15233,7 +15213,7 @@ GPUML__FN void gpuml__pool_rows_vec(void *arg, int64_t b, int64_t e, int tid)
                         const float *v = !xd ? rb + ((h - hs) * cv->w + w) * cv->c + c0
                                          : cv->dt == GPUML_F32 ? (const float *)(const void *)xp : gpuml__cpu_ld(cv->dt, xp, es, cn, tmp);
                         if (j->pool_max) gpuml__pool_max_run(m, at, v, (int)(h * cv->w + w), cn);
-                        else gpuml__pool_sum_run(m, v, cn);
+                        else gpuml__vacc(m, v, cn);
                     }
                 if (!j->pool_max) {
                     const float cnt = gpuml__pool_count(cv, h0, w0, j->count_pad);
@@ -15271,7 +15251,7 @@ GPUML__FN void gpuml__pool_bwd_rows_vec(void *arg, int64_t b, int64_t e, int tid
                 const int64_t cn = GPUML__MIN((int64_t)GPUML__TILE, cv->c - c0);
                 char *xo = xb + (n * cv->xs[0] + h * cv->xs[1] + w * cv->xs[2] + c0) * es;
                 float *a = !xd ? ob + w * cv->c + c0 : cv->dt == GPUML_F32 ? (float *)(void *)xo : buf;
-                if (p0 > p1 || q0 > q1) gpuml__pool_zero(a, cn);   /* no window covers it (else the first term writes a) */
+                if (p0 > p1 || q0 > q1) memset(a, 0, sizeof(float) * (size_t)cn);   /* no window covers it (else the first term writes a) */
                 for (p = p0; p <= p1; p++)
                     for (q = q0; q <= q1; q++) {
                         const char *gp = yb + (n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] + c0) * es;
