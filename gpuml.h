@@ -11844,6 +11844,55 @@ GPUML__FN void gpuml__cv_direct_rows(void *arg, int64_t b, int64_t e, int tid)
             }
     }
 }
+#if GPUML__HAVE_AVX2_PATH
+/* r[i][j] <- r[j][i], 16 x 16 floats */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__tr16_avx512(__m512 *r)
+{
+    /* (the masked forms: gcc 12's C++ front end calls the plain ones' undefined source uninitialized) */
+    __m512 t[16], v[4], w[4];
+    int i, m;
+    for (i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_mask_unpacklo_ps(r[2 * i], 0xFFFF, r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_mask_unpackhi_ps(r[2 * i], 0xFFFF, r[2 * i], r[2 * i + 1]);
+    }
+    for (i = 0; i < 4; i++) {   /* r[4g + m], lane k: column 4k + m of rows 4g .. 4g + 3 */
+        r[4 * i] = _mm512_mask_shuffle_ps(t[4 * i], 0xFFFF, t[4 * i], t[4 * i + 2], 0x44); r[4 * i + 1] = _mm512_mask_shuffle_ps(t[4 * i], 0xFFFF, t[4 * i], t[4 * i + 2], 0xEE);
+        r[4 * i + 2] = _mm512_mask_shuffle_ps(t[4 * i + 1], 0xFFFF, t[4 * i + 1], t[4 * i + 3], 0x44); r[4 * i + 3] = _mm512_mask_shuffle_ps(t[4 * i + 1], 0xFFFF, t[4 * i + 1], t[4 * i + 3], 0xEE);
+    }
+    for (m = 0; m < 4; m++) {
+        v[0] = _mm512_mask_shuffle_f32x4(r[m], 0xFFFF, r[m], r[4 + m], 0x88); v[1] = _mm512_mask_shuffle_f32x4(r[m], 0xFFFF, r[m], r[4 + m], 0xDD);
+        w[0] = _mm512_mask_shuffle_f32x4(r[8 + m], 0xFFFF, r[8 + m], r[12 + m], 0x88); w[1] = _mm512_mask_shuffle_f32x4(r[8 + m], 0xFFFF, r[8 + m], r[12 + m], 0xDD);
+        t[m] = _mm512_mask_shuffle_f32x4(v[0], 0xFFFF, v[0], w[0], 0x88); t[4 + m] = _mm512_mask_shuffle_f32x4(v[1], 0xFFFF, v[1], w[1], 0x88);
+        t[8 + m] = _mm512_mask_shuffle_f32x4(v[0], 0xFFFF, v[0], w[0], 0xDD); t[12 + m] = _mm512_mask_shuffle_f32x4(v[1], 0xFFFF, v[1], w[1], 0xDD);
+    }
+    for (i = 0; i < 16; i++) r[i] = t[i];
+}
+/* f32 planes (pixels contiguous, channel c at src + c * cst) <-> f32 [W][C], 16 x 16 blocks at a time:
+   to_cl 1: buf[w][c] = src[c][w]; 0: src[c][w] = buf[w][c] */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__cl_tr_avx512(float *pl, int64_t cst, int64_t W, int64_t C, float *buf, int to_cl)
+{
+    int64_t c0, w0;
+    int i;
+    for (c0 = 0; c0 < C; c0 += 16) {
+        const int nc = (int)GPUML__MIN(C - c0, (int64_t)16);
+        const __mmask16 mc = (__mmask16)((1u << nc) - 1u);
+        for (w0 = 0; w0 < W; w0 += 16) {
+            const int nw = (int)GPUML__MIN(W - w0, (int64_t)16);
+            const __mmask16 mw = (__mmask16)((1u << nw) - 1u);
+            __m512 r[16];
+            if (to_cl) {
+                for (i = 0; i < 16; i++) r[i] = i < nc ? _mm512_maskz_loadu_ps(mw, pl + (c0 + i) * cst + w0) : _mm512_setzero_ps();
+                gpuml__tr16_avx512(r);
+                for (i = 0; i < nw; i++) _mm512_mask_storeu_ps(buf + (w0 + i) * C + c0, mc, r[i]);
+            } else {
+                for (i = 0; i < 16; i++) r[i] = i < nw ? _mm512_maskz_loadu_ps(mc, buf + (w0 + i) * C + c0) : _mm512_setzero_ps();
+                gpuml__tr16_avx512(r);
+                for (i = 0; i < nc; i++) _mm512_mask_storeu_ps(pl + (c0 + i) * cst + w0, mw, r[i]);
+            }
+        }
+    }
+}
+#endif
 /* Layouts whose channels are not contiguous (NCHW): a row (n, h) of W pixels of t (dims n, h, w, c at
    strides st) converted to f32 [W][C] and back, a channel's plane row at a time (gpuml__cpu_ld /
    gpuml__cpu_st along the row, a transposing copy into / out of buf; tw: W floats) -- the CPU pooling
@@ -11854,6 +11903,9 @@ GPUML__FN void gpuml__pool_row_ld(const gpuml__cv *cv, const gpuml_tensor *t, co
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], C = cv->c;
     const char *base = (const char *)gpuml_tensor_data(t) + (n * st[0] + h * st[1]) * es;
     int64_t c, w;
+#if GPUML__HAVE_AVX2_PATH
+    if (cv->dt == GPUML_F32 && st[2] == 1 && gpuml__cpu_simd() >= 2) { gpuml__cl_tr_avx512((float *)(void *)base, st[3], W, C, buf, 1); return; }
+#endif
     for (c = 0; c < C; c++) {
         const float *v = gpuml__cpu_ld(cv->dt, base + c * st[3] * es, st[2] * es, W, tw);
         for (w = 0; w < W; w++) buf[w * C + c] = v[w];
@@ -11865,6 +11917,9 @@ GPUML__FN void gpuml__pool_row_st(const gpuml__cv *cv, const gpuml_tensor *t, co
     const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], C = cv->c;
     char *base = (char *)gpuml_tensor_data(t) + (n * st[0] + h * st[1]) * es;
     int64_t c, w;
+#if GPUML__HAVE_AVX2_PATH
+    if (cv->dt == GPUML_F32 && st[2] == 1 && gpuml__cpu_simd() >= 2) { gpuml__cl_tr_avx512((float *)(void *)base, st[3], W, C, (float *)buf, 0); return; }
+#endif
     for (c = 0; c < C; c++) {
         for (w = 0; w < W; w++) tw[w] = buf[w * C + c];
         gpuml__cpu_st(cv->dt, base + c * st[3] * es, st[2] * es, W, tw);
@@ -11877,6 +11932,565 @@ GPUML__FN void gpuml__pool_row_st(const gpuml__cv *cv, const gpuml_tensor *t, co
    apart, else converted into a per-thread buffer -- and each output pixel sums its taps a block of
    channels at a time (four accumulators: the FMA chains overlap), in (r, s) order.  The row goes to y
    in place (f32, channels contiguous) or through gpuml__cv_epi_rows, which also applies the epilogue. */
+/* Depthwise in planes (multiplier 1; layouts whose channels are not contiguous: NCHW).  The channel-
+   vector loops below would transpose every row to channels-last and back (scalar copies: 2-5 GB/s,
+   0.05-0.37 of memcpy); here the pixels of a plane row are the vector lanes.  A plane's rows go
+   through a per-thread ring of padded f32 rows (each input row converted once a band of output rows):
+     forward and backward filter: x's row with the left padding in front and zeros after it, split
+       into sw phases (phase f holds padded pixels f, f + sw, ...), so that tap s of output q reads
+       phase (s*dw) % sw at q + (s*dw) / sw: unit-stride loads at any stride;
+     backward data: dy's row zero-stuffed (dy[q] at A + q*sw, A = (S-1)*dw), so that dx[w] is the
+       sum of w[r][s] * row_r[w + pl + A - s*dw]: the forward's sum with other offsets.
+   Rows outside the input point at a zero row.  Four output rows go through the kernel together (four
+   FMA chains), each output's taps summed in (r, s) order.  The backward filter sums a plane's products
+   in vector lanes, one partial [R*S] a plane, then the partials over the batch in order (the same
+   result on any thread count). */
+static int gpuml__cv_cpu_dw_rows_nchw;
+static int gpuml__cv_cpu_dw_flat;   /* tests: 1 takes whole planes up to 16384 floats, -1 never */
+#ifndef GPUML__DWP_FLAT_N
+#define GPUML__DWP_FLAT_N 8192   /* whole planes up to 32 KB (ResNet / MobileNet planes of 56 and less; 112: the ring) */
+#endif   /* tests: 1 keeps NCHW depthwise on the channel-vector loops (transposed rows); -1: in planes at any width */
+typedef struct gpuml__dwp {
+    const gpuml__cv *cv;
+    const float *wk;      /* f32 [C][R*S] */
+    float *buf;           /* per thread: ring (ns rows of L), a zero row (L), 4 output rows (Qr each), a pad row (sw*L) */
+    int64_t *tags;        /* per thread: ns ring tags */
+    float *part;          /* backward filter: [N*C][R*S] */
+    int64_t per, L, Ls, ns, nb, Qr;   /* L: floats a phase (kind 1: a row); Ls: a ring row (L * sw); Qr: output row rounded to 16 */
+    int64_t off[64];
+    int kind;             /* 0 forward, 1 backward data, 2 backward filter */
+    /* whole planes (small ones): the source plane padded (kind 0 / 2: split into sh * sw phase planes
+       of Hp x Wp; kind 1: dy zero-stuffed, Hp x Wp), the output computed at pitch Wp */
+    int flat;
+    int64_t Hp, Wp, chunk, xn;   /* chunk: the flat output's quarter (a multiple of 16); xn: the plane buffer's floats */
+} gpuml__dwp;
+#if GPUML__HAVE_AVX2_PATH
+/* o[i][q] = sum over r < R, s < S of wk[r*S + s] * rows[i*R + r][q + off[s]], q < Q, i < 4 */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__dwp_rows_avx512(float *const *o, const float *const *rows, const float *wk, int64_t R, int64_t S,
+                                                           const int64_t *off, int64_t Q)
+{
+    int64_t q0, r, s;
+    for (q0 = 0; q0 < Q; q0 += 16) {
+        const __mmask16 m = Q - q0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (Q - q0)) - 1u);
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (r = 0; r < R; r++) {
+            const float *x0 = rows[r] + q0, *x1 = rows[R + r] + q0, *x2 = rows[2 * R + r] + q0, *x3 = rows[3 * R + r] + q0;
+            for (s = 0; s < S; s++) {
+                const __m512 w = _mm512_set1_ps(wk[r * S + s]);
+                const int64_t f = off[s];
+                a0 = _mm512_fmadd_ps(_mm512_loadu_ps(x0 + f), w, a0);
+                a1 = _mm512_fmadd_ps(_mm512_loadu_ps(x1 + f), w, a1);
+                a2 = _mm512_fmadd_ps(_mm512_loadu_ps(x2 + f), w, a2);
+                a3 = _mm512_fmadd_ps(_mm512_loadu_ps(x3 + f), w, a3);
+            }
+        }
+        _mm512_mask_storeu_ps(o[0] + q0, m, a0); _mm512_mask_storeu_ps(o[1] + q0, m, a1);
+        _mm512_mask_storeu_ps(o[2] + q0, m, a2); _mm512_mask_storeu_ps(o[3] + q0, m, a3);
+    }
+}
+GPUML__AVX2_TARGET GPUML__FN void gpuml__dwp_rows_avx2(float *const *o, const float *const *rows, const float *wk, int64_t R, int64_t S,
+                                                       const int64_t *off, int64_t Q)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    int64_t q0, r, s;
+    for (q0 = 0; q0 < Q; q0 += 8) {
+        const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)GPUML__MIN(Q - q0, (int64_t)8)), idx);
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (r = 0; r < R; r++) {
+            const float *x0 = rows[r] + q0, *x1 = rows[R + r] + q0, *x2 = rows[2 * R + r] + q0, *x3 = rows[3 * R + r] + q0;
+            for (s = 0; s < S; s++) {
+                const __m256 w = _mm256_set1_ps(wk[r * S + s]);
+                const int64_t f = off[s];
+                a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x0 + f), w, a0);
+                a1 = _mm256_fmadd_ps(_mm256_loadu_ps(x1 + f), w, a1);
+                a2 = _mm256_fmadd_ps(_mm256_loadu_ps(x2 + f), w, a2);
+                a3 = _mm256_fmadd_ps(_mm256_loadu_ps(x3 + f), w, a3);
+            }
+        }
+        _mm256_maskstore_ps(o[0] + q0, m, a0); _mm256_maskstore_ps(o[1] + q0, m, a1);
+        _mm256_maskstore_ps(o[2] + q0, m, a2); _mm256_maskstore_ps(o[3] + q0, m, a3);
+    }
+}
+/* acc[s][lane] += dy[q] * x[q + off[s]] over q < Qr (lanes: q mod 16), s < S */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__dwp_bwf_avx512(float *acc, const float *dy, const float *x, const int64_t *off, int64_t S, int64_t Qr)
+{
+    int64_t q0, s;
+    for (s = 0; s < S; s++) {
+        const float *xs = x + off[s];
+        __m512 a = _mm512_loadu_ps(acc + 16 * s), b = _mm512_setzero_ps();
+        for (q0 = 0; q0 + 32 <= Qr; q0 += 32) {
+            a = _mm512_fmadd_ps(_mm512_loadu_ps(dy + q0), _mm512_loadu_ps(xs + q0), a);
+            b = _mm512_fmadd_ps(_mm512_loadu_ps(dy + q0 + 16), _mm512_loadu_ps(xs + q0 + 16), b);
+        }
+        if (q0 < Qr) a = _mm512_fmadd_ps(_mm512_loadu_ps(dy + q0), _mm512_loadu_ps(xs + q0), a);
+        _mm512_storeu_ps(acc + 16 * s, _mm512_add_ps(a, b));
+    }
+}
+GPUML__AVX2_TARGET GPUML__FN void gpuml__dwp_bwf_avx2(float *acc, const float *dy, const float *x, const int64_t *off, int64_t S, int64_t Qr)
+{
+    int64_t q0, s;
+    for (s = 0; s < S; s++) {
+        const float *xs = x + off[s];
+        __m256 a = _mm256_loadu_ps(acc + 16 * s), b = _mm256_loadu_ps(acc + 16 * s + 8);
+        for (q0 = 0; q0 < Qr; q0 += 16) {
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(dy + q0), _mm256_loadu_ps(xs + q0), a);
+            b = _mm256_fmadd_ps(_mm256_loadu_ps(dy + q0 + 8), _mm256_loadu_ps(xs + q0 + 8), b);
+        }
+        _mm256_storeu_ps(acc + 16 * s, a); _mm256_storeu_ps(acc + 16 * s + 8, b);
+    }
+}
+#endif
+GPUML__FN void gpuml__dwp_rows(float *const *o, const float *const *rows, const float *wk, int64_t R, int64_t S, const int64_t *off, int64_t Q)
+{
+    int64_t i, q, r, s;
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2) { gpuml__dwp_rows_avx512(o, rows, wk, R, S, off, Q); return; }
+    if (gpuml__cpu_simd() >= 1) { gpuml__dwp_rows_avx2(o, rows, wk, R, S, off, Q); return; }
+#endif
+    for (i = 0; i < 4; i++)
+        for (q = 0; q < Q; q++) {
+            float v = 0.0f;
+            for (r = 0; r < R; r++)
+                for (s = 0; s < S; s++) v += rows[i * R + r][q + off[s]] * wk[r * S + s];
+            o[i][q] = v;
+        }
+}
+/* Qr: a multiple of 16; dy zero past its Q values */
+GPUML__FN void gpuml__dwp_bwf(float *acc, const float *dy, const float *x, const int64_t *off, int64_t S, int64_t Qr)
+{
+    int64_t q, s;
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2) { gpuml__dwp_bwf_avx512(acc, dy, x, off, S, Qr); return; }
+    if (gpuml__cpu_simd() >= 1) { gpuml__dwp_bwf_avx2(acc, dy, x, off, S, Qr); return; }
+#endif
+    for (s = 0; s < S; s++)
+        for (q = 0; q < Qr; q++) acc[16 * s + (q & 15)] += dy[q] * x[q + off[s]];
+}
+#if GPUML__HAVE_AVX2_PATH
+/* ev[i] = s[2i], od[i] = s[2i + 1], i < n (n a multiple of 16) */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__deint2_avx512(const float *s, int64_t n, float *ev, float *od)
+{
+    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
+    int64_t i;
+    for (i = 0; i < n; i += 16) {
+        const __m512 a = _mm512_loadu_ps(s + 2 * i), b = _mm512_loadu_ps(s + 2 * i + 16);
+        _mm512_storeu_ps(ev + i, _mm512_permutex2var_ps(a, ie, b));
+        _mm512_storeu_ps(od + i, _mm512_permutex2var_ps(a, io, b));
+    }
+}
+#endif
+/* row (n, c, h) of t (logical strides st: n, h, w, c) into o as the kind's padded f32 row: L floats a
+   phase (kind 1: one phase); pad: a row of L * sw floats */
+GPUML__FN void gpuml__dwp_fill(const gpuml__dwp *j, const gpuml_tensor *t, const int64_t *st, int64_t W, int64_t n, int64_t c, int64_t h,
+                               float *o, float *pad)
+{
+    /* every fill of a call writes the same positions of a row: the zeros around them (the buffers are
+       zeroed once a call) stay */
+    const gpuml__cv *cv = j->cv;
+    const int64_t es = (int64_t)gpuml__dtype_sizes[cv->dt], L = j->L;
+    const char *src = (const char *)gpuml_tensor_data(t) + (n * st[0] + h * st[1] + c * st[3]) * es;
+    int64_t i, f;
+    if (j->kind == 1) {   /* dy's row zero-stuffed: dy[q] at A + q*sw */
+        const int64_t A = (cv->s - 1) * (int64_t)cv->dw, nq = GPUML__MAX(GPUML__MIN(W, (L - A + cv->sw - 1) / cv->sw), (int64_t)0);
+        const float *v = gpuml__cpu_ld(cv->dt, src, st[2] * es, nq, cv->sw == 1 ? o + A : pad);
+        if (cv->sw == 1) {
+            if (v != o + A) memcpy(o + A, v, sizeof(float) * (size_t)nq);
+        } else
+            for (i = 0; i < nq; i++) o[A + i * cv->sw] = v[i];
+        return;
+    }
+    {   /* x's row padded: pl zeros, the row, zeros; split into sw phases */
+        const int64_t sw = cv->sw, tot = L * sw, lead = GPUML__MIN((int64_t)cv->pl, tot), nw = GPUML__MIN(W, tot - lead);
+        float *d = sw == 1 ? o : pad;
+        const float *v = gpuml__cpu_ld(cv->dt, src, st[2] * es, nw, d + lead);
+        if (v != d + lead) memcpy(d + lead, v, sizeof(float) * (size_t)nw);
+        if (sw == 1) return;
+#if GPUML__HAVE_AVX2_PATH
+        if (sw == 2 && gpuml__cpu_simd() >= 2) { gpuml__deint2_avx512(pad, L, o, o + L); return; }
+#endif
+        for (f = 0; f < sw; f++)
+            for (i = 0; i < L; i++) o[f * L + i] = pad[i * sw + f];
+    }
+}
+/* the ring's row of key (an input row h, or dy's row p for the backward data), filled on a miss */
+GPUML__FN const float *gpuml__dwp_row(const gpuml__dwp *j, float *ring, int64_t *tags, int64_t key, const gpuml_tensor *t, const int64_t *st,
+                                      int64_t W, int64_t n, int64_t c, float *pad)
+{
+    const int64_t slot = key & (j->ns - 1);
+    float *o = ring + slot * j->Ls;
+    if (tags[slot] != key) { gpuml__dwp_fill(j, t, st, W, n, c, key, o, pad); tags[slot] = key; }
+    return o;
+}
+/* forward (kind 0) and backward data (kind 1): tasks (plane, band of output rows) [b, e) */
+GPUML__FN void gpuml__dwp_out_rows(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__dwp *j = (const gpuml__dwp *)arg;
+    const gpuml__cv *cv = j->cv;
+    const int64_t R = cv->r, S = cv->s, C = cv->c, Ls = j->Ls, es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    const int bwd = j->kind == 1;
+    /* in: x (forward) or dy (backward data); out: y or dx, rows of Wo pixels, Ho of them */
+    const gpuml_tensor *in = bwd ? cv->y : cv->x, *out = bwd ? cv->x : cv->y;
+    const int64_t *is = bwd ? cv->ys : cv->xs, *os = bwd ? cv->xs : cv->ys;
+    const int64_t Wi = bwd ? cv->q : cv->w, Ho = bwd ? cv->h : cv->p, Wo = bwd ? cv->w : cv->q;
+    const int direct = cv->dt == GPUML_F32 && os[2] == 1 && (bwd || (!cv->bias && !cv->act && !cv->res));
+    const float *bias = !bwd && cv->bias ? (const float *)gpuml_tensor_data(cv->bias) : NULL;
+    float *ring = j->buf + (int64_t)tid * j->per, *zero = ring + j->ns * Ls, *pad = zero + Ls, *ob = pad + Ls, *rb = ob + 4 * j->Qr;
+    int64_t *tags = j->tags + (int64_t)tid * j->ns;
+    const float *rows[256];
+    float *o[4];
+    int64_t t, i, r, p;
+    for (t = b; t < e; t++) {
+        const int64_t plane = t / j->nb, band = t % j->nb, n = plane / C, c = plane % C;
+        const int64_t p0 = Ho * band / j->nb, p1 = Ho * (band + 1) / j->nb;
+        for (i = 0; i < j->ns; i++) tags[i] = -1;
+        for (p = p0; p < p1; p += 4) {
+            const int64_t nr = GPUML__MIN(p1 - p, (int64_t)4);
+            for (i = 0; i < 4; i++)
+                for (r = 0; r < R; r++) {
+                    const float *row = zero;
+                    if (i < nr) {
+                        if (bwd) {   /* dx row p + i takes dy row (p + i + pt - r*dh) / sh where that divides */
+                            const int64_t vp = p + i + cv->pt - r * cv->dh;
+                            if (cv->sh == 1) { if (vp >= 0 && vp < cv->p) row = gpuml__dwp_row(j, ring, tags, vp, in, is, Wi, n, c, pad); }
+                            else if (vp >= 0 && vp % cv->sh == 0 && vp / cv->sh < cv->p) row = gpuml__dwp_row(j, ring, tags, vp / cv->sh, in, is, Wi, n, c, pad);
+                        } else {
+                            const int64_t h = (p + i) * cv->sh - cv->pt + r * cv->dh;
+                            if (h >= 0 && h < cv->h) row = gpuml__dwp_row(j, ring, tags, h, in, is, Wi, n, c, pad);
+                        }
+                    }
+                    rows[i * R + r] = row;
+                }
+            for (i = 0; i < 4; i++)
+                o[i] = i < nr && direct ? (float *)gpuml_tensor_data(out) + n * os[0] + (p + i) * os[1] + c * os[3] : ob + i * j->Qr;
+            gpuml__dwp_rows(o, rows, j->wk + c * R * S, R, S, j->off, Wo);
+            if (direct) continue;
+            for (i = 0; i < nr; i++) {
+                float *v = ob + i * j->Qr;
+                char *dst = (char *)gpuml_tensor_data(out) + (n * os[0] + (p + i) * os[1] + c * os[3]) * es;
+                if (bias || cv->act || cv->res) {
+                    const float *rr = cv->res ? gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->res) +
+                                                              (n * cv->rs[0] + (p + i) * cv->rs[1] + c * cv->rs[3]) * es, cv->rs[2] * es, Wo, rb)
+                                              : NULL;
+                    gpuml__epi_run(v, v, bias ? bias + c : NULL, 0, cv->act, rr, Wo);
+                }
+                gpuml__cpu_st(cv->dt, dst, os[2] * es, Wo, v);
+            }
+        }
+    }
+}
+/* backward filter: planes (n, c) [b, e), each's sums into part[plane][R*S] */
+GPUML__FN void gpuml__dwp_bwf_planes(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__dwp *j = (const gpuml__dwp *)arg;
+    const gpuml__cv *cv = j->cv;
+    const int64_t R = cv->r, S = cv->s, C = cv->c, Ls = j->Ls, es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    float *ring = j->buf + (int64_t)tid * j->per, *pad = ring + j->ns * Ls + Ls, *dyb = pad + Ls, *acc = dyb + 5 * j->Qr;
+    int64_t *tags = j->tags + (int64_t)tid * j->ns;
+    int64_t t, i, r, p;
+    for (t = b; t < e; t++) {
+        const int64_t n = t / C, c = t % C;
+        for (i = 0; i < j->ns; i++) tags[i] = -1;
+        memset(acc, 0, sizeof(float) * (size_t)(R * S * 16));
+        for (p = 0; p < cv->p; p++) {
+            const float *v = gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->y) + (n * cv->ys[0] + p * cv->ys[1] + c * cv->ys[3]) * es,
+                                           cv->ys[2] * es, cv->q, dyb);
+            if (v != dyb) memcpy(dyb, v, sizeof(float) * (size_t)cv->q);   /* (its tail stays zero) */
+            for (r = 0; r < R; r++) {
+                const int64_t h = p * cv->sh - cv->pt + r * cv->dh;
+                if (h < 0 || h >= cv->h) continue;
+                gpuml__dwp_bwf(acc + r * S * 16, dyb, gpuml__dwp_row(j, ring, tags, h, cv->x, cv->xs, cv->w, n, c, pad), j->off, S, j->Qr);
+            }
+        }
+        for (i = 0; i < R * S; i++) {
+            float v = 0.0f;
+            int l;
+            for (l = 0; l < 16; l++) v += acc[i * 16 + l];
+            j->part[t * R * S + i] = v;
+        }
+    }
+}
+/* dw[c] = the sum of the planes' partials over the batch, in order; channels [b, e) */
+GPUML__FN void gpuml__dwp_bwf_sum(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__dwp *j = (const gpuml__dwp *)arg;
+    const gpuml__cv *cv = j->cv;
+    const int64_t RS = cv->r * cv->s;
+    int64_t c, i, n;
+    (void)tid;
+    for (c = b; c < e; c++)
+        for (i = 0; i < RS; i++) {
+            float v = 0.0f;
+            for (n = 0; n < cv->n; n++) v += j->part[(n * cv->c + c) * RS + i];
+            gpuml__cv_st(cv->dt, cv->wt, c * cv->ws[0] + (i / cv->s) * cv->ws[1] + (i % cv->s) * cv->ws[2], v);
+        }
+}
+/* d[i] = s[i], i < n: short runs inline (a memcpy call cost more than the copy of a 7-float row) */
+#if GPUML__HAVE_AVX2_PATH
+GPUML__AVX512_TARGET GPUML__FN void gpuml__fcpy_avx512(float *d, const float *s, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(d + i, _mm512_loadu_ps(s + i));
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_ps(d + i, m, _mm512_maskz_loadu_ps(m, s + i));
+    }
+}
+#endif
+/* rows of n floats: d[r * dp + i] = s[r * sp + i] */
+#if GPUML__HAVE_AVX2_PATH
+GPUML__AVX512_TARGET GPUML__FN void gpuml__fcpy2d_avx512(float *d, int64_t dp, const float *s, int64_t sp, int64_t rows, int64_t n)
+{
+    const __mmask16 m = (__mmask16)((1u << (n & 15)) - 1u);
+    int64_t r, i;
+    for (r = 0; r < rows; r++, d += dp, s += sp) {
+        for (i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(d + i, _mm512_loadu_ps(s + i));
+        if (m) _mm512_mask_storeu_ps(d + i, m, _mm512_maskz_loadu_ps(m, s + i));
+    }
+}
+/* rows of W floats split into their even and odd elements: d0[r * dp + i] = s[r * sp + 2i] (i < n0),
+   d1[r * dp + i] = s[r * sp + 2i + 1] (i < n1) */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__deint2_rows_avx512(float *d0, float *d1, int64_t dp, const float *s, int64_t sp, int64_t rows,
+                                                              int64_t W, int64_t n0, int64_t n1)
+{
+    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
+    int64_t r, i;
+    for (r = 0; r < rows; r++, d0 += dp, d1 += dp, s += sp)
+        for (i = 0; i < n0 || i < n1; i += 16) {
+            const int64_t la = GPUML__MAX(GPUML__MIN(W - 2 * i, (int64_t)16), (int64_t)0), lb = GPUML__MAX(GPUML__MIN(W - 2 * i - 16, (int64_t)16), (int64_t)0);
+            const __m512 a = _mm512_maskz_loadu_ps((__mmask16)((1u << la) - 1u), s + 2 * i);
+            const __m512 b = _mm512_maskz_loadu_ps((__mmask16)((1u << lb) - 1u), s + 2 * i + 16);
+            const int64_t k0 = GPUML__MAX(GPUML__MIN(n0 - i, (int64_t)16), (int64_t)0), k1 = GPUML__MAX(GPUML__MIN(n1 - i, (int64_t)16), (int64_t)0);
+            _mm512_mask_storeu_ps(d0 + i, (__mmask16)((1u << k0) - 1u), _mm512_permutex2var_ps(a, ie, b));
+            _mm512_mask_storeu_ps(d1 + i, (__mmask16)((1u << k1) - 1u), _mm512_permutex2var_ps(a, io, b));
+        }
+}
+#endif
+GPUML__FN void gpuml__fcpy2d(float *d, int64_t dp, const float *s, int64_t sp, int64_t rows, int64_t n)
+{
+    int64_t r;
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2) { gpuml__fcpy2d_avx512(d, dp, s, sp, rows, n); return; }
+#endif
+    for (r = 0; r < rows; r++) memcpy(d + r * dp, s + r * sp, sizeof(float) * (size_t)n);
+}
+GPUML__FN void gpuml__fcpy(float *d, const float *s, int64_t n)
+{
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2) { gpuml__fcpy_avx512(d, s, n); return; }
+#endif
+    memcpy(d, s, sizeof(float) * (size_t)n);
+}
+/* whole small planes: tasks (n, c) [b, e).  The output, as a flat row of P x Wp values (Wp - Q of
+   them a row not used), is the sum over the taps of the plane buffer at the taps' offsets: the
+   kernel's four chains take its four quarters. */
+GPUML__FN void gpuml__dwp_flat_planes(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__dwp *j = (const gpuml__dwp *)arg;
+    const gpuml__cv *cv = j->cv;
+    const int64_t R = cv->r, S = cv->s, RS = R * S, C = cv->c, es = (int64_t)gpuml__dtype_sizes[cv->dt], Hp = j->Hp, Wp = j->Wp;
+    const int kind = j->kind;
+    const gpuml_tensor *in = kind == 1 ? cv->y : cv->x;
+    const int64_t *is = kind == 1 ? cv->ys : cv->xs, Hi = kind == 1 ? cv->p : cv->h, Wi = kind == 1 ? cv->q : cv->w;
+    float *X = j->buf + (int64_t)tid * j->per, *F = X + j->xn, *pad = F + 4 * j->chunk, *rb = pad + GPUML__MAX(cv->w, cv->q) + 16;
+    float *acc = rb + GPUML__MAX(cv->w, cv->q) + 16;
+    const float *bias = kind == 0 && cv->bias ? (const float *)gpuml_tensor_data(cv->bias) : NULL;
+    int64_t t, h, i, p;
+    const char *ib = (const char *)gpuml_tensor_data(in);
+    /* f32 rows into the plane a plane a call (stride 2: split by a vector permute) */
+    const int fast_in = cv->dt == GPUML_F32 && is[2] == 1 && (cv->sw == 1 || (cv->sw == 2 && kind != 1 && gpuml__cpu_simd() >= 2));
+    for (t = b; t < e; t++) {
+        const int64_t n = t / C, c = t % C;
+        /* the source plane into X (only the data positions: the zeros around them stay) */
+        if (fast_in) {
+            const float *src = (const float *)(const void *)ib + n * is[0] + c * is[3];
+            if (kind == 1) {
+                const int64_t A_h = (R - 1) * (int64_t)cv->dh, A_w = (S - 1) * (int64_t)cv->dw;
+                const int64_t nh = GPUML__MIN(Hi, (Hp - A_h + cv->sh - 1) / cv->sh), nw = GPUML__MIN(Wi, Wp - A_w);
+                if (nh > 0 && nw > 0) gpuml__fcpy2d(X + A_h * Wp + A_w, cv->sh * Wp, src, is[1], nh, nw);
+            } else {
+                const int64_t nw = GPUML__MIN(Wi, Wp * cv->sw - (int64_t)cv->pl);
+                int64_t a;
+                for (a = 0; a < cv->sh && nw > 0; a++) {   /* the input rows of row phase a: h0, h0 + sh, ... */
+                    const int64_t h0 = ((a - cv->pt) % cv->sh + cv->sh) % cv->sh, r0 = (h0 + cv->pt) / cv->sh;
+                    const int64_t nh = GPUML__MIN((Hi - h0 + cv->sh - 1) / cv->sh, Hp - r0);
+                    if (nh <= 0) continue;
+                    if (cv->sw == 1) gpuml__fcpy2d(X + a * Hp * Wp + r0 * Wp + cv->pl, Wp, src + h0 * is[1], cv->sh * is[1], nh, nw);
+#if GPUML__HAVE_AVX2_PATH
+                    else {   /* x's even pixels to column phase pl % 2 from column pl / 2, its odd ones to the other */
+                        const int64_t pl = cv->pl, n0 = GPUML__MIN((Wi + 1) / 2, Wp - pl / 2), n1 = GPUML__MIN(Wi / 2, Wp - (pl + 1) / 2);
+                        float *base = X + a * 2 * Hp * Wp + r0 * Wp;
+                        gpuml__deint2_rows_avx512(base + (pl % 2) * Hp * Wp + pl / 2, base + ((pl + 1) % 2) * Hp * Wp + (pl + 1) / 2, Wp,
+                                                  src + h0 * is[1], cv->sh * is[1], nh, Wi, GPUML__MAX(n0, (int64_t)0), GPUML__MAX(n1, (int64_t)0));
+                    }
+#endif
+                }
+            }
+        }
+        for (h = 0; h < Hi && !fast_in; h++) {
+            const char *src = (const char *)gpuml_tensor_data(in) + (n * is[0] + h * is[1] + c * is[3]) * es;
+            int64_t row, col0, cs, a, nw;
+            float *dst;
+            if (kind == 1) { row = (R - 1) * (int64_t)cv->dh + h * cv->sh; col0 = (S - 1) * (int64_t)cv->dw; cs = cv->sw; a = 0; }
+            else { row = (h + cv->pt) / cv->sh; a = (h + cv->pt) % cv->sh; col0 = cv->pl; cs = cv->sw; }
+            if (row >= Hp) continue;
+            dst = X + a * cv->sw * Hp * Wp + row * Wp;
+            if (kind == 1) {   /* dy[q] at col0 + q * sw */
+                nw = GPUML__MIN(Wi, (Wp - col0 + cs - 1) / cs);
+                if (nw <= 0) continue;
+                if (cs == 1) {
+                    const float *v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, dst + col0);
+                    if (v != dst + col0) gpuml__fcpy(dst + col0, v, nw);
+                } else {
+                    const float *v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, pad);
+                    for (i = 0; i < nw; i++) dst[col0 + i * cs] = v[i];
+                }
+            } else if (cs == 1) {   /* x[w] at pl + w */
+                nw = GPUML__MIN(Wi, Wp - col0);
+                if (nw > 0) {
+                    const float *v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, dst + col0);
+                    if (v != dst + col0) gpuml__fcpy(dst + col0, v, nw);
+                }
+            } else {   /* x[w] at phase (pl + w) % sw, column (pl + w) / sw */
+                const float *v;
+                int64_t f;
+                nw = GPUML__MIN(Wi, Wp * cs - col0);
+                if (nw <= 0) continue;
+                v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, pad);
+                for (f = 0; f < cs; f++) {   /* phase f: x[w] for w = w0, w0 + sw, ... at columns (pl + w0) / sw, ... */
+                    const int64_t w0 = ((f - col0) % cs + cs) % cs;
+                    float *dp = dst + f * Hp * Wp + (col0 + w0) / cs;
+                    for (i = w0; i < nw; i += cs) *dp++ = v[i];
+                }
+            }
+        }
+        if (kind == 2) {   /* dy at pitch Wp into F (its other columns stay zero), the sums over the flat row */
+            const int64_t T = (cv->p * Wp + 15) / 16 * 16;
+            if (cv->dt == GPUML_F32 && cv->ys[2] == 1)
+                gpuml__fcpy2d(F, Wp, (const float *)gpuml_tensor_data(cv->y) + n * cv->ys[0] + c * cv->ys[3], cv->ys[1], cv->p, cv->q);
+            for (p = 0; p < cv->p && !(cv->dt == GPUML_F32 && cv->ys[2] == 1); p++) {
+                const float *v = gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->y) + (n * cv->ys[0] + p * cv->ys[1] + c * cv->ys[3]) * es,
+                                               cv->ys[2] * es, cv->q, F + p * Wp);
+                if (v != F + p * Wp) gpuml__fcpy(F + p * Wp, v, cv->q);
+            }
+            memset(acc, 0, sizeof(float) * (size_t)(RS * 16));
+            gpuml__dwp_bwf(acc, F, X, j->off, RS, T);
+            for (i = 0; i < RS; i++) {
+                float v = 0.0f;
+                int l;
+                for (l = 0; l < 16; l++) v += acc[i * 16 + l];
+                j->part[t * RS + i] = v;
+            }
+            continue;
+        }
+        {
+            const float *rows[4];
+            float *o[4];
+            const gpuml_tensor *out = kind == 1 ? cv->x : cv->y;
+            const int64_t *os = kind == 1 ? cv->xs : cv->ys, Ho = kind == 1 ? cv->h : cv->p, Wo = kind == 1 ? cv->w : cv->q;
+            for (i = 0; i < 4; i++) { rows[i] = X + i * j->chunk; o[i] = F + i * j->chunk; }
+            gpuml__dwp_rows(o, rows, j->wk + c * RS, 1, RS, j->off, j->chunk);
+            if (cv->dt == GPUML_F32 && os[2] == 1 && !(kind == 0 && cv->res)) {   /* the plane out in one call */
+                if (bias || (kind == 0 && cv->act)) gpuml__epi_run(F, F, bias ? bias + c : NULL, 0, cv->act, NULL, Ho * Wp);
+                gpuml__fcpy2d((float *)gpuml_tensor_data(out) + n * os[0] + c * os[3], os[1], F, Wp, Ho, Wo);
+                continue;
+            }
+            for (p = 0; p < Ho; p++) {
+                float *v = F + p * Wp;
+                char *dst = (char *)gpuml_tensor_data(out) + (n * os[0] + p * os[1] + c * os[3]) * es;
+                if (bias || cv->act || (kind == 0 && cv->res)) {
+                    const float *rr = kind == 0 && cv->res ? gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->res) +
+                                                                           (n * cv->rs[0] + p * cv->rs[1] + c * cv->rs[3]) * es, cv->rs[2] * es, Wo, rb)
+                                                           : NULL;
+                    gpuml__epi_run(v, v, bias ? bias + c : NULL, 0, kind == 0 ? cv->act : 0, rr, Wo);
+                }
+                if (cv->dt == GPUML_F32 && os[2] == 1) gpuml__fcpy((float *)(void *)dst, v, Wo);
+                else gpuml__cpu_st(cv->dt, dst, os[2] * es, Wo, v);
+            }
+        }
+    }
+}
+/* 1: ran (or failed with a message); 0: not this path's shape */
+GPUML__FN int gpuml__dwp_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpuml_status *st, const char *op)
+{
+    gpuml__dwp j;
+    const int64_t R = cv->r, S = cv->s, RS = R * S, C = cv->c, nt = gpuml__pool_size(ctx->pool), planes = cv->n * cv->c;
+    const int64_t A = (S - 1) * (int64_t)cv->dw;
+    int64_t s, c, wkn, ho, total;
+    float *mem;
+    if (cv->cg != 1 || cv->kg != 1 || R > 64 || S > 64 || gpuml__cv_cpu_dw_rows_nchw > 0) return 0;
+    memset(&j, 0, sizeof j);
+    j.cv = cv; j.kind = kind;
+    if (kind == 1) { j.Hp = cv->h + cv->pt + (R - 1) * (int64_t)cv->dh; j.Wp = cv->w + cv->pl + A; }
+    else { j.Hp = cv->p + (R - 1) * (int64_t)cv->dh / cv->sh; j.Wp = cv->q + A / cv->sw; }
+    j.xn = j.Hp * j.Wp * (kind == 1 ? 1 : (int64_t)cv->sh * cv->sw);
+    /* whole planes where the rows are short (the ring's per-row work outweighs them) and the plane small */
+    j.flat = RS <= 64 && (gpuml__cv_cpu_dw_flat > 0 ? j.xn <= 16384 : gpuml__cv_cpu_dw_flat == 0 && j.xn <= GPUML__DWP_FLAT_N);
+    if (j.flat) {
+        const int64_t T = (kind == 1 ? cv->h : cv->p) * j.Wp;
+        int64_t a, b2, r2, s2;
+        j.chunk = ((T + 3) / 4 + 15) / 16 * 16;
+        j.xn = (j.xn + j.Wp + 4 * j.chunk + 64 + 15) / 16 * 16;   /* reads past the plane: the last quarter's tail */
+        for (r2 = 0; r2 < R; r2++)
+            for (s2 = 0; s2 < S; s2++) {
+                if (kind == 1) j.off[r2 * S + s2] = (cv->pt + (R - 1 - r2) * (int64_t)cv->dh) * j.Wp + cv->pl + (S - 1 - s2) * (int64_t)cv->dw;
+                else {
+                    a = r2 * cv->dh % cv->sh; b2 = s2 * cv->dw % cv->sw;
+                    j.off[r2 * S + s2] = (a * cv->sw + b2) * j.Hp * j.Wp + (r2 * cv->dh / cv->sh) * j.Wp + s2 * cv->dw / cv->sw;
+                }
+            }
+        j.per = j.xn + 4 * j.chunk + 2 * (GPUML__MAX(cv->w, cv->q) + 16) + RS * 16;
+        j.nb = 1;
+        ho = 0;
+    } else if (kind == 1) {
+        j.Qr = (cv->w + 15) / 16 * 16;
+        j.L = (j.Qr + cv->pl + A + 15) / 16 * 16;
+        j.Ls = j.L;
+        j.ns = (3 + (R - 1) * cv->dh) / cv->sh + 2;
+        for (s = 0; s < S; s++) j.off[s] = cv->pl + A - s * cv->dw;
+        ho = cv->h;
+    } else {
+        j.Qr = (cv->q + 15) / 16 * 16;
+        j.L = (j.Qr + A / cv->sw + 1 + 15) / 16 * 16;
+        j.Ls = j.L * cv->sw;
+        j.ns = (kind == 2 ? 0 : 3 * (int64_t)cv->sh) + (R - 1) * cv->dh + 1;
+        for (s = 0; s < S; s++) j.off[s] = ((s * cv->dw) % cv->sw) * j.L + (s * cv->dw) / cv->sw;
+        ho = cv->p;
+    }
+    if (!j.flat) {
+        for (s = 1; s < j.ns; s *= 2) {}
+        j.ns = s;   /* a power of two: slot = key & (ns - 1) */
+        /* a thread's floats: the ring, a zero row, a pad row, 4 output rows, a residual row (the backward
+           filter: dy's row), the backward filter's sums */
+        j.per = (j.ns * j.Ls + 2 * j.Ls + 5 * j.Qr + (kind == 2 ? RS * 16 : 0) + 15) / 16 * 16;
+        if (j.per > ((int64_t)1 << 25)) return 0;   /* a ring past 128 MB a thread (huge dilations): the channel-vector loops */
+        /* bands of output rows: about four tasks a thread where the planes are few */
+        j.nb = kind == 2 ? 1 : GPUML__MAX(GPUML__MIN((4 * nt + planes - 1) / planes, (ho + 3) / 4), (int64_t)1);
+    }
+    wkn = (C * RS + 15) / 16 * 16;
+    total = (wkn + nt * j.per + (kind == 2 ? planes * RS : 0) + 15) / 16 * 16;
+    mem = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)total + sizeof(int64_t) * (size_t)(nt * j.ns));
+    if (!mem) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
+    j.wk = mem; j.buf = mem + wkn; j.part = kind == 2 ? j.buf + nt * j.per : NULL;
+    j.tags = (int64_t *)(void *)(mem + total);
+    memset(j.buf, 0, sizeof(float) * (size_t)(nt * j.per));   /* the zeros around every row the fills write */
+    if (kind != 2 && cv->dt == GPUML_F32 && cv->ws[2] == 1 && cv->ws[1] == S && cv->ws[0] == RS) j.wk = (const float *)gpuml_tensor_data(cv->wt);
+    else if (kind != 2)
+        for (c = 0; c < C; c++)
+            for (s = 0; s < RS; s++) mem[c * RS + s] = gpuml__cv_ld(cv->dt, cv->wt, c * cv->ws[0] + (s / S) * cv->ws[1] + (s % S) * cv->ws[2]);
+    if (j.flat) {
+        gpuml__parallel_for(ctx->pool, planes, 1, gpuml__dwp_flat_planes, &j);
+        if (kind == 2) gpuml__parallel_for(ctx->pool, C, 64, gpuml__dwp_bwf_sum, &j);
+    } else if (kind == 2) {
+        gpuml__parallel_for(ctx->pool, planes, 1, gpuml__dwp_bwf_planes, &j);
+        gpuml__parallel_for(ctx->pool, C, 64, gpuml__dwp_bwf_sum, &j);
+    } else
+        gpuml__parallel_for(ctx->pool, planes * j.nb, 1, gpuml__dwp_out_rows, &j);
+    gpuml__aligned_free(mem);
+    *st = GPUML_SUCCESS;
+    return 1;
+}
 typedef struct gpuml__dw_cpu {
     const gpuml__cv *cv, *cvk;   /* cvk: cv with kg = K, groups 1 (gpuml__cv_epi_rows over a whole row of channels) */
     const float *wt;             /* [R*S][C] */
@@ -11998,7 +12612,14 @@ GPUML__FN void gpuml__dw_rows(void *arg, int64_t b, int64_t e, int tid)
             float *o = d->y_in_place ? (float *)gpuml_tensor_data(cv->y) + n * cv->ys[0] + p * cv->ys[1] + q * cv->ys[2] : ob + q * C;
             gpuml__dw_px(o, rows, d->wt, C, cv->r, cv->s, s0, GPUML__MAX(s0, s1), wb, cv->dw);
         }
-        if (!d->y_in_place || cv->bias || cv->act || cv->res) {   /* epilogue, and y's dtype / layout */
+        if (!d->y_in_place && cv->ys[3] != 1) {   /* NCHW y: the epilogue on the channel rows, then transposed out */
+            const float *bias = cv->bias ? (const float *)gpuml_tensor_data(cv->bias) : NULL;
+            float *resb = ob + cv->q * C;
+            if (cv->res) gpuml__pool_row_ld(cv, cv->res, cv->rs, cv->q, n, p, resb, resb + cv->q * C);
+            if (bias || cv->act || cv->res)
+                for (q = 0; q < cv->q; q++) gpuml__epi_run(ob + q * C, ob + q * C, bias, 1, cv->act, cv->res ? resb + q * C : NULL, C);
+            gpuml__pool_row_st(cv, cv->y, cv->ys, cv->q, n, p, ob, resb);
+        } else if (!d->y_in_place || cv->bias || cv->act || cv->res) {   /* epilogue, and y's dtype / layout */
             gpuml__cv_cpu j;
             memset(&j, 0, sizeof j);
             j.cv = d->cvk; j.t = d->y_in_place ? NULL : ob; j.ldt = C; j.m0 = np * cv->q;
@@ -12101,6 +12722,7 @@ GPUML__FN int gpuml__dw_cpu_bwf(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
     gpuml__dw_bwf j;
     const int bufs = !(cv->dt == GPUML_F32 && cv->xs[3] == 1 && cv->ys[3] == 1);
     if (cv->cg != 1 || cv->kg != 1) return 0;
+    if (cv->xs[3] != 1 && gpuml__dwp_run(ctx, cv, 2, st, op)) return 1;   /* NCHW x: in planes */
     j.cv = cv;
     j.groups = GPUML__MAX(GPUML__MIN((int64_t)GPUML__DW_BWF_GROUPS, cv->n * cv->p), (int64_t)1);
     j.per = bufs ? (cv->q + cv->w) * cv->c + GPUML__MAX(cv->w, cv->q) + 16 : 0;
@@ -12120,6 +12742,12 @@ GPUML__FN int gpuml__dw_cpu_bwf(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
 GPUML__FN void gpuml__dw_wt(const gpuml__cv *cv, float *wt)
 {
     int64_t k, r, s;
+#if GPUML__HAVE_AVX2_PATH
+    if (cv->dt == GPUML_F32 && cv->ws[2] == 1 && cv->ws[1] == cv->s && gpuml__cpu_simd() >= 2) {   /* KCRS: each channel's taps a row */
+        gpuml__cl_tr_avx512((float *)gpuml_tensor_data(cv->wt), cv->ws[0], cv->r * cv->s, cv->c, wt, 1);
+        return;
+    }
+#endif
     for (k = 0; k < cv->k; k++)
         for (r = 0; r < cv->r; r++)
             for (s = 0; s < cv->s; s++)
@@ -12171,6 +12799,7 @@ GPUML__FN int gpuml__dw_cpu_bwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
     int64_t nt = gpuml__pool_size(ctx->pool);
     const int bufs = !(cv->dt == GPUML_F32 && cv->xs[3] == 1 && cv->ys[3] == 1);
     if (cv->cg != 1 || cv->kg != 1 || cv->r > 64) return 0;
+    if (cv->xs[3] != 1 && gpuml__dwp_run(ctx, cv, 1, st, op)) return 1;   /* NCHW dx: in planes */
     memset(&d, 0, sizeof d);
     d.cv = cv;
     d.per = bufs ? (cv->r * cv->q + cv->w) * cv->c + GPUML__MAX(cv->w, cv->q) + 16 : 0;
@@ -12191,12 +12820,15 @@ GPUML__FN int gpuml__dw_cpu_fwd(gpuml_ctx *ctx, const gpuml__cv *cv, gpuml_statu
     float *wt;
     int64_t nt = gpuml__pool_size(ctx->pool);
     if (cv->cg != 1 || cv->kg != 1 || cv->r > 64) return 0;
+    if (cv->xs[3] != 1 && gpuml__dwp_run(ctx, cv, 0, st, op)) return 1;   /* NCHW: in planes */
     memset(&d, 0, sizeof d);
     cvk = *cv; cvk.kg = cv->k; cvk.groups = 1;
     d.cv = cv; d.cvk = &cvk;
     d.x_in_place = cv->dt == GPUML_F32 && cv->xs[3] == 1 && cv->xs[2] == cv->c;
     d.y_in_place = cv->dt == GPUML_F32 && cv->ys[3] == 1 && !(cv->res && gpuml__overlap(cv->y, cv->res));
-    d.per = (cv->r * cv->w + cv->q) * cv->c + GPUML__MAX(cv->w, cv->q) + 16;   /* (ob also serves as the plane-row buffer before it is written) */
+    /* R input rows, the output row, the residual's row (NCHW y), a plane row (ob also serves as the
+       plane-row buffer before it is written) */
+    d.per = (cv->r * cv->w + 2 * cv->q) * cv->c + GPUML__MAX(cv->w, cv->q) + 16;
     wt = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(cv->r * cv->s * cv->c + (int64_t)nt * d.per));
     if (!wt) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
     gpuml__dw_wt(cv, wt);

@@ -863,6 +863,44 @@ static void dw3_cases(int forced)
         }
     }
 }
+/* CPU depthwise on NCHW planes: whole planes (f32 rows copied a plane a call, stride 2 split by a
+   permute, 16-bit and other strides through the row loops), the ring of padded plane rows (four
+   output rows a kernel call, several 16-pixel blocks, bands), the old transposed channel rows; each
+   at every SIMD level; strides 1-3, dilations, asymmetric padding and padding past the window,
+   1x7 / 7x1, every dtype, the epilogue */
+static void test_cpu_depthwise_planes(void)
+{
+    static const int S[][16] = {   /* n, c, h, w, r, s, sh, sw, pt, pb, pl, pr, dh, dw, dtype, epilogue */
+        { 2, 5, 23, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1 }, { 2, 3, 40, 45, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0 },
+        { 1, 4, 30, 33, 5, 5, 1, 1, 4, 3, 4, 3, 2, 2, 2, 1 }, { 2, 3, 17, 70, 1, 7, 1, 1, 0, 0, 3, 3, 1, 1, 0, 0 },
+        { 2, 3, 70, 9, 7, 1, 1, 1, 3, 3, 0, 0, 1, 1, 1, 1 }, { 1, 6, 21, 19, 3, 3, 3, 2, 0, 2, 2, 0, 1, 1, 0, 1 },
+        { 3, 2, 13, 130, 3, 3, 1, 2, 1, 1, 1, 1, 1, 3, 0, 0 }, { 1, 2, 9, 9, 3, 3, 1, 1, 5, 5, 5, 5, 1, 1, 0, 1 },
+        { 2, 4, 12, 31, 3, 3, 2, 2, 0, 1, 0, 1, 1, 1, 0, 0 }, { 1, 3, 160, 140, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0 },
+    };
+    static const char *names[4] = { "cpu planes", "cpu whole planes", "cpu plane-row ring", "cpu transposed rows" };
+    int i, mode, lvl;
+    for (i = 0; i < (int)(sizeof S / sizeof S[0]); i++)
+        for (mode = 0; mode < 4; mode++)
+            for (lvl = mode == 0 || mode == 3 ? 2 : 0; lvl < 3; lvl++) {
+                cv_case c;
+                char nm[80];
+                memset(&c, 0, sizeof c);
+                c.n = S[i][0]; c.c = c.k = c.groups = S[i][1]; c.h = S[i][2]; c.w = S[i][3]; c.r = S[i][4]; c.s = S[i][5];
+                c.sh = S[i][6]; c.sw = S[i][7]; c.pad[0] = S[i][8]; c.pad[1] = S[i][9]; c.pad[2] = S[i][10]; c.pad[3] = S[i][11];
+                c.dh = S[i][12]; c.dw = S[i][13]; c.dt = FDT[S[i][14]]; c.layout = GPUML_LAYOUT_NCHW;
+                c.bias = c.res = S[i][15]; c.act = S[i][15] ? GPUML_ACT_GELU : GPUML_ACT_NONE;
+                if (!cv_out(&c)) { CHECK(0, "case %d has no output", i); continue; }
+                gpuml__cv_cpu_dw_flat = mode == 1 ? 1 : mode == 2 ? -1 : 0;
+                gpuml__cv_cpu_dw_rows_nchw = mode == 3;
+                gpuml__cpu_simd_ctl(lvl == 2 ? -1 : lvl);
+                snprintf(nm, sizeof nm, "%s%s", names[mode], lvl == 0 ? " scalar" : lvl == 1 ? " avx2" : "");
+                run_fwd(tu_cpu, nm, &c, GPUML_CONV_AUTO, 1);
+                run_bwd(tu_cpu, nm, &c, GPUML_CONV_AUTO, 1);
+            }
+    gpuml__cpu_simd_ctl(-1);
+    gpuml__cv_cpu_dw_flat = 0;
+    gpuml__cv_cpu_dw_rows_nchw = 0;
+}
 static void test_depthwise3x3(void) { dw3_cases(0); }
 static void test_depthwise3x3_cfg(void) { dw3_cases(1); }
 /* gpuml_conv_dw3f (depthwise 3x3, stride 1 or 2, padding 1, NCHW planes whose output rows are
@@ -1897,6 +1935,7 @@ int main(int argc, char **argv)
         { "depthwise3x3_flat", test_depthwise3x3_flat },
         { "cpu_special", test_cpu_special },
         { "cpu_implicit", test_cpu_implicit }, { "cpu_backward_paths", test_cpu_backward_paths },
+        { "cpu_depthwise_planes", test_cpu_depthwise_planes },
         { "forced_igemm", test_forced_igemm }, { "forced_wgmma", test_forced_wgmma },
         { "finite_differences", test_finite_differences },
         { "views", test_views },
