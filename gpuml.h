@@ -11950,6 +11950,13 @@ static int gpuml__cv_cpu_dw_flat;   /* tests: 1 takes whole planes up to 16384 f
 #ifndef GPUML__DWP_FLAT_N
 #define GPUML__DWP_FLAT_N 8192   /* whole planes up to 32 KB (ResNet / MobileNet planes of 56 and less; 112: the ring) */
 #endif   /* tests: 1 keeps NCHW depthwise on the channel-vector loops (transposed rows); -1: in planes at any width */
+/* v[i] /= d[i], i < n */
+GPUML__FN void gpuml__vdiv(float *v, const float *d, int64_t n)
+{
+    int64_t i;
+    for (i = 0; i < n; i++) v[i] /= d[i];
+}
+GPUML__FN float gpuml__pool_count(const gpuml__cv *cv, int64_t h0, int64_t w0, int count_pad);
 typedef struct gpuml__dwp {
     const gpuml__cv *cv;
     const float *wk;      /* f32 [C][R*S] */
@@ -11963,6 +11970,12 @@ typedef struct gpuml__dwp {
        of Hp x Wp; kind 1: dy zero-stuffed, Hp x Wp), the output computed at pitch Wp */
     int flat;
     int64_t Hp, Wp, chunk, xn;   /* chunk: the flat output's quarter (a multiple of 16); xn: the plane buffer's floats */
+    /* pooling (forward): 1 max (the padding -inf, the taps' max as the channel loops take it), 2 average
+       (the taps summed with weights 1, divided by div[p * Q + q]); wcs: floats between channels' weights
+       (0: every channel the same) */
+    int pool;
+    const float *div;
+    int64_t wcs;
 } gpuml__dwp;
 #if GPUML__HAVE_AVX2_PATH
 /* o[i][q] = sum over r < R, s < S of wk[r*S + s] * rows[i*R + r][q + off[s]], q < Q, i < 4 */
@@ -12055,6 +12068,64 @@ GPUML__FN void gpuml__dwp_rows(float *const *o, const float *const *rows, const 
             o[i][q] = v;
         }
 }
+/* pooling: o[i][q] = the max over r < R, s < S of rows[i*R + r][q + off[s]], taken as the channel loops
+   take it (v replaces m where v > m or v is NaN), from -inf */
+#if GPUML__HAVE_AVX2_PATH
+GPUML__AVX512_TARGET GPUML__FN void gpuml__dwp_max_avx512(float *const *o, const float *const *rows, int64_t R, int64_t S, const int64_t *off, int64_t Q)
+{
+    int64_t q0, r, s;
+    for (q0 = 0; q0 < Q; q0 += 16) {
+        const __mmask16 m = Q - q0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (Q - q0)) - 1u);
+        __m512 a[4];
+        int i;
+        for (i = 0; i < 4; i++) a[i] = _mm512_set1_ps(-INFINITY);
+        for (r = 0; r < R; r++)
+            for (s = 0; s < S; s++)
+                for (i = 0; i < 4; i++) {
+                    const __m512 x = _mm512_loadu_ps(rows[i * R + r] + q0 + off[s]);
+                    const __mmask16 k = _mm512_cmp_ps_mask(x, a[i], _CMP_GT_OQ) | _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+                    a[i] = _mm512_mask_mov_ps(a[i], k, x);
+                }
+        for (i = 0; i < 4; i++) _mm512_mask_storeu_ps(o[i] + q0, m, a[i]);
+    }
+}
+GPUML__AVX2_TARGET GPUML__FN void gpuml__dwp_max_avx2(float *const *o, const float *const *rows, int64_t R, int64_t S, const int64_t *off, int64_t Q)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    int64_t q0, r, s;
+    for (q0 = 0; q0 < Q; q0 += 8) {
+        const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)GPUML__MIN(Q - q0, (int64_t)8)), idx);
+        __m256 a[4];
+        int i;
+        for (i = 0; i < 4; i++) a[i] = _mm256_set1_ps(-INFINITY);
+        for (r = 0; r < R; r++)
+            for (s = 0; s < S; s++)
+                for (i = 0; i < 4; i++) {
+                    const __m256 x = _mm256_loadu_ps(rows[i * R + r] + q0 + off[s]);
+                    a[i] = _mm256_blendv_ps(a[i], x, _mm256_or_ps(_mm256_cmp_ps(x, a[i], _CMP_GT_OQ), _mm256_cmp_ps(x, x, _CMP_UNORD_Q)));
+                }
+        for (i = 0; i < 4; i++) _mm256_maskstore_ps(o[i] + q0, m, a[i]);
+    }
+}
+#endif
+GPUML__FN void gpuml__dwp_max(float *const *o, const float *const *rows, int64_t R, int64_t S, const int64_t *off, int64_t Q)
+{
+    int64_t i, q, r, s;
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2) { gpuml__dwp_max_avx512(o, rows, R, S, off, Q); return; }
+    if (gpuml__cpu_simd() >= 1) { gpuml__dwp_max_avx2(o, rows, R, S, off, Q); return; }
+#endif
+    for (i = 0; i < 4; i++)
+        for (q = 0; q < Q; q++) {
+            float m = -INFINITY;
+            for (r = 0; r < R; r++)
+                for (s = 0; s < S; s++) {
+                    const float v = rows[i * R + r][q + off[s]];
+                    if (v > m || v != v) m = v;
+                }
+            o[i][q] = m;
+        }
+}
 /* Qr: a multiple of 16; dy zero past its Q values */
 GPUML__FN void gpuml__dwp_bwf(float *acc, const float *dy, const float *x, const int64_t *off, int64_t S, int64_t Qr)
 {
@@ -12133,7 +12204,7 @@ GPUML__FN void gpuml__dwp_out_rows(void *arg, int64_t b, int64_t e, int tid)
     const gpuml_tensor *in = bwd ? cv->y : cv->x, *out = bwd ? cv->x : cv->y;
     const int64_t *is = bwd ? cv->ys : cv->xs, *os = bwd ? cv->xs : cv->ys;
     const int64_t Wi = bwd ? cv->q : cv->w, Ho = bwd ? cv->h : cv->p, Wo = bwd ? cv->w : cv->q;
-    const int direct = cv->dt == GPUML_F32 && os[2] == 1 && (bwd || (!cv->bias && !cv->act && !cv->res));
+    const int direct = cv->dt == GPUML_F32 && os[2] == 1 && (bwd || (!cv->bias && !cv->act && !cv->res && j->pool != 2));
     const float *bias = !bwd && cv->bias ? (const float *)gpuml_tensor_data(cv->bias) : NULL;
     float *ring = j->buf + (int64_t)tid * j->per, *zero = ring + j->ns * Ls, *pad = zero + Ls, *ob = pad + Ls, *rb = ob + 4 * j->Qr;
     int64_t *tags = j->tags + (int64_t)tid * j->ns;
@@ -12163,11 +12234,13 @@ GPUML__FN void gpuml__dwp_out_rows(void *arg, int64_t b, int64_t e, int tid)
                 }
             for (i = 0; i < 4; i++)
                 o[i] = i < nr && direct ? (float *)gpuml_tensor_data(out) + n * os[0] + (p + i) * os[1] + c * os[3] : ob + i * j->Qr;
-            gpuml__dwp_rows(o, rows, j->wk + c * R * S, R, S, j->off, Wo);
+            if (j->pool == 1) gpuml__dwp_max(o, rows, R, S, j->off, Wo);
+            else gpuml__dwp_rows(o, rows, j->wk + c * j->wcs, R, S, j->off, Wo);
             if (direct) continue;
             for (i = 0; i < nr; i++) {
                 float *v = ob + i * j->Qr;
                 char *dst = (char *)gpuml_tensor_data(out) + (n * os[0] + (p + i) * os[1] + c * os[3]) * es;
+                if (j->pool == 2) gpuml__vdiv(v, j->div + (p + i) * Wo, Wo);
                 if (bias || cv->act || cv->res) {
                     const float *rr = cv->res ? gpuml__cpu_ld(cv->dt, (const char *)gpuml_tensor_data(cv->res) +
                                                               (n * cv->rs[0] + (p + i) * cv->rs[1] + c * cv->rs[3]) * es, cv->rs[2] * es, Wo, rb)
@@ -12390,7 +12463,10 @@ GPUML__FN void gpuml__dwp_flat_planes(void *arg, int64_t b, int64_t e, int tid)
             const gpuml_tensor *out = kind == 1 ? cv->x : cv->y;
             const int64_t *os = kind == 1 ? cv->xs : cv->ys, Ho = kind == 1 ? cv->h : cv->p, Wo = kind == 1 ? cv->w : cv->q;
             for (i = 0; i < 4; i++) { rows[i] = X + i * j->chunk; o[i] = F + i * j->chunk; }
-            gpuml__dwp_rows(o, rows, j->wk + c * RS, 1, RS, j->off, j->chunk);
+            if (j->pool == 1) gpuml__dwp_max(o, rows, 1, RS, j->off, j->chunk);
+            else gpuml__dwp_rows(o, rows, j->wk + c * j->wcs, 1, RS, j->off, j->chunk);
+            if (j->pool == 2)
+                for (p = 0; p < Ho; p++) gpuml__vdiv(F + p * Wp, j->div + p * Wo, Wo);
             if (cv->dt == GPUML_F32 && os[2] == 1 && !(kind == 0 && cv->res)) {   /* the plane out in one call */
                 if (bias || (kind == 0 && cv->act)) gpuml__epi_run(F, F, bias ? bias + c : NULL, 0, cv->act, NULL, Ho * Wp);
                 gpuml__fcpy2d((float *)gpuml_tensor_data(out) + n * os[0] + c * os[3], os[1], F, Wp, Ho, Wo);
@@ -12411,8 +12487,9 @@ GPUML__FN void gpuml__dwp_flat_planes(void *arg, int64_t b, int64_t e, int tid)
         }
     }
 }
-/* 1: ran (or failed with a message); 0: not this path's shape */
-GPUML__FN int gpuml__dwp_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpuml_status *st, const char *op)
+/* 1: ran (or failed with a message); 0: not this path's shape.  pool: 0 the depthwise conv, 1 max
+   pooling, 2 average pooling (count_pad: the padding counted), forward only */
+GPUML__FN int gpuml__dwp_run_p(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, int pool, int count_pad, gpuml_status *st, const char *op)
 {
     gpuml__dwp j;
     const int64_t R = cv->r, S = cv->s, RS = R * S, C = cv->c, nt = gpuml__pool_size(ctx->pool), planes = cv->n * cv->c;
@@ -12421,7 +12498,7 @@ GPUML__FN int gpuml__dwp_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpum
     float *mem;
     if (cv->cg != 1 || cv->kg != 1 || R > 64 || S > 64 || gpuml__cv_cpu_dw_rows_nchw > 0) return 0;
     memset(&j, 0, sizeof j);
-    j.cv = cv; j.kind = kind;
+    j.cv = cv; j.kind = kind; j.pool = pool; j.wcs = pool ? 0 : RS;
     if (kind == 1) { j.Hp = cv->h + cv->pt + (R - 1) * (int64_t)cv->dh; j.Wp = cv->w + cv->pl + A; }
     else { j.Hp = cv->p + (R - 1) * (int64_t)cv->dh / cv->sh; j.Wp = cv->q + A / cv->sw; }
     j.xn = j.Hp * j.Wp * (kind == 1 ? 1 : (int64_t)cv->sh * cv->sw);
@@ -12469,13 +12546,24 @@ GPUML__FN int gpuml__dwp_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpum
         j.nb = kind == 2 ? 1 : GPUML__MAX(GPUML__MIN((4 * nt + planes - 1) / planes, (ho + 3) / 4), (int64_t)1);
     }
     wkn = (C * RS + 15) / 16 * 16;
-    total = (wkn + nt * j.per + (kind == 2 ? planes * RS : 0) + 15) / 16 * 16;
+    total = (wkn + nt * j.per + (kind == 2 ? planes * RS : 0) + (pool == 2 ? cv->p * cv->q : 0) + 15) / 16 * 16;
     mem = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)total + sizeof(int64_t) * (size_t)(nt * j.ns));
     if (!mem) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
     j.wk = mem; j.buf = mem + wkn; j.part = kind == 2 ? j.buf + nt * j.per : NULL;
     j.tags = (int64_t *)(void *)(mem + total);
-    memset(j.buf, 0, sizeof(float) * (size_t)(nt * j.per));   /* the zeros around every row the fills write */
-    if (kind != 2 && cv->dt == GPUML_F32 && cv->ws[2] == 1 && cv->ws[1] == S && cv->ws[0] == RS) j.wk = (const float *)gpuml_tensor_data(cv->wt);
+    if (pool == 1)   /* max: -inf around every row the fills write */
+        for (s = 0; s < nt * j.per; s++) j.buf[s] = -INFINITY;
+    else memset(j.buf, 0, sizeof(float) * (size_t)(nt * j.per));   /* the zeros around every row the fills write */
+    if (pool == 2) {   /* average: weights 1, the divisors of the output pixels */
+        float *dv = j.buf + nt * j.per;
+        int64_t p, q;
+        for (s = 0; s < RS; s++) mem[s] = 1.0f;
+        j.wk = mem;
+        for (p = 0; p < cv->p; p++)
+            for (q = 0; q < cv->q; q++) dv[p * cv->q + q] = gpuml__pool_count(cv, p * cv->sh - cv->pt, q * cv->sw - cv->pl, count_pad);
+        j.div = dv;
+    } else if (pool) {
+    } else if (kind != 2 && cv->dt == GPUML_F32 && cv->ws[2] == 1 && cv->ws[1] == S && cv->ws[0] == RS) j.wk = (const float *)gpuml_tensor_data(cv->wt);
     else if (kind != 2)
         for (c = 0; c < C; c++)
             for (s = 0; s < RS; s++) mem[c * RS + s] = gpuml__cv_ld(cv->dt, cv->wt, c * cv->ws[0] + (s / S) * cv->ws[1] + (s % S) * cv->ws[2]);
@@ -12490,6 +12578,10 @@ GPUML__FN int gpuml__dwp_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpum
     gpuml__aligned_free(mem);
     *st = GPUML_SUCCESS;
     return 1;
+}
+GPUML__FN int gpuml__dwp_run(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, gpuml_status *st, const char *op)
+{
+    return gpuml__dwp_run_p(ctx, cv, kind, 0, 0, st, op);
 }
 typedef struct gpuml__dw_cpu {
     const gpuml__cv *cv, *cvk;   /* cvk: cv with kg = K, groups 1 (gpuml__cv_epi_rows over a whole row of channels) */
@@ -15795,6 +15887,7 @@ GPUML__FN void gpuml__pool_bacc_run(float *a, const float *g, const int *at, int
     }
 }
 static int gpuml__pool_cpu_scalar;   /* tests: 1 keeps the CPU pooling on the per-element loops */
+static int gpuml__pool_cpu_rows_nchw;   /* tests: 1 keeps the NCHW forward on the transposed channel rows (not in planes) */
 /* the channel-vector loops apply (16-bit runs through the vector conversions, a tile of channels at a
    time; layouts whose channels are not contiguous through converted rows) */
 GPUML__FN int gpuml__pool_cpu_vec(const gpuml__cv *cv)
@@ -16018,6 +16111,12 @@ GPUML__DEF gpuml_status gpuml_pool2d(gpuml_ctx *ctx, gpuml_tensor *y, const gpum
         int vec = gpuml__pool_cpu_vec(&cv);
         gpuml_status st;
         j.cv = &cv; j.pool_max = d.op == GPUML_POOL_MAX; j.count_pad = d.count_include_pad != 0;
+        if (vec && cv.xs[3] != 1 && cv.sw <= 2 && !gpuml__pool_cpu_rows_nchw) {   /* NCHW: in planes (as the depthwise conv; strides
+                                                                                    of 3+, global pooling among them, split rows by scalar loops) */
+            int ran = 0;
+            st = GPUML__POOL_PROF((ran = gpuml__dwp_run_p(ctx, &cv, 0, j.pool_max ? 1 : 2, j.count_pad, &st, op), st));
+            if (ran) return st;
+        }
         if (vec && (cv.xs[3] != 1 || cv.ys[3] != 1)) {   /* per-thread row buffers */
             j.ldt = gpuml__pool_cpu_per(&cv, 0);
             j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(j.ldt * gpuml__pool_size(ctx->pool)));

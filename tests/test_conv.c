@@ -1353,6 +1353,11 @@ static void run_pool(gpuml_ctx *ctx, const char *cn, int n, int ch, int h, int w
     shape_act(&lc, ch, h, w, xs); shape_act(&lc, ch, p, q, ys);
     x = gpuml_tensor_new(ctx, dt, 4, xs); y = gpuml_tensor_new(ctx, dt, 4, ys);
     xv = t_rand(x);
+    if (ctx == tu_cpu && (n * ch + h + w) % 2 == 0) {   /* (CPU) NaN propagates through the windows that hold it */
+        long long ne = (long long)n * ch * h * w;
+        xv[ne / 2] = NAN; xv[ne - 1] = NAN;
+        t_write(x, xv);
+    }
     poison(ctx, y);
     snprintf(name, sizeof name, "pool2d %s %s %s %s %dx%d window %dx%d stride %d,%d pad %d,%d,%d,%d incl %d global %d", cn,
              d->op ? "avg" : "max", gpuml_dtype_name(dt), d->layout ? "NCHW" : "NHWC", h, w, wh, ww, sh, sw, d->pad[0], d->pad[1],
@@ -1370,7 +1375,7 @@ static void run_pool(gpuml_ctx *ctx, const char *cn, int n, int ch, int h, int w
                             double v;
                             if (hh < 0 || hh >= h || wi2 < 0 || wi2 >= w) continue;
                             v = xv[ai(&lc, ch, h, w, i, hh, wi2, c)];
-                            if (d->op == GPUML_POOL_MAX) acc = v > acc ? v : acc; else { acc += v; a += fabs(v); }
+                            if (d->op == GPUML_POOL_MAX) acc = v > acc || v != v ? v : acc; else { acc += v; a += fabs(v); }
                             cnt++;
                         }
                     if (d->op == GPUML_POOL_AVG) {
@@ -1424,7 +1429,20 @@ static void test_pool(void)
                 if (ci == 0) {   /* CPU: the channel-vector loops' scalar level, and the per-element loops */
                     gpuml__cpu_simd_ctl(0);
                     run_pool(tu_cpu, "cpu scalar", n, ch, h, w, &d, FDT[(i / 3) % 3]);
+                    gpuml__cpu_simd_ctl(1);
+                    run_pool(tu_cpu, "cpu avx2", n, ch, h, w, &d, FDT[(i / 3) % 3]);
                     gpuml__cpu_simd_ctl(-1);
+                    if (d.layout == GPUML_LAYOUT_NCHW) {   /* NCHW forward: in planes by the ring of rows, by the transposed channel rows */
+                        gpuml__cv_cpu_dw_flat = -1;
+                        run_pool(tu_cpu, "cpu plane-row ring", n, ch, h, w, &d, FDT[(i / 3) % 3]);
+                        gpuml__cpu_simd_ctl(0);
+                        run_pool(tu_cpu, "cpu plane-row ring scalar", n, ch, h, w, &d, FDT[(i / 3) % 3]);
+                        gpuml__cpu_simd_ctl(-1);
+                        gpuml__cv_cpu_dw_flat = 0;
+                        gpuml__pool_cpu_rows_nchw = 1;
+                        run_pool(tu_cpu, "cpu transposed rows", n, ch, h, w, &d, FDT[(i / 3) % 3]);
+                        gpuml__pool_cpu_rows_nchw = 0;
+                    }
                     gpuml__pool_cpu_scalar = 1;
                     run_pool(tu_cpu, "cpu element loops", n, ch, h, w, &d, FDT[(i / 3) % 3]);
                     gpuml__pool_cpu_scalar = 0;
