@@ -11947,6 +11947,7 @@ GPUML__FN void gpuml__pool_row_st(const gpuml__cv *cv, const gpuml_tensor *t, co
    result on any thread count). */
 static int gpuml__cv_cpu_dw_rows_nchw;
 static int gpuml__cv_cpu_dw_flat;   /* tests: 1 takes whole planes up to 16384 floats, -1 never */
+static int gpuml__cv_cpu_dw_sub;    /* tests: -1 keeps strided backward data on the zero-stuffed dy (no phase split), 1 splits any plane */
 #ifndef GPUML__DWP_FLAT_N
 #define GPUML__DWP_FLAT_N 8192   /* whole planes up to 32 KB (ResNet / MobileNet planes of 56 and less; 112: the ring) */
 #endif   /* tests: 1 keeps NCHW depthwise on the channel-vector loops (transposed rows); -1: in planes at any width */
@@ -11976,6 +11977,12 @@ typedef struct gpuml__dwp {
     int pool;
     const float *div;
     int64_t wcs;
+    /* backward data at stride 2 (flat == 2): dx in sh * sw phase planes, each the sum of its own taps
+       only (ntap[f] of them, offsets poff[f], weights pw[f] [C][ntap]) over dy padded by Ah rows and Aw
+       columns (Hd x Wd); phase f's flat output at F + f * fsz */
+    int nph, ntap[4];
+    int64_t Hd, Wd, Ah, Aw, fsz, pchunk[4], poff[4][64];
+    const float *pw[4];
 } gpuml__dwp;
 #if GPUML__HAVE_AVX2_PATH
 /* o[i][q] = sum over r < R, s < S of wk[r*S + s] * rows[i*R + r][q + off[s]], q < Q, i < 4 */
@@ -12339,6 +12346,20 @@ GPUML__AVX512_TARGET GPUML__FN void gpuml__deint2_rows_avx512(float *d0, float *
             _mm512_mask_storeu_ps(d1 + i, (__mmask16)((1u << k1) - 1u), _mm512_permutex2var_ps(a, io, b));
         }
 }
+/* d[w] = (w even ? e : o)[w / 2], w < W */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__int2_avx512(float *d, const float *e, const float *o, int64_t W)
+{
+    const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+    int64_t v;
+    for (v = 0; 2 * v < W; v += 16) {
+        const int64_t ne = GPUML__MIN((W - 2 * v + 1) / 2, (int64_t)16), no = GPUML__MIN((W - 2 * v) / 2, (int64_t)16);
+        const int64_t n0 = GPUML__MIN(W - 2 * v, (int64_t)16), n1 = GPUML__MAX(GPUML__MIN(W - 2 * v - 16, (int64_t)16), (int64_t)0);
+        const __m512 a = _mm512_maskz_loadu_ps((__mmask16)((1u << ne) - 1u), e + v), b = _mm512_maskz_loadu_ps((__mmask16)((1u << no) - 1u), o + v);
+        _mm512_mask_storeu_ps(d + 2 * v, (__mmask16)((1u << n0) - 1u), _mm512_permutex2var_ps(a, lo, b));
+        _mm512_mask_storeu_ps(d + 2 * v + 16, (__mmask16)((1u << n1) - 1u), _mm512_permutex2var_ps(a, hi, b));
+    }
+}
 #endif
 GPUML__FN void gpuml__fcpy2d(float *d, int64_t dp, const float *s, int64_t sp, int64_t rows, int64_t n)
 {
@@ -12487,6 +12508,60 @@ GPUML__FN void gpuml__dwp_flat_planes(void *arg, int64_t b, int64_t e, int tid)
         }
     }
 }
+/* backward data at strides up to 2 x 2 (flat == 2): planes (n, c) [b, e) */
+GPUML__FN void gpuml__dwp_sub_planes(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__dwp *j = (const gpuml__dwp *)arg;
+    const gpuml__cv *cv = j->cv;
+    const int64_t C = cv->c, es = (int64_t)gpuml__dtype_sizes[cv->dt], Wd = j->Wd, sh = cv->sh, sw = cv->sw;
+    float *X = j->buf + (int64_t)tid * j->per, *F = X + j->xn, *rb = F + j->nph * j->fsz;
+    const char *yb = (const char *)gpuml_tensor_data(cv->y);
+    char *xb = (char *)gpuml_tensor_data(cv->x);
+    const int fy = cv->dt == GPUML_F32 && cv->ys[2] == 1, fx = cv->dt == GPUML_F32 && cv->xs[2] == 1;
+    int64_t t, p, h, w, v, f, i;
+    for (t = b; t < e; t++) {
+        const int64_t n = t / C, c = t % C;
+        float *dy0 = X + j->Ah * Wd + j->Aw;
+        /* dy into X at (Ah + p, Aw + q) (the zeros around it stay) */
+        if (fy) gpuml__fcpy2d(dy0, Wd, (const float *)(const void *)yb + n * cv->ys[0] + c * cv->ys[3], cv->ys[1], cv->p, cv->q);
+        else
+            for (p = 0; p < cv->p; p++) {
+                const float *s = gpuml__cpu_ld(cv->dt, yb + (n * cv->ys[0] + p * cv->ys[1] + c * cv->ys[3]) * es, cv->ys[2] * es, cv->q, dy0 + p * Wd);
+                if (s != dy0 + p * Wd) gpuml__fcpy(dy0 + p * Wd, s, cv->q);
+            }
+        for (f = 0; f < j->nph; f++) {   /* each dx phase: its taps' sums, four chains over its flat quarters */
+            const float *rows[4];
+            float *o[4];
+            if (!j->ntap[f]) continue;   /* (no tap reaches this phase: F's zeros from the call's start, never written) */
+            for (i = 0; i < 4; i++) { rows[i] = X + i * j->pchunk[f]; o[i] = F + f * j->fsz + i * j->pchunk[f]; }
+            gpuml__dwp_rows(o, rows, j->pw[f] + c * j->ntap[f], 1, j->ntap[f], j->poff[f], j->pchunk[f]);
+        }
+        for (h = 0; h < cv->h; h++) {   /* dx's row h from its row phase's sw column phases */
+            const int64_t a = h % sh, u = h / sh;
+            char *dst = xb + (n * cv->xs[0] + h * cv->xs[1] + c * cv->xs[3]) * es;
+            float *row = fx ? (float *)(void *)dst : rb;
+            if (sw == 1) {
+                const float *src = F + a * j->fsz + u * Wd;
+                if (fx) gpuml__fcpy(row, src, cv->w);
+                else gpuml__cpu_st(cv->dt, dst, cv->xs[2] * es, cv->w, src);
+                continue;
+            }
+#if GPUML__HAVE_AVX2_PATH
+            if (gpuml__cpu_simd() >= 2) {   /* sw == 2: the even and odd columns interleaved by vpermt2ps */
+                gpuml__int2_avx512(row, F + (a * 2) * j->fsz + u * Wd, F + (a * 2 + 1) * j->fsz + u * Wd, cv->w);
+                if (!fx) gpuml__cpu_st(cv->dt, dst, cv->xs[2] * es, cv->w, rb);
+                continue;
+            }
+#endif
+            for (f = 0; f < sw; f++) {
+                const float *src = F + (a * sw + f) * j->fsz + u * Wd;
+                for (w = f, v = 0; w < cv->w; w += sw, v++) rb[w] = src[v];
+            }
+            if (fx) gpuml__fcpy((float *)(void *)dst, rb, cv->w);
+            else gpuml__cpu_st(cv->dt, dst, cv->xs[2] * es, cv->w, rb);
+        }
+    }
+}
 /* 1: ran (or failed with a message); 0: not this path's shape.  pool: 0 the depthwise conv, 1 max
    pooling, 2 average pooling (count_pad: the padding counted), forward only */
 GPUML__FN int gpuml__dwp_run_p(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, int pool, int count_pad, gpuml_status *st, const char *op)
@@ -12499,12 +12574,44 @@ GPUML__FN int gpuml__dwp_run_p(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, in
     if (cv->cg != 1 || cv->kg != 1 || R > 64 || S > 64 || gpuml__cv_cpu_dw_rows_nchw > 0) return 0;
     memset(&j, 0, sizeof j);
     j.cv = cv; j.kind = kind; j.pool = pool; j.wcs = pool ? 0 : RS;
+    ho = 0;
     if (kind == 1) { j.Hp = cv->h + cv->pt + (R - 1) * (int64_t)cv->dh; j.Wp = cv->w + cv->pl + A; }
     else { j.Hp = cv->p + (R - 1) * (int64_t)cv->dh / cv->sh; j.Wp = cv->q + A / cv->sw; }
     j.xn = j.Hp * j.Wp * (kind == 1 ? 1 : (int64_t)cv->sh * cv->sw);
     /* whole planes where the rows are short (the ring's per-row work outweighs them) and the plane small */
     j.flat = RS <= 64 && (gpuml__cv_cpu_dw_flat > 0 ? j.xn <= 16384 : gpuml__cv_cpu_dw_flat == 0 && j.xn <= GPUML__DWP_FLAT_N);
-    if (j.flat) {
+    if (kind == 1 && (cv->sh > 1 || cv->sw > 1) && cv->sh <= 2 && cv->sw <= 2 &&
+        (gpuml__cv_cpu_dw_sub > 0 || (gpuml__cv_cpu_dw_sub == 0 && cv->h * cv->w >= 1024))) {
+        /* strided backward data: each dx phase sums only its taps (the zero-stuffed dy had them all, three
+           quarters of them on zeros at stride 2 x 2); on planes of 1024+ pixels (smaller ones: 4 calls of
+           short rows and the interleave cost more, 576 @14 78 -> 141 us) */
+        const int64_t sh = cv->sh, sw = cv->sw, Hu = (cv->h + sh - 1) / sh, Wu = (cv->w + sw - 1) / sw;
+        int64_t f, r2, s2, cmax = 0;
+        j.Ah = ((R - 1) * (int64_t)cv->dh + sh - 1) / sh; j.Aw = ((S - 1) * (int64_t)cv->dw + sw - 1) / sw;
+        j.Hd = j.Ah + GPUML__MAX(cv->p, Hu + (sh - 1 + cv->pt) / sh) + 1;
+        j.Wd = j.Aw + GPUML__MAX(cv->q, Wu + (sw - 1 + cv->pl) / sw) + 1;
+        j.nph = (int)(sh * sw);
+        for (f = 0; f < j.nph; f++) {
+            const int64_t a = f / sw, bb = f % sw, hu = (cv->h - a + sh - 1) / sh;
+            j.pchunk[f] = ((hu * j.Wd + 3) / 4 + 15) / 16 * 16;
+            cmax = GPUML__MAX(cmax, j.pchunk[f]);
+            j.ntap[f] = 0;
+            for (r2 = 0; r2 < R; r2++)
+                for (s2 = 0; s2 < S; s2++)
+                    if ((a + cv->pt - r2 * cv->dh) % sh == 0 && (bb + cv->pl - s2 * cv->dw) % sw == 0)
+                        j.poff[f][j.ntap[f]++] = (j.Ah + (a + cv->pt - r2 * cv->dh) / sh) * j.Wd + j.Aw + (bb + cv->pl - s2 * cv->dw) / sw;
+        }
+        if (RS <= 64 && j.Hd * j.Wd <= 16384) {
+            j.flat = 2;
+            j.fsz = 4 * cmax;
+            j.xn = (j.Hd * j.Wd + 4 * cmax + 64 + 15) / 16 * 16;
+            j.per = j.xn + j.nph * j.fsz + cv->w + 16;
+            j.nb = 1;
+            ho = 0;
+        }
+    }
+    if (j.flat == 2) {
+    } else if (j.flat) {
         const int64_t T = (kind == 1 ? cv->h : cv->p) * j.Wp;
         int64_t a, b2, r2, s2;
         j.chunk = ((T + 3) / 4 + 15) / 16 * 16;
@@ -12563,11 +12670,26 @@ GPUML__FN int gpuml__dwp_run_p(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, in
             for (q = 0; q < cv->q; q++) dv[p * cv->q + q] = gpuml__pool_count(cv, p * cv->sh - cv->pt, q * cv->sw - cv->pl, count_pad);
         j.div = dv;
     } else if (pool) {
+    } else if (j.flat == 2) {   /* the weights of each phase's taps, [C][ntap], in (r, s) order */
+        float *wp = mem;
+        int f;
+        for (f = 0; f < j.nph; f++) {
+            const int64_t a = f / cv->sw, bb = f % cv->sw;
+            int64_t r2, s2, k;
+            j.pw[f] = wp;
+            for (c = 0; c < C; c++)
+                for (r2 = 0, k = 0; r2 < R; r2++)
+                    for (s2 = 0; s2 < S; s2++)
+                        if ((a + cv->pt - r2 * cv->dh) % cv->sh == 0 && (bb + cv->pl - s2 * cv->dw) % cv->sw == 0)
+                            wp[c * j.ntap[f] + k++] = gpuml__cv_ld(cv->dt, cv->wt, c * cv->ws[0] + r2 * cv->ws[1] + s2 * cv->ws[2]);
+            wp += C * j.ntap[f];
+        }
     } else if (kind != 2 && cv->dt == GPUML_F32 && cv->ws[2] == 1 && cv->ws[1] == S && cv->ws[0] == RS) j.wk = (const float *)gpuml_tensor_data(cv->wt);
     else if (kind != 2)
         for (c = 0; c < C; c++)
             for (s = 0; s < RS; s++) mem[c * RS + s] = gpuml__cv_ld(cv->dt, cv->wt, c * cv->ws[0] + (s / S) * cv->ws[1] + (s % S) * cv->ws[2]);
-    if (j.flat) {
+    if (j.flat == 2) gpuml__parallel_for(ctx->pool, planes, 1, gpuml__dwp_sub_planes, &j);
+    else if (j.flat) {
         gpuml__parallel_for(ctx->pool, planes, 1, gpuml__dwp_flat_planes, &j);
         if (kind == 2) gpuml__parallel_for(ctx->pool, C, 64, gpuml__dwp_bwf_sum, &j);
     } else if (kind == 2) {
