@@ -11983,6 +11983,10 @@ typedef struct gpuml__dwp {
     int nph, ntap[4];
     int64_t Hd, Wd, Ah, Aw, fsz, pchunk[4], poff[4][64];
     const float *pw[4];
+    /* max pooling backward (gpuml__dwp_maxb_planes): cv's x is the forward's input, its y dy; dx here */
+    const gpuml_tensor *dx;
+    const int64_t *dxs;
+    int tr[64], ts[64];   /* tap t's (r, s) */
 } gpuml__dwp;
 #if GPUML__HAVE_AVX2_PATH
 /* o[i][q] = sum over r < R, s < S of wk[r*S + s] * rows[i*R + r][q + off[s]], q < Q, i < 4 */
@@ -12135,12 +12139,11 @@ GPUML__FN void gpuml__dwp_max(float *const *o, const float *const *rows, int64_t
 }
 /* o[i] = the sum of acc[16i .. 16i + 15], i < n (a fixed order at each SIMD level) */
 #if GPUML__HAVE_AVX2_PATH
-GPUML__AVX512_TARGET GPUML__FN void gpuml__dwp_hsum16_avx512(const float *acc, int64_t n, float *o)
+GPUML__AVX2_TARGET GPUML__FN void gpuml__dwp_hsum16_avx2(const float *acc, int64_t n, float *o)
 {
     int64_t i;
-    for (i = 0; i < n; i++) {
-        const __m512 v = _mm512_loadu_ps(acc + 16 * i);
-        const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+    for (i = 0; i < n; i++) {   /* (two 8-float loads: gcc 12's C++ front end warns on the 512 -> 256-bit cast) */
+        const __m256 h = _mm256_add_ps(_mm256_loadu_ps(acc + 16 * i), _mm256_loadu_ps(acc + 16 * i + 8));
         __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
         q = _mm_add_ps(q, _mm_movehl_ps(q, q));
         q = _mm_add_ss(q, _mm_shuffle_ps(q, q, 1));
@@ -12153,7 +12156,7 @@ GPUML__FN void gpuml__dwp_hsum16(const float *acc, int64_t n, float *o)
     int64_t i;
     int l;
 #if GPUML__HAVE_AVX2_PATH
-    if (gpuml__cpu_simd() >= 2) { gpuml__dwp_hsum16_avx512(acc, n, o); return; }
+    if (gpuml__cpu_simd() >= 1) { gpuml__dwp_hsum16_avx2(acc, n, o); return; }
 #endif
     for (i = 0; i < n; i++) {
         float v = 0.0f;
@@ -12404,6 +12407,83 @@ GPUML__FN void gpuml__fcpy(float *d, const float *s, int64_t n)
 #endif
     memcpy(d, s, sizeof(float) * (size_t)n);
 }
+/* the source plane (n, c) of the flat kinds into X: x (kinds 0, 2) padded and split into phases, dy
+   (kind 1) zero-stuffed; only the data positions written (the padding around them stays) */
+GPUML__FN void gpuml__dwp_flat_fill(const gpuml__dwp *j, int64_t n, int64_t c, float *X, float *pad)
+{
+    const gpuml__cv *cv = j->cv;
+    const int64_t R = cv->r, S = cv->s, es = (int64_t)gpuml__dtype_sizes[cv->dt], Hp = j->Hp, Wp = j->Wp;
+    const int kind = j->kind;
+    const gpuml_tensor *in = kind == 1 ? cv->y : cv->x;
+    const int64_t *is = kind == 1 ? cv->ys : cv->xs, Hi = kind == 1 ? cv->p : cv->h, Wi = kind == 1 ? cv->q : cv->w;
+    const char *ib = (const char *)gpuml_tensor_data(in);
+    /* f32 rows into the plane a plane a call (stride 2: split by a vector permute) */
+    const int fast_in = cv->dt == GPUML_F32 && is[2] == 1 && (cv->sw == 1 || (cv->sw == 2 && kind != 1 && gpuml__cpu_simd() >= 2));
+    int64_t h, i;
+    /* the source plane into X (only the data positions: the zeros around them stay) */
+    if (fast_in) {
+        const float *src = (const float *)(const void *)ib + n * is[0] + c * is[3];
+        if (kind == 1) {
+            const int64_t A_h = (R - 1) * (int64_t)cv->dh, A_w = (S - 1) * (int64_t)cv->dw;
+            const int64_t nh = GPUML__MIN(Hi, (Hp - A_h + cv->sh - 1) / cv->sh), nw = GPUML__MIN(Wi, Wp - A_w);
+            if (nh > 0 && nw > 0) gpuml__fcpy2d(X + A_h * Wp + A_w, cv->sh * Wp, src, is[1], nh, nw);
+        } else {
+            const int64_t nw = GPUML__MIN(Wi, Wp * cv->sw - (int64_t)cv->pl);
+            int64_t a;
+            for (a = 0; a < cv->sh && nw > 0; a++) {   /* the input rows of row phase a: h0, h0 + sh, ... */
+                const int64_t h0 = ((a - cv->pt) % cv->sh + cv->sh) % cv->sh, r0 = (h0 + cv->pt) / cv->sh;
+                const int64_t nh = GPUML__MIN((Hi - h0 + cv->sh - 1) / cv->sh, Hp - r0);
+                if (nh <= 0) continue;
+                if (cv->sw == 1) gpuml__fcpy2d(X + a * Hp * Wp + r0 * Wp + cv->pl, Wp, src + h0 * is[1], cv->sh * is[1], nh, nw);
+#if GPUML__HAVE_AVX2_PATH
+                else {   /* x's even pixels to column phase pl % 2 from column pl / 2, its odd ones to the other */
+                    const int64_t pl = cv->pl, n0 = GPUML__MIN((Wi + 1) / 2, Wp - pl / 2), n1 = GPUML__MIN(Wi / 2, Wp - (pl + 1) / 2);
+                    float *base = X + a * 2 * Hp * Wp + r0 * Wp;
+                    gpuml__deint2_rows_avx512(base + (pl % 2) * Hp * Wp + pl / 2, base + ((pl + 1) % 2) * Hp * Wp + (pl + 1) / 2, Wp,
+                                              src + h0 * is[1], cv->sh * is[1], nh, Wi, GPUML__MAX(n0, (int64_t)0), GPUML__MAX(n1, (int64_t)0));
+                }
+#endif
+            }
+        }
+    }
+    for (h = 0; h < Hi && !fast_in; h++) {
+        const char *src = (const char *)gpuml_tensor_data(in) + (n * is[0] + h * is[1] + c * is[3]) * es;
+        int64_t row, col0, cs, a, nw;
+        float *dst;
+        if (kind == 1) { row = (R - 1) * (int64_t)cv->dh + h * cv->sh; col0 = (S - 1) * (int64_t)cv->dw; cs = cv->sw; a = 0; }
+        else { row = (h + cv->pt) / cv->sh; a = (h + cv->pt) % cv->sh; col0 = cv->pl; cs = cv->sw; }
+        if (row >= Hp) continue;
+        dst = X + a * cv->sw * Hp * Wp + row * Wp;
+        if (kind == 1) {   /* dy[q] at col0 + q * sw */
+            nw = GPUML__MIN(Wi, (Wp - col0 + cs - 1) / cs);
+            if (nw <= 0) continue;
+            if (cs == 1) {
+                const float *v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, dst + col0);
+                if (v != dst + col0) gpuml__fcpy(dst + col0, v, nw);
+            } else {
+                const float *v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, pad);
+                for (i = 0; i < nw; i++) dst[col0 + i * cs] = v[i];
+            }
+        } else if (cs == 1) {   /* x[w] at pl + w */
+            nw = GPUML__MIN(Wi, Wp - col0);
+            if (nw > 0) {
+                const float *v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, dst + col0);
+                if (v != dst + col0) gpuml__fcpy(dst + col0, v, nw);
+            }
+        } else {   /* x[w] at phase (pl + w) % sw, column (pl + w) / sw */
+            const float *v;
+            int64_t f;
+            nw = GPUML__MIN(Wi, Wp * cs - col0);
+            if (nw <= 0) continue;
+            v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, pad);
+            for (f = 0; f < cs; f++) {   /* phase f: x[w] for w = w0, w0 + sw, ... at columns (pl + w0) / sw, ... */
+                const int64_t w0 = ((f - col0) % cs + cs) % cs;
+                float *dp = dst + f * Hp * Wp + (col0 + w0) / cs;
+                for (i = w0; i < nw; i += cs) *dp++ = v[i];
+            }
+        }
+    }
+}
 /* whole small planes: tasks (n, c) [b, e).  The output, as a flat row of P x Wp values (Wp - Q of
    them a row not used), is the sum over the taps of the plane buffer at the taps' offsets: the
    kernel's four chains take its four quarters. */
@@ -12411,82 +12491,15 @@ GPUML__FN void gpuml__dwp_flat_planes(void *arg, int64_t b, int64_t e, int tid)
 {
     const gpuml__dwp *j = (const gpuml__dwp *)arg;
     const gpuml__cv *cv = j->cv;
-    const int64_t R = cv->r, S = cv->s, RS = R * S, C = cv->c, es = (int64_t)gpuml__dtype_sizes[cv->dt], Hp = j->Hp, Wp = j->Wp;
+    const int64_t R = cv->r, S = cv->s, RS = R * S, C = cv->c, es = (int64_t)gpuml__dtype_sizes[cv->dt], Wp = j->Wp;
     const int kind = j->kind;
-    const gpuml_tensor *in = kind == 1 ? cv->y : cv->x;
-    const int64_t *is = kind == 1 ? cv->ys : cv->xs, Hi = kind == 1 ? cv->p : cv->h, Wi = kind == 1 ? cv->q : cv->w;
     float *X = j->buf + (int64_t)tid * j->per, *F = X + j->xn, *pad = F + 4 * j->chunk, *rb = pad + GPUML__MAX(cv->w, cv->q) + 16;
     float *acc = rb + GPUML__MAX(cv->w, cv->q) + 16;
     const float *bias = kind == 0 && cv->bias ? (const float *)gpuml_tensor_data(cv->bias) : NULL;
-    int64_t t, h, i, p;
-    const char *ib = (const char *)gpuml_tensor_data(in);
-    /* f32 rows into the plane a plane a call (stride 2: split by a vector permute) */
-    const int fast_in = cv->dt == GPUML_F32 && is[2] == 1 && (cv->sw == 1 || (cv->sw == 2 && kind != 1 && gpuml__cpu_simd() >= 2));
+    int64_t t, i, p;
     for (t = b; t < e; t++) {
         const int64_t n = t / C, c = t % C;
-        /* the source plane into X (only the data positions: the zeros around them stay) */
-        if (fast_in) {
-            const float *src = (const float *)(const void *)ib + n * is[0] + c * is[3];
-            if (kind == 1) {
-                const int64_t A_h = (R - 1) * (int64_t)cv->dh, A_w = (S - 1) * (int64_t)cv->dw;
-                const int64_t nh = GPUML__MIN(Hi, (Hp - A_h + cv->sh - 1) / cv->sh), nw = GPUML__MIN(Wi, Wp - A_w);
-                if (nh > 0 && nw > 0) gpuml__fcpy2d(X + A_h * Wp + A_w, cv->sh * Wp, src, is[1], nh, nw);
-            } else {
-                const int64_t nw = GPUML__MIN(Wi, Wp * cv->sw - (int64_t)cv->pl);
-                int64_t a;
-                for (a = 0; a < cv->sh && nw > 0; a++) {   /* the input rows of row phase a: h0, h0 + sh, ... */
-                    const int64_t h0 = ((a - cv->pt) % cv->sh + cv->sh) % cv->sh, r0 = (h0 + cv->pt) / cv->sh;
-                    const int64_t nh = GPUML__MIN((Hi - h0 + cv->sh - 1) / cv->sh, Hp - r0);
-                    if (nh <= 0) continue;
-                    if (cv->sw == 1) gpuml__fcpy2d(X + a * Hp * Wp + r0 * Wp + cv->pl, Wp, src + h0 * is[1], cv->sh * is[1], nh, nw);
-#if GPUML__HAVE_AVX2_PATH
-                    else {   /* x's even pixels to column phase pl % 2 from column pl / 2, its odd ones to the other */
-                        const int64_t pl = cv->pl, n0 = GPUML__MIN((Wi + 1) / 2, Wp - pl / 2), n1 = GPUML__MIN(Wi / 2, Wp - (pl + 1) / 2);
-                        float *base = X + a * 2 * Hp * Wp + r0 * Wp;
-                        gpuml__deint2_rows_avx512(base + (pl % 2) * Hp * Wp + pl / 2, base + ((pl + 1) % 2) * Hp * Wp + (pl + 1) / 2, Wp,
-                                                  src + h0 * is[1], cv->sh * is[1], nh, Wi, GPUML__MAX(n0, (int64_t)0), GPUML__MAX(n1, (int64_t)0));
-                    }
-#endif
-                }
-            }
-        }
-        for (h = 0; h < Hi && !fast_in; h++) {
-            const char *src = (const char *)gpuml_tensor_data(in) + (n * is[0] + h * is[1] + c * is[3]) * es;
-            int64_t row, col0, cs, a, nw;
-            float *dst;
-            if (kind == 1) { row = (R - 1) * (int64_t)cv->dh + h * cv->sh; col0 = (S - 1) * (int64_t)cv->dw; cs = cv->sw; a = 0; }
-            else { row = (h + cv->pt) / cv->sh; a = (h + cv->pt) % cv->sh; col0 = cv->pl; cs = cv->sw; }
-            if (row >= Hp) continue;
-            dst = X + a * cv->sw * Hp * Wp + row * Wp;
-            if (kind == 1) {   /* dy[q] at col0 + q * sw */
-                nw = GPUML__MIN(Wi, (Wp - col0 + cs - 1) / cs);
-                if (nw <= 0) continue;
-                if (cs == 1) {
-                    const float *v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, dst + col0);
-                    if (v != dst + col0) gpuml__fcpy(dst + col0, v, nw);
-                } else {
-                    const float *v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, pad);
-                    for (i = 0; i < nw; i++) dst[col0 + i * cs] = v[i];
-                }
-            } else if (cs == 1) {   /* x[w] at pl + w */
-                nw = GPUML__MIN(Wi, Wp - col0);
-                if (nw > 0) {
-                    const float *v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, dst + col0);
-                    if (v != dst + col0) gpuml__fcpy(dst + col0, v, nw);
-                }
-            } else {   /* x[w] at phase (pl + w) % sw, column (pl + w) / sw */
-                const float *v;
-                int64_t f;
-                nw = GPUML__MIN(Wi, Wp * cs - col0);
-                if (nw <= 0) continue;
-                v = gpuml__cpu_ld(cv->dt, src, is[2] * es, nw, pad);
-                for (f = 0; f < cs; f++) {   /* phase f: x[w] for w = w0, w0 + sw, ... at columns (pl + w0) / sw, ... */
-                    const int64_t w0 = ((f - col0) % cs + cs) % cs;
-                    float *dp = dst + f * Hp * Wp + (col0 + w0) / cs;
-                    for (i = w0; i < nw; i += cs) *dp++ = v[i];
-                }
-            }
-        }
+        gpuml__dwp_flat_fill(j, n, c, X, pad);
         if (kind == 2) {   /* dy at pitch Wp into F (its other columns stay zero), the sums over the flat row */
             const int64_t T = (cv->p * Wp + 15) / 16 * 16;
             if (cv->dt == GPUML_F32 && cv->ys[2] == 1)
@@ -12584,6 +12597,120 @@ GPUML__FN void gpuml__dwp_sub_planes(void *arg, int64_t b, int64_t e, int tid)
             else gpuml__cpu_st(cv->dt, dst, cv->xs[2] * es, cv->w, rb);
         }
     }
+}
+/* max pooling's taps: id[i][q] = the tap t < T whose value rows[i][q + off[t]] the max takes (the
+   forward's test: v > m or v is NaN, from -inf), -1 where none does (every value -inf), q < Q */
+#if GPUML__HAVE_AVX2_PATH
+GPUML__AVX512_TARGET GPUML__FN void gpuml__dwp_maxid_avx512(int *const *id, const float *const *rows, int64_t T, const int64_t *off, int64_t Q)
+{
+    int64_t q0, t;
+    for (q0 = 0; q0 < Q; q0 += 16) {
+        const __mmask16 m = Q - q0 >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (Q - q0)) - 1u);
+        __m512 a[4];
+        __m512i k[4];
+        int i;
+        for (i = 0; i < 4; i++) { a[i] = _mm512_set1_ps(-INFINITY); k[i] = _mm512_set1_epi32(-1); }
+        for (t = 0; t < T; t++) {
+            const __m512i tv = _mm512_set1_epi32((int)t);
+            for (i = 0; i < 4; i++) {
+                const __m512 x = _mm512_loadu_ps(rows[i] + q0 + off[t]);
+                const __mmask16 s = _mm512_cmp_ps_mask(x, a[i], _CMP_GT_OQ) | _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+                a[i] = _mm512_mask_mov_ps(a[i], s, x);
+                k[i] = _mm512_mask_mov_epi32(k[i], s, tv);
+            }
+        }
+        for (i = 0; i < 4; i++) _mm512_mask_storeu_epi32(id[i] + q0, m, k[i]);
+    }
+}
+#endif
+GPUML__FN void gpuml__dwp_maxid(int *const *id, const float *const *rows, int64_t T, const int64_t *off, int64_t Q)
+{
+    int64_t i, q, t;
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2) { gpuml__dwp_maxid_avx512(id, rows, T, off, Q); return; }
+#endif
+    for (i = 0; i < 4; i++)
+        for (q = 0; q < Q; q++) {
+            float m = -INFINITY;
+            int k = -1;
+            for (t = 0; t < T; t++) {
+                const float v = rows[i][q + off[t]];
+                if (v > m || v != v) { m = v; k = (int)t; }
+            }
+            id[i][q] = k;
+        }
+}
+/* max pooling backward on whole NCHW planes: planes (n, c) [b, e).  x's plane as the forward's
+   (-inf around it), each output's tap, then dy scattered into a dx plane in (p, q) order -- the
+   element each window's max took (none: the window's first element, as the channel loops) -- and the
+   plane written out: the sums of the channel loops (gpuml__pool_bwd_rows_vec), in the same order */
+GPUML__FN void gpuml__dwp_maxb_planes(void *arg, int64_t b, int64_t e, int tid)
+{
+    const gpuml__dwp *j = (const gpuml__dwp *)arg;
+    const gpuml__cv *cv = j->cv;
+    const int64_t C = cv->c, W = cv->w, Wp = j->Wp, es = (int64_t)gpuml__dtype_sizes[cv->dt];
+    float *X = j->buf + (int64_t)tid * j->per, *D = X + j->xn, *G = D + cv->h * W, *pad = G + cv->q + 16;
+    int *I = (int *)(void *)(pad + GPUML__MAX(cv->w, cv->q) + 16);
+    const char *yb = (const char *)gpuml_tensor_data(cv->y);
+    char *xb = (char *)gpuml_tensor_data(j->dx);
+    int64_t t, i, p, q;
+    for (t = b; t < e; t++) {
+        const int64_t n = t / C, c = t % C;
+        const float *rows[4];
+        int *ids[4];
+        gpuml__dwp_flat_fill(j, n, c, X, pad);
+        for (i = 0; i < 4; i++) { rows[i] = X + i * j->chunk; ids[i] = I + i * j->chunk; }
+        gpuml__dwp_maxid(ids, rows, cv->r * cv->s, j->off, j->chunk);
+        memset(D, 0, sizeof(float) * (size_t)(cv->h * W));
+        for (p = 0; p < cv->p; p++) {
+            const int64_t h0 = p * cv->sh - cv->pt;
+            const float *g = gpuml__cpu_ld(cv->dt, yb + (n * cv->ys[0] + p * cv->ys[1] + c * cv->ys[3]) * es, cv->ys[2] * es, cv->q, G);
+            for (q = 0; q < cv->q; q++) {
+                const int64_t w0 = q * cv->sw - cv->pl;
+                const int k = I[p * Wp + q];
+                const int64_t h = k >= 0 ? h0 + j->tr[k] : GPUML__MAX(h0, (int64_t)0), w = k >= 0 ? w0 + j->ts[k] : GPUML__MAX(w0, (int64_t)0);
+                D[h * W + w] += g[q];
+            }
+        }
+        if (cv->dt == GPUML_F32 && j->dxs[2] == 1)
+            gpuml__fcpy2d((float *)(void *)xb + n * j->dxs[0] + c * j->dxs[3], j->dxs[1], D, W, cv->h, W);
+        else
+            for (p = 0; p < cv->h; p++)
+                gpuml__cpu_st(cv->dt, xb + (n * j->dxs[0] + p * j->dxs[1] + c * j->dxs[3]) * es, j->dxs[2] * es, W, D + p * W);
+    }
+}
+/* 1: ran (or failed with a message); 0: not this path's shape (planes past 16384 floats padded, windows
+   of more than 64 taps).  cv: the backward's problem with x (the forward's input) as its x and dy as y */
+GPUML__FN int gpuml__dwp_pool_maxb(gpuml_ctx *ctx, const gpuml__cv *cv, const gpuml_tensor *dx, const int64_t *dxs, gpuml_status *st,
+                                   const char *op)
+{
+    gpuml__dwp j;
+    const int64_t R = cv->r, S = cv->s, nt = gpuml__pool_size(ctx->pool);
+    int64_t r2, s2, i, T;
+    float *mem;
+    if (R * S > 64 || cv->sw > 2) return 0;
+    memset(&j, 0, sizeof j);
+    j.cv = cv; j.kind = 0; j.pool = 1; j.flat = 1; j.dx = dx; j.dxs = dxs;
+    j.Hp = cv->p + (R - 1) / cv->sh; j.Wp = cv->q + (S - 1) / cv->sw;
+    j.xn = j.Hp * j.Wp * cv->sh * cv->sw;
+    if (j.xn > 16384) return 0;
+    T = cv->p * j.Wp;
+    j.chunk = ((T + 3) / 4 + 15) / 16 * 16;
+    j.xn = (j.xn + j.Wp + 4 * j.chunk + 64 + 15) / 16 * 16;
+    for (r2 = 0; r2 < R; r2++)
+        for (s2 = 0; s2 < S; s2++)
+            j.off[r2 * S + s2] = ((r2 % cv->sh) * cv->sw + s2 % cv->sw) * j.Hp * j.Wp + (r2 / cv->sh) * j.Wp + s2 / cv->sw,
+            j.tr[r2 * S + s2] = (int)r2, j.ts[r2 * S + s2] = (int)s2;
+    /* a thread: X, the dx plane, dy's row, a pad row, the taps (4 * chunk ints) */
+    j.per = (j.xn + cv->h * cv->w + cv->q + 16 + GPUML__MAX(cv->w, cv->q) + 16 + 4 * j.chunk + 15) / 16 * 16;
+    mem = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(nt * j.per));
+    if (!mem) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
+    for (i = 0; i < nt * j.per; i++) mem[i] = -INFINITY;   /* -inf around x's rows */
+    j.buf = mem;
+    gpuml__parallel_for(ctx->pool, cv->n * cv->c, 1, gpuml__dwp_maxb_planes, &j);
+    gpuml__aligned_free(mem);
+    *st = GPUML_SUCCESS;
+    return 1;
 }
 /* 1: ran (or failed with a message); 0: not this path's shape.  pool: 0 the depthwise conv, 1 max
    pooling, 2 average pooling (count_pad: the padding counted), forward only */
@@ -16384,6 +16511,13 @@ GPUML__DEF gpuml_status gpuml_pool2d_backward(gpuml_ctx *ctx, gpuml_tensor *dx, 
             j.ldt = GPUML__MAX(gpuml__pool_cpu_per(&cv, 0), gpuml__pool_cpu_per(&cv, 1));
             j.col = (float *)gpuml__aligned_alloc(sizeof(float) * (size_t)(j.ldt * gpuml__pool_size(ctx->pool)));
             if (!j.col) return gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op);
+        }
+        if (is_max && vec && cv.xs[3] != 1 && xs[3] != 1 && !gpuml__pool_cpu_rows_nchw) {   /* NCHW: in planes */
+            gpuml_status st = GPUML_SUCCESS;
+            int ran = 0;
+            cx.x = x; memcpy(cx.xs, xs, sizeof xs);
+            st = GPUML__POOLB_PROF((ran = gpuml__dwp_pool_maxb(ctx, &cx, dx, cv.xs, &st, op), st));
+            if (ran) { gpuml__aligned_free(j.col); return st; }
         }
         if (is_max) {
             j.arg = (int *)gpuml__malloc((size_t)gpuml__numel(dy) * sizeof(int));

@@ -1565,6 +1565,11 @@ static void test_pool_backward(void)
                     gpuml__cpu_simd_ctl(0);
                     run_pool_bwd(tu_cpu, "cpu scalar", n, ch, h, w, &d, FDT[(i / 3) % 3], (i / 5) % 3 == 0);
                     gpuml__cpu_simd_ctl(-1);
+                    if (d.layout == GPUML_LAYOUT_NCHW) {   /* the max in planes, else through the transposed channel rows */
+                        gpuml__pool_cpu_rows_nchw = 1;
+                        run_pool_bwd(tu_cpu, "cpu transposed rows", n, ch, h, w, &d, FDT[(i / 3) % 3], (i / 5) % 3 == 0);
+                        gpuml__pool_cpu_rows_nchw = 0;
+                    }
                     gpuml__pool_cpu_scalar = 1;
                     run_pool_bwd(tu_cpu, "cpu element loops", n, ch, h, w, &d, FDT[(i / 3) % 3], (i / 5) % 3 == 0);
                     gpuml__pool_cpu_scalar = 0;
