@@ -11987,6 +11987,10 @@ typedef struct gpuml__dwp {
     const gpuml_tensor *dx;
     const int64_t *dxs;
     int tr[64], ts[64];   /* tap t's (r, s) */
+    /* whole planes: the source tensor's data, and f32 rows copied a plane a call (stride 2: split by a
+       vector permute) -- once a call (a plane's own work is a few hundred cycles) */
+    const char *ib;
+    int fast_in;
 } gpuml__dwp;
 #if GPUML__HAVE_AVX2_PATH
 /* o[i][q] = sum over r < R, s < S of wk[r*S + s] * rows[i*R + r][q + off[s]], q < Q, i < 4 */
@@ -12175,8 +12179,71 @@ GPUML__FN void gpuml__dwp_bwf(float *acc, const float *dy, const float *x, const
     for (s = 0; s < S; s++)
         for (q = 0; q < Qr; q++) acc[16 * s + (q & 15)] += dy[q] * x[q + off[s]];
 }
+/* rows of n floats: d[r * dp + i] = s[r * sp + i] */
 #if GPUML__HAVE_AVX2_PATH
-/* ev[i] = s[2i], od[i] = s[2i + 1], i < n (n a multiple of 16) */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__fcpy2d_avx512(float *d, int64_t dp, const float *s, int64_t sp, int64_t rows, int64_t n)
+{
+    const __mmask16 m = (__mmask16)((1u << (n & 15)) - 1u);
+    int64_t r, i;
+    for (r = 0; r < rows; r++, d += dp, s += sp) {
+        for (i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(d + i, _mm512_loadu_ps(s + i));
+        if (m) _mm512_mask_storeu_ps(d + i, m, _mm512_maskz_loadu_ps(m, s + i));
+    }
+}
+/* rows of W floats split into their even and odd elements: d0[r * dp + i] = s[r * sp + 2i] (i < n0),
+   d1[r * dp + i] = s[r * sp + 2i + 1] (i < n1) */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__deint2_rows_avx512(float *d0, float *d1, int64_t dp, const float *s, int64_t sp, int64_t rows,
+                                                              int64_t W, int64_t n0, int64_t n1)
+{
+    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
+    int64_t r, i;
+    for (r = 0; r < rows; r++, d0 += dp, d1 += dp, s += sp)
+        for (i = 0; i < n0 || i < n1; i += 16) {
+            const int64_t la = GPUML__MAX(GPUML__MIN(W - 2 * i, (int64_t)16), (int64_t)0), lb = GPUML__MAX(GPUML__MIN(W - 2 * i - 16, (int64_t)16), (int64_t)0);
+            const __m512 a = _mm512_maskz_loadu_ps((__mmask16)((1u << la) - 1u), s + 2 * i);
+            const __m512 b = _mm512_maskz_loadu_ps((__mmask16)((1u << lb) - 1u), s + 2 * i + 16);
+            const int64_t k0 = GPUML__MAX(GPUML__MIN(n0 - i, (int64_t)16), (int64_t)0), k1 = GPUML__MAX(GPUML__MIN(n1 - i, (int64_t)16), (int64_t)0);
+            _mm512_mask_storeu_ps(d0 + i, (__mmask16)((1u << k0) - 1u), _mm512_permutex2var_ps(a, ie, b));
+            _mm512_mask_storeu_ps(d1 + i, (__mmask16)((1u << k1) - 1u), _mm512_permutex2var_ps(a, io, b));
+        }
+}
+/* d[w] = (w even ? e : o)[w / 2], w < W */
+GPUML__AVX512_TARGET GPUML__FN void gpuml__int2_avx512(float *d, const float *e, const float *o, int64_t W)
+{
+    const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+    int64_t v;
+    for (v = 0; 2 * v < W; v += 16) {
+        const int64_t ne = GPUML__MIN((W - 2 * v + 1) / 2, (int64_t)16), no = GPUML__MIN((W - 2 * v) / 2, (int64_t)16);
+        const int64_t n0 = GPUML__MIN(W - 2 * v, (int64_t)16), n1 = GPUML__MAX(GPUML__MIN(W - 2 * v - 16, (int64_t)16), (int64_t)0);
+        const __m512 a = _mm512_maskz_loadu_ps((__mmask16)((1u << ne) - 1u), e + v), b = _mm512_maskz_loadu_ps((__mmask16)((1u << no) - 1u), o + v);
+        _mm512_mask_storeu_ps(d + 2 * v, (__mmask16)((1u << n0) - 1u), _mm512_permutex2var_ps(a, lo, b));
+        _mm512_mask_storeu_ps(d + 2 * v + 16, (__mmask16)((1u << n1) - 1u), _mm512_permutex2var_ps(a, hi, b));
+    }
+}
+#endif
+GPUML__FN void gpuml__fcpy2d(float *d, int64_t dp, const float *s, int64_t sp, int64_t rows, int64_t n)
+{
+    int64_t r;
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2) { gpuml__fcpy2d_avx512(d, dp, s, sp, rows, n); return; }
+#endif
+    for (r = 0; r < rows; r++) memcpy(d + r * dp, s + r * sp, sizeof(float) * (size_t)n);
+}
+/* d[i] = s[i], i < n: short runs inline (a memcpy call cost more than the copy of a 7-float row); ev[i] =
+   s[2i], od[i] = s[2i + 1], i < n (n a multiple of 16: the ring's rows, where gpuml__deint2_rows_avx512's
+   bounds a vector cost 15% of a stride-2 layer) */
+#if GPUML__HAVE_AVX2_PATH
+GPUML__AVX512_TARGET GPUML__FN void gpuml__fcpy_avx512(float *d, const float *s, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(d + i, _mm512_loadu_ps(s + i));
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_ps(d + i, m, _mm512_maskz_loadu_ps(m, s + i));
+    }
+}
 GPUML__AVX512_TARGET GPUML__FN void gpuml__deint2_avx512(const float *s, int64_t n, float *ev, float *od)
 {
     const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
@@ -12189,6 +12256,13 @@ GPUML__AVX512_TARGET GPUML__FN void gpuml__deint2_avx512(const float *s, int64_t
     }
 }
 #endif
+GPUML__FN void gpuml__fcpy(float *d, const float *s, int64_t n)
+{
+#if GPUML__HAVE_AVX2_PATH
+    if (gpuml__cpu_simd() >= 2) { gpuml__fcpy_avx512(d, s, n); return; }
+#endif
+    memcpy(d, s, sizeof(float) * (size_t)n);
+}
 /* row (n, c, h) of t (logical strides st: n, h, w, c) into o as the kind's padded f32 row: L floats a
    phase (kind 1: one phase); pad: a row of L * sw floats */
 GPUML__FN void gpuml__dwp_fill(const gpuml__dwp *j, const gpuml_tensor *t, const int64_t *st, int64_t W, int64_t n, int64_t c, int64_t h,
@@ -12322,10 +12396,9 @@ GPUML__FN void gpuml__dwp_bwf_sum(void *arg, int64_t b, int64_t e, int tid)
     const gpuml__dwp *j = (const gpuml__dwp *)arg;
     const gpuml__cv *cv = j->cv;
     const int64_t RS = cv->r * cv->s;
-    int64_t c, i, n;
-    (void)tid;
     float *wf = cv->dt == GPUML_F32 ? (float *)gpuml_tensor_data(cv->wt) : NULL;   /* (f32 stored directly: a dispatched store a weight was 13% of a 7x7 layer) */
-    int64_t r, s;
+    int64_t c, i, n, r, s;
+    (void)tid;
     for (c = b; c < e; c++)
         for (r = 0, i = 0; r < cv->r; r++)
             for (s = 0; s < cv->s; s++, i++) {
@@ -12336,76 +12409,12 @@ GPUML__FN void gpuml__dwp_bwf_sum(void *arg, int64_t b, int64_t e, int tid)
                 else gpuml__cv_st(cv->dt, cv->wt, off, v);
             }
 }
-/* d[i] = s[i], i < n: short runs inline (a memcpy call cost more than the copy of a 7-float row) */
-#if GPUML__HAVE_AVX2_PATH
-GPUML__AVX512_TARGET GPUML__FN void gpuml__fcpy_avx512(float *d, const float *s, int64_t n)
+GPUML__FN void gpuml__dwp_flat_setup(gpuml__dwp *j)
 {
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(d + i, _mm512_loadu_ps(s + i));
-    if (i < n) {
-        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
-        _mm512_mask_storeu_ps(d + i, m, _mm512_maskz_loadu_ps(m, s + i));
-    }
-}
-#endif
-/* rows of n floats: d[r * dp + i] = s[r * sp + i] */
-#if GPUML__HAVE_AVX2_PATH
-GPUML__AVX512_TARGET GPUML__FN void gpuml__fcpy2d_avx512(float *d, int64_t dp, const float *s, int64_t sp, int64_t rows, int64_t n)
-{
-    const __mmask16 m = (__mmask16)((1u << (n & 15)) - 1u);
-    int64_t r, i;
-    for (r = 0; r < rows; r++, d += dp, s += sp) {
-        for (i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(d + i, _mm512_loadu_ps(s + i));
-        if (m) _mm512_mask_storeu_ps(d + i, m, _mm512_maskz_loadu_ps(m, s + i));
-    }
-}
-/* rows of W floats split into their even and odd elements: d0[r * dp + i] = s[r * sp + 2i] (i < n0),
-   d1[r * dp + i] = s[r * sp + 2i + 1] (i < n1) */
-GPUML__AVX512_TARGET GPUML__FN void gpuml__deint2_rows_avx512(float *d0, float *d1, int64_t dp, const float *s, int64_t sp, int64_t rows,
-                                                              int64_t W, int64_t n0, int64_t n1)
-{
-    const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
-    int64_t r, i;
-    for (r = 0; r < rows; r++, d0 += dp, d1 += dp, s += sp)
-        for (i = 0; i < n0 || i < n1; i += 16) {
-            const int64_t la = GPUML__MAX(GPUML__MIN(W - 2 * i, (int64_t)16), (int64_t)0), lb = GPUML__MAX(GPUML__MIN(W - 2 * i - 16, (int64_t)16), (int64_t)0);
-            const __m512 a = _mm512_maskz_loadu_ps((__mmask16)((1u << la) - 1u), s + 2 * i);
-            const __m512 b = _mm512_maskz_loadu_ps((__mmask16)((1u << lb) - 1u), s + 2 * i + 16);
-            const int64_t k0 = GPUML__MAX(GPUML__MIN(n0 - i, (int64_t)16), (int64_t)0), k1 = GPUML__MAX(GPUML__MIN(n1 - i, (int64_t)16), (int64_t)0);
-            _mm512_mask_storeu_ps(d0 + i, (__mmask16)((1u << k0) - 1u), _mm512_permutex2var_ps(a, ie, b));
-            _mm512_mask_storeu_ps(d1 + i, (__mmask16)((1u << k1) - 1u), _mm512_permutex2var_ps(a, io, b));
-        }
-}
-/* d[w] = (w even ? e : o)[w / 2], w < W */
-GPUML__AVX512_TARGET GPUML__FN void gpuml__int2_avx512(float *d, const float *e, const float *o, int64_t W)
-{
-    const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
-    int64_t v;
-    for (v = 0; 2 * v < W; v += 16) {
-        const int64_t ne = GPUML__MIN((W - 2 * v + 1) / 2, (int64_t)16), no = GPUML__MIN((W - 2 * v) / 2, (int64_t)16);
-        const int64_t n0 = GPUML__MIN(W - 2 * v, (int64_t)16), n1 = GPUML__MAX(GPUML__MIN(W - 2 * v - 16, (int64_t)16), (int64_t)0);
-        const __m512 a = _mm512_maskz_loadu_ps((__mmask16)((1u << ne) - 1u), e + v), b = _mm512_maskz_loadu_ps((__mmask16)((1u << no) - 1u), o + v);
-        _mm512_mask_storeu_ps(d + 2 * v, (__mmask16)((1u << n0) - 1u), _mm512_permutex2var_ps(a, lo, b));
-        _mm512_mask_storeu_ps(d + 2 * v + 16, (__mmask16)((1u << n1) - 1u), _mm512_permutex2var_ps(a, hi, b));
-    }
-}
-#endif
-GPUML__FN void gpuml__fcpy2d(float *d, int64_t dp, const float *s, int64_t sp, int64_t rows, int64_t n)
-{
-    int64_t r;
-#if GPUML__HAVE_AVX2_PATH
-    if (gpuml__cpu_simd() >= 2) { gpuml__fcpy2d_avx512(d, dp, s, sp, rows, n); return; }
-#endif
-    for (r = 0; r < rows; r++) memcpy(d + r * dp, s + r * sp, sizeof(float) * (size_t)n);
-}
-GPUML__FN void gpuml__fcpy(float *d, const float *s, int64_t n)
-{
-#if GPUML__HAVE_AVX2_PATH
-    if (gpuml__cpu_simd() >= 2) { gpuml__fcpy_avx512(d, s, n); return; }
-#endif
-    memcpy(d, s, sizeof(float) * (size_t)n);
+    const gpuml__cv *cv = j->cv;
+    const int64_t *is = j->kind == 1 ? cv->ys : cv->xs;
+    j->ib = (const char *)gpuml_tensor_data(j->kind == 1 ? cv->y : cv->x);
+    j->fast_in = cv->dt == GPUML_F32 && is[2] == 1 && (cv->sw == 1 || (cv->sw == 2 && j->kind != 1 && gpuml__cpu_simd() >= 2));
 }
 /* the source plane (n, c) of the flat kinds into X: x (kinds 0, 2) padded and split into phases, dy
    (kind 1) zero-stuffed; only the data positions written (the padding around them stays) */
@@ -12414,11 +12423,9 @@ GPUML__FN void gpuml__dwp_flat_fill(const gpuml__dwp *j, int64_t n, int64_t c, f
     const gpuml__cv *cv = j->cv;
     const int64_t R = cv->r, S = cv->s, es = (int64_t)gpuml__dtype_sizes[cv->dt], Hp = j->Hp, Wp = j->Wp;
     const int kind = j->kind;
-    const gpuml_tensor *in = kind == 1 ? cv->y : cv->x;
     const int64_t *is = kind == 1 ? cv->ys : cv->xs, Hi = kind == 1 ? cv->p : cv->h, Wi = kind == 1 ? cv->q : cv->w;
-    const char *ib = (const char *)gpuml_tensor_data(in);
-    /* f32 rows into the plane a plane a call (stride 2: split by a vector permute) */
-    const int fast_in = cv->dt == GPUML_F32 && is[2] == 1 && (cv->sw == 1 || (cv->sw == 2 && kind != 1 && gpuml__cpu_simd() >= 2));
+    const char *ib = j->ib;
+    const int fast_in = j->fast_in;
     int64_t h, i;
     /* the source plane into X (only the data positions: the zeros around them stay) */
     if (fast_in) {
@@ -12447,7 +12454,7 @@ GPUML__FN void gpuml__dwp_flat_fill(const gpuml__dwp *j, int64_t n, int64_t c, f
         }
     }
     for (h = 0; h < Hi && !fast_in; h++) {
-        const char *src = (const char *)gpuml_tensor_data(in) + (n * is[0] + h * is[1] + c * is[3]) * es;
+        const char *src = ib + (n * is[0] + h * is[1] + c * is[3]) * es;
         int64_t row, col0, cs, a, nw;
         float *dst;
         if (kind == 1) { row = (R - 1) * (int64_t)cv->dh + h * cv->sh; col0 = (S - 1) * (int64_t)cv->dw; cs = cv->sw; a = 0; }
@@ -12707,6 +12714,7 @@ GPUML__FN int gpuml__dwp_pool_maxb(gpuml_ctx *ctx, const gpuml__cv *cv, const gp
     if (!mem) { *st = gpuml__fail(ctx, GPUML_ERROR_OUT_OF_MEMORY, "%s: out of host memory", op); return 1; }
     for (i = 0; i < nt * j.per; i++) mem[i] = -INFINITY;   /* -inf around x's rows */
     j.buf = mem;
+    gpuml__dwp_flat_setup(&j);
     gpuml__parallel_for(ctx->pool, cv->n * cv->c, 1, gpuml__dwp_maxb_planes, &j);
     gpuml__aligned_free(mem);
     *st = GPUML_SUCCESS;
@@ -12840,6 +12848,7 @@ GPUML__FN int gpuml__dwp_run_p(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, in
             for (s = 0; s < RS; s++) mem[c * RS + s] = gpuml__cv_ld(cv->dt, cv->wt, c * cv->ws[0] + (s / S) * cv->ws[1] + (s % S) * cv->ws[2]);
     if (j.flat == 2) gpuml__parallel_for(ctx->pool, planes, 1, gpuml__dwp_sub_planes, &j);
     else if (j.flat) {
+        gpuml__dwp_flat_setup(&j);
         gpuml__parallel_for(ctx->pool, planes, 1, gpuml__dwp_flat_planes, &j);
         if (kind == 2) gpuml__parallel_for(ctx->pool, C, 64, gpuml__dwp_bwf_sum, &j);
     } else if (kind == 2) {
