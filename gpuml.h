@@ -12765,7 +12765,6 @@ GPUML__FN int gpuml__dwp_run_p(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, in
             j.xn = (j.Hd * j.Wd + 4 * cmax + 64 + 15) / 16 * 16;
             j.per = j.xn + j.nph * j.fsz + cv->w + 16;
             j.nb = 1;
-            ho = 0;
         }
     }
     if (j.flat == 2) {
@@ -12784,7 +12783,6 @@ GPUML__FN int gpuml__dwp_run_p(gpuml_ctx *ctx, const gpuml__cv *cv, int kind, in
             }
         j.per = j.xn + 4 * j.chunk + 2 * (GPUML__MAX(cv->w, cv->q) + 16) + RS * 16;
         j.nb = 1;
-        ho = 0;
     } else if (kind == 1) {
         j.Qr = (cv->w + 15) / 16 * 16;
         j.L = (j.Qr + cv->pl + A + 15) / 16 * 16;
